@@ -1,0 +1,46 @@
+# Two commands do all the set-up: `make lab` and `make test`. Both create .venv on first use.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+# `make lab` always starts on the offline mock; to use a real endpoint say so here, e.g.
+#   make lab BASE_URL=http://localhost:11434/v1 MODEL=llama3.2
+BASE_URL ?=
+MODEL ?=
+PYTEST_ARGS ?=
+
+.PHONY: lab test bench bench-quick serve clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.core-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.test-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	touch $@
+
+$(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
+	touch $@
+
+lab: $(VENV)/.core-installed
+	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
+		$(BIN)/jupyter lab --notebook-dir=notebooks notebooks/00_start_here.ipynb
+
+test: $(VENV)/.test-installed
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+bench: $(VENV)/.bench-installed
+	$(BIN)/python bench/run.py
+
+bench-quick: $(VENV)/.bench-installed
+	$(BIN)/python bench/run.py --quick
+
+serve: $(VENV)/.core-installed
+	$(BIN)/python -m whentostop serve
+
+clean:
+	rm -rf $(VENV) build dist .pytest_cache

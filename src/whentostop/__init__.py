@@ -1,0 +1,43 @@
+"""whentostop: when does an agent loop stop?
+
+    from whentostop import connect, load_level, run_agent
+    level = load_level("1-3")
+    run = run_agent("Find the star.", model=connect("searcher"), tools=level.tools(),
+                    max_turns=10, stop_on=["mark_star"])
+    run.stop, run.answer      # (Stop.TERMINAL_TOOL, {'item': 'star', 'block': 12})
+
+The notebook-only parts (`whentostop.plots`, `whentostop.widgets`) load matplotlib and
+ipywidgets when imported; this package does not.
+"""
+
+from .client import ChatModel, Completion, OpenAIChat, connect
+from .errors import (
+    AuthenticationError,
+    BadResponse,
+    EndpointError,
+    EndpointHTTPError,
+    EndpointTimeout,
+    EndpointUnreachable,
+    NoAnswer,
+    NotFound,
+    RateLimited,
+    ServerError,
+    WhenToStopError,
+)
+from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart
+from .level import LEVELS, Level, load_level
+from .loop import run_agent
+from .outcome import Run, Stop, ToolCall, Turn
+from .tools import Tool, ToolError, tool
+from .usage import Price, cost_per_turn, cumulative_cost, cumulative_tokens, price, prices
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "LEVELS", "AuthenticationError", "BadResponse", "ChatModel", "Completion", "EndpointError",
+    "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Level", "ModelReply",
+    "NoAnswer", "NotFound", "OpenAIChat", "Price", "RateLimited", "RetryEvent", "Run",
+    "ServerError", "SessionEnd", "Stop", "Tool", "ToolCall", "ToolError", "ToolResultEvent",
+    "Turn", "TurnStart", "WhenToStopError", "connect", "cost_per_turn", "cumulative_cost",
+    "cumulative_tokens", "load_level", "price", "prices", "run_agent", "tool",
+]

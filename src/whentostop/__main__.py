@@ -1,0 +1,160 @@
+"""The command line.
+
+    python -m whentostop run --level 1-1 --model loopboros --max-turns 5 [--stop-on mark_star]
+                             [--system TEXT] [--deadline-s S] [--wrap-up] [--json]
+    python -m whentostop serve [--host 127.0.0.1] [--port 8765]
+
+`run` exits 0 when the run has an answer, 1 when it has none (clock or deadline), 2 when the
+endpoint failed. `--model` is a mock persona unless OPENAI_BASE_URL (or --base-url) is set.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Sequence
+from typing import Any
+
+from .client import connect
+from .errors import EndpointError
+from .level import load_level
+from .loop import run_agent
+from .outcome import Run, Stop
+
+DEFAULT_PROMPT = "Find the star in this level."
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run_p = commands.add_parser("run", help="run one level and print how it ended")
+    run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
+    run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
+    run_p.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)")
+    run_p.add_argument("--max-turns", type=int, default=10)
+    run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
+    run_p.add_argument("--system", default=None, help="the system prompt")
+    run_p.add_argument("--prompt", default=DEFAULT_PROMPT)
+    run_p.add_argument("--tools", default=None, help="comma-separated: offer only these tools")
+    run_p.add_argument("--deadline-s", type=float, default=None)
+    run_p.add_argument("--wrap-up", action="store_true", help="one tool-less request after the clock")
+    run_p.add_argument("--json", action="store_true", help="print one JSON object")
+
+    serve_p = commands.add_parser("serve", help="serve the mock personas over HTTP")
+    serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
+    serve_p.add_argument("--port", type=int, default=8765)
+
+    args = parser.parse_args(argv)
+    if args.command == "serve":
+        return _serve(args.host, args.port)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
+    level = load_level(args.level)
+    names = [n.strip() for n in args.tools.split(",")] if args.tools else []
+    try:
+        model = connect(args.model, base_url=args.base_url)
+        run = run_agent(
+            args.prompt, model=model, tools=level.tools(*names), max_turns=args.max_turns,
+            stop_on=args.stop_on, system=args.system, deadline_s=args.deadline_s,
+            on_max_turns="wrap_up" if args.wrap_up else "stop",
+        )
+    except EndpointError as exc:
+        partial = exc.run
+        if args.json:
+            print(json.dumps({"stop": None, "error": str(exc), "answer": None,
+                              "turns": _turns(partial) if partial else []}))
+        else:
+            if partial and partial.turns:
+                print(transcript(partial))
+            print(f"error: {exc}", file=sys.stderr)
+        return 2
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if args.json:
+        print(json.dumps(as_json(run)))
+    else:
+        print(transcript(run))
+    return 0 if run.has_answer else 1
+
+
+def as_json(run: Run) -> dict[str, Any]:
+    return {
+        "stop": str(run.stop) if run.stop else None,
+        "answer": run._answer if run.has_answer else None,
+        "no_answer": None if run.has_answer else run._no_answer_reason(),
+        "wrap_up": run.wrap_up,
+        "prompt_tokens": run.prompt_tokens,
+        "completion_tokens": run.completion_tokens,
+        "turns": _turns(run),
+    }
+
+
+def _turns(run: Run) -> list[dict[str, Any]]:
+    return [
+        {
+            "turn": t.index,
+            "prompt_tokens": t.prompt_tokens,
+            "completion_tokens": t.completion_tokens,
+            "latency_s": round(t.latency_s, 4),
+            "text": t.text,
+            "tool_calls": [
+                {"name": c.name, "arguments": c.arguments, "output": c.output, "ok": c.ok, "ran": c.ran}
+                for c in t.tool_calls
+            ],
+            "wrap_up": t.wrap_up,
+        }
+        for t in run.all_turns
+    ]
+
+
+def transcript(run: Run) -> str:
+    """The run turn by turn, then how it ended: what a learner reads in a terminal."""
+    lines = []
+    for t in run.all_turns:
+        label = "wrap-up (after the clock, not an answer)" if t.wrap_up else f"turn {t.index}/{run.max_turns}"
+        lines.append(f"── {label} · {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens")
+        if t.text:
+            lines.append(f"   model: {t.text}")
+        for c in t.tool_calls:
+            mark = "✓" if c.ok else ("·" if not c.ran else "✗")
+            lines.append(f"   {mark} {c.name}({c.arguments})")
+            lines.extend(f"       {line}" for line in c.output.splitlines())
+    if run.stop is None:
+        lines.append(f"== broken: {run.error}")
+    elif run.has_answer:
+        lines.append(f"== {run.stop} ({run.exit_name}) after {len(run.turns)} turns. Answer: {run.answer!r}")
+    else:
+        lines.append(f"== {run.stop} ({run.exit_name}). {run._no_answer_reason()}")
+    if run.stop == Stop.MAX_TURNS and run.wrap_up:
+        lines.append("   (the wrap-up above is a best effort after the clock, not an answer)")
+    return "\n".join(lines)
+
+
+def _serve(host: str, port: int) -> int:
+    from .mock.endpoint import MockServer
+
+    try:
+        server = MockServer(host, port)
+    except OSError as exc:
+        print(f"error: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
+        return 2
+    print(f"whentostop mock endpoint at {server.base_url} (models: searcher, loopboros, sloppy, slow)",
+          flush=True)
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        print(f"warning: listening on {host}, not only on this machine", file=sys.stderr, flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,373 @@
+"""The chat client: one `httpx.Client` (keep-alive) speaking OpenAI's `/v1/chat/completions`.
+
+The same code talks to the in-process mock (through an httpx transport), the loopback mock
+server, Ollama, LM Studio, vLLM or OpenAI. Failures become the typed errors in `errors.py`,
+with messages that say what to check; the API key is never part of any of them.
+"""
+
+from __future__ import annotations
+
+import email.utils
+import json
+import os
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from .errors import (
+    AuthenticationError,
+    BadResponse,
+    EndpointError,
+    EndpointHTTPError,
+    EndpointTimeout,
+    EndpointUnreachable,
+    NotFound,
+    RateLimited,
+    ServerError,
+)
+
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds one request may take before it fails (a real model can be slow; the mock is not)."""
+DEFAULT_MAX_RETRIES = 2
+"""How many times a 429 or 5xx is retried before it becomes an error. Retries are not turns."""
+MAX_RETRY_WAIT_S = 20.0
+MOCK_BASE_URL = "http://whentostop.mock/v1"
+RETRY_STATUSES = {429, 500, 502, 503, 504}
+
+
+@dataclass
+class Completion:
+    """One parsed reply: the assistant message, its usage, and what it took to get it."""
+
+    message: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    finish_reason: str | None
+    latency_s: float
+    retries: list[str] = field(default_factory=list)
+
+
+class ChatModel(Protocol):
+    """Anything the loop can ask for a reply. `OpenAIChat` is the one this library ships."""
+
+    name: str
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        tool_choice: str | None = None,
+        deadline: float | None = None,
+        on_retry: Callable[[int, str, float], None] | None = None,
+    ) -> Completion: ...
+
+
+class OpenAIChat:
+    """A model behind an OpenAI-compatible endpoint, reached through one reused httpx client."""
+
+    def __init__(
+        self,
+        model: str,
+        base_url: str,
+        *,
+        api_key: str | None = None,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        max_retries: int = DEFAULT_MAX_RETRIES,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        self.name = model
+        self.base_url = base_url.rstrip("/")
+        self.timeout_s = timeout_s
+        self.max_retries = max_retries
+        self.is_mock = transport is not None and self.base_url == MOCK_BASE_URL
+        self._secret = api_key or ""
+        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._http = httpx.Client(
+            base_url=self.base_url,
+            headers=headers,
+            timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
+            transport=transport,
+        )
+
+    def __repr__(self) -> str:
+        where = "the offline mock" if self.is_mock else self.base_url
+        key = ", api_key=***" if self._secret else ""
+        return f"<OpenAIChat model={self.name!r} at {where}{key}>"
+
+    def close(self) -> None:
+        self._http.close()
+
+    def __enter__(self) -> OpenAIChat:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def complete(
+        self,
+        messages: list[dict[str, Any]],
+        tools: list[dict[str, Any]],
+        *,
+        tool_choice: str | None = None,
+        deadline: float | None = None,
+        on_retry: Callable[[int, str, float], None] | None = None,
+    ) -> Completion:
+        """Send the whole history once; retry 429/5xx with backoff; return the parsed reply."""
+        body: dict[str, Any] = {"model": self.name, "messages": messages}
+        if tools:
+            body["tools"] = tools
+            if tool_choice:
+                body["tool_choice"] = tool_choice
+        start = time.perf_counter()
+        retries: list[str] = []
+        attempt = 0
+        while True:
+            response = self._post(body, deadline)
+            if response.status_code in RETRY_STATUSES and attempt < self.max_retries:
+                wait = _retry_wait(response, attempt)
+                left = None if deadline is None else deadline - time.monotonic()
+                if left is None or wait < left:
+                    attempt += 1
+                    reason = f"HTTP {response.status_code}, waited {wait:.2f} s"
+                    retries.append(reason)
+                    if on_retry:
+                        on_retry(attempt, reason, wait)
+                    time.sleep(wait)
+                    continue
+            if response.status_code >= 400:
+                raise self._http_error(response, retries)
+            completion = self._parse(response)
+            completion.latency_s = time.perf_counter() - start
+            completion.retries = retries
+            return completion
+
+    def _post(self, body: dict[str, Any], deadline: float | None) -> httpx.Response:
+        timeout: httpx.Timeout | None = None
+        if deadline is not None:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise EndpointTimeout("the run's deadline passed before the request", url=self.url)
+            if left < self.timeout_s:
+                timeout = httpx.Timeout(left)
+        try:
+            if timeout is None:
+                return self._http.post("/chat/completions", json=body)
+            return self._http.post("/chat/completions", json=body, timeout=timeout)
+        except httpx.TimeoutException as exc:
+            kind = "connecting to" if isinstance(exc, httpx.ConnectTimeout) else "waiting for"
+            limit = timeout.read if timeout is not None else self.timeout_s
+            raise EndpointTimeout(
+                f"Timed out {kind} {self.url} after {limit:.3g} s. A slow model needs a longer "
+                "timeout_s; a stuck one needs a deadline_s.",
+                url=self.url,
+            ) from None
+        except httpx.ConnectError as exc:
+            raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
+        except httpx.TransportError as exc:
+            raise EndpointUnreachable(
+                f"The connection to {self.url} failed ({type(exc).__name__}: {self._safe(str(exc))}).",
+                url=self.url,
+            ) from None
+
+    @property
+    def url(self) -> str:
+        return f"{self.base_url}/chat/completions"
+
+    def _unreachable(self, detail: str) -> str:
+        host = httpx.URL(self.base_url).host
+        if any(s in detail for s in ("Name or service not known", "nodename nor servname",
+                                      "getaddrinfo failed", "No address associated", "Temporary failure in name resolution")):
+            return (f"Could not reach {self.base_url}: the host {host!r} is unknown. "
+                    "Check the spelling of OPENAI_BASE_URL / base_url.")
+        hint = ""
+        if ":11434" in self.base_url:
+            hint = " — is Ollama running? (`ollama serve`)"
+        elif ":1234" in self.base_url:
+            hint = " — is LM Studio's server started?"
+        elif ":8000" in self.base_url:
+            hint = " — is vLLM running? (`vllm serve MODEL`)"
+        elif ":8765" in self.base_url:
+            hint = " — is the mock server running? (`python -m whentostop serve`)"
+        else:
+            hint = " — is the server running, and is the port right?"
+        return f"Could not reach {self.base_url}{hint} ({self._safe(detail)})"
+
+    def _http_error(self, response: httpx.Response, retries: list[str]) -> EndpointHTTPError:
+        status = response.status_code
+        said = self._safe(_error_text(response))
+        tried = f" after {len(retries)} retr{'y' if len(retries) == 1 else 'ies'}" if retries else ""
+        if status in (401, 403):
+            cls: type[EndpointHTTPError] = AuthenticationError
+            what = ("the endpoint refused the API key" if self._secret else
+                    "the endpoint wants an API key and none was given")
+            advice = "Check OPENAI_API_KEY (its value is not shown here)."
+        elif status == 404:
+            cls, what = NotFound, f"no model {self.name!r}, or no such path"
+            advice = "Check the model name and that the base URL ends in /v1."
+        elif status == 429:
+            cls, what = RateLimited, "rate limited"
+            advice = "Wait a little, lower the turn budget, or raise max_retries."
+        elif status >= 500:
+            cls, what = ServerError, "the server failed"
+            advice = "The endpoint is having trouble; try again later."
+        else:
+            cls, what = EndpointHTTPError, "the endpoint rejected the request"
+            advice = "Check the model name and that this endpoint supports tool calling."
+        err = cls(
+            f"HTTP {status} from {self.url}{tried}: {what}. {advice} The endpoint said: {said}",
+            url=self.url,
+        )
+        err.status = status
+        err.retries = retries
+        return err
+
+    def _parse(self, response: httpx.Response) -> Completion:
+        try:
+            data = response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise BadResponse(
+                f"{self.url} answered with something that is not JSON: "
+                f"{self._safe(_excerpt(response.text))}",
+                url=self.url,
+            ) from None
+        try:
+            return parse_completion(data)
+        except BadResponse as exc:
+            raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
+
+    def _safe(self, text: str) -> str:
+        return text.replace(self._secret, "***") if self._secret else text
+
+
+def parse_completion(data: Any) -> Completion:
+    """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
+    if not isinstance(data, dict):
+        raise BadResponse(f"the reply is not a chat completion (a JSON {type(data).__name__}): {_excerpt(json.dumps(data))}")
+    if "error" in data and "choices" not in data:
+        raise BadResponse(f"the endpoint sent an error instead of a reply: {_excerpt(json.dumps(data['error']))}")
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise BadResponse(f"the reply has no choices: {_excerpt(json.dumps(data))}")
+    choice = choices[0]
+    raw = choice.get("message")
+    if not isinstance(raw, dict):
+        raise BadResponse(f"the reply's first choice has no message: {_excerpt(json.dumps(choice))}")
+    content = raw.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        raise BadResponse(f"the message content is neither text nor parts: {_excerpt(json.dumps(content))}")
+    calls = _normalise_calls(raw.get("tool_calls"))
+    text = content if isinstance(content, str) else "".join(
+        p.get("text", "") for p in content or [] if isinstance(p, dict)
+    )
+    if not calls and not text.strip():
+        raise BadResponse("the reply's message is empty: no text and no tool call")
+    message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
+    if calls:
+        message["tool_calls"] = calls
+    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    finish = choice.get("finish_reason")
+    return Completion(
+        message=message,
+        prompt_tokens=_count(usage.get("prompt_tokens")),
+        completion_tokens=_count(usage.get("completion_tokens")),
+        finish_reason=finish if isinstance(finish, str) else None,
+        latency_s=0.0,
+    )
+
+
+def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
+    if raw is None:
+        return []
+    if not isinstance(raw, list):
+        raise BadResponse(f"tool_calls is not a list: {_excerpt(json.dumps(raw, default=str))}")
+    calls = []
+    for item in raw:
+        if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
+            raise BadResponse(f"a tool call has no function: {_excerpt(json.dumps(item, default=str))}")
+        fn = item["function"]
+        arguments = fn.get("arguments")
+        if arguments is None:
+            arguments = ""
+        elif not isinstance(arguments, str):
+            arguments = json.dumps(arguments)  # some servers send an object, not a string
+        call_id = item.get("id")
+        calls.append({
+            "id": call_id if isinstance(call_id, str) and call_id else f"call_{uuid.uuid4().hex[:12]}",
+            "type": "function",
+            "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
+        })
+    return calls
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def _retry_wait(response: httpx.Response, attempt: int) -> float:
+    """Honour Retry-After (seconds or an HTTP date), else back off 0.5 s, 1 s, 2 s…"""
+    header = response.headers.get("retry-after")
+    if header:
+        try:
+            return min(max(float(header), 0.0), MAX_RETRY_WAIT_S)
+        except ValueError:
+            when = email.utils.parsedate_to_datetime(header) if header else None
+            if when is not None:
+                return min(max(when.timestamp() - time.time(), 0.0), MAX_RETRY_WAIT_S)
+    return min(0.5 * 2**attempt, MAX_RETRY_WAIT_S)
+
+
+def _error_text(response: httpx.Response) -> str:
+    try:
+        data = response.json()
+    except (json.JSONDecodeError, UnicodeDecodeError):
+        return _excerpt(response.text) or "(empty body)"
+    if isinstance(data, dict) and isinstance(data.get("error"), dict):
+        return _excerpt(str(data["error"].get("message", data["error"])))
+    return _excerpt(json.dumps(data))
+
+
+def _excerpt(text: str, limit: int = 200) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def connect(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+) -> OpenAIChat:
+    """The model the loop talks to: the offline mock unless an endpoint is configured.
+
+    `base_url` (or `OPENAI_BASE_URL`) selects a real endpoint; `api_key` defaults to
+    `OPENAI_API_KEY` and `model` to `WHENTOSTOP_MODEL`. With neither, `model` names a mock
+    persona (`searcher`, `loopboros`, `sloppy`, `slow`), reached in-process.
+    """
+    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    model = model or os.environ.get("WHENTOSTOP_MODEL") or None
+    if base_url is None:
+        from .mock.endpoint import mock_transport
+
+        return OpenAIChat(
+            model or "searcher",
+            MOCK_BASE_URL,
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            transport=mock_transport(),
+        )
+    if not model:
+        raise ValueError(
+            f"Which model at {base_url}? Pass model=... or set WHENTOSTOP_MODEL "
+            "(for Ollama, a name from `ollama list`, such as llama3.2)."
+        )
+    api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
+    return OpenAIChat(model, base_url, api_key=api_key, timeout_s=timeout_s, max_retries=max_retries)
+
+
+__all__ = ["ChatModel", "Completion", "EndpointError", "OpenAIChat", "connect", "parse_completion"]

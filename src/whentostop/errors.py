@@ -1,0 +1,67 @@
+"""The library's exceptions: one small hierarchy, messages that say what to do next.
+
+Every error raised during a run carries the partial `Run` (`err.run`), so nothing is lost.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .outcome import Run
+
+
+class WhenToStopError(Exception):
+    """Base class of everything this library raises on purpose."""
+
+    def __init__(self, message: str, *, run: Run | None = None) -> None:
+        super().__init__(message)
+        self.run = run
+
+
+class NoAnswer(WhenToStopError):
+    """The run ended without an answer (the clock or the deadline), or was broken."""
+
+
+class EndpointError(WhenToStopError):
+    """The model endpoint failed. `err.run` holds the run up to the failure."""
+
+    def __init__(self, message: str, *, url: str = "", run: Run | None = None, **extra: Any):
+        super().__init__(message, run=run)
+        self.url = url
+        for key, value in extra.items():
+            setattr(self, key, value)
+
+
+class EndpointUnreachable(EndpointError):
+    """Nothing answered at the URL: wrong address, server not running, unknown host."""
+
+
+class EndpointTimeout(EndpointError):
+    """The endpoint took longer than the request's timeout."""
+
+
+class EndpointHTTPError(EndpointError):
+    """The endpoint answered with an HTTP error status. `err.status` holds it."""
+
+    status: int = 0
+
+
+class AuthenticationError(EndpointHTTPError):
+    """401/403: the API key is missing, wrong, or not allowed this model."""
+
+
+class NotFound(EndpointHTTPError):
+    """404: the model name or the path (the base URL) is wrong."""
+
+
+class RateLimited(EndpointHTTPError):
+    """429, still after the retries."""
+
+
+class ServerError(EndpointHTTPError):
+    """5xx, still after the retries."""
+
+
+class BadResponse(EndpointError):
+    """The endpoint answered, but not with a chat completion we can use."""

@@ -1,0 +1,77 @@
+"""What a run tells a listener while it happens: turn start, model reply, tool result, retry,
+and exactly one session end whose `reason` equals `run.stop`.
+
+A listener that raises is logged and ignored: watching a run must never break it.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Union
+
+from .outcome import Stop, ToolCall
+
+log = logging.getLogger("whentostop")
+
+
+@dataclass(frozen=True)
+class TurnStart:
+    turn: int
+    max_turns: int
+    kind: str = "turn_start"
+
+
+@dataclass(frozen=True)
+class ModelReply:
+    turn: int
+    message: dict[str, Any]
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    finish_reason: str | None
+    kind: str = "model_reply"
+
+
+@dataclass(frozen=True)
+class ToolResultEvent:
+    turn: int
+    call: ToolCall
+    kind: str = "tool_result"
+
+    @property
+    def ok(self) -> bool:
+        return self.call.ok
+
+
+@dataclass(frozen=True)
+class RetryEvent:
+    turn: int
+    attempt: int
+    reason: str
+    wait_s: float
+    kind: str = "retry"
+
+
+@dataclass(frozen=True)
+class SessionEnd:
+    reason: Stop | None
+    """Equals `run.stop`; None only when an endpoint error broke the run (see `error`)."""
+    turns: int
+    error: str | None = None
+    kind: str = "session_end"
+
+
+Event = Union[TurnStart, ModelReply, ToolResultEvent, RetryEvent, SessionEnd]
+Listener = Callable[[Event], Any]
+
+
+def emit(listener: Listener | None, event: Event) -> None:
+    """Deliver one event; a listener's exception is logged, never raised into the loop."""
+    if listener is None:
+        return
+    try:
+        listener(event)
+    except Exception:
+        log.warning("on_event listener raised on %s; the run goes on", event.kind, exc_info=True)

@@ -1,0 +1,180 @@
+"""The mock's OpenAI-compatible endpoint, two ways: an httpx transport (in-process, no socket)
+and a real HTTP server on loopback. Both go through `handle`, so they answer identically.
+
+    POST /v1/chat/completions   the request's `model` picks the persona
+    GET  /v1/models             the personas
+
+A bad request gets an OpenAI-style JSON error (`{"error": {"message", "type", "code"}}`),
+never a stack trace.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+import httpx
+
+from .personas import PERSONAS, persona_of, reply
+
+MAX_REQUEST_BYTES = 4 * 1024 * 1024
+"""The loopback server refuses bodies larger than this (HTTP 413)."""
+
+
+def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, dict[str, Any]]:
+    """One request in, (status, JSON body) out. Never raises for anything a client sends."""
+    path = path.split("?", 1)[0].rstrip("/")
+    if path in ("/v1/models", "/models"):
+        if method != "GET":
+            return _error(405, f"{method} is not allowed on {path}; use GET", "method_not_allowed")
+        return 200, {
+            "object": "list",
+            "data": [{"id": p, "object": "model", "created": 0, "owned_by": "whentostop-mock"}
+                     for p in PERSONAS],
+        }
+    if path not in ("/v1/chat/completions", "/chat/completions"):
+        return _error(404, f"no route {path}; this mock serves /v1/chat/completions and /v1/models",
+                      "not_found", kind="not_found_error")
+    if method != "POST":
+        return _error(405, f"{method} is not allowed on {path}; use POST", "method_not_allowed")
+    try:
+        request = json.loads(body or b"")
+    except (ValueError, UnicodeDecodeError):
+        return _error(400, "the request body is not valid JSON", "invalid_json")
+    problem = _check(request)
+    if problem:
+        return _error(400, problem, "invalid_request")
+    try:
+        persona_of(request["model"])
+    except ValueError:
+        return _error(404, f"The model {request['model']!r} does not exist. Personas: "
+                      f"{', '.join(PERSONAS)} (slow takes seconds: slow:0.5).", "model_not_found",
+                      kind="not_found_error")
+    try:
+        return 200, reply(request, sleep=sleep)
+    except httpx.TimeoutException:
+        raise
+    except Exception as exc:  # a persona's bug is still a JSON error, never a traceback
+        return _error(500, f"the mock model failed: {type(exc).__name__}", "server_error",
+                      kind="server_error")
+
+
+def _check(request: Any) -> str | None:
+    if not isinstance(request, dict):
+        return "the request body must be a JSON object"
+    if not isinstance(request.get("model"), str) or not request["model"]:
+        return "'model' is required and must be a string (a persona: " + ", ".join(PERSONAS) + ")"
+    messages = request.get("messages")
+    if not isinstance(messages, list) or not messages:
+        return "'messages' is required and must be a non-empty array"
+    for i, m in enumerate(messages):
+        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
+            return f"messages[{i}] must be an object with a 'role'"
+        content = m.get("content")
+        if content is not None and not isinstance(content, (str, list)):
+            return f"messages[{i}].content must be a string or an array of parts"
+        calls = m.get("tool_calls")
+        if calls is not None and (not isinstance(calls, list) or not all(
+            isinstance(c, dict) and isinstance(c.get("function"), dict) for c in calls
+        )):
+            return f"messages[{i}].tool_calls must be an array of function calls"
+    tools = request.get("tools")
+    if tools is not None and (not isinstance(tools, list) or not all(
+        isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools
+    )):
+        return "'tools' must be an array of {type: function, function: {...}}"
+    return None
+
+
+def _error(status: int, message: str, code: str, kind: str = "invalid_request_error"):
+    return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
+
+
+def mock_transport() -> httpx.MockTransport:
+    """An httpx transport that answers like the server, in-process.
+
+    It honours the request's read timeout the way a socket would: a `slow` reply that would take
+    longer than the timeout waits for the timeout, then raises `httpx.ReadTimeout`.
+    """
+
+    def respond(request: httpx.Request) -> httpx.Response:
+        limit = (request.extensions.get("timeout") or {}).get("read")
+
+        def sleep(delay: float) -> None:
+            if limit is not None and delay > limit:
+                time.sleep(limit)
+                raise httpx.ReadTimeout("the mock model took longer than the timeout", request=request)
+            time.sleep(delay)
+
+        status, data = handle(request.method, request.url.path, request.content, sleep=sleep)
+        return httpx.Response(status, json=data)
+
+    return httpx.MockTransport(respond)
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, like a real server
+    server_version = "whentostop-mock"
+
+    def do_GET(self) -> None:
+        self._answer(*handle("GET", self.path, b""))
+
+    def do_POST(self) -> None:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_REQUEST_BYTES:
+            self._answer(*_error(413, f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
+                                 "request_too_large"), close=True)
+            return
+        self._answer(*handle("POST", self.path, self.rfile.read(length)))
+
+    def _answer(self, status: int, data: dict[str, Any], close: bool = False) -> None:
+        payload = json.dumps(data).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        if close:
+            self.send_header("Connection", "close")
+            self.close_connection = True
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, format: str, *args: Any) -> None:  # quiet, like a library
+        pass
+
+
+class MockServer:
+    """The mock endpoint on a real socket. `with MockServer() as server: server.base_url`."""
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.httpd = ThreadingHTTPServer((host, port), _Handler)
+        self.httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def base_url(self) -> str:
+        host, port = self.httpd.server_address[:2]
+        return f"http://{host}:{port}/v1"
+
+    def start(self) -> MockServer:
+        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        self.httpd.serve_forever()
+
+    def stop(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+    def __enter__(self) -> MockServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

@@ -1,0 +1,195 @@
+"""The typed result of a run: how it stopped (`Stop`), what the caller gets (`Run.answer`),
+and the whole transcript turn by turn (`Turn`, `ToolCall`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from .errors import NoAnswer
+
+
+class Stop(StrEnum):
+    """The one way a run ended. Only END_TURN and TERMINAL_TOOL carry an answer."""
+
+    END_TURN = "end_turn"
+    """The flag: the model replied with no tool call. The answer is its text."""
+    TERMINAL_TOOL = "terminal_tool"
+    """The warp pipe: a tool in `stop_on` validated and ran. The answer is its input."""
+    MAX_TURNS = "max_turns"
+    """The clock: the turn budget ran out. No answer; a safety net, treated as a failure."""
+    DEADLINE = "deadline"
+    """Wall-clock: the run's deadline passed. No answer."""
+
+
+EXIT_NAMES = {
+    Stop.END_TURN: "the flag",
+    Stop.TERMINAL_TOOL: "the warp pipe",
+    Stop.MAX_TURNS: "the clock",
+    Stop.DEADLINE: "the deadline",
+}
+
+
+@dataclass
+class ToolCall:
+    """One tool call the model asked for, and what came of it."""
+
+    id: str
+    name: str
+    arguments: str
+    """The arguments exactly as the model sent them (a JSON string, maybe broken)."""
+    input: dict[str, Any] | None = None
+    """The validated input, or None when the arguments did not validate."""
+    output: str = ""
+    """The text sent back to the model: the tool's output or one error line."""
+    ok: bool = False
+    """True when the input validated and the body ran without raising."""
+    ran: bool = True
+    """False when the call was never run (it came after the terminal tool in one reply)."""
+    latency_s: float = 0.0
+
+    @property
+    def failed(self) -> bool:
+        return self.ran and not self.ok
+
+
+@dataclass
+class Turn:
+    """One request to the model and everything it caused."""
+
+    index: int
+    """1-based: turn 1 is the first request."""
+    prompt_tokens: int
+    completion_tokens: int
+    latency_s: float
+    """Seconds from sending the request to having the parsed reply (retries included)."""
+    message: dict[str, Any]
+    """The assistant message as the endpoint returned it."""
+    finish_reason: str | None = None
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    retries: list[str] = field(default_factory=list)
+    """One line per retried request (429 or 5xx) before this turn's reply; not turns."""
+    wrap_up: bool = False
+    """True for the opt-in wrap-up request after the clock: not part of the budget."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def truncated(self) -> bool:
+        """The endpoint cut the reply short (`finish_reason: "length"`)."""
+        return self.finish_reason == "length"
+
+    @property
+    def text(self) -> str:
+        return _text_of(self.message)
+
+
+@dataclass
+class Run:
+    """What `run_agent` returns: exactly one `stop`, the full transcript, per-turn usage."""
+
+    stop: Stop | None
+    """How the run ended; None only on a partial run carried by an `EndpointError`."""
+    messages: list[dict[str, Any]]
+    turns: list[Turn]
+    max_turns: int
+    model: str = ""
+    stop_on: tuple[str, ...] = ()
+    deadline_s: float | None = None
+    elapsed_s: float = 0.0
+    wrap_up_turn: Turn | None = None
+    """The opt-in wrap-up request (`on_max_turns="wrap_up"`): a best effort, never `answer`."""
+    error: str | None = None
+    """On a partial run: what broke it."""
+    _answer: Any = None
+
+    @property
+    def last_message(self) -> dict[str, Any] | None:
+        """The last budgeted turn's assistant message: on the clock it is usually a tool call."""
+        return self.turns[-1].message if self.turns else None
+
+    @property
+    def has_answer(self) -> bool:
+        return self.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL)
+
+    @property
+    def answer(self) -> Any:
+        """The reply's text (the flag) or the terminal tool's validated input (the pipe).
+
+        Any other ending raises `NoAnswer`, saying what the model was still asking for.
+        """
+        if self.has_answer:
+            return self._answer
+        raise NoAnswer(self._no_answer_reason(), run=self)
+
+    @property
+    def wrap_up(self) -> str | None:
+        """The wrap-up text, if one was asked for. A best effort after the clock, not an answer."""
+        return self.wrap_up_turn.text if self.wrap_up_turn else None
+
+    @property
+    def exit_name(self) -> str:
+        return EXIT_NAMES.get(self.stop, "broken") if self.stop else "broken"
+
+    @property
+    def still_asking_for(self) -> list[str]:
+        """The tools named in the last assistant message (empty if it asked for none)."""
+        message = self.last_message or {}
+        return [c.get("function", {}).get("name", "?") for c in message.get("tool_calls") or []]
+
+    @property
+    def prompt_tokens(self) -> int:
+        return sum(t.prompt_tokens for t in self.all_turns)
+
+    @property
+    def completion_tokens(self) -> int:
+        return sum(t.completion_tokens for t in self.all_turns)
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+    @property
+    def all_turns(self) -> list[Turn]:
+        """The budgeted turns plus the wrap-up request, if any: everything that was paid for."""
+        return self.turns + ([self.wrap_up_turn] if self.wrap_up_turn else [])
+
+    @property
+    def tool_calls(self) -> list[ToolCall]:
+        return [call for turn in self.turns for call in turn.tool_calls]
+
+    def _no_answer_reason(self) -> str:
+        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or "nothing (it had not replied)"
+        if self.stop == Stop.MAX_TURNS:
+            where = f"the run stopped at max_turns={self.max_turns}"
+        elif self.stop == Stop.DEADLINE:
+            where = (
+                f"the run hit its deadline of {self.deadline_s:g} s after "
+                f"{len(self.turns)} turn{'s' if len(self.turns) != 1 else ''}"
+            )
+        else:
+            return f"No answer: the run was broken after {len(self.turns)} turns: {self.error}"
+        return f"No answer: {where} while the model was asking for {asking}"
+
+    def summary(self) -> str:
+        """One line: how it ended, in how many turns, with how many tokens."""
+        head = f"{self.stop or 'broken'} ({self.exit_name}) after {len(self.turns)}"
+        head += f"/{self.max_turns} turns, {self.total_tokens:,} tokens"
+        if self.has_answer:
+            return f"{head}; answer: {self._answer!r}"
+        return f"{head}; no answer"
+
+    def __repr__(self) -> str:
+        return f"<Run {self.summary()}>"
+
+
+def _text_of(message: dict[str, Any]) -> str:
+    content = message.get("content")
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    return ""

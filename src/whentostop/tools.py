@@ -1,0 +1,260 @@
+"""Tools: a Python function (or a pydantic model) becomes an OpenAI `tools` entry.
+
+Everything that can go wrong with a tool call — broken JSON, a wrong type, a missing field, an
+unknown tool, an exception in the body, a hang, a huge output — becomes one readable error line
+that goes back to the model as the call's result. Nothing here raises into the loop.
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import threading
+import time
+import typing
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from pydantic import BaseModel, ValidationError, create_model
+
+MAX_OUTPUT_CHARS = 16_000
+"""A tool's output longer than this is cut, with a note saying so (about 4,000 tokens)."""
+
+DEFAULT_TOOL_TIMEOUT_S = 30.0
+"""A tool body still running after this long is abandoned; the timeout goes back to the model."""
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What one call produced: the text for the model, and whether it succeeded."""
+
+    ok: bool
+    output: str
+    input: dict[str, Any] | None = None
+    latency_s: float = 0.0
+
+
+@dataclass
+class Tool:
+    """A function the model may call, with the pydantic model its input must validate against."""
+
+    name: str
+    description: str
+    input_model: type[BaseModel]
+    fn: Callable[..., Any]
+    timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S
+    takes_model: bool = False
+    """True when `fn` takes the validated model instance as its one argument."""
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI `tools` entry: name, description, and the input's JSON Schema."""
+        parameters = self.input_model.model_json_schema()
+        parameters.pop("title", None)
+        return {
+            "type": "function",
+            "function": {
+                "name": self.name,
+                "description": self.description,
+                "parameters": parameters,
+            },
+        }
+
+    def validate(self, arguments: str | dict[str, Any] | None) -> BaseModel:
+        """Parse and validate the model's arguments; raise `ToolInputError` with one clear line."""
+        if arguments is None or arguments == "":
+            arguments = "{}"
+        if isinstance(arguments, str):
+            try:
+                arguments = json.loads(arguments)
+            except json.JSONDecodeError as exc:
+                raise ToolInputError(
+                    f"the arguments for {self.name} are not valid JSON ({exc.msg} at "
+                    f"character {exc.pos}): {_excerpt(arguments)}"
+                ) from None
+        if not isinstance(arguments, dict):
+            raise ToolInputError(
+                f"the arguments for {self.name} must be a JSON object, "
+                f"got {type(arguments).__name__}: {_excerpt(json.dumps(arguments))}"
+            )
+        try:
+            return self.input_model.model_validate(arguments)
+        except ValidationError as exc:
+            raise ToolInputError(f"invalid input for {self.name}: {_describe(exc)}") from None
+
+    def __call__(self, arguments: str | dict[str, Any] | None) -> ToolResult:
+        """Validate, run, and return the output as text. Never raises."""
+        start = time.perf_counter()
+        try:
+            validated = self.validate(arguments)
+        except ToolInputError as exc:
+            return ToolResult(False, f"Error: {exc}", None, time.perf_counter() - start)
+        data = validated.model_dump()
+        try:
+            if self.takes_model:
+                value = _run_with_timeout(self.fn, (validated,), {}, self.timeout_s)
+            else:
+                kwargs = {name: getattr(validated, name) for name in data}
+                value = _run_with_timeout(self.fn, (), kwargs, self.timeout_s)
+        except TimeoutError:
+            return ToolResult(
+                False,
+                f"Error: {self.name} did not finish within {self.timeout_s:g} s and was abandoned",
+                data,
+                time.perf_counter() - start,
+            )
+        except ToolError as exc:
+            return ToolResult(False, f"Error: {exc}", data, time.perf_counter() - start)
+        except Exception as exc:  # a tool's bug must not crash the loop
+            message = str(exc) or type(exc).__name__
+            return ToolResult(
+                False,
+                f"Error: {self.name} failed: {type(exc).__name__}: {message}",
+                data,
+                time.perf_counter() - start,
+            )
+        return ToolResult(True, as_text(value), data, time.perf_counter() - start)
+
+
+class ToolError(Exception):
+    """Raise this in a tool body for an error meant for the model: sent back as `Error: <message>`."""
+
+
+class ToolInputError(ValueError):
+    """The model's arguments for a tool did not parse or validate."""
+
+
+def tool(
+    fn: Callable[..., Any] | None = None,
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    input_model: type[BaseModel] | None = None,
+    timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S,
+) -> Any:
+    """Turn a typed function into a `Tool`. Works bare (`@tool`), with options, or as a call.
+
+    The input schema comes from `input_model`, or from a single pydantic-model parameter, or
+    from the function's type hints (`Annotated[int, Field(gt=0)]` works). The description is
+    `description` or the docstring.
+    """
+
+    def build(f: Callable[..., Any]) -> Tool:
+        model, takes_model = _input_model_of(f, input_model)
+        text = description if description is not None else inspect.getdoc(f) or ""
+        return Tool(
+            name=name or f.__name__,
+            description=text.strip(),
+            input_model=model,
+            fn=f,
+            timeout_s=timeout_s,
+            takes_model=takes_model,
+        )
+
+    return build(fn) if fn is not None else build
+
+
+def call_tool(tools: dict[str, Tool], name: str, arguments: str | None) -> ToolResult:
+    """Run one call by name; an unknown name is an error result listing the tools there are."""
+    found = tools.get(name)
+    if found is None:
+        known = ", ".join(tools) or "none"
+        return ToolResult(False, f"Error: there is no tool named {name!r}. Tools: {known}.")
+    return found(arguments)
+
+
+def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
+    """Index tools by name, wrapping plain functions; two tools with one name is a mistake."""
+    indexed: dict[str, Tool] = {}
+    for item in tools:
+        t = item if isinstance(item, Tool) else tool(item)
+        if t.name in indexed:
+            raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
+        indexed[t.name] = t
+    return indexed
+
+
+def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
+    """A tool's output as the text the model will read, cut to `limit` with a note."""
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, BaseModel):
+        text = value.model_dump_json()
+    elif value is None:
+        text = ""
+    else:
+        try:
+            text = json.dumps(value, ensure_ascii=False, default=str)
+        except (TypeError, ValueError):
+            text = str(value)
+    if len(text) > limit:
+        return (
+            text[:limit]
+            + f"\n[output cut: {len(text):,} characters, only the first {limit:,} are shown]"
+        )
+    return text
+
+
+def _input_model_of(
+    fn: Callable[..., Any], input_model: type[BaseModel] | None
+) -> tuple[type[BaseModel], bool]:
+    hints = typing.get_type_hints(fn, include_extras=True)
+    params = [
+        p
+        for p in inspect.signature(fn).parameters.values()
+        if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    ]
+    if input_model is not None:
+        one_model_param = len(params) == 1 and hints.get(params[0].name) is input_model
+        return input_model, one_model_param
+    if len(params) == 1:
+        hint = hints.get(params[0].name)
+        if isinstance(hint, type) and issubclass(hint, BaseModel):
+            return hint, True
+    fields: dict[str, Any] = {}
+    for p in params:
+        if p.name not in hints:
+            raise TypeError(f"tool {fn.__name__}: parameter {p.name!r} needs a type hint")
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], default)
+    model = create_model(f"{fn.__name__}_input", **fields)  # type: ignore[call-overload]
+    return model, False
+
+
+def _run_with_timeout(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float | None
+) -> Any:
+    if timeout_s is None:
+        return fn(*args, **kwargs)
+    box: dict[str, Any] = {}
+
+    def target() -> None:
+        try:
+            box["value"] = fn(*args, **kwargs)
+        except BaseException as exc:  # re-raised in the caller's thread
+            box["error"] = exc
+
+    worker = threading.Thread(target=target, name="whentostop-tool", daemon=True)
+    worker.start()
+    worker.join(timeout_s)
+    if worker.is_alive():
+        raise TimeoutError
+    if "error" in box:
+        raise box["error"]
+    return box.get("value")
+
+
+def _describe(exc: ValidationError) -> str:
+    parts = []
+    for err in exc.errors(include_url=False):
+        where = ".".join(str(x) for x in err["loc"]) or "input"
+        got = err.get("input")
+        shown = "" if err["type"] == "missing" else f" (got {_excerpt(json.dumps(got, default=str), 40)})"
+        parts.append(f"{where}: {err['msg']}{shown}")
+    return "; ".join(parts)
+
+
+def _excerpt(text: str, limit: int = 120) -> str:
+    text = text.replace("\n", " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"
