@@ -1,0 +1,163 @@
+"""Shared fixtures: an isolated Jupyter environment, loopback servers started and stopped by the
+tests, and headless Chromium (Debian's, driven by Playwright; never a downloaded browser)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+NOTEBOOKS = ROOT / "notebooks"
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+]
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+@pytest.fixture(autouse=True)
+def _offline_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests run on the mock: a developer's own endpoint settings must not leak in."""
+    for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL"):
+        monkeypatch.delenv(name, raising=False)
+
+
+@pytest.fixture(scope="session")
+def jupyter_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Environment for Jupyter processes that writes nothing into the home folder."""
+    base = tmp_path_factory.mktemp("jupyter-home")
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")}
+    for name, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
+                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
+                      ("MPLCONFIGDIR", "mpl")]:
+        (base / sub).mkdir()
+        env[name] = str(base / sub)
+    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
+    env["PYTHONUNBUFFERED"] = "1"
+    return env
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def running(cmd: list[str], *, url: str, env: dict[str, str], cwd: Path | str = ROOT,
+            log: Path, start_timeout_s: float = 60.0, stop_timeout_s: float = 10.0) -> Iterator[subprocess.Popen]:
+    """Start a server on 127.0.0.1, wait (bounded) until `url` answers, stop it afterwards."""
+    out = open(log, "wb")
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + start_timeout_s
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}: {log.read_text()[-2000:]}")
+            try:
+                if httpx.get(url, timeout=2.0).status_code < 500:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"{cmd[0]} did not answer at {url} in {start_timeout_s:g} s: "
+                                   f"{log.read_text()[-2000:]}")
+            time.sleep(0.25)
+        yield proc
+    finally:
+        stop_process_group(proc, stop_timeout_s)
+        out.close()
+
+
+def stop_process_group(proc: subprocess.Popen, timeout_s: float = 10.0) -> None:
+    """SIGTERM the whole group, wait, then SIGKILL: a Jupyter server once hung after SIGTERM."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=timeout_s)
+    except (subprocess.TimeoutExpired, ProcessLookupError):
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        proc.wait(timeout=5)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Headless Debian Chromium through Playwright; skipped (failed on CI) if it is missing."""
+    if not Path(CHROMIUM).exists():
+        if os.environ.get("CI"):
+            pytest.fail("chromium is not installed: .ci/run should apt-get install it")
+        pytest.skip("chromium is not installed (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture
+def page(chromium):
+    """A fresh page that can only reach 127.0.0.1/localhost (CDN requests are dropped)."""
+    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+
+    def only_loopback(route):
+        host = route.request.url.split("/")[2].split(":")[0] if "://" in route.request.url else ""
+        if host in ("127.0.0.1", "localhost") or route.request.url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            route.abort()
+
+    context.route("**/*", only_loopback)
+    pg = context.new_page()
+    pg.set_default_timeout(60_000)
+    yield pg
+    context.close()
+
+
+@pytest.fixture
+def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], object]:
+    """`voila(notebook)` starts Voila on a free loopback port and returns its page URL."""
+    started = []
+
+    def start(notebook: Path) -> str:
+        port = free_port()
+        cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
+               "--Voila.ip=127.0.0.1", "--MappingKernelManager.cull_interval=10",
+               "--MappingKernelManager.cull_idle_timeout=30",
+               "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+               str(notebook)]
+        cm = running(cmd, url=f"http://127.0.0.1:{port}/", env=jupyter_env,
+                     cwd=notebook.parent, log=tmp_path / f"voila-{port}.log")
+        cm.__enter__()
+        started.append(cm)
+        return f"http://127.0.0.1:{port}/"
+
+    yield start
+    for cm in reversed(started):
+        cm.__exit__(None, None, None)
+
+
+def screenshot(page, name: str) -> Path:
+    """Keep a screenshot as a test artefact (test-artifacts/, not committed)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    path = ARTIFACTS / f"{name}.png"
+    page.screenshot(path=str(path), full_page=True)
+    return path
