@@ -3,6 +3,7 @@
     python -m whentostop run --level 1-1 --model loopboros --max-turns 5 [--stop-on mark_star]
                              [--system TEXT] [--deadline-s S] [--wrap-up] [--json]
     python -m whentostop serve [--host 127.0.0.1] [--port 8765]
+    python -m whentostop link [--hub URL] [--repo URL] [--branch main] [--notebook 1-1]
 
 `run` exits 0 when the run has an answer, 1 when it has none (clock or deadline), 2 when the
 endpoint failed. `--model` is a mock persona unless OPENAI_BASE_URL (or --base-url) is set.
@@ -46,9 +47,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
     serve_p.add_argument("--port", type=int, default=8765)
 
+    link_p = commands.add_parser("link", help="print the JupyterHub (nbgitpuller) and Binder links for a class")
+    link_p.add_argument("--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu")
+    link_p.add_argument("--repo", default=None, help="the repository learners pull (default: this project's)")
+    link_p.add_argument("--branch", default="main")
+    link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3 or explorer (default 00)")
+
     args = parser.parse_args(argv)
     if args.command == "serve":
         return _serve(args.host, args.port)
+    if args.command == "link":
+        return _link(args)
     return _run(args)
 
 
@@ -133,6 +142,18 @@ def transcript(run: Run) -> str:
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append("   (the wrap-up above is a best effort after the clock, not an answer)")
     return "\n".join(lines)
+
+
+def _link(args: argparse.Namespace) -> int:
+    from .classroom import DEFAULT_REPO, describe_links
+
+    try:
+        print(describe_links(hub=args.hub, repo=args.repo or DEFAULT_REPO, branch=args.branch,
+                             notebook=args.notebook))
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    return 0
 
 
 def _serve(host: str, port: int) -> int:

@@ -1,0 +1,115 @@
+"""Links that put the lesson in front of a class: a Binder link and a JupyterHub nbgitpuller link.
+
+    nbgitpuller_link("https://hub.example.edu", notebook="1-1")
+    binder_link(notebook="00")
+
+An nbgitpuller link makes each learner's hub server clone (or update) the repository into their
+home folder, then opens the notebook in JupyterLab; a Binder link builds the repository into a
+throw-away server (repo2docker runs `pip install .` on the root pyproject.toml). Both are plain
+URLs an instructor can paste into a chat or a slide.
+"""
+
+from __future__ import annotations
+
+from urllib.parse import quote, urlsplit
+
+DEFAULT_REPO = "https://github.com/whentostop/whentostop"
+"""The repository's public URL: the one place it is written (README links are built from it)."""
+DEFAULT_BRANCH = "main"
+BINDER_URL = "https://mybinder.org"
+
+NOTEBOOKS = {
+    "00": "00_start_here.ipynb",
+    "1-1": "1-1_the_clock.ipynb",
+    "1-2": "1-2_the_flag.ipynb",
+    "1-3": "1-3_the_warp_pipe.ipynb",
+    "explorer": "explorer.ipynb",
+}
+"""Short names a class uses for the notebooks in `notebooks/`."""
+
+
+def notebook_file(notebook: str) -> str:
+    """The file name of a notebook given its short name ("1-1") or its file name."""
+    if notebook in NOTEBOOKS:
+        return NOTEBOOKS[notebook]
+    if notebook in NOTEBOOKS.values():
+        return notebook
+    names = ", ".join(NOTEBOOKS)
+    raise ValueError(f"Unknown notebook {notebook!r}: use one of {names}")
+
+
+def notebook_path(notebook: str) -> str:
+    """The notebook's path inside the repository, as JupyterLab's tree URLs want it."""
+    return f"notebooks/{notebook_file(notebook)}"
+
+
+def repo_folder(repo: str) -> str:
+    """The folder nbgitpuller clones `repo` into: the URL's last segment, exactly as it does."""
+    name = repo.rstrip("/").split("/")[-1]
+    if not name:
+        raise ValueError(f"Cannot tell the repository's name from {repo!r}")
+    return name
+
+
+def nbgitpuller_link(hub: str, *, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
+                     notebook: str = "00") -> str:
+    """The link a learner clicks on a JupyterHub with nbgitpuller: log in, pull, open the notebook.
+
+    `hub` is the hub's address as learners type it (`https://hub.example.edu`, or with a path
+    prefix); a trailing `/hub` is tolerated. Every query value is percent-encoded.
+    """
+    base = _web_url(hub, "hub").rstrip("/")
+    if base.endswith("/hub"):
+        base = base[: -len("/hub")]
+    urlpath = f"lab/tree/{repo_folder(repo)}/{notebook_path(notebook)}"
+    query = "&".join(f"{key}={_encode(value)}"
+                     for key, value in (("repo", repo), ("branch", branch), ("urlpath", urlpath)))
+    return f"{base}/hub/user-redirect/git-pull?{query}"
+
+
+def binder_link(*, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
+                notebook: str = "00", binder: str = BINDER_URL) -> str:
+    """The mybinder.org link that builds `repo` at `branch` and opens the notebook in JupyterLab.
+
+    GitHub repositories use Binder's `gh` provider; any other git URL its generic `git` one.
+    """
+    repo_url = _web_url(repo, "repository for Binder")
+    parts = urlsplit(repo_url)
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.hostname in ("github.com", "www.github.com") and len(segments) == 2:
+        owner, name = segments[0], segments[1].removesuffix(".git")
+        spec = f"gh/{owner}/{name}/{_encode(branch)}"
+    else:
+        spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
+    urlpath = f"lab/tree/{notebook_path(notebook)}"
+    return f"{binder.rstrip('/')}/v2/{spec}?urlpath={_encode(urlpath)}"
+
+
+def describe_links(*, hub: str | None, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
+                   notebook: str = "00") -> str:
+    """What `python -m whentostop link` prints: each link on its own line under a label."""
+    lines = []
+    if hub:
+        lines += [f"JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
+                  f"into their home folder, {notebook_path(notebook)} opens:",
+                  nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook), ""]
+    if urlsplit(repo).scheme in ("http", "https"):
+        lines += ["Binder link: no hub needed; a public repository builds on mybinder.org:",
+                  binder_link(repo=repo, branch=branch, notebook=notebook)]
+    else:
+        lines += [f"(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)"]
+    return "\n".join(lines).rstrip()
+
+
+def _web_url(url: str, what: str) -> str:
+    """`url` if it is an absolute http(s) address, else an error that shows the expected form."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.netloc:
+        raise ValueError(f"The {what} must be a full http(s) URL such as https://example.org, "
+                         f"not {url!r}")
+    return url
+
+
+def _encode(value: str) -> str:
+    """Percent-encode a value for a query string or path segment (`/`, `:` and `&` included)."""
+    return quote(value, safe="")

@@ -1,0 +1,137 @@
+"""The links an instructor hands out: nbgitpuller links for a JupyterHub, Binder links, the CLI
+that prints them, and the README's Binder links (which must match what the code builds)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import NOTEBOOKS, ROOT
+
+from whentostop.__main__ import main
+from whentostop.classroom import (
+    DEFAULT_REPO,
+    NOTEBOOKS as SHORT_NAMES,
+    binder_link,
+    nbgitpuller_link,
+    notebook_file,
+    repo_folder,
+)
+
+HUB = "https://hub.example.edu"
+
+
+def query(link: str) -> dict[str, str]:
+    """The decoded query of a link, one value per key (a repeated key fails the test)."""
+    values = parse_qs(urlsplit(link).query, strict_parsing=True)
+    assert all(len(v) == 1 for v in values.values()), values
+    return {k: v[0] for k, v in values.items()}
+
+
+@pytest.mark.parametrize("short, file", [
+    ("00", "00_start_here.ipynb"), ("1-1", "1-1_the_clock.ipynb"), ("1-2", "1-2_the_flag.ipynb"),
+    ("1-3", "1-3_the_warp_pipe.ipynb"), ("explorer", "explorer.ipynb"),
+])
+def test_nbgitpuller_link_opens_each_notebook_in_jupyterlab(short: str, file: str) -> None:
+    link = nbgitpuller_link(HUB, notebook=short)
+    assert link.startswith(f"{HUB}/hub/user-redirect/git-pull?")
+    assert query(link) == {"repo": DEFAULT_REPO, "branch": "main",
+                           "urlpath": f"lab/tree/whentostop/notebooks/{file}"}
+
+
+def test_nbgitpuller_link_percent_encodes_every_query_value() -> None:
+    link = nbgitpuller_link(HUB, repo="https://git.example.org/a b/lesson&co", branch="fix/α",
+                            notebook="1-3")
+    raw = urlsplit(link).query
+    assert raw.startswith("repo=https%3A%2F%2Fgit.example.org%2Fa%20b%2Flesson%26co&branch=fix%2F%CE%B1&")
+    assert query(link) == {"repo": "https://git.example.org/a b/lesson&co", "branch": "fix/α",
+                           "urlpath": "lab/tree/lesson&co/notebooks/1-3_the_warp_pipe.ipynb"}
+
+
+def test_nbgitpuller_link_tolerates_a_pasted_hub_path_and_keeps_a_prefix() -> None:
+    assert nbgitpuller_link(f"{HUB}/hub/").startswith(f"{HUB}/hub/user-redirect/git-pull?")
+    prefixed = nbgitpuller_link("https://example.edu/jupyter/")
+    assert prefixed.startswith("https://example.edu/jupyter/hub/user-redirect/git-pull?")
+
+
+def test_pulled_folder_is_the_repository_urls_last_segment_as_nbgitpuller_names_it() -> None:
+    assert repo_folder("https://github.com/whentostop/whentostop/") == "whentostop"
+    assert repo_folder("https://gitlab.example.org/course/agents.git") == "agents.git"
+    assert repo_folder("file:///srv/lessons/whentostop") == "whentostop"
+    assert query(nbgitpuller_link(HUB, repo="file:///srv/x/lesson"))["urlpath"].startswith("lab/tree/lesson/")
+
+
+def test_binder_link_for_github_uses_the_gh_provider_and_opens_jupyterlab() -> None:
+    link = binder_link(notebook="1-2")
+    assert link == ("https://mybinder.org/v2/gh/whentostop/whentostop/main"
+                    "?urlpath=lab%2Ftree%2Fnotebooks%2F1-2_the_flag.ipynb")
+    assert binder_link(repo="https://github.com/me/fork.git", branch="dev").startswith(
+        "https://mybinder.org/v2/gh/me/fork/dev?")
+
+
+def test_binder_link_for_another_git_host_uses_the_git_provider() -> None:
+    link = binder_link(repo="https://gitlab.example.org/course/agents", notebook="1-1")
+    assert link.startswith("https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.example.org%2Fcourse%2Fagents/main?")
+    assert query(link) == {"urlpath": "lab/tree/notebooks/1-1_the_clock.ipynb"}
+
+
+@pytest.mark.parametrize("bad", ["9-9", "1-4", "the_clock", "", "1-1_the_clock"])
+def test_unknown_notebook_is_an_error_naming_the_choices(bad: str) -> None:
+    with pytest.raises(ValueError, match="00, 1-1, 1-2, 1-3, explorer"):
+        nbgitpuller_link(HUB, notebook=bad)
+    with pytest.raises(ValueError, match="Unknown notebook"):
+        binder_link(notebook=bad)
+
+
+def test_a_notebook_file_name_is_accepted_as_well_as_its_short_name() -> None:
+    assert notebook_file("1-3_the_warp_pipe.ipynb") == notebook_file("1-3")
+
+
+@pytest.mark.parametrize("hub", ["hub.example.edu", "ftp://hub.example.edu", "https://", "/hub"])
+def test_hub_that_is_not_a_full_http_url_is_an_error(hub: str) -> None:
+    with pytest.raises(ValueError, match="full http"):
+        nbgitpuller_link(hub)
+
+
+def test_every_short_name_names_a_notebook_that_exists() -> None:
+    missing = [f for f in SHORT_NAMES.values() if not (NOTEBOOKS / f).exists()]
+    assert not missing, f"classroom.NOTEBOOKS names notebooks that are not in notebooks/: {missing}"
+
+
+def test_cli_link_prints_the_hub_link_and_the_binder_link(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["link", "--hub", HUB, "--notebook", "1-1", "--branch", "main"]) == 0
+    out = capsys.readouterr().out
+    links = re.findall(r"^https?://\S+$", out, flags=re.MULTILINE)
+    assert links == [nbgitpuller_link(HUB, notebook="1-1"), binder_link(notebook="1-1")]
+
+
+def test_cli_link_without_a_hub_prints_only_the_binder_link(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["link", "--repo", "https://github.com/me/fork"]) == 0
+    out = capsys.readouterr().out
+    assert re.findall(r"^https?://\S+$", out, flags=re.MULTILINE) == [
+        binder_link(repo="https://github.com/me/fork")]
+
+
+def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["link", "--hub", HUB, "--notebook", "2-1"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert "Unknown notebook '2-1'" in captured.err
+
+
+def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> None:
+    readme = (ROOT / "README.md").read_text()
+    found = re.findall(r"\]\((https://mybinder\.org/v2/[^)\s]+)\)", readme)
+    assert found, "the README has no Binder link"
+    badge = re.search(r"\[!\[Launch on Binder\]\([^)]+\)\]\(([^)]+)\)", readme)
+    assert badge and badge.group(1) == binder_link(notebook="00")
+    expected = {binder_link(notebook=n) for n in SHORT_NAMES}
+    assert set(found) <= expected, set(found) - expected
+    for level in ("1-1", "1-2", "1-3"):
+        assert binder_link(notebook=level) in found
+
+
+def test_no_binder_folder_hides_the_root_pyproject() -> None:
+    assert not (ROOT / "binder").exists()
+    assert not (ROOT / ".binder").exists()
