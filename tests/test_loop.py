@@ -1,0 +1,240 @@
+"""The loop's exits, each reached by the persona that should reach it, and the rules it keeps."""
+
+from __future__ import annotations
+
+import pytest
+
+from whentostop import (
+    NoAnswer,
+    SessionEnd,
+    Stop,
+    ToolResultEvent,
+    TurnStart,
+    connect,
+    load_level,
+    run_agent,
+    tool,
+)
+
+PROMPT = "Find the star in this level."
+MAY_GIVE_UP = "If a few searches come back empty, say you couldn't find it."
+
+
+def play(level: str, persona: str, **kwargs):
+    lv = load_level(level)
+    tools = kwargs.pop("tools", None) or lv.tools()
+    events: list = []
+    run = run_agent(PROMPT, model=connect(persona), tools=tools, on_event=events.append, **kwargs)
+    return run, lv, events
+
+
+def test_loopboros_on_the_empty_level_stops_on_the_clock_asking_for_a_tool():
+    run, _, _ = play("1-1", "loopboros", max_turns=7)
+    assert run.stop == Stop.MAX_TURNS
+    assert len(run.turns) == 7
+    assert run.last_message["tool_calls"][0]["function"]["name"] == "search_blocks"
+    with pytest.raises(NoAnswer, match=r"max_turns=7 while the model was asking for search_blocks"):
+        run.answer
+
+
+def test_loopboros_ignores_permission_to_give_up():
+    run, _, _ = play("1-1", "loopboros", max_turns=12, system=MAY_GIVE_UP)
+    assert run.stop == Stop.MAX_TURNS
+
+
+def test_searcher_without_permission_keeps_trying_other_spellings_until_the_clock():
+    run, _, _ = play("1-1", "searcher", max_turns=9)
+    assert run.stop == Stop.MAX_TURNS
+    areas = [c.input["area"] if c.input else c.arguments for c in run.tool_calls]
+    assert areas[:4] == ["overworld", "underground", "sky", "castle"]
+    assert any(a not in ("overworld", "underground", "sky", "castle") for a in areas[4:])
+
+
+def test_searcher_gives_up_in_text_when_the_system_prompt_allows_it():
+    run, _, _ = play("1-1", "searcher", max_turns=10, system=MAY_GIVE_UP)
+    assert run.stop == Stop.END_TURN
+    assert "couldn't find the star" in run.answer
+    assert len(run.turns) == 5  # four areas searched, then the admission
+
+
+def test_a_prompt_that_forbids_giving_up_is_not_permission():
+    run, _, _ = play("1-1", "searcher", max_turns=8, system="Never give up until you find it.")
+    assert run.stop == Stop.MAX_TURNS
+
+
+def test_searcher_raises_the_flag_with_the_star_in_text():
+    run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
+    assert run.stop == Stop.END_TURN
+    assert "underground, block 7" in run.answer
+    assert run.last_message.get("tool_calls") is None
+    assert len(run.turns) == 3
+
+
+def test_the_seeds_scenario_ends_through_the_warp_pipe_with_the_validated_input():
+    run, level, _ = play("1-3", "searcher", max_turns=10, stop_on=["mark_star"])
+    assert run.stop == Stop.TERMINAL_TOOL
+    assert run.answer == {"item": "star", "block": 12}
+    assert len(run.turns) == 5
+    assert [m.block for m in level.markers] == [12] and level.markers[0].correct
+
+
+def test_without_stop_on_the_searcher_spends_one_more_turn_saying_done():
+    with_pipe, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
+    without, _, _ = play("1-3", "searcher")
+    assert without.stop == Stop.END_TURN
+    assert len(without.turns) == len(with_pipe.turns) + 1
+    assert "Done" in without.answer
+    assert without.total_tokens > with_pipe.total_tokens
+
+
+def test_terminal_tool_with_invalid_input_sends_error_back_and_continues():
+    run, level, _ = play("1-3", "sloppy", stop_on=["mark_star"])
+    assert run.stop == Stop.TERMINAL_TOOL
+    first, second = [c for c in run.tool_calls if c.name == "mark_star"]
+    assert not first.ok and first.output.startswith("Error: invalid input for mark_star")
+    assert "block" in first.output and "item" in first.output
+    assert second.ok and run.answer == {"item": "star", "block": 12}
+    error_result = next(m for m in run.messages if m.get("tool_call_id") == first.id)
+    assert error_result["content"] == first.output  # the model saw the error
+    assert len(level.markers) == 1
+
+
+def test_terminal_tool_whose_body_raises_does_not_stop_the_loop():
+    level = load_level("1-3")
+    search, _ = level.tools()
+
+    @tool(name="mark_star", description="Put a marker on the level map where the star is.")
+    def broken_mark(item: str, block: int) -> str:
+        raise RuntimeError("the map is torn")
+
+    run = run_agent(PROMPT, model=connect("searcher"), tools=[search, broken_mark],
+                    stop_on=["mark_star"], max_turns=8)
+    assert run.stop == Stop.MAX_TURNS
+    failed = [c for c in run.tool_calls if c.name == "mark_star"]
+    assert failed and all(not c.ok for c in failed)
+    assert "RuntimeError: the map is torn" in failed[0].output
+
+
+def test_calls_after_the_terminal_tool_in_one_reply_are_recorded_as_not_run():
+    from whentostop.client import Completion
+
+    class TwoCalls:
+        name = "scripted"
+
+        def complete(self, messages, tools, **_):
+            calls = [
+                {"id": "a", "type": "function",
+                 "function": {"name": "mark_star", "arguments": '{"item": "star", "block": 12}'}},
+                {"id": "b", "type": "function",
+                 "function": {"name": "search_blocks", "arguments": '{"area": "sky"}'}},
+            ]
+            return Completion({"role": "assistant", "content": None, "tool_calls": calls}, 10, 5, "tool_calls", 0.0)
+
+    level = load_level("1-3")
+    run = run_agent(PROMPT, model=TwoCalls(), tools=level.tools(), stop_on=["mark_star"])
+    assert run.stop == Stop.TERMINAL_TOOL
+    marked, skipped = run.turns[0].tool_calls
+    assert marked.ok and not skipped.ran and skipped.output.startswith("Not run")
+    assert level.searches == []  # the search really did not run
+    assert [m["tool_call_id"] for m in run.messages if m["role"] == "tool"] == ["a", "b"]
+
+
+def test_max_turns_one_makes_exactly_one_request():
+    run, _, events = play("1-3", "searcher", max_turns=1, stop_on=["mark_star"])
+    assert run.stop == Stop.MAX_TURNS and len(run.turns) == 1
+    assert sum(isinstance(e, TurnStart) for e in events) == 1
+
+
+@pytest.mark.parametrize("bad", [0, -3, 2.5, "10", None, True])
+def test_max_turns_must_be_a_positive_int(bad):
+    with pytest.raises(ValueError, match="max_turns must be a positive int"):
+        run_agent(PROMPT, model=connect("searcher"), tools=load_level("1-2").tools(), max_turns=bad)
+
+
+def test_stop_on_a_tool_that_is_not_offered_is_refused():
+    with pytest.raises(ValueError, match="mark_stra.*never open"):
+        run_agent(PROMPT, model=connect("searcher"), tools=load_level("1-3").tools(), stop_on=["mark_stra"])
+
+
+@pytest.mark.parametrize("level,persona,kwargs,expected", [
+    ("1-1", "loopboros", {"max_turns": 4}, Stop.MAX_TURNS),
+    ("1-1", "searcher", {"system": MAY_GIVE_UP}, Stop.END_TURN),
+    ("1-3", "searcher", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
+    ("1-3", "sloppy", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
+    ("1-1", "slow:0.05", {"deadline_s": 0.12}, Stop.DEADLINE),
+])
+def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kwargs, expected):
+    run, _, events = play(level, persona, **kwargs)
+    ends = [e for e in events if isinstance(e, SessionEnd)]
+    assert run.stop == expected
+    assert len(ends) == 1 and ends[0].reason == run.stop and ends[0].turns == len(run.turns)
+    assert events[-1] is ends[0]
+
+
+def test_events_report_every_reply_with_usage_and_every_tool_result():
+    run, _, events = play("1-3", "sloppy", stop_on=["mark_star"])
+    replies = [e for e in events if e.kind == "model_reply"]
+    results = [e for e in events if isinstance(e, ToolResultEvent)]
+    assert [r.prompt_tokens for r in replies] == [t.prompt_tokens for t in run.turns]
+    assert [r.ok for r in results] == [c.ok for c in run.tool_calls]
+    assert any(not r.ok for r in results)
+
+
+def test_a_listener_that_raises_never_breaks_the_run(caplog):
+    def angry(event):
+        raise ZeroDivisionError("listener bug")
+
+    level = load_level("1-3")
+    run = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"], on_event=angry)
+    assert run.stop == Stop.TERMINAL_TOOL
+    assert "listener raised" in caplog.text
+
+
+def test_the_deadline_stops_a_slow_run_and_keeps_the_transcript():
+    run, _, _ = play("1-1", "slow:0.2", max_turns=25, deadline_s=0.5)
+    assert run.stop == Stop.DEADLINE
+    assert 1 <= len(run.turns) < 25
+    assert run.turns[0].tool_calls and run.messages[0]["role"] == "user"
+    with pytest.raises(NoAnswer, match="deadline of 0.5 s"):
+        run.answer
+
+
+@pytest.mark.timeout(20)
+def test_a_reply_that_would_take_minutes_is_cut_short_by_the_deadline():
+    run, _, _ = play("1-1", "slow:300", max_turns=3, deadline_s=0.3)
+    assert run.stop == Stop.DEADLINE and run.turns == []
+
+
+def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
+    level = load_level("1-1")
+    requests = []
+
+    from whentostop.mock.endpoint import mock_transport
+    import httpx
+    from whentostop import OpenAIChat
+    from whentostop.client import MOCK_BASE_URL
+
+    inner = mock_transport()
+
+    class Spy(httpx.BaseTransport):
+        def handle_request(self, request):
+            import json
+            requests.append(json.loads(request.content))
+            return inner.handle_request(request)
+
+    model = OpenAIChat("loopboros", MOCK_BASE_URL, transport=Spy())
+    run = run_agent(PROMPT, model=model, tools=level.tools(), max_turns=3, on_max_turns="wrap_up")
+    assert run.stop == Stop.MAX_TURNS
+    assert len(run.turns) == 3 and run.wrap_up_turn is not None and run.wrap_up_turn.wrap_up
+    assert len(requests) == 4 and requests[-1]["tool_choice"] == "none"
+    assert "did not find the star" in run.wrap_up
+    with pytest.raises(NoAnswer):
+        run.answer  # a wrap-up is a best effort, not an answer
+    assert run.total_tokens == sum(t.total_tokens for t in run.turns) + run.wrap_up_turn.total_tokens
+
+
+def test_prompt_tokens_grow_every_turn_because_the_history_is_sent_again():
+    run, _, _ = play("1-1", "loopboros", max_turns=25)
+    prompts = [t.prompt_tokens for t in run.turns]
+    assert all(b > a for a, b in zip(prompts, prompts[1:]))
+    assert prompts[-1] > 5 * prompts[0]

@@ -1,0 +1,132 @@
+"""The mock model behind one OpenAI-compatible path: in-process and over real HTTP, the same."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+
+import pytest
+
+from conftest import free_port, running
+from whentostop import Stop, connect, load_level, run_agent
+from whentostop.mock import MockServer, handle
+
+PROMPT = "Find the star in this level."
+
+
+@pytest.fixture(scope="module")
+def server():
+    with MockServer() as s:
+        yield s
+
+
+def post(url: str, body: dict) -> tuple[int, dict]:
+    request = urllib.request.Request(url, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=10) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as err:
+        return err.code, json.loads(err.read())
+
+
+def test_the_loop_cannot_tell_the_transport_from_the_socket(server):
+    runs = []
+    for model in (connect("sloppy"), connect("sloppy", base_url=server.base_url)):
+        runs.append(run_agent(PROMPT, model=model, tools=load_level("1-3").tools(), stop_on=["mark_star"]))
+    in_process, over_http = runs
+    assert over_http.stop == in_process.stop == Stop.TERMINAL_TOOL
+    assert over_http.messages == in_process.messages
+    assert [t.prompt_tokens for t in over_http.turns] == [t.prompt_tokens for t in in_process.turns]
+    assert not connect("sloppy", base_url=server.base_url).is_mock
+
+
+def test_the_seeds_from_scratch_loop_works_with_only_base_url_and_model_changed(server):
+    """A plain-HTTP loop, no SDK, as a learner would write it from the seed."""
+    level = load_level("1-3")
+    tools = {t.name: t for t in level.tools()}
+    messages = [{"role": "user", "content": PROMPT}]
+    for _ in range(10):
+        status, reply = post(f"{server.base_url}/chat/completions",
+                             {"model": "searcher", "messages": messages,
+                              "tools": [t.schema for t in tools.values()]})
+        assert status == 200
+        message = reply["choices"][0]["message"]
+        messages.append(message)
+        if not message.get("tool_calls"):
+            break
+        for call in message["tool_calls"]:
+            result = tools[call["function"]["name"]](call["function"]["arguments"])
+            messages.append({"role": "tool", "tool_call_id": call["id"], "content": result.output})
+    assert [(m.block, m.correct) for m in level.markers] == [(12, True)]
+    assert messages[-1]["content"].startswith("Done")
+
+
+def test_personas_know_the_level_only_from_the_conversation(tmp_path):
+    path = tmp_path / "lake.json"
+    path.write_text(json.dumps({"name": "lake", "areas": {
+        "shore": {"1": "coin"}, "reeds": {"2": "nothing", "3": "1-up"}, "island": {"4": "star"}}}))
+    level = load_level(path)
+    run = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"])
+    assert run.answer == {"item": "star", "block": 4}
+    assert level.searches == ["shore", "reeds", "island"]
+
+
+def test_models_lists_the_personas(server):
+    with urllib.request.urlopen(f"{server.base_url}/models", timeout=10) as response:
+        data = json.loads(response.read())
+    assert [m["id"] for m in data["data"]] == ["searcher", "loopboros", "sloppy", "slow"]
+
+
+def test_usage_is_counted_from_the_request_received():
+    base = {"model": "searcher", "messages": [{"role": "user", "content": "Find the star."}]}
+    longer = {"model": "searcher", "messages": [{"role": "user", "content": "Find the star. " * 50}]}
+    short_usage = handle("POST", "/v1/chat/completions", json.dumps(base).encode())[1]["usage"]
+    long_usage = handle("POST", "/v1/chat/completions", json.dumps(longer).encode())[1]["usage"]
+    assert long_usage["prompt_tokens"] > short_usage["prompt_tokens"] + 150
+    assert short_usage["total_tokens"] == short_usage["prompt_tokens"] + short_usage["completion_tokens"]
+
+
+def test_content_sent_as_parts_is_read_like_text():
+    tools = [t.schema for t in load_level("1-1").tools()]
+    body = {"model": "searcher", "tools": tools, "messages": [
+        {"role": "system", "content": [{"type": "text", "text": "If nothing turns up, say you couldn't find it."}]},
+        {"role": "user", "content": [{"type": "text", "text": PROMPT}]}]}
+    status, reply = handle("POST", "/v1/chat/completions", json.dumps(body).encode())
+    assert status == 200 and reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_blocks"
+
+
+def test_without_tools_a_persona_says_it_cannot_search():
+    body = {"model": "loopboros", "messages": [{"role": "user", "content": PROMPT}]}
+    status, reply = handle("POST", "/v1/chat/completions", json.dumps(body).encode())
+    assert status == 200 and reply["choices"][0]["finish_reason"] == "stop"
+    assert "no tool" in reply["choices"][0]["message"]["content"]
+
+
+@pytest.mark.parametrize("body,status,code", [
+    (b"{not json", 400, "invalid_json"),
+    (b"[]", 400, "invalid_request"),
+    (json.dumps({"model": "searcher"}).encode(), 400, "invalid_request"),
+    (json.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}).encode(), 404, "model_not_found"),
+])
+def test_bad_requests_get_an_openai_style_json_error(server, body, status, code):
+    request = urllib.request.Request(f"{server.base_url}/chat/completions", data=body,
+                                     headers={"Content-Type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as caught:
+        urllib.request.urlopen(request, timeout=10)
+    assert caught.value.code == status
+    error = json.loads(caught.value.read())["error"]
+    assert error["code"] == code and error["message"] and "Traceback" not in error["message"]
+
+
+def test_python_m_whentostop_serve_answers_on_loopback(tmp_path, jupyter_env):
+    port = free_port()
+    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
+    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=jupyter_env, log=tmp_path / "serve.log"):
+        model = connect("loopboros", base_url=f"http://127.0.0.1:{port}/v1")
+        run = run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=4)
+        assert run.stop == Stop.MAX_TURNS and len(run.turns) == 4
+    assert "127.0.0.1" in (tmp_path / "serve.log").read_text()
