@@ -113,10 +113,9 @@ def chromium():
         browser.close()
 
 
-@pytest.fixture
-def page(chromium):
-    """A fresh page that can only reach 127.0.0.1/localhost (CDN requests are dropped)."""
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+def loopback_context(browser):
+    """A new browser context (its own cookies) that can only reach 127.0.0.1/localhost."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
 
     def only_loopback(route):
         host = route.request.url.split("/")[2].split(":")[0] if "://" in route.request.url else ""
@@ -126,6 +125,13 @@ def page(chromium):
             route.abort()
 
     context.route("**/*", only_loopback)
+    return context
+
+
+@pytest.fixture
+def page(chromium):
+    """A fresh page that can only reach 127.0.0.1/localhost (CDN requests are dropped)."""
+    context = loopback_context(chromium)
     pg = context.new_page()
     pg.set_default_timeout(60_000)
     yield pg
