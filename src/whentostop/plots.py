@@ -1,0 +1,320 @@
+"""Pure figure builders: what a run cost, turn by turn, and where it searched on the level map.
+
+Each function reads a `Run` (or a `Level`) and returns a new `matplotlib.figure.Figure`. They use
+the object-oriented API only — no pyplot, no global state, no `plt.show()` — so they work the
+same in a notebook, in Voila, in a test and on a headless server (Agg). Fonts are sized for a
+workshop projector (12 pt and up).
+
+    from whentostop import plots
+    plots.tokens_per_turn(run)              # stacked bars: history sent again, new, completion
+    plots.cumulative_cost(run)              # cumulative tokens and USD
+    plots.compare_runs({"no permission": a, "may give up": b})
+    plots.level_map(level)                  # the ? blocks, searched areas revealed, markers
+"""
+
+from __future__ import annotations
+
+import io
+import math
+from collections.abc import Mapping
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.patches import FancyBboxPatch
+from matplotlib.ticker import FuncFormatter, MaxNLocator
+
+from .level import Level
+from .outcome import Run, Turn
+from .usage import Price, cumulative_tokens, price, split_prompt
+from .usage import cumulative_cost as cumulative_usd
+
+__all__ = [
+    "compare_runs", "cost_overview", "cumulative_cost", "level_map", "png_bytes", "tokens_per_turn",
+]
+
+DEFAULT_PRICE_MODEL = "gpt-4o-mini"
+TEXT_PT = 13
+"""Axis labels, ticks and legends: readable from the back of a room."""
+TITLE_PT = 15
+WIDE = (9.0, 4.6)
+"""Inches; at the default 100 dpi a figure fills a notebook column without scaling down."""
+
+RESENT_COLOUR = "#9e9e9e"
+NEW_COLOUR = "#1e88e5"
+COMPLETION_COLOUR = "#fb8c00"
+TOKENS_COLOUR = "#3949ab"
+USD_COLOUR = "#2e7d32"
+ROW_GAP = 1.3
+"""Vertical distance between two areas' rows, in block widths: room for the block numbers."""
+RUN_COLOURS = ("#3949ab", "#e53935", "#2e7d32", "#fb8c00", "#8e24aa", "#00897b")
+
+
+def tokens_per_turn(run: Run, *, figsize: tuple[float, float] = WIDE) -> Figure:
+    """Stacked bars per turn: the history sent again, what is new, and the model's reply.
+
+    The grey part grows every turn: that is the whole conversation being paid for again.
+    """
+    fig = Figure(figsize=figsize, layout="constrained")
+    _draw_tokens_per_turn(fig.add_subplot(), run)
+    return fig
+
+
+def cumulative_cost(
+    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: tuple[float, float] = WIDE
+) -> Figure:
+    """Cumulative tokens (left axis) and USD at `model`'s list price (right axis), per turn.
+
+    A dotted line shows what the run would have cost if every turn cost as much as the first:
+    the gap is the price of re-sending the history, growing roughly with the square of the turns.
+    """
+    fig = Figure(figsize=figsize, layout="constrained")
+    _draw_cumulative(fig.add_subplot(), run, model)
+    return fig
+
+
+def cost_overview(
+    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: tuple[float, float] = (13.0, 4.4)
+) -> Figure:
+    """Both cost views side by side (the explorer's plot): tokens per turn, then cumulative."""
+    fig = Figure(figsize=figsize, layout="constrained")
+    left, right = fig.subplots(1, 2)
+    _draw_tokens_per_turn(left, run)
+    _draw_cumulative(right, run, model)
+    return fig
+
+
+def compare_runs(
+    runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL, *,
+    figsize: tuple[float, float] = WIDE,
+) -> Figure:
+    """Several runs' cumulative tokens on one axes; the legend gives each one's exit and USD."""
+    p = price(model)
+    fig = Figure(figsize=figsize, layout="constrained")
+    ax = fig.add_subplot()
+    for i, (label, run) in enumerate(runs.items()):
+        usd = cumulative_usd(run, p)
+        ax.plot(
+            _x(run), cumulative_tokens(run), marker="o", linewidth=2.5,
+            color=RUN_COLOURS[i % len(RUN_COLOURS)], gid=f"run:{label}",
+            label=f"{label}: {run.exit_name}, {_turns(len(run.turns))}, ${usd[-1] if usd else 0:.4f}",
+        )
+    ax.set_ylim(bottom=0)
+    _style(ax, f"Runs compared: cumulative tokens (USD at {p.model})", "turn", "cumulative tokens")
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    if runs:
+        ax.legend(fontsize=TEXT_PT - 1, loc="upper left")
+    return fig
+
+
+def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Figure:
+    """The level as rows of numbered `?` blocks, one row per area.
+
+    Blocks in areas the model searched are revealed; the star's block is highlighted only once
+    it was found or marked. Markers placed by `mark_star` are drawn on their block, a wrong one
+    in red.
+    """
+    areas = level.areas
+    width = max(len(blocks) for blocks in areas.values())
+    fig = Figure(figsize=figsize or (1.45 * width + 2.4, 1.45 * len(areas) + 1.0),
+                 layout="constrained")
+    ax = fig.add_subplot()
+    searched = {a.lower() for a in level.searches}
+    star = level.star
+    star_found = star is not None and (
+        star[0].lower() in searched or any(m.correct for m in level.markers)
+    )
+    for row, (area, blocks) in enumerate(areas.items()):
+        y = ROW_GAP * (len(areas) - 1 - row)
+        for col, (number, item) in enumerate(blocks.items()):
+            revealed = area.lower() in searched or (star_found and (area, number) == star)
+            _draw_block(ax, col, y, number, item if revealed else None)
+    for marker in level.markers:
+        _draw_marker(ax, level, marker.block, marker.correct)
+    ax.set_xlabel("?  not searched yet      grey: searched, what it hid", fontsize=TEXT_PT - 1,
+                  color="#424242")
+    ax.set_yticks([ROW_GAP * i for i in range(len(areas))], list(reversed(list(areas))),
+                  fontsize=TEXT_PT + 1)
+    ax.set_xticks([])
+    ax.set_xlim(-0.6, width - 0.4)
+    ax.set_ylim(-0.75, ROW_GAP * (len(areas) - 1) + 0.5)
+    ax.set_aspect("equal")
+    for side in ("top", "right", "bottom", "left"):
+        ax.spines[side].set_visible(False)
+    ax.tick_params(left=False)
+    ax.set_title(_map_title(level, star_found), fontsize=TITLE_PT, loc="left")
+    return fig
+
+
+def png_bytes(fig: Figure, *, dpi: int = 100) -> bytes:
+    """The figure as PNG bytes, at a fixed size (no tight crop), so a widget does not jump."""
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, facecolor="white")
+    return buffer.getvalue()
+
+
+# -- drawing on one axes -------------------------------------------------------------------------
+
+
+def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
+    x = _x(run)
+    splits = split_prompt(run)
+    resent = [s.resent for s in splits]
+    new = [s.new for s in splits]
+    completion = [t.completion_tokens for t in run.all_turns]
+    ax.bar(x, resent, color=RESENT_COLOUR, label="history sent again", gid="resent")
+    ax.bar(x, new, bottom=resent, color=NEW_COLOUR, label="new this turn", gid="new")
+    ax.bar(x, completion, bottom=[r + n for r, n in zip(resent, new)], color=COMPLETION_COLOUR,
+           label="model's reply", gid="completion")
+    if run.wrap_up_turn is not None:
+        for container in ax.containers:
+            container.patches[-1].set_hatch("//")
+    _style(ax, "Tokens per turn: the history is sent again", "turn", "tokens in this turn")
+    _turn_ticks(ax, run)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    if run.all_turns:
+        ax.legend(fontsize=TEXT_PT - 1, loc="upper left")
+    else:
+        _no_turns(ax)
+
+
+def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
+    p = price(model)
+    x = _x(run)
+    tokens = cumulative_tokens(run)
+    usd = cumulative_usd(run, p)
+    ax.plot(x, tokens, marker="o", linewidth=2.5, color=TOKENS_COLOUR, gid="cumulative_tokens",
+            label="tokens so far")
+    if run.all_turns:
+        first = run.all_turns[0].total_tokens
+        ax.plot(x, [first * (i + 1) for i in range(len(x))], linestyle=":", linewidth=2,
+                color=RESENT_COLOUR, gid="linear_reference", label="if every turn cost like turn 1")
+    ax.set_ylim(bottom=0)
+    total = f": {tokens[-1]:,} tokens, ${usd[-1]:.4f}" if tokens else ""
+    _style(ax, f"Cumulative cost at {p.model}{total}", "turn", "cumulative tokens")
+    _turn_ticks(ax, run)
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    usd_ax = ax.twinx()
+    usd_ax.plot(x, usd, linestyle="--", linewidth=2, color=USD_COLOUR, gid="cumulative_usd",
+                label="USD so far")
+    usd_ax.set_ylabel("cumulative cost (USD)", fontsize=TEXT_PT, color=USD_COLOUR)
+    usd_ax.tick_params(labelsize=TEXT_PT - 1, colors=USD_COLOUR)
+    usd_ax.set_ylim(0, _matching_usd_top(ax, tokens, usd))
+    usd_ax.yaxis.set_major_formatter(FuncFormatter(_usd_label(max(usd, default=0.0))))
+    if not run.all_turns:
+        _no_turns(ax)
+        return
+    lines = ax.get_lines() + usd_ax.get_lines()
+    ax.legend(lines, [line.get_label() for line in lines], fontsize=TEXT_PT - 1, loc="upper left")
+
+
+def _draw_block(ax: Axes, col: int, y: int, number: int, item: str | None) -> None:
+    """One `?` block; `item` is what it hides once revealed, None while it is still a `?`."""
+    if item is None:
+        face, edge, label, colour = "#f9a825", "#8d5a00", "?", "#5d3b00"
+    elif item == "star":
+        face, edge, label, colour = "#ffeb3b", "#e65100", "STAR", "#bf360c"
+    else:
+        face, edge, label, colour = "#d7ccc8", "#795548", item, "#3e2723"
+    ax.add_patch(FancyBboxPatch(
+        (col - 0.38, y - 0.38), 0.76, 0.76, boxstyle="round,pad=0.02,rounding_size=0.08",
+        facecolor=face, edgecolor=edge, linewidth=3 if item == "star" else 2,
+        gid=f"block:{number}",
+    ))
+    size = TITLE_PT + 8 if item is None else (TEXT_PT if len(label) <= 5 else TEXT_PT - 1)
+    ax.text(col, y + 0.02, label, ha="center", va="center", fontsize=size, color=colour,
+            fontweight="bold", gid=f"label:{number}")
+    ax.text(col, y - 0.56, f"block {number}", ha="center", va="center", fontsize=TEXT_PT - 1,
+            color="#424242", gid=f"number:{number}")
+
+
+def _draw_marker(ax: Axes, level: Level, block: int, correct: bool) -> None:
+    """A marker ring and pin on the marked block: green when the star is there, red when not."""
+    col, y = _block_position(level, block)
+    colour = "#2e7d32" if correct else "#c62828"
+    ax.add_patch(FancyBboxPatch(
+        (col - 0.43, y - 0.43), 0.86, 0.86, boxstyle="round,pad=0.02,rounding_size=0.1",
+        facecolor="none", edgecolor=colour, linewidth=4,
+    ))
+    ax.plot([col + 0.3], [y + 0.3], marker="v", markersize=18, color=colour,
+            markeredgecolor="white", markeredgewidth=1.5, gid=f"marker:{block}", linestyle="none")
+    for text in ax.texts:
+        if text.get_gid() == f"number:{block}":
+            text.set_text(f"block {block}: {'marked' if correct else 'WRONG'}")
+            text.set_color(colour)
+            text.set_fontweight("bold")
+
+
+def _block_position(level: Level, block: int) -> tuple[int, int]:
+    areas = level.areas
+    for row, blocks in enumerate(areas.values()):
+        if block in blocks:
+            return list(blocks).index(block), ROW_GAP * (len(areas) - 1 - row)
+    raise ValueError(f"no block {block} on level {level.name}")
+
+
+def _map_title(level: Level, star_found: bool) -> str:
+    if any(m.correct for m in level.markers):
+        news = "the star is marked"
+    elif level.markers:
+        news = "a marker is on the wrong block"
+    elif star_found:
+        news = "the star was found"
+    elif level.searches:
+        news = f"{len(level.searches)} searches, no star"
+    else:
+        news = "nothing searched yet"
+    return f"{level.title or level.name} — {news}"
+
+
+# -- shared styling ------------------------------------------------------------------------------
+
+
+def _x(run: Run) -> list[int]:
+    """x positions: turn numbers; the wrap-up request sits after the last budgeted turn."""
+    return [t.index for t in run.all_turns]
+
+
+def _turn_ticks(ax: Axes, run: Run) -> None:
+    """One tick per turn (every other one past 12), and "wrap-up" under the wrap-up request."""
+    turns: list[Turn] = run.all_turns
+    if not turns:
+        return
+    step = 1 if len(turns) <= 12 else 2
+    wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
+    shown = [t.index for t in run.turns
+             if (t.index - 1) % step == 0 and (wrap is None or wrap - t.index >= step)]
+    ax.set_xticks(shown + ([wrap] if wrap else []),
+                  [str(i) for i in shown] + (["wrap-\nup"] if wrap else []))
+    ax.set_xlim(turns[0].index - 0.6, turns[-1].index + 0.6)
+
+
+def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
+    ax.set_title(title, fontsize=TITLE_PT, loc="left")
+    ax.set_xlabel(xlabel, fontsize=TEXT_PT)
+    ax.set_ylabel(ylabel, fontsize=TEXT_PT)
+    ax.tick_params(labelsize=TEXT_PT - 1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.grid(axis="y", alpha=0.3)
+    ax.spines["top"].set_visible(False)
+
+
+def _no_turns(ax: Axes) -> None:
+    ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center",
+            fontsize=TITLE_PT, color="#757575")
+
+
+def _turns(n: int) -> str:
+    return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+def _matching_usd_top(ax: Axes, tokens: list[int], usd: list[float]) -> float:
+    """Scale the USD axis so the USD line sits on the tokens line's height at the last turn."""
+    top = ax.get_ylim()[1]
+    if not tokens or not tokens[-1] or not usd[-1]:
+        return 1.0
+    return top * usd[-1] / tokens[-1]
+
+
+def _usd_label(largest: float):
+    digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
+    return lambda v, _: f"${v:.{digits}f}"

@@ -1,0 +1,169 @@
+"""Every plot builder on real runs of the mock: the data drawn is the run's data, and every
+figure carries a title and labelled axes a projector can show."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from matplotlib.figure import Figure
+
+from whentostop import Level, Run, connect, load_level, run_agent
+from whentostop import plots
+from whentostop.usage import cumulative_cost, cumulative_tokens
+
+PROMPT = "Find the star in this level."
+GIVE_UP = "If a few searches come back empty, say you couldn't find it."
+
+
+def play(name: str, persona: str, max_turns: int = 10, **options) -> tuple[Level, Run]:
+    level = load_level(name)
+    tools = level.tools() if name == "1-3" else level.tools("search_blocks")
+    run = run_agent(PROMPT, model=connect(persona), tools=tools, max_turns=max_turns, **options)
+    return level, run
+
+
+@pytest.fixture(scope="module")
+def loopboros() -> Run:
+    return play("1-1", "loopboros", 25)[1]
+
+
+def by_gid(fig: Figure, gid: str, kind: Callable[[object], list]) -> object:
+    found = [artist for ax in fig.axes for artist in kind(ax) if artist.get_gid() == gid]
+    assert found, f"nothing drawn with gid {gid!r}"
+    return found[0]
+
+
+def bars(fig: Figure, gid: str) -> list[float]:
+    return [patch.get_height() for patch in fig.axes[0].patches if patch.get_gid() == gid]
+
+
+def test_tokens_per_turn_grows_every_turn_of_the_loopboros(loopboros: Run) -> None:
+    fig = plots.tokens_per_turn(loopboros)
+    prompts = [r + n for r, n in zip(bars(fig, "resent"), bars(fig, "new"))]
+    assert len(prompts) == 25
+    assert all(a < b for a, b in zip(prompts, prompts[1:])), prompts
+
+
+def test_tokens_per_turn_stacks_to_each_turns_prompt_and_completion(loopboros: Run) -> None:
+    fig = plots.tokens_per_turn(loopboros)
+    resent, new, completion = bars(fig, "resent"), bars(fig, "new"), bars(fig, "completion")
+    assert [r + n for r, n in zip(resent, new)] == [t.prompt_tokens for t in loopboros.turns]
+    assert completion == [t.completion_tokens for t in loopboros.turns]
+    # From turn 2 on, most of each prompt is history sent again.
+    assert all(r > n for r, n in zip(resent[1:], new[1:]))
+
+
+def test_wrap_up_request_is_drawn_last_and_labelled() -> None:
+    _, run = play("1-1", "loopboros", 4, on_max_turns="wrap_up")
+    fig = plots.tokens_per_turn(run)
+    assert len(bars(fig, "resent")) == 5
+    labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
+    assert labels[-1].replace("\n", "") == "wrap-up"
+
+
+def test_cumulative_cost_ends_at_the_runs_total(loopboros: Run) -> None:
+    fig = plots.cumulative_cost(loopboros, model="gpt-4o")
+    usd = by_gid(fig, "cumulative_usd", lambda ax: ax.get_lines())
+    tokens = by_gid(fig, "cumulative_tokens", lambda ax: ax.get_lines())
+    assert list(usd.get_ydata())[-1] == pytest.approx(cumulative_cost(loopboros, "gpt-4o")[-1])
+    assert list(tokens.get_ydata()) == cumulative_tokens(loopboros)
+    assert tokens.get_ydata()[-1] == loopboros.total_tokens
+    assert "gpt-4o" in fig.axes[0].get_title(loc="left")
+
+
+def test_cumulative_tokens_grow_faster_than_if_every_turn_cost_like_the_first(loopboros: Run) -> None:
+    fig = plots.cumulative_cost(loopboros)
+    tokens = by_gid(fig, "cumulative_tokens", lambda ax: ax.get_lines()).get_ydata()
+    linear = by_gid(fig, "linear_reference", lambda ax: ax.get_lines()).get_ydata()
+    assert tokens[-1] > 3 * linear[-1]  # 25 turns of re-sent history: superlinear growth
+
+
+def test_compare_runs_draws_one_line_per_run_with_its_exit() -> None:
+    _, clock = play("1-1", "searcher", 10)
+    _, flag = play("1-1", "searcher", 10, system=GIVE_UP)
+    fig = plots.compare_runs({"no permission": clock, "may give up": flag})
+    a = by_gid(fig, "run:no permission", lambda ax: ax.get_lines())
+    b = by_gid(fig, "run:may give up", lambda ax: ax.get_lines())
+    assert list(a.get_ydata()) == cumulative_tokens(clock) and len(a.get_xdata()) == 10
+    assert list(b.get_ydata()) == cumulative_tokens(flag) and len(b.get_xdata()) == 5
+    legend = [t.get_text() for t in fig.axes[0].get_legend().get_texts()]
+    assert "the clock" in legend[0] and "the flag" in legend[1]
+
+
+def texts(fig: Figure) -> dict[str, str]:
+    return {t.get_gid(): t.get_text() for t in fig.axes[0].texts if t.get_gid()}
+
+
+def test_level_map_hides_blocks_that_were_not_searched() -> None:
+    fig = plots.level_map(load_level("1-3"))
+    labels = texts(fig)
+    assert {labels[f"label:{n}"] for n in range(1, 14)} == {"?"}
+    assert "nothing searched yet" in fig.axes[0].get_title(loc="left")
+
+
+def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star() -> None:
+    level, run = play("1-3", "searcher", stop_on=["mark_star"])
+    assert run.answer == {"item": "star", "block": 12}
+    fig = plots.level_map(level)
+    marker = by_gid(fig, "marker:12", lambda ax: ax.get_lines())
+    col, y = marker.get_xdata()[0], marker.get_ydata()[0]
+    block = by_gid(fig, "block:12", lambda ax: ax.patches)
+    assert block.get_x() < col < block.get_x() + block.get_width()
+    assert block.get_y() < y < block.get_y() + block.get_height()
+    labels = texts(fig)
+    assert labels["label:12"] == "STAR" and "marked" in labels["number:12"]
+    assert "the star is marked" in fig.axes[0].get_title(loc="left")
+
+
+def test_level_map_shows_a_wrong_marker_as_wrong() -> None:
+    level = load_level("1-3")
+    level.mark_star("star", 5)
+    labels = texts(plots.level_map(level))
+    assert "WRONG" in labels["number:5"]
+    assert labels["label:12"] == "?"  # the star stays hidden: nobody found it
+
+
+def test_level_map_reveals_the_areas_searched_on_the_empty_level() -> None:
+    level, run = play("1-1", "loopboros", 2)
+    labels = texts(plots.level_map(level))
+    assert [labels[f"label:{n}"] for n in range(1, 9)] == [
+        "coin", "mushroom", "coin", "nothing", "coin", "coin", "flower", "nothing"]
+    assert labels["label:9"] == "?"  # the sky was not reached in 2 turns
+
+
+@pytest.mark.parametrize("build", [
+    lambda r, lv: plots.tokens_per_turn(r),
+    lambda r, lv: plots.cumulative_cost(r),
+    lambda r, lv: plots.cost_overview(r),
+    lambda r, lv: plots.compare_runs({"a": r}),
+], ids=["tokens_per_turn", "cumulative_cost", "cost_overview", "compare_runs"])
+def test_every_cost_plot_has_a_title_units_and_projector_fonts(build) -> None:
+    level, run = play("1-2", "searcher")
+    fig = build(run, level)
+    for ax in fig.axes:
+        assert ax.get_ylabel(), "unlabelled y axis"
+        assert ax.yaxis.label.get_fontsize() >= 12
+    main = fig.axes[0]
+    assert main.get_title(loc="left")
+    assert main._left_title.get_fontsize() >= 12
+    assert main.get_xlabel() == "turn"
+    assert "tokens" in main.get_ylabel()
+    assert all(t.get_fontsize() >= 12 for t in main.get_xticklabels() + main.get_yticklabels())
+    assert plots.png_bytes(fig).startswith(b"\x89PNG")
+
+
+def test_plots_of_a_run_with_no_turns_say_so_instead_of_failing() -> None:
+    empty = Run(stop=None, messages=[], turns=[], max_turns=5, error="unreachable")
+    for fig in (plots.tokens_per_turn(empty), plots.cumulative_cost(empty)):
+        assert "no turns yet" in [t.get_text() for t in fig.axes[0].texts]
+        assert plots.png_bytes(fig).startswith(b"\x89PNG")
+
+
+def test_plots_leave_no_pyplot_figures_open(loopboros: Run) -> None:
+    import matplotlib.pyplot as plt
+
+    before = plt.get_fignums()
+    plots.cost_overview(loopboros)
+    plots.level_map(load_level("1-1"))
+    assert plt.get_fignums() == before
