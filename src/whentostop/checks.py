@@ -1,0 +1,495 @@
+"""Exercise checkers for the notebooks, in the style of Kaggle's learntools.
+
+    from whentostop.checks import ____, exercises
+    q1, q2, q3 = exercises("1-1")
+    run_a = ____            # the learner replaces the blank with an answer
+    q1.check(run_a)         # "not attempted yet", a helpful "not yet", or "Correct"
+    q1.hint(); q1.solution()
+
+Every check runs the learner's answer against the offline mock (never a real endpoint), so it
+verifies behaviour, not spelling. A blank answer never raises: a notebook runs top to bottom.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from typing import Any, Literal
+
+from .client import MOCK_BASE_URL, OpenAIChat
+from .errors import NoAnswer
+from .level import load_level
+from .loop import run_agent
+from .mock.endpoint import mock_transport
+from .outcome import EXIT_NAMES, Run, Stop
+from .usage import cumulative_tokens
+
+PROMPT = "Find the star in this level."
+GIVE_UP = "If a few searches come back empty, say you couldn't find it."
+TOKEN_CAP = 5_000
+"""Exercise 1-1.c: the most the Loopboros may spend on level 1-1 before the clock stops it."""
+
+
+class _Blank:
+    """The placeholder `____` a learner replaces with an answer."""
+
+    def __repr__(self) -> str:
+        return "____"
+
+
+____ = _Blank()
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """What a check concluded, and the sentence the learner reads."""
+
+    status: Literal["correct", "incorrect", "not attempted"]
+    message: str
+
+
+def _correct(message: str) -> Verdict:
+    return Verdict("correct", message)
+
+
+def _wrong(message: str) -> Verdict:
+    return Verdict("incorrect", message)
+
+
+def _blank(answer: Any) -> bool:
+    return answer is None or answer is ... or isinstance(answer, _Blank)
+
+
+def _show(markdown: str, plain: str) -> None:
+    """Rich text in a notebook, plain text anywhere else."""
+    try:
+        from IPython import get_ipython
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - IPython ships with the notebooks' dependencies
+        print(plain)
+        return
+    if get_ipython() is None:
+        print(plain)
+    else:
+        display({"text/markdown": markdown, "text/plain": plain}, raw=True)
+
+
+@dataclass(frozen=True)
+class Exercise:
+    """One exercise: an id the text points to, and its check, hint and solution."""
+
+    id: str
+    """"1-1.a": level 1-1, first exercise. The notebook cell is tagged "exercise-1-1-a"."""
+    var: str
+    """The name the notebook gives it: q1, q2, ..."""
+    answer: str
+    """The name the learner's answer goes into (a variable or a function)."""
+    blank: str
+    """The answer cell as committed: the line(s) holding `____`."""
+    hint_text: str
+    solution_code: str
+    verify: Callable[[Any], Verdict]
+
+    @property
+    def tag(self) -> str:
+        return "exercise-" + self.id.replace(".", "-")
+
+    @property
+    def check_line(self) -> str:
+        return f"{self.var}.check({self.answer})"
+
+    def cell(self, solved: bool = False) -> str:
+        """The answer cell's source: blank as committed, or with the solution filled in."""
+        body = self.solution_code if solved else self.blank
+        return f"# Exercise {self.id}\n{body}\n\n{self.check_line}"
+
+    def check(self, answer: Any = ____) -> None:
+        """Run the answer on the mock and say what came of it. Never raises."""
+        verdict = self.result(answer)
+        mark = {"correct": "✅", "incorrect": "❌", "not attempted": "✏️"}[verdict.status]
+        plain = f"{mark} Exercise {self.id}: {verdict.message}"
+        _show(f"{mark} **Exercise {self.id}**: {verdict.message}", plain)
+
+    def result(self, answer: Any = ____) -> Verdict:
+        """The verdict without printing it (what `check` shows)."""
+        if _blank(answer):
+            return Verdict(
+                "not attempted",
+                f"not attempted yet. Replace `____` with your answer in `{self.answer}`, "
+                "then run the cell again.",
+            )
+        try:
+            return self.verify(answer)
+        except Exception as exc:  # the learner's code may raise anything; say so, do not crash
+            return _wrong(f"your answer raised {type(exc).__name__}: {exc}")
+
+    def hint(self) -> None:
+        _show(f"💡 **Hint ({self.id})**: {self.hint_text}", f"Hint ({self.id}): {self.hint_text}")
+
+    def solution(self) -> None:
+        _show(f"**Solution ({self.id})**:\n\n```python\n{self.solution_code}\n```",
+              f"Solution ({self.id}):\n{self.solution_code}")
+
+
+# --- reference runs on the mock (the check never uses a configured real endpoint) ---------------
+
+
+def mock_model(persona: str) -> OpenAIChat:
+    """A mock persona, in-process, whatever OPENAI_BASE_URL says: checks must be deterministic."""
+    return OpenAIChat(persona, MOCK_BASE_URL, transport=mock_transport())
+
+
+def mock_run(level: str, persona: str = "searcher", *, only_search: bool = False,
+             stop_on: bool = False, system: str | None = None, max_turns: int = 10,
+             deadline_s: float | None = None) -> Run:
+    """One run on the mock: the runs the checks compare the learner's answer against."""
+    board = load_level(level)
+    tools = board.tools("search_blocks") if only_search else board.tools()
+    return run_agent(PROMPT, model=mock_model(persona), tools=tools, max_turns=max_turns,
+                     stop_on=["mark_star"] if stop_on else [], system=system, deadline_s=deadline_s)
+
+
+@cache
+def _samples() -> dict[str, Run]:
+    """One run per exit (and a gave-up flag), made once: the inputs the function checks use."""
+    return {
+        "flag": mock_run("1-2", only_search=True),
+        "flag-1-3": mock_run("1-3", only_search=True),
+        "gave up": mock_run("1-1", system=GIVE_UP),
+        "pipe": mock_run("1-3", stop_on=True),
+        "clock": mock_run("1-1", "loopboros", max_turns=3),
+        "deadline": mock_run("1-2", "slow:0.05", deadline_s=0.12),
+    }
+
+
+def _is_run(answer: Any, name: str) -> Verdict | None:
+    if isinstance(answer, Run):
+        return None
+    return _wrong(f"`{name}` should be the `Run` that `run_agent(...)` returns, "
+                  f"not a {type(answer).__name__}.")
+
+
+def _turns(n: int) -> str:
+    return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+def _found_star(run: Run) -> bool:
+    return any(re.search(r": star$", c.output, re.MULTILINE) for c in run.tool_calls)
+
+
+# --- 00: a first run ----------------------------------------------------------------------------
+
+
+def _verify_first_run(run: Any) -> Verdict:
+    if (bad := _is_run(run, "first_run")) is not None:
+        return bad
+    if not run.has_answer:
+        return _wrong(f"this run ended on {run.exit_name} after {_turns(len(run.turns))}, with no "
+                      "answer. Level 1-2 hides a star: run the searcher there.")
+    if not _found_star(run):
+        return _wrong("this run ended with an answer, but no search turned up the star. Which level "
+                      "was it? Level 1-1 hides none; use `load_level(\"1-2\")`.")
+    return _correct(f"the searcher found the star in {_turns(len(run.turns))} and ended on "
+                    f"{run.exit_name}: {run.answer!r}")
+
+
+# --- 1-1: the clock -----------------------------------------------------------------------------
+
+
+def _verify_three_turns(run: Any) -> Verdict:
+    if (bad := _is_run(run, "run_a")) is not None:
+        return bad
+    if run.stop != Stop.MAX_TURNS:
+        return _wrong(f"this run ended on {run.exit_name}, not on the clock. Use the Loopboros "
+                      "(`connect(\"loopboros\")`) on level 1-1: it never gives up, so only the "
+                      "clock can stop it.")
+    if len(run.turns) != 3:
+        return _wrong(f"the clock stopped it after {_turns(len(run.turns))}; set `max_turns=3`.")
+    return _correct(f"stopped on the clock after 3 turns, still asking for "
+                    f"{', '.join(run.still_asking_for)}. No answer: `run_a.answer` raises NoAnswer.")
+
+
+def _verify_answer_or_none(fn: Any) -> Verdict:
+    if not callable(fn):
+        return _wrong("`answer_or_none` should be a function that takes a Run.")
+    runs = _samples()
+    expected = {"clock": None, "flag": runs["flag"].answer, "pipe": runs["pipe"].answer}
+    for name, want in expected.items():
+        try:
+            got = fn(runs[name])
+        except NoAnswer:
+            return _wrong("NoAnswer escaped from your function on a run stopped by the clock. "
+                          "Wrap `run.answer` in `try: ... except NoAnswer: return None`.")
+        if isinstance(got, _Blank):
+            return Verdict("not attempted", "not attempted yet. Replace `____` in "
+                           "`answer_or_none` with your code, then run the cell again.")
+        if got != want:
+            if name == "clock":
+                return _wrong(f"on a run stopped by the clock your function returned {got!r}. The "
+                              "clock gives no answer (its last message is a tool call): return None.")
+            return _wrong(f"on a run that ended on {runs[name].exit_name} your function returned "
+                          f"{got!r}; expected the run's answer, {want!r}.")
+    return _correct("None on the clock, the text on the flag, the validated input on the warp pipe. "
+                    "Only two exits carry an answer.")
+
+
+def _verify_budget(max_turns: Any) -> Verdict:
+    if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
+        return _wrong(f"`budget_c` should be a whole number of turns (1 or more), not {max_turns!r}.")
+    for level, kw in (("1-2", {"only_search": True}), ("1-3", {"stop_on": True})):
+        run = mock_run(level, max_turns=max_turns, **kw)
+        if not run.has_answer:
+            needed = len(mock_run(level, **kw).turns)
+            return _wrong(f"with max_turns={max_turns} the clock stops the searcher on level {level} "
+                          f"before it answers: it needs {_turns(needed)} there. Make room.")
+    spent = cumulative_tokens(mock_run("1-1", "loopboros", max_turns=max_turns))[-1]
+    if spent > TOKEN_CAP:
+        return _wrong(f"with max_turns={max_turns} the Loopboros spends {spent:,} tokens on level "
+                      f"1-1 before the clock stops it, over the cap of {TOKEN_CAP:,}. Tighten it.")
+    return _correct(f"max_turns={max_turns}: the searcher answers on 1-2 and 1-3, and the Loopboros "
+                    f"is stopped after {spent:,} tokens. A budget is the longest honest run plus a "
+                    "margin, and no more.")
+
+
+# --- 1-2: the flag ------------------------------------------------------------------------------
+
+
+def _verify_give_up_prompt(prompt: Any) -> Verdict:
+    if not isinstance(prompt, str) or not prompt.strip():
+        return _wrong("`give_up_prompt` should be the text of a system prompt (a str).")
+    run = mock_run("1-1", system=prompt)
+    if run.stop != Stop.END_TURN:
+        return _wrong(f"with your prompt the searcher kept searching level 1-1 until the clock "
+                      f"({_turns(len(run.turns))}). Tell it what to do when the searches come back "
+                      "empty: for example, to say it couldn't find the star.")
+    stubborn = mock_run("1-1", "loopboros", system=prompt)
+    return _correct(f"the searcher gave up on the flag after {_turns(len(run.turns))}: "
+                    f"{run.answer!r}. The Loopboros, with the same prompt, still ran until "
+                    f"{stubborn.exit_name} ({_turns(len(stubborn.turns))}): permission only helps a "
+                    "model that takes it, so keep max_turns too.")
+
+
+def _verify_star_block(fn: Any) -> Verdict:
+    if not callable(fn):
+        return _wrong("`star_block` should be a function that takes a Run.")
+    runs = _samples()
+    expected = {"flag": 7, "flag-1-3": 12, "gave up": None, "clock": None}
+    for name, want in expected.items():
+        try:
+            got = fn(runs[name])
+        except NoAnswer:
+            return _wrong("NoAnswer escaped on a run stopped by the clock: catch it and return None "
+                          "(as in Exercise 1-1.b).")
+        if isinstance(got, _Blank):
+            return Verdict("not attempted", "not attempted yet. Replace `____` in `star_block` "
+                           "with your code, then run the cell again.")
+        if got == want and type(got) is type(want):
+            continue
+        text = runs[name]._answer if runs[name].has_answer else "(no answer: the clock)"
+        if isinstance(got, str) and got.isdigit():
+            return _wrong(f"you returned the text {got!r}: return the block as a number, int({got!r}).")
+        return _wrong(f"for the answer {text!r} your function returned {got!r}; expected {want!r}.")
+    return _correct("7 on level 1-2, 12 on level 1-3, None when the searcher gave up or the clock "
+                    "stopped it. It works, for these sentences: a model that words it differently "
+                    "breaks it. Level 1-3 hands you the block as data instead.")
+
+
+# --- 1-3: the warp pipe -------------------------------------------------------------------------
+
+
+def _verify_pipe(run: Any) -> Verdict:
+    if (bad := _is_run(run, "run_a")) is not None:
+        return bad
+    if run.stop == Stop.END_TURN and any(c.name == "mark_star" and c.ok for c in run.tool_calls):
+        return _wrong(f"the star was marked, but the run went on and ended on the flag "
+                      f"({run.answer!r}), one turn later. Open the warp pipe: "
+                      "`stop_on=[\"mark_star\"]`.")
+    if run.stop != Stop.TERMINAL_TOOL:
+        return _wrong(f"this run ended on {run.exit_name}. Offer both tools (`level.tools()`) and "
+                      "stop on mark_star.")
+    if run.answer != {"item": "star", "block": 12}:
+        return _wrong(f"the pipe opened with {run.answer!r}, but level 1-3's star is in block 12. "
+                      "Did you load level 1-3?")
+    return _correct(f"the warp pipe, after {_turns(len(run.turns))}: the answer is the validated "
+                    f"input {run.answer!r}, a dict your code can use without parsing.")
+
+
+def _verify_exit_of(fn: Any) -> Verdict:
+    if not callable(fn):
+        return _wrong("`exit_of` should be a function that takes a Run.")
+    for key, run in _samples().items():
+        got = fn(run)
+        if isinstance(got, _Blank):
+            return Verdict("not attempted", "not attempted yet. Replace `____` in `exit_of` with "
+                           "your code, then run the cell again.")
+        want = EXIT_NAMES[run.stop]
+        if got != want:
+            return _wrong(f"a run with stop={run.stop.value!r} ({_turns(len(run.turns))}) is "
+                          f"{want!r}; your function said {got!r}.")
+    return _correct("four runs, four exits named: the flag and the warp pipe carry an answer; the "
+                    "clock and the deadline do not.")
+
+
+def _verify_turns_saved(saved: Any) -> Verdict:
+    if isinstance(saved, bool) or not isinstance(saved, int):
+        return _wrong(f"`turns_saved` should be a whole number of turns, not {saved!r}.")
+    flag = mock_run("1-3", only_search=True)
+    pipe = mock_run("1-3", stop_on=True)
+    truth = len(flag.turns) - len(pipe.turns)
+    if saved == truth:
+        return _correct(f"{saved}: the searcher needs {_turns(len(flag.turns))} on the flag and "
+                        f"{_turns(len(pipe.turns))} through the pipe. What the pipe gives is not a "
+                        "shorter run but an answer checked against a schema.")
+    done = mock_run("1-3")
+    extra = len(done.turns) - len(pipe.turns)
+    if saved == extra:
+        return _wrong(f"{saved} is what stop_on saves over offering mark_star *without* stop_on "
+                      "(the turn spent saying \"Done\"). Compare the pipe with a searcher that "
+                      "answers in text: `level.tools(\"search_blocks\")`.")
+    return _wrong(f"run both and count: the flag run (only search_blocks) and the pipe run "
+                  f"(stop_on mark_star) on level 1-3. Your answer, {saved}, is not their difference.")
+
+
+# --- the catalogue ------------------------------------------------------------------------------
+
+_RUN = 'run_agent("Find the star in this level.", model=connect("{persona}"),\n'
+
+EXERCISES: dict[str, tuple[Exercise, ...]] = {
+    "00": (
+        Exercise(
+            id="00.a", var="q1", answer="first_run",
+            blank="first_run = ____",
+            hint_text="`load_level(\"1-2\")` hides a star; `connect(\"searcher\")` looks for it; "
+                      "`run_agent(prompt, model=..., tools=level.tools(\"search_blocks\"))`.",
+            solution_code=(
+                "first_run = " + _RUN.format(persona="searcher")
+                + '                      tools=load_level("1-2").tools("search_blocks"))'
+            ),
+            verify=_verify_first_run,
+        ),
+    ),
+    "1-1": (
+        Exercise(
+            id="1-1.a", var="q1", answer="run_a",
+            blank="run_a = ____",
+            hint_text="The Loopboros on level 1-1 never answers, so the clock is the only exit "
+                      "left: pass `max_turns=3`.",
+            solution_code=(
+                "run_a = " + _RUN.format(persona="loopboros")
+                + '                  tools=load_level("1-1").tools(), max_turns=3)'
+            ),
+            verify=_verify_three_turns,
+        ),
+        Exercise(
+            id="1-1.b", var="q2", answer="answer_or_none",
+            blank="def answer_or_none(run):\n    return ____",
+            hint_text="`run.answer` raises `NoAnswer` on the clock and the deadline. Catch it: "
+                      "`try: return run.answer` / `except NoAnswer: return None`.",
+            solution_code=(
+                "def answer_or_none(run):\n"
+                "    try:\n"
+                "        return run.answer\n"
+                "    except NoAnswer:\n"
+                "        return None"
+            ),
+            verify=_verify_answer_or_none,
+        ),
+        Exercise(
+            id="1-1.c", var="q3", answer="budget_c",
+            blank="budget_c = ____",
+            hint_text="Count the turns of the longest honest run (the searcher on level 1-3 takes "
+                      "5), then check what the Loopboros spends with that budget: "
+                      "`cumulative_tokens(run)[-1]`. The table above helps.",
+            solution_code="budget_c = 6   # the searcher's longest run (5 turns) plus one",
+            verify=_verify_budget,
+        ),
+    ),
+    "1-2": (
+        Exercise(
+            id="1-2.a", var="q1", answer="give_up_prompt",
+            blank="give_up_prompt = ____",
+            hint_text="Say what to do when the searches come back empty: the model needs "
+                      "permission to give up, in words, such as \"say you couldn't find it\".",
+            solution_code=f"give_up_prompt = {GIVE_UP!r}",
+            verify=_verify_give_up_prompt,
+        ),
+        Exercise(
+            id="1-2.b", var="q2", answer="star_block",
+            blank="def star_block(run):\n    return ____",
+            hint_text="Get the text with `run.answer` (in a try/except NoAnswer, as in 1-1.b), then "
+                      "look for \"block\" and a number: `re.search(r\"block (\\d+)\", text)`.",
+            solution_code=(
+                "import re\n\n"
+                "def star_block(run):\n"
+                "    try:\n"
+                "        text = run.answer\n"
+                "    except NoAnswer:\n"
+                "        return None\n"
+                "    found = re.search(r\"block (\\d+)\", text)\n"
+                "    return int(found.group(1)) if found else None"
+            ),
+            verify=_verify_star_block,
+        ),
+    ),
+    "1-3": (
+        Exercise(
+            id="1-3.a", var="q1", answer="run_a",
+            blank="run_a = ____",
+            hint_text="Offer both tools with `level.tools()` and name the terminal tool: "
+                      "`stop_on=[\"mark_star\"]`.",
+            solution_code=(
+                "run_a = " + _RUN.format(persona="searcher")
+                + '                  tools=load_level("1-3").tools(), stop_on=["mark_star"])'
+            ),
+            verify=_verify_pipe,
+        ),
+        Exercise(
+            id="1-3.b", var="q2", answer="exit_of",
+            blank="def exit_of(run):\n    return ____",
+            hint_text="Look at `run.stop`: `Stop.END_TURN` is the flag, `Stop.TERMINAL_TOOL` the "
+                      "warp pipe, `Stop.MAX_TURNS` the clock, `Stop.DEADLINE` the deadline.",
+            solution_code=(
+                "def exit_of(run):\n"
+                "    return {Stop.END_TURN: \"the flag\", Stop.TERMINAL_TOOL: \"the warp pipe\",\n"
+                "            Stop.MAX_TURNS: \"the clock\", Stop.DEADLINE: \"the deadline\"}[run.stop]"
+            ),
+            verify=_verify_exit_of,
+        ),
+        Exercise(
+            id="1-3.c", var="q3", answer="turns_saved",
+            blank="turns_saved = ____",
+            hint_text="Run the searcher on level 1-3 twice: with only `search_blocks` (it answers "
+                      "in text) and with both tools and `stop_on=[\"mark_star\"]`. Subtract.",
+            solution_code=(
+                "level = load_level(\"1-3\")\n"
+                "flag = " + _RUN.format(persona="searcher")
+                + "                 tools=level.tools(\"search_blocks\"))\n"
+                "pipe = " + _RUN.format(persona="searcher")
+                + "                 tools=level.tools(), stop_on=[\"mark_star\"])\n"
+                "turns_saved = len(flag.turns) - len(pipe.turns)"
+            ),
+            verify=_verify_turns_saved,
+        ),
+    ),
+}
+
+
+def exercises(notebook: str) -> tuple[Exercise, ...]:
+    """The exercises of one notebook ("00", "1-1", "1-2", "1-3"), in order: q1, q2, ..."""
+    if notebook not in EXERCISES:
+        raise KeyError(f"no exercises for {notebook!r}; notebooks: {', '.join(EXERCISES)}")
+    return EXERCISES[notebook]
+
+
+def by_tag(tag: str) -> Exercise:
+    """The exercise whose answer cell carries this tag ("exercise-1-1-a")."""
+    for group in EXERCISES.values():
+        for exercise in group:
+            if exercise.tag == tag:
+                return exercise
+    raise KeyError(f"no exercise tagged {tag!r}")
+
+
+__all__ = ["EXERCISES", "Exercise", "Verdict", "____", "by_tag", "exercises", "mock_model", "mock_run"]
