@@ -35,6 +35,9 @@ DEFAULT_TIMEOUT_S = 60.0
 DEFAULT_MAX_RETRIES = 2
 """How many times a 429 or 5xx is retried before it becomes an error. Retries are not turns."""
 MAX_RETRY_WAIT_S = 20.0
+"""The longest wait between retries; a Retry-After longer than this becomes an error at once."""
+MAX_RESPONSE_BYTES = 16 * 1024 * 1024
+"""A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 MOCK_BASE_URL = "http://whentostop.mock/v1"
 RETRY_STATUSES = {429, 500, 502, 503, 504}
 
@@ -128,10 +131,16 @@ class OpenAIChat:
         attempt = 0
         while True:
             response = self._post(body, deadline)
+            why_not = ""
             if response.status_code in RETRY_STATUSES and attempt < self.max_retries:
                 wait = _retry_wait(response, attempt)
                 left = None if deadline is None else deadline - time.monotonic()
-                if left is None or wait < left:
+                if wait > MAX_RETRY_WAIT_S:
+                    why_not = (f" It asked to wait {wait:g} s (Retry-After), longer than "
+                               f"the {MAX_RETRY_WAIT_S:g} s this client waits.")
+                elif left is not None and wait >= left:
+                    why_not = f" Waiting {wait:.2f} s to retry would pass the run's deadline."
+                else:
                     attempt += 1
                     reason = f"HTTP {response.status_code}, waited {wait:.2f} s"
                     retries.append(reason)
@@ -140,39 +149,81 @@ class OpenAIChat:
                     time.sleep(wait)
                     continue
             if response.status_code >= 400:
-                raise self._http_error(response, retries)
+                raise self._http_error(response, retries, why_not)
             completion = self._parse(response)
             completion.latency_s = time.perf_counter() - start
             completion.retries = retries
             return completion
 
     def _post(self, body: dict[str, Any], deadline: float | None) -> httpx.Response:
-        timeout: httpx.Timeout | None = None
+        """One request, bounded in total by `timeout_s` and the run's deadline, whichever is first.
+
+        httpx's timeouts are per read, so a server that trickles its reply a few bytes at a
+        time would never trip them; the body is read in chunks against a wall clock instead.
+        """
+        limit, by_deadline = self.timeout_s, False
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise EndpointTimeout("the run's deadline passed before the request", url=self.url)
-            if left < self.timeout_s:
-                timeout = httpx.Timeout(left)
+                raise EndpointTimeout("the run's deadline passed before the request", url=self.url,
+                                      cut_by_deadline=True)
+            limit, by_deadline = min(limit, left), left < limit
+        stop_at = time.monotonic() + limit
+        # ASCII-escaped JSON: a lone surrogate a model sent back cannot break the next request.
+        content = json.dumps(body).encode()
         try:
-            if timeout is None:
-                return self._http.post("/chat/completions", json=body)
-            return self._http.post("/chat/completions", json=body, timeout=timeout)
+            with self._http.stream(
+                "POST", "/chat/completions", content=content,
+                headers={"Content-Type": "application/json"},
+                timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
+            ) as response:
+                return self._read_bounded(response, stop_at, limit)
+        except EndpointTimeout as exc:
+            exc.cut_by_deadline = by_deadline
+            raise
         except httpx.TimeoutException as exc:
             kind = "connecting to" if isinstance(exc, httpx.ConnectTimeout) else "waiting for"
-            limit = timeout.read if timeout is not None else self.timeout_s
             raise EndpointTimeout(
                 f"Timed out {kind} {self.url} after {limit:.3g} s. A slow model needs a longer "
                 "timeout_s; a stuck one needs a deadline_s.",
-                url=self.url,
+                url=self.url, cut_by_deadline=by_deadline,
             ) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
         except httpx.TransportError as exc:
             raise EndpointUnreachable(
-                f"The connection to {self.url} failed ({type(exc).__name__}: {self._safe(str(exc))}).",
+                f"The connection to {self.url} failed ({type(exc).__name__}: {self._safe(str(exc))}). "
+                "Is the server still running?",
                 url=self.url,
             ) from None
+
+    def _read_bounded(
+        self, response: httpx.Response, stop_at: float, limit: float
+    ) -> httpx.Response:
+        """The whole response, read against the wall clock and a size limit."""
+        try:
+            response.content  # noqa: B018 — an in-process transport has already read it
+            return response
+        except httpx.ResponseNotRead:
+            pass
+        chunks: list[bytes] = []
+        size = 0
+        for chunk in response.iter_raw():
+            size += len(chunk)
+            if size > MAX_RESPONSE_BYTES:
+                raise BadResponse(
+                    f"{self.url} sent more than {MAX_RESPONSE_BYTES:,} bytes: not a chat completion",
+                    url=self.url,
+                )
+            if time.monotonic() > stop_at:
+                raise EndpointTimeout(
+                    f"The reply from {self.url} was still arriving after {limit:.3g} s (a slow "
+                    "stream). A slow model needs a longer timeout_s; a stuck one needs a deadline_s.",
+                    url=self.url,
+                )
+            chunks.append(chunk)
+        return httpx.Response(response.status_code, headers=response.headers,
+                              content=b"".join(chunks), request=response.request)
 
     @property
     def url(self) -> str:
@@ -197,9 +248,11 @@ class OpenAIChat:
             hint = " — is the server running, and is the port right?"
         return f"Could not reach {self.base_url}{hint} ({self._safe(detail)})"
 
-    def _http_error(self, response: httpx.Response, retries: list[str]) -> EndpointHTTPError:
+    def _http_error(
+        self, response: httpx.Response, retries: list[str], why_not: str = ""
+    ) -> EndpointHTTPError:
         status = response.status_code
-        said = self._safe(_error_text(response))
+        said = _error_text(self._safe(response.text))
         tried = f" after {len(retries)} retr{'y' if len(retries) == 1 else 'ies'}" if retries else ""
         if status in (401, 403):
             cls: type[EndpointHTTPError] = AuthenticationError
@@ -219,7 +272,7 @@ class OpenAIChat:
             cls, what = EndpointHTTPError, "the endpoint rejected the request"
             advice = "Check the model name and that this endpoint supports tool calling."
         err = cls(
-            f"HTTP {status} from {self.url}{tried}: {what}. {advice} The endpoint said: {said}",
+            f"HTTP {status} from {self.url}{tried}: {what}.{why_not} {advice} The endpoint said: {said}",
             url=self.url,
         )
         err.status = status
@@ -227,12 +280,13 @@ class OpenAIChat:
         return err
 
     def _parse(self, response: httpx.Response) -> Completion:
+        text = self._safe(response.text)  # before any excerpt: a cut key must not leak either
         try:
-            data = response.json()
-        except (json.JSONDecodeError, UnicodeDecodeError):
+            data = json.loads(text)
+        except (ValueError, RecursionError):
             raise BadResponse(
                 f"{self.url} answered with something that is not JSON: "
-                f"{self._safe(_excerpt(response.text))}",
+                f"{_excerpt(text) or '(an empty body)'}",
                 url=self.url,
             ) from None
         try:
@@ -247,22 +301,22 @@ class OpenAIChat:
 def parse_completion(data: Any) -> Completion:
     """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
     if not isinstance(data, dict):
-        raise BadResponse(f"the reply is not a chat completion (a JSON {type(data).__name__}): {_excerpt(json.dumps(data))}")
+        raise BadResponse(f"the reply is not a chat completion (a JSON {type(data).__name__}): {_excerpt(_dump(data))}")
     if "error" in data and "choices" not in data:
-        raise BadResponse(f"the endpoint sent an error instead of a reply: {_excerpt(json.dumps(data['error']))}")
+        raise BadResponse(f"the endpoint sent an error instead of a reply: {_excerpt(_dump(data['error']))}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(f"the reply has no choices: {_excerpt(json.dumps(data))}")
+        raise BadResponse(f"the reply has no choices: {_excerpt(_dump(data))}")
     choice = choices[0]
     raw = choice.get("message")
     if not isinstance(raw, dict):
-        raise BadResponse(f"the reply's first choice has no message: {_excerpt(json.dumps(choice))}")
+        raise BadResponse(f"the reply's first choice has no message: {_excerpt(_dump(choice))}")
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
-        raise BadResponse(f"the message content is neither text nor parts: {_excerpt(json.dumps(content))}")
+        raise BadResponse(f"the message content is neither text nor parts: {_excerpt(_dump(content))}")
     calls = _normalise_calls(raw.get("tool_calls"))
     text = content if isinstance(content, str) else "".join(
-        p.get("text", "") for p in content or [] if isinstance(p, dict)
+        p["text"] for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
     )
     if not calls and not text.strip():
         raise BadResponse("the reply's message is empty: no text and no tool call")
@@ -284,17 +338,17 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise BadResponse(f"tool_calls is not a list: {_excerpt(json.dumps(raw, default=str))}")
+        raise BadResponse(f"tool_calls is not a list: {_excerpt(_dump(raw))}")
     calls = []
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
-            raise BadResponse(f"a tool call has no function: {_excerpt(json.dumps(item, default=str))}")
+            raise BadResponse(f"a tool call has no function: {_excerpt(_dump(item))}")
         fn = item["function"]
         arguments = fn.get("arguments")
         if arguments is None:
             arguments = ""
         elif not isinstance(arguments, str):
-            arguments = json.dumps(arguments)  # some servers send an object, not a string
+            arguments = _dump(arguments)  # some servers send an object, not a string
         call_id = item.get("id")
         calls.append({
             "id": call_id if isinstance(call_id, str) and call_id else f"call_{uuid.uuid4().hex[:12]}",
@@ -309,26 +363,39 @@ def _count(value: Any) -> int:
 
 
 def _retry_wait(response: httpx.Response, attempt: int) -> float:
-    """Honour Retry-After (seconds or an HTTP date), else back off 0.5 s, 1 s, 2 s…"""
-    header = response.headers.get("retry-after")
-    if header:
-        try:
-            return min(max(float(header), 0.0), MAX_RETRY_WAIT_S)
-        except ValueError:
-            when = email.utils.parsedate_to_datetime(header) if header else None
-            if when is not None:
-                return min(max(when.timestamp() - time.time(), 0.0), MAX_RETRY_WAIT_S)
-    return min(0.5 * 2**attempt, MAX_RETRY_WAIT_S)
+    """Honour Retry-After (seconds or an HTTP date), else back off 0.5 s, 1 s, 2 s…
 
-
-def _error_text(response: httpx.Response) -> str:
+    The wait is not capped here: `complete` refuses to wait longer than MAX_RETRY_WAIT_S.
+    """
+    header = response.headers.get("retry-after", "").strip()
     try:
-        data = response.json()
-    except (json.JSONDecodeError, UnicodeDecodeError):
-        return _excerpt(response.text) or "(empty body)"
+        seconds = float(header)
+    except ValueError:
+        try:
+            seconds = email.utils.parsedate_to_datetime(header).timestamp() - time.time()
+        except (TypeError, ValueError, IndexError, OverflowError):
+            return min(0.5 * 2**attempt, MAX_RETRY_WAIT_S)  # no usable Retry-After
+    return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
+
+
+
+def _error_text(text: str) -> str:
+    """A short excerpt of an error body: its `error.message` if it has one."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError):
+        return _excerpt(text) or "(empty body)"
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         return _excerpt(str(data["error"].get("message", data["error"])))
-    return _excerpt(json.dumps(data))
+    return _excerpt(_dump(data))
+
+
+def _dump(value: Any) -> str:
+    """JSON text for an excerpt; never raises (deep nesting, odd types)."""
+    try:
+        return json.dumps(value, default=str)
+    except (ValueError, TypeError, RecursionError):
+        return f"(a {type(value).__name__} that cannot be shown)"
 
 
 def _excerpt(text: str, limit: int = 200) -> str:

@@ -91,7 +91,7 @@ def run_agent(
                 messages, schemas, tool_choice=tool_choice, deadline=deadline, on_retry=on_retry
             )
         except EndpointError as exc:
-            if isinstance(exc, EndpointTimeout) and _past(deadline):
+            if isinstance(exc, EndpointTimeout) and (getattr(exc, "cut_by_deadline", False) or _past(deadline)):
                 return None  # the deadline cut the request short: an exit, not an error
             run.error = str(exc)
             run.elapsed_s = time.monotonic() - started
@@ -147,7 +147,7 @@ def run_agent(
             elif call.id in seen_ids:
                 call.output = f"Error: tool call id {call.id!r} was used twice in one reply; not run."
             else:
-                result = call_tool(by_name, call.name, call.arguments)
+                result = call_tool(by_name, call.name, call.arguments, deadline=deadline)
                 call.ok, call.output, call.input = result.ok, result.output, result.input
                 call.latency_s = result.latency_s
             seen_ids.add(call.id)

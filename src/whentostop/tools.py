@@ -73,34 +73,46 @@ class Tool:
                     f"the arguments for {self.name} are not valid JSON ({exc.msg} at "
                     f"character {exc.pos}): {_excerpt(arguments)}"
                 ) from None
+            except RecursionError:
+                raise ToolInputError(
+                    f"the arguments for {self.name} are nested too deeply: {_excerpt(arguments)}"
+                ) from None
         if not isinstance(arguments, dict):
             raise ToolInputError(
                 f"the arguments for {self.name} must be a JSON object, "
-                f"got {type(arguments).__name__}: {_excerpt(json.dumps(arguments))}"
+                f"got {type(arguments).__name__}: {_excerpt(_dump(arguments))}"
             )
         try:
             return self.input_model.model_validate(arguments)
         except ValidationError as exc:
             raise ToolInputError(f"invalid input for {self.name}: {_describe(exc)}") from None
 
-    def __call__(self, arguments: str | dict[str, Any] | None) -> ToolResult:
-        """Validate, run, and return the output as text. Never raises."""
+    def __call__(
+        self, arguments: str | dict[str, Any] | None, *, deadline: float | None = None
+    ) -> ToolResult:
+        """Validate, run, and return the output as text. Never raises.
+
+        `deadline` (a `time.monotonic()` value: the run's) cuts a slow body short too.
+        """
         start = time.perf_counter()
         try:
             validated = self.validate(arguments)
         except ToolInputError as exc:
             return ToolResult(False, f"Error: {exc}", None, time.perf_counter() - start)
         data = validated.model_dump()
+        limit, by_deadline = _time_limit(self.timeout_s, deadline)
         try:
             if self.takes_model:
-                value = _run_with_timeout(self.fn, (validated,), {}, self.timeout_s)
+                value = _run_with_timeout(self.fn, (validated,), {}, limit)
             else:
                 kwargs = {name: getattr(validated, name) for name in data}
-                value = _run_with_timeout(self.fn, (), kwargs, self.timeout_s)
+                value = _run_with_timeout(self.fn, (), kwargs, limit)
+            text = as_text(value)
         except TimeoutError:
+            when = "before the run's deadline" if by_deadline else f"within {self.timeout_s:g} s"
             return ToolResult(
                 False,
-                f"Error: {self.name} did not finish within {self.timeout_s:g} s and was abandoned",
+                f"Error: {self.name} did not finish {when} and was abandoned",
                 data,
                 time.perf_counter() - start,
             )
@@ -114,7 +126,7 @@ class Tool:
                 data,
                 time.perf_counter() - start,
             )
-        return ToolResult(True, as_text(value), data, time.perf_counter() - start)
+        return ToolResult(True, text, data, time.perf_counter() - start)
 
 
 class ToolError(Exception):
@@ -155,13 +167,16 @@ def tool(
     return build(fn) if fn is not None else build
 
 
-def call_tool(tools: dict[str, Tool], name: str, arguments: str | None) -> ToolResult:
+def call_tool(
+    tools: dict[str, Tool], name: str, arguments: str | None, *, deadline: float | None = None
+) -> ToolResult:
     """Run one call by name; an unknown name is an error result listing the tools there are."""
     found = tools.get(name)
     if found is None:
         known = ", ".join(tools) or "none"
-        return ToolResult(False, f"Error: there is no tool named {name!r}. Tools: {known}.")
-    return found(arguments)
+        return ToolResult(False, f"Error: there is no tool named {_excerpt(repr(name), 60)}. "
+                                 f"Tools: {known}.")
+    return found(arguments, deadline=deadline)
 
 
 def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
@@ -183,11 +198,13 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
         text = value.model_dump_json()
     elif value is None:
         text = ""
-    else:
+    elif isinstance(value, (dict, list, tuple, int, float, bool)):
         try:
             text = json.dumps(value, ensure_ascii=False, default=str)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, RecursionError):
             text = str(value)
+    else:
+        text = str(value)  # any other object: what print() would show
     if len(text) > limit:
         return (
             text[:limit]
@@ -245,12 +262,29 @@ def _run_with_timeout(
     return box.get("value")
 
 
+def _time_limit(timeout_s: float | None, deadline: float | None) -> tuple[float | None, bool]:
+    """The seconds a tool body may take: its own limit or what is left of the run, if less."""
+    if deadline is None:
+        return timeout_s, False
+    left = max(deadline - time.monotonic(), 0.0)
+    if timeout_s is None or left < timeout_s:
+        return left, True
+    return timeout_s, False
+
+
+def _dump(value: Any) -> str:
+    try:
+        return json.dumps(value, default=str)
+    except (TypeError, ValueError, RecursionError):
+        return repr(value)
+
+
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(x) for x in err["loc"]) or "input"
         got = err.get("input")
-        shown = "" if err["type"] == "missing" else f" (got {_excerpt(json.dumps(got, default=str), 40)})"
+        shown = "" if err["type"] == "missing" else f" (got {_excerpt(_dump(got), 40)})"
         parts.append(f"{where}: {err['msg']}{shown}")
     return "; ".join(parts)
 
