@@ -1,0 +1,235 @@
+"""The exercise checkers: every exercise says "not attempted yet" for a blank, helps on a wrong
+answer, and accepts its own solution — judged by running the answer on the mock."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from whentostop import NoAnswer, Stop, connect, load_level, run_agent
+from whentostop.checks import EXERCISES, ____, by_tag, exercises, mock_run
+
+ALL = [ex for group in EXERCISES.values() for ex in group]
+IDS = [ex.id for ex in ALL]
+
+
+def answer_of(source: str, name: str) -> Any:
+    """Run an answer cell's code (without its check line) and return what it defined."""
+    namespace: dict[str, Any] = {}
+    exec("from whentostop import *\nfrom whentostop.checks import ____\n" + source, namespace)
+    return namespace[name]
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=IDS)
+def test_blank_answer_is_not_attempted_and_never_raises(exercise, capsys):
+    blank = answer_of(exercise.blank, exercise.answer)
+    assert exercise.result(blank).status == "not attempted"
+    exercise.check(blank)
+    exercise.check()
+    out = capsys.readouterr().out
+    assert out.count("not attempted yet") == 2
+    assert f"Exercise {exercise.id}" in out
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=IDS)
+def test_own_solution_is_correct(exercise, capsys):
+    answer = answer_of(exercise.solution_code, exercise.answer)
+    verdict = exercise.result(answer)
+    assert verdict.status == "correct", verdict.message
+    exercise.check(answer)
+    assert "✅" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=IDS)
+def test_hint_and_solution_print_without_running_anything(exercise, capsys):
+    exercise.hint()
+    exercise.solution()
+    out = capsys.readouterr().out
+    assert f"Hint ({exercise.id})" in out
+    assert exercise.solution_code in out
+
+
+@pytest.mark.parametrize("exercise", ALL, ids=IDS)
+def test_answer_cell_is_tagged_and_solvable(exercise):
+    assert by_tag(exercise.tag) is exercise
+    assert re.fullmatch(r"exercise-(00|1-[123])-[a-z]", exercise.tag)
+    assert exercise.cell().endswith(exercise.check_line)
+    assert "____" in exercise.cell() and "____" not in exercise.cell(solved=True)
+
+
+def test_each_level_has_at_least_two_exercises_and_00_a_warm_up():
+    assert len(exercises("00")) >= 1
+    for level in ("1-1", "1-2", "1-3"):
+        group = exercises(level)
+        assert len(group) >= 2
+        assert [ex.var for ex in group] == [f"q{i}" for i in range(1, len(group) + 1)]
+
+
+def test_a_learners_code_that_raises_is_reported_not_raised():
+    def broken(run):
+        return run.no_such_attribute
+
+    verdict = by_tag("exercise-1-3-b").result(broken)
+    assert verdict.status == "incorrect"
+    assert "AttributeError" in verdict.message
+
+
+# --- 00 -----------------------------------------------------------------------------------------
+
+
+def test_first_run_on_the_empty_level_is_told_where_the_star_is():
+    verdict = by_tag("exercise-00-a").result(mock_run("1-1", "loopboros", max_turns=3))
+    assert verdict.status == "incorrect"
+    assert "1-2" in verdict.message and "the clock" in verdict.message
+
+
+def test_first_run_that_is_not_a_run_is_named():
+    verdict = by_tag("exercise-00-a").result("I found the star")
+    assert verdict.status == "incorrect" and "Run" in verdict.message
+
+
+# --- 1-1 ----------------------------------------------------------------------------------------
+
+
+def test_clock_after_five_turns_is_told_to_set_three():
+    verdict = by_tag("exercise-1-1-a").result(mock_run("1-1", "loopboros", max_turns=5))
+    assert verdict.status == "incorrect"
+    assert "5 turns" in verdict.message and "max_turns=3" in verdict.message
+
+
+def test_clock_exercise_with_a_run_that_answered_asks_for_the_loopboros():
+    verdict = by_tag("exercise-1-1-a").result(mock_run("1-2", only_search=True, max_turns=3))
+    assert verdict.status == "incorrect"
+    assert "the flag" in verdict.message and "loopboros" in verdict.message
+
+
+def test_answer_or_none_that_lets_noanswer_escape_is_told_to_catch_it():
+    verdict = by_tag("exercise-1-1-b").result(lambda run: run.answer)
+    assert verdict.status == "incorrect"
+    assert "NoAnswer" in verdict.message and "except" in verdict.message
+
+
+def test_answer_or_none_that_returns_the_last_message_is_told_it_is_a_tool_call():
+    def last_text(run):
+        return run.last_message.get("content")
+
+    verdict = by_tag("exercise-1-1-b").result(last_text)
+    assert verdict.status == "incorrect"
+    assert "clock" in verdict.message and "tool call" in verdict.message
+
+
+@pytest.mark.parametrize("budget, says", [
+    (4, "needs 5 turns"),      # too tight: the searcher cannot finish level 1-3
+    (25, "over the cap"),      # too loose: the Loopboros burns tokens
+    (0, "whole number"),
+    ("6", "whole number"),
+])
+def test_budget_outside_the_range_says_which_way_to_move(budget, says):
+    verdict = by_tag("exercise-1-1-c").result(budget)
+    assert verdict.status == "incorrect"
+    assert says in verdict.message
+
+
+@pytest.mark.parametrize("budget", [5, 6, 7])
+def test_every_budget_in_the_range_is_accepted(budget):
+    assert by_tag("exercise-1-1-c").result(budget).status == "correct"
+
+
+# --- 1-2 ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("prompt", [
+    "You are a helpful assistant.",
+    "Never give up: the star is there.",
+])
+def test_prompt_without_permission_is_told_the_searcher_hit_the_clock(prompt):
+    verdict = by_tag("exercise-1-2-a").result(prompt)
+    assert verdict.status == "incorrect"
+    assert "until the clock" in verdict.message
+
+
+def test_give_up_prompt_in_other_words_is_accepted_and_the_loopboros_still_hits_the_clock():
+    verdict = by_tag("exercise-1-2-a").result("If you cannot find it, give up and say so.")
+    assert verdict.status == "correct"
+    assert "Loopboros" in verdict.message and "the clock" in verdict.message
+
+
+def test_star_block_returning_text_is_told_to_return_an_int():
+    def as_text(run):
+        try:
+            found = re.search(r"block (\d+)", run.answer)
+        except NoAnswer:
+            return None
+        return found.group(1) if found else None
+
+    verdict = by_tag("exercise-1-2-b").result(as_text)
+    assert verdict.status == "incorrect" and "int(" in verdict.message
+
+
+def test_star_block_that_ignores_the_clock_is_told_to_catch_noanswer():
+    def no_guard(run):
+        found = re.search(r"block (\d+)", run.answer)
+        return int(found.group(1)) if found else None
+
+    verdict = by_tag("exercise-1-2-b").result(no_guard)
+    assert verdict.status == "incorrect" and "NoAnswer" in verdict.message
+
+
+# --- 1-3 ----------------------------------------------------------------------------------------
+
+
+def test_marking_without_stop_on_is_told_to_open_the_pipe():
+    verdict = by_tag("exercise-1-3-a").result(mock_run("1-3"))
+    assert verdict.status == "incorrect"
+    assert "stop_on" in verdict.message and "one turn later" in verdict.message
+
+
+def test_pipe_on_the_wrong_level_names_the_block():
+    verdict = by_tag("exercise-1-3-a").result(mock_run("1-2", stop_on=True))
+    assert verdict.status == "incorrect" and "block 12" in verdict.message
+
+
+def test_sloppy_caller_through_the_pipe_is_accepted():
+    level = load_level("1-3")
+    run = run_agent("Find the star in this level.", model=connect("sloppy"), tools=level.tools(),
+                    stop_on=["mark_star"])
+    assert by_tag("exercise-1-3-a").result(run).status == "correct"
+
+
+def test_exit_of_that_confuses_clock_and_deadline_names_the_run():
+    def two_names(run):
+        return "the flag" if run.has_answer and run.stop == Stop.END_TURN else (
+            "the warp pipe" if run.has_answer else "the clock")
+
+    verdict = by_tag("exercise-1-3-b").result(two_names)
+    assert verdict.status == "incorrect"
+    assert "'deadline'" in verdict.message and "'the deadline'" in verdict.message
+
+
+def test_turns_saved_of_one_is_told_it_is_the_done_turn():
+    verdict = by_tag("exercise-1-3-c").result(1)
+    assert verdict.status == "incorrect" and "Done" in verdict.message
+
+
+def test_turns_saved_far_off_asks_to_run_both():
+    verdict = by_tag("exercise-1-3-c").result(3)
+    assert verdict.status == "incorrect" and "run both" in verdict.message
+
+
+def test_checks_use_the_mock_even_when_an_endpoint_is_configured(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")   # nothing listens there
+    monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
+    assert by_tag("exercise-1-3-c").result(0).status == "correct"
+
+
+def test_unknown_notebook_and_tag_are_clear_errors():
+    with pytest.raises(KeyError, match="notebooks: 00, 1-1"):
+        exercises("2-1")
+    with pytest.raises(KeyError, match="exercise-9-9-z"):
+        by_tag("exercise-9-9-z")
+
+
+def test_blank_placeholder_reads_as_the_blank():
+    assert repr(____) == "____"
