@@ -1,0 +1,81 @@
+"""What Binder does with this repository, done here: a fresh virtual environment, `pip install .`
+(repo2docker installs a root pyproject.toml that way, not editable), JupyterLab from that
+environment started in the repository's root, and a learner opening 00_start_here.ipynb from
+the Binder link's urlpath and running all of it in the browser.
+
+Everything happens in a copy of the working tree in a temporary folder, so nothing writes into
+the checkout; pip's cache makes the second run faster.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import parse_qs, urlsplit
+
+import pytest
+from conftest import ROOT, screenshot
+from labpage import code_cells_run, error_outputs, jupyter_lab, open_notebook, run_all_cells
+
+from whentostop.classroom import binder_link
+
+pytestmark = [pytest.mark.slow, pytest.mark.browser]
+
+
+def copy_of_repository(dest: Path) -> Path:
+    """The files git would commit (tracked and new, not ignored), copied to `dest`."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
+
+
+def binder_like_environment(repo: Path, venv: Path) -> Path:
+    """A new virtual environment with the repository installed by `pip install .`; its bin/."""
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=180)
+    python = venv / "bin" / "python"
+    pip = [str(python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
+    subprocess.run([*pip, "--upgrade", "pip"], check=True, timeout=300)
+    subprocess.run([*pip, "."], cwd=repo, check=True, timeout=900)
+    return venv / "bin"
+
+
+def the_start_notebook_binder_opens() -> str:
+    """The path the README's Binder badge opens, read from the link itself."""
+    urlpath = parse_qs(urlsplit(binder_link(notebook="00")).query)["urlpath"][0]
+    assert urlpath.startswith("lab/tree/")
+    return urlpath.removeprefix("lab/tree/")
+
+
+@pytest.mark.timeout(1500)
+def test_pip_install_dot_in_a_fresh_venv_runs_start_here_in_jupyterlab(
+        page, jupyter_env: dict[str, str], tmp_path: Path) -> None:
+    repo = copy_of_repository(tmp_path / "repo")
+    assert not (repo / "binder").exists(), "a binder/ folder would hide the root pyproject.toml"
+    bin_dir = binder_like_environment(repo, tmp_path / "venv")
+    project_bin = str(Path(sys.executable).parent)
+    path = [p for p in jupyter_env["PATH"].split(os.pathsep) if p != project_bin]
+    env = dict(jupyter_env, PATH=os.pathsep.join([str(bin_dir), *path]))
+
+    # Installed, not editable: the package is imported from the new environment's site-packages.
+    where = subprocess.run([str(bin_dir / "python"), "-c", "import whentostop; print(whentostop.__file__)"],
+                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True, timeout=60)
+    assert Path(where.stdout.strip()).is_relative_to(tmp_path / "venv")
+
+    with jupyter_lab(bin_dir / "jupyter", root_dir=repo, state_dir=tmp_path / "lab", env=env,
+                     log=tmp_path / "jupyterlab.log") as lab:
+        open_notebook(page, lab.tree(the_start_notebook_binder_opens()))
+        run_all_cells(page)
+        screenshot(page, "binder-00_start_here")
+        assert error_outputs(page) == []
+        assert code_cells_run(page) > 0
+        outputs = "\n".join(page.locator(".jp-OutputArea-output").all_inner_texts())
+        assert any(exit_ in outputs for exit_ in ("end_turn", "terminal_tool", "max_turns")), outputs
+        lab.shutdown_kernels()
