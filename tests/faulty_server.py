@@ -92,7 +92,7 @@ class FaultyServer:
     def __init__(self, script: Sequence[Act], *, keep_alive: bool = True) -> None:
         self.httpd = _Server(("127.0.0.1", 0), _Handler)
         self.httpd.state = _State(list(script), keep_alive=keep_alive)
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self.httpd.serve_forever, args=(0.05,), daemon=True)
 
     @property
     def base_url(self) -> str:

@@ -1,0 +1,176 @@
+"""Replies that are not what a chat completion should be — not JSON, not a completion, no
+choices, an empty message, cut off by `length` — and tool calls a small model gets wrong:
+broken JSON, arguments that are not an object, an unknown tool, one call id used twice.
+
+The first group ends in `BadResponse` quoting a short excerpt; `length` is reported on the
+turn; broken tool calls go back to the model as error results and the loop goes on.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from faulty_server import FaultyServer, call, chat, completion, reply, run_to_end
+
+from whentostop import BadResponse, NoAnswer, Stop, ToolResultEvent, connect, tool
+from whentostop.loop import CONTINUE_PROMPT
+
+pytestmark = pytest.mark.timeout(30)
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"the value of {key} is 42"
+
+
+TOOLS = [tool(lookup)]
+ANSWER = completion("It is 42.")
+
+
+def run_script(script, **kwargs):
+    with FaultyServer(script) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url), tools=TOOLS, **kwargs)
+    return ending, server
+
+
+# ---- bodies that are not a usable completion --------------------------------------------
+
+
+@pytest.mark.parametrize("body, says", [
+    ("<html>Welcome to nginx!</html>", "answered with something that is not JSON: <html>Welcome to nginx!</html>"),
+    ("", "answered with something that is not JSON: (an empty body)"),
+    ([1, 2, 3], "the reply is not a chat completion (a JSON list): [1, 2, 3]"),
+    ({"object": "list", "data": []}, 'the reply has no choices: {"object": "list", "data": []}'),
+    ({"choices": []}, 'the reply has no choices: {"choices": []}'),
+    ({"choices": [{"index": 0}]}, 'the reply\'s first choice has no message: {"index": 0}'),
+    ({"error": {"message": "model overloaded"}}, "the endpoint sent an error instead of a reply"),
+    (chat(""), "the reply's message is empty: no text and no tool call"),
+    (chat(None), "the reply's message is empty: no text and no tool call"),
+    ({"choices": [{"message": {"content": 7}}]}, "the message content is neither text nor parts: 7"),
+])
+def test_a_body_that_is_not_a_completion_is_bad_response_quoting_it(body, says):
+    ending, server = run_script([reply(body)])
+    assert isinstance(ending.error, BadResponse)
+    assert str(ending.error).startswith(f"{server.base_url}/chat/completions")
+    assert says in str(ending.error)
+    assert ending.run.turns == []
+
+
+def test_the_quote_of_a_huge_bad_body_is_short():
+    ending, _ = run_script([reply("oops " * 200_000, content_type="text/plain")])
+    assert isinstance(ending.error, BadResponse) and len(str(ending.error)) < 400
+    assert str(ending.error).endswith("…")
+
+
+def test_a_bad_reply_on_turn_two_keeps_turn_one():
+    ending, _ = run_script([completion(tool_calls=[call("lookup", {"key": "a"})]), reply("not json")])
+    assert isinstance(ending.error, BadResponse)
+    assert len(ending.run.turns) == 1 and ending.run.messages[-1]["role"] == "tool"
+    assert ending.run.total_tokens == 13
+
+
+def test_a_deeply_nested_body_is_bad_response_not_a_recursion_error():
+    ending, _ = run_script([reply("[" * 100_000 + "]" * 100_000)])
+    assert isinstance(ending.error, BadResponse) and "not JSON" in str(ending.error)
+
+
+def test_content_given_as_parts_is_joined_into_text():
+    parts = {"choices": [{"message": {"role": "assistant", "content": [
+        {"type": "text", "text": "It is "}, {"type": "text", "text": 42}, {"type": "text", "text": "42."}]}}]}
+    ending, _ = run_script([reply(parts)])
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
+
+
+# ---- finish_reason "length" ------------------------------------------------------------
+
+
+def test_a_reply_cut_by_length_is_reported_and_not_taken_as_the_answer():
+    ending, server = run_script([completion("The value is", finish_reason="length"), ANSWER])
+    first, second = ending.run.turns
+    assert first.truncated and first.finish_reason == "length" and not second.truncated
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
+    assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+
+
+def test_a_reply_cut_by_length_on_the_last_turn_is_the_clock_with_no_answer():
+    ending, _ = run_script([completion("The value is", finish_reason="length")], max_turns=1)
+    assert ending.run.stop == Stop.MAX_TURNS and ending.run.turns[0].truncated
+    with pytest.raises(NoAnswer, match="max_turns=1"):
+        ending.run.answer
+
+
+def test_tool_arguments_cut_by_length_go_back_as_an_error():
+    cut = completion(tool_calls=[call("lookup", '{"key": "a')], finish_reason="length")
+    ending, _ = run_script([cut, ANSWER])
+    assert ending.run.turns[0].truncated
+    assert ending.run.tool_calls[0].output.startswith("Error: the arguments for lookup are not valid JSON")
+    assert ending.run.stop == Stop.END_TURN
+
+
+# ---- tool calls a model gets wrong ----------------------------------------------------
+
+
+@pytest.mark.parametrize("arguments, says", [
+    ('{"key": ', "Error: the arguments for lookup are not valid JSON (Expecting value at character 8): {\"key\": "),
+    ("{'key': 'a'}", "Error: the arguments for lookup are not valid JSON"),
+    ("[1, 2]", "Error: the arguments for lookup must be a JSON object, got list: [1, 2]"),
+    ('"a"', 'Error: the arguments for lookup must be a JSON object, got str: "a"'),
+    ("42", "Error: the arguments for lookup must be a JSON object, got int: 42"),
+    ("null", "Error: the arguments for lookup must be a JSON object, got NoneType: null"),
+    ('{"key": 5}', "Error: invalid input for lookup: key: Input should be a valid string (got 5)"),
+    ("{}", "Error: invalid input for lookup: key: Field required"),
+])
+def test_bad_tool_arguments_go_back_to_the_model_and_the_loop_goes_on(arguments, says):
+    ending, server = run_script([completion(tool_calls=[call("lookup", arguments)]), ANSWER])
+    (bad,) = ending.run.tool_calls
+    assert not bad.ok and bad.input is None and bad.arguments == arguments
+    assert bad.output.startswith(says)
+    sent_back = server.requests[1].body["messages"][-1]
+    assert sent_back == {"role": "tool", "tool_call_id": "call_1", "content": bad.output}
+    assert ending.run.stop == Stop.END_TURN and len(ending.run.turns) == 2
+
+
+def test_arguments_sent_as_an_object_instead_of_a_string_still_work():
+    raw = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": {"key": "a"}}}
+    ending, _ = run_script([completion(tool_calls=[raw]), ANSWER])
+    (good,) = ending.run.tool_calls
+    assert good.ok and good.input == {"key": "a"} and json.loads(good.arguments) == {"key": "a"}
+
+
+def test_an_unknown_tool_goes_back_listing_the_tools_there_are():
+    ending, server = run_script([completion(tool_calls=[call("lokup", {"key": "a"})]), ANSWER])
+    (bad,) = ending.run.tool_calls
+    assert bad.output == "Error: there is no tool named 'lokup'. Tools: lookup."
+    assert not bad.ok and ending.run.stop == Stop.END_TURN
+
+
+def test_a_duplicated_call_id_runs_once_and_the_second_is_an_error():
+    twice = [call("lookup", {"key": "a"}, "same"), call("lookup", {"key": "b"}, "same")]
+    ending, _ = run_script([completion(tool_calls=twice), ANSWER])
+    first, second = ending.run.tool_calls
+    assert first.ok and first.output == "the value of a is 42"
+    assert not second.ok and second.output == "Error: tool call id 'same' was used twice in one reply; not run."
+    results = [e for e in ending.events if isinstance(e, ToolResultEvent)]
+    assert [e.ok for e in results] == [True, False]
+    assert ending.run.stop == Stop.END_TURN
+
+
+def test_a_tool_call_without_a_function_is_bad_response():
+    ending, _ = run_script([completion(tool_calls=[{"id": "x", "type": "function"}])])
+    assert isinstance(ending.error, BadResponse) and "a tool call has no function" in str(ending.error)
+
+
+def test_a_tool_call_without_an_id_gets_one():
+    nameless = {"type": "function", "function": {"name": "lookup", "arguments": '{"key": "a"}'}}
+    ending, server = run_script([completion(tool_calls=[nameless]), ANSWER])
+    (good,) = ending.run.tool_calls
+    assert good.ok and good.id.startswith("call_")
+    assert server.requests[1].body["messages"][-1]["tool_call_id"] == good.id
+
+
+def test_a_lone_surrogate_in_tool_arguments_does_not_break_the_next_request():
+    # JSON allows "\ud800"; Python decodes it to a lone surrogate, which UTF-8 cannot encode.
+    weird = completion(tool_calls=[call("lookup", '{"key": "\ud800"}')])
+    ending, server = run_script([weird, ANSWER])
+    assert ending.run.stop == Stop.END_TURN and len(server.requests) == 2
