@@ -117,6 +117,8 @@ def mock_transport() -> httpx.MockTransport:
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, like a real server
+    disable_nagle_algorithm = True  # headers and body go out as two writes: without this, a
+    # keep-alive client waits ~40 ms per reply for a delayed ACK (Nagle); see bench/RESULTS.md
     server_version = "whentostop-mock"
 
     def do_GET(self) -> None:
