@@ -120,20 +120,41 @@ class _Handler(BaseHTTPRequestHandler):
     disable_nagle_algorithm = True  # headers and body go out as two writes: without this, a
     # keep-alive client waits ~40 ms per reply for a delayed ACK (Nagle); see bench/RESULTS.md
     server_version = "whentostop-mock"
+    timeout = 30  # a client that stops sending mid-request does not hold a thread forever
 
     def do_GET(self) -> None:
         self._answer(*handle("GET", self.path, b""))
 
     def do_POST(self) -> None:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            self._answer(*_error(411, "send the body with a Content-Length, not chunked",
+                                 "length_required"), close=True)
+            return
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
-        if length < 0 or length > MAX_REQUEST_BYTES:
+        if length < 0:
+            self._answer(*_error(400, "the Content-Length header is not a number of bytes",
+                                 "invalid_content_length"), close=True)
+            return
+        if length > MAX_REQUEST_BYTES:
             self._answer(*_error(413, f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
                                  "request_too_large"), close=True)
             return
         self._answer(*handle("POST", self.path, self.rfile.read(length)))
+
+    def _other_method(self) -> None:
+        self._answer(*handle(self.command, self.path, b""))
+
+    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other_method
+
+    def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
+        """What http.server answers by itself (a malformed request line, headers too long):
+        the same JSON error shape as everything else, not its HTML page."""
+        text = message or self.responses.get(code, ("error",))[0]
+        self.request_version = "HTTP/1.1"  # an unparsed request line would leave 0.9: no headers
+        self._answer(*_error(code, text, "bad_request"), close=True)
 
     def _answer(self, status: int, data: dict[str, Any], close: bool = False) -> None:
         payload = json.dumps(data).encode()
@@ -144,18 +165,25 @@ class _Handler(BaseHTTPRequestHandler):
             self.send_header("Connection", "close")
             self.close_connection = True
         self.end_headers()
-        self.wfile.write(payload)
+        if self.command != "HEAD":
+            self.wfile.write(payload)
 
     def log_message(self, format: str, *args: Any) -> None:  # quiet, like a library
         pass
+
+
+class _QuietServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hung up mid-request is not worth a traceback on the console."""
 
 
 class MockServer:
     """The mock endpoint on a real socket. `with MockServer() as server: server.base_url`."""
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
-        self.httpd = ThreadingHTTPServer((host, port), _Handler)
-        self.httpd.daemon_threads = True
+        self.httpd = _QuietServer((host, port), _Handler)
         self._thread: threading.Thread | None = None
 
     @property
