@@ -1,0 +1,183 @@
+"""The explorer's callbacks, driven in plain pytest (no kernel, no browser): moving a control
+re-runs the level on the mock and updates what the learner reads; a real endpoint waits for Run
+and shows a failure as a message, not a traceback."""
+
+from __future__ import annotations
+
+import base64
+from html import unescape
+import re
+import subprocess
+import sys
+
+import pytest
+
+from whentostop import Run, Stop, connect
+from whentostop.mock import MockServer
+from whentostop.widgets import badge_html, dashboard, explorer, transcript_html, turns_text
+
+
+def text_of(html: str) -> str:
+    return unescape(re.sub(r"<[^>]+>", " ", html))
+
+
+def png_in(html: str) -> bytes:
+    found = re.search(r'src="data:image/png;base64,([^"]+)"', html)
+    assert found, "no inline PNG"
+    return base64.b64decode(found.group(1))
+
+
+def test_level_1_1_starts_with_the_loopboros_stopped_by_the_clock() -> None:
+    ex = explorer("1-1")
+    assert ex.run.stop == Stop.MAX_TURNS and len(ex.run.turns) == 10
+    assert "the clock" in ex.badge.value and "No answer" in ex.badge.value
+    assert "10 turns" in ex.badge.value
+    assert ex.turns.value == "10 turns"
+
+
+def test_moving_the_slider_reruns_with_the_new_budget() -> None:
+    ex = explorer("1-1")
+    first_plot = ex.plot_png
+    ex.max_turns.value = 3
+    assert len(ex.run.turns) == 3 and ex.run.max_turns == 3
+    assert ex.turns.value == "3 turns"
+    assert "No answer after 3 turns" in text_of(ex.badge.value)
+    assert text_of(ex.transcript.value).count("turn ") == 3
+    assert png_in(ex.plot.value) == ex.plot_png != first_plot
+    ex.max_turns.value = 1
+    assert ex.turns.value == "1 turn"
+
+
+def test_permission_to_give_up_turns_the_searchers_clock_into_a_flag() -> None:
+    ex = explorer("1-1", persona="searcher")
+    assert ex.run.stop == Stop.MAX_TURNS
+    ex.give_up.value = True
+    assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 5
+    assert "the flag" in ex.badge.value and "couldn" in ex.badge.value
+    ex.persona.value = "loopboros"  # the Loopboros never takes the permission
+    assert ex.run.stop == Stop.MAX_TURNS
+
+
+def test_the_wrap_up_is_labelled_not_an_answer_and_the_badge_still_says_no_answer() -> None:
+    ex = explorer("1-1", max_turns=4)
+    assert "wrap-up" not in ex.transcript.value
+    ex.wrap_up.value = True
+    assert ex.run.wrap_up_turn is not None and len(ex.run.turns) == 4
+    assert "wrap-up — not an answer" in ex.transcript.value
+    assert "No answer" in ex.badge.value and ex.turns.value == "4 turns"
+
+
+def test_level_1_2_raises_the_flag_in_three_turns_and_the_map_shows_the_star() -> None:
+    ex = explorer("1-2")
+    assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 3
+    assert "the flag" in ex.badge.value and "3 turns" in ex.badge.value
+    assert ex.level.searches == ["overworld", "underground"]
+    assert png_in(ex.map.value) == ex.map_png
+
+
+def test_level_1_3_takes_the_warp_pipe_and_without_stop_on_spends_one_more_turn() -> None:
+    ex = explorer("1-3")
+    assert ex.stop_on.value is True
+    assert ex.run.stop == Stop.TERMINAL_TOOL and len(ex.run.turns) == 5
+    assert "the warp pipe" in ex.badge.value and '"block": 12' in text_of(ex.badge.value)
+    assert "warp pipe: its input is the answer" in ex.transcript.value
+    assert ex.level.markers[0].block == 12 and ex.level.markers[0].correct
+    ex.stop_on.value = False
+    assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 6
+    assert "the flag" in ex.badge.value
+
+
+def test_the_sloppy_callers_error_is_marked_in_the_transcript() -> None:
+    ex = explorer("1-3", persona="sloppy")
+    assert ex.run.stop == Stop.TERMINAL_TOOL and len(ex.run.turns) == 6
+    assert ex.transcript.value.count("✗ error") == 1
+    assert "turn 6" in text_of(ex.transcript.value)
+
+
+def test_each_level_shows_the_switches_it_is_about() -> None:
+    def shown(ex) -> set[str]:
+        return {c for c in ("stop_on", "give_up", "wrap_up")
+                if any(getattr(ex, c) is child for box in ex.widget.children
+                       for child in getattr(box, "children", ()))}
+
+    assert shown(explorer("1-1")) == {"give_up", "wrap_up"}
+    assert shown(explorer("1-2")) == {"give_up"}
+    assert shown(explorer("1-3")) == {"stop_on"}
+
+
+def test_controls_follow_the_widget_contract() -> None:
+    ex = explorer("1-3")
+    slider = ex.max_turns
+    assert (slider.min, slider.max, slider.continuous_update) == (1, 25, False)
+    assert "wts-explorer" in ex.widget._dom_classes
+    for widget, cls in [(slider, "wts-max-turns"), (ex.badge, "wts-badge"), (ex.turns, "wts-turns"),
+                        (ex.transcript, "wts-transcript"), (ex.plot, "wts-plot"), (ex.map, "wts-map")]:
+        assert cls in widget._dom_classes
+    assert ex.transcript.layout.height == "320px" and ex.transcript.layout.overflow == "auto"
+    assert ex.plot.layout.height and ex.map.layout.height  # fixed: the page does not jump
+    assert ex.run_button.layout.display == "none"  # the mock needs no Run button
+
+
+def test_dashboard_holds_the_three_levels_compact() -> None:
+    grid = dashboard()
+    assert [ex.level_name for ex in grid.explorers] == ["1-1", "1-2", "1-3"]
+    assert [ex.run.stop for ex in grid.explorers] == [Stop.MAX_TURNS, Stop.END_TURN, Stop.TERMINAL_TOOL]
+    assert grid.children == tuple(ex.widget for ex in grid.explorers)
+    assert grid.explorers[2].map in grid.explorers[2].widget.children
+
+
+def test_a_real_endpoint_runs_only_when_run_is_pressed_and_shows_progress() -> None:
+    with MockServer() as server:
+        model = connect("loopboros", base_url=server.base_url)
+        assert model.is_mock is False
+        ex = explorer("1-1", model=model, max_turns=3)
+        assert ex.run is None and "not run yet" in ex.badge.value
+        assert ex.persona.layout.display == "none" and ex.run_button.layout.display is None
+        ex.max_turns.value = 4
+        assert ex.run is None  # a control change alone spends nothing on a real endpoint
+        seen: list[str] = []
+        ex.progress.observe(lambda change: seen.append(change["new"]), names="value")
+        ex.run_button.click()
+        model.close()
+    assert ex.run.stop == Stop.MAX_TURNS and len(ex.run.turns) == 4
+    assert [s for s in seen if "of 4" in s][-4:] == [f"turn {n} of 4… waiting for the model" for n in range(1, 5)]
+    assert "done: 4 turns" in ex.progress.value
+    assert "the clock" in ex.badge.value
+
+
+def test_an_unreachable_endpoint_shows_a_plain_message_and_no_traceback() -> None:
+    model = connect("llama3.2", base_url="http://127.0.0.1:9/v1", timeout_s=3, max_retries=0)
+    ex = explorer("1-2", model=model)
+    ex.run_button.click()  # must not raise
+    assert ex.error and "Could not reach http://127.0.0.1:9/v1" in ex.error
+    assert "Could not reach" in ex.progress.value and "Traceback" not in ex.progress.value
+    assert "endpoint error" in ex.badge.value and "No answer after 0 turns" in ex.badge.value
+    assert ex.run is not None and ex.run.turns == []
+    assert "The endpoint failed" in ex.transcript.value
+    assert not ex.run_button.disabled  # the instructor can fix the server and press Run again
+
+
+@pytest.mark.parametrize("stop, colour, words", [
+    (Stop.END_TURN, "#2e7d32", "the flag"),
+    (Stop.TERMINAL_TOOL, "#6a1b9a", "the warp pipe"),
+    (Stop.MAX_TURNS, "#c62828", "the clock — No answer"),
+    (Stop.DEADLINE, "#ef6c00", "the deadline — No answer"),
+])
+def test_badge_colour_and_words_per_exit(stop: Stop, colour: str, words: str) -> None:
+    run = Run(stop=stop, messages=[], turns=[], max_turns=2, _answer="x")
+    badge = badge_html(run)
+    assert colour in badge and words in badge and "0 turns" in badge
+
+
+def test_transcript_escapes_what_the_model_and_tools_said() -> None:
+    ex = explorer("1-3", persona="sloppy")
+    ex.run.turns[0].message["content"] = "<script>alert(1)</script>"
+    assert "<script>" not in transcript_html(ex.run)
+    assert "&lt;script&gt;" in transcript_html(ex.run)
+    assert turns_text(None) == "0 turns"
+
+
+def test_importing_whentostop_loads_no_widgets_or_matplotlib() -> None:
+    code = "import sys, whentostop; print('ipywidgets' in sys.modules, 'matplotlib' in sys.modules)"
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ["False", "False"]
