@@ -39,7 +39,7 @@ def test_own_solution_is_correct(exercise, capsys):
     verdict = exercise.result(answer)
     assert verdict.status == "correct", verdict.message
     exercise.check(answer)
-    assert "✅" in capsys.readouterr().out
+    assert f"✅ Exercise {exercise.id}: Correct: " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=IDS)

@@ -51,7 +51,7 @@ class Verdict:
 
 
 def _correct(message: str) -> Verdict:
-    return Verdict("correct", message)
+    return Verdict("correct", f"Correct: {message}")
 
 
 def _wrong(message: str) -> Verdict:

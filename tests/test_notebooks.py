@@ -1,0 +1,196 @@
+"""The notebooks as a learner meets them: each runs top to bottom from a clean kernel on the mock,
+once as committed (exercises blank) and once with every exercise's solution filled in; and the
+committed files hold no outputs, no keys, and no links to files that do not exist."""
+
+from __future__ import annotations
+
+import copy
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from whentostop.checks import by_tag, exercises
+
+NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+LESSONS = {
+    "00_start_here": "00",
+    "1-1_the_clock": "1-1",
+    "1-2_the_flag": "1-2",
+    "1-3_the_warp_pipe": "1-3",
+}
+ALL = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
+CELL_TIMEOUT_S = 60
+KEY_LIKE = re.compile(r"sk-[A-Za-z0-9_\-]{10,}")
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+
+_executed: dict[tuple[str, bool], nbformat.NotebookNode] = {}
+
+
+def read(name: str) -> nbformat.NotebookNode:
+    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+
+
+def tagged(nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, str]]:
+    """(cell, tag) for every exercise answer cell."""
+    return [(cell, tag) for cell in nb.cells
+            for tag in cell.get("metadata", {}).get("tags", []) if tag.startswith("exercise-")]
+
+
+def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy with every tagged answer cell replaced by its exercise's solution."""
+    nb = copy.deepcopy(nb)
+    for cell, tag in tagged(nb):
+        cell.source = by_tag(tag).cell(solved=True)
+    return nb
+
+
+def executed(name: str, with_solutions: bool, env: dict[str, str]) -> nbformat.NotebookNode:
+    """Run a notebook once per mode (cached for the session) in a clean python3 kernel."""
+    key = (name, with_solutions)
+    if key not in _executed:
+        nb = read(name)
+        if with_solutions:
+            nb = solved(nb)
+        client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
+                                allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}})
+        client.execute(env=env, cwd=str(NOTEBOOKS))
+        _executed[key] = nb
+    return _executed[key]
+
+
+def text_of(cell: nbformat.NotebookNode) -> str:
+    """Everything a cell showed, as text (streams, plain and markdown displays, errors)."""
+    parts = []
+    for out in cell.get("outputs", []):
+        if out.output_type == "stream":
+            parts.append(out.text)
+        elif out.output_type == "error":
+            parts.append(f"{out.ename}: {out.evalue}")
+        else:
+            data = out.get("data", {})
+            parts.extend(data.get(mime, "") for mime in ("text/plain", "text/markdown"))
+    return "\n".join(parts)
+
+
+def errors(nb: nbformat.NotebookNode) -> list[str]:
+    return [f"cell {i}: {out.ename}: {out.evalue}\n{cell.source[:300]}"
+            for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
+            for out in cell.get("outputs", []) if out.output_type == "error"]
+
+
+# --- as committed -------------------------------------------------------------------------------
+
+
+def test_the_lesson_notebooks_are_all_there():
+    assert set(LESSONS) <= set(ALL)
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_committed_notebook_holds_no_outputs_or_execution_counts(name):
+    dirty = [i for i, cell in enumerate(read(name).cells) if cell.cell_type == "code"
+             and (cell.get("outputs") or cell.get("execution_count") is not None)]
+    assert not dirty, f"{name}: cells {dirty} hold outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_committed_notebook_holds_nothing_like_an_api_key(name):
+    text = (NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8")
+    assert not KEY_LIKE.search(text), f"{name} holds something that looks like an API key"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_relative_links_point_to_files_that_exist(name):
+    for cell in read(name).cells:
+        if cell.cell_type != "markdown":
+            continue
+        for target in LINK.findall(cell.source):
+            if re.match(r"[a-z]+:", target) or target.startswith("#"):
+                continue   # a web address or an anchor in the same page
+            path = target.split("#", 1)[0]
+            assert (NOTEBOOKS / path).exists(), f"{name} links to {target}, which does not exist"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_lesson_opens_with_questions_and_minutes_and_closes_with_key_points(name):
+    cells = read(name).cells
+    first, last = cells[0].source, cells[-1].source
+    for part in ("**Questions**", "**Objectives**", "**Teaching:**", "**Exercises:**"):
+        assert part in first, f"{name}: the first cell lacks {part}"
+    assert "## Key points" in last
+    others = [f"{other}.ipynb" for other in LESSONS if other != name]
+    assert all(f"]({link})" in last for link in others), f"{name}: the last cell must link the others"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_code_cell_is_longer_than_a_screen(name):
+    long = [cell.source for cell in read(name).cells
+            if cell.cell_type == "code" and len(cell.source.splitlines()) > 15]
+    assert not long, f"{name}: move helper code into whentostop: {long}"
+
+
+@pytest.mark.parametrize("name, level", LESSONS.items())
+def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
+    cells = tagged(read(name))
+    assert [tag for _, tag in cells] == [ex.tag for ex in exercises(level)]
+    for cell, tag in cells:
+        assert cell.source == by_tag(tag).cell(), f"{tag}: the cell differs from checks.py's blank"
+
+
+@pytest.mark.parametrize("name", [n for n in LESSONS if n != "00_start_here"])
+def test_the_explorer_is_the_last_thing_before_the_exercises(name):
+    cells = read(name).cells
+    start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
+    before = [c for c in cells[:start] if c.cell_type == "code"][-1]
+    assert f'explorer("{LESSONS[name]}")' in before.source
+
+
+# --- run from a clean kernel --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_notebook_runs_top_to_bottom_as_committed(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    assert not errors(nb), "\n".join(errors(nb))
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_blank_exercises_say_not_attempted_yet(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    for cell, tag in tagged(nb):
+        shown = text_of(cell)
+        assert "not attempted yet" in shown, f"{tag}: {shown!r}"
+        assert by_tag(tag).id in shown
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_hints_and_solutions_stay_hidden_until_asked(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    for cell, tag in tagged(nb):
+        assert by_tag(tag).solution_code not in "\n".join(text_of(c) for c in nb.cells), tag
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_notebook_with_solutions_filled_in_passes_every_check(name, jupyter_env):
+    nb = executed(name, True, jupyter_env)
+    assert not errors(nb), "\n".join(errors(nb))
+    for cell, tag in tagged(nb):
+        shown = text_of(cell)
+        assert f"Exercise {by_tag(tag).id}: Correct: " in shown, f"{tag}: {shown!r}"
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_plots_are_drawn_as_images(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    images = [out for cell in nb.cells for out in cell.get("outputs", [])
+              if "image/png" in out.get("data", {})]
+    assert images, f"{name} showed no figure"
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_no_output_looks_like_an_api_key(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    shown = "\n".join(text_of(cell) for cell in nb.cells)
+    assert not KEY_LIKE.search(shown)
