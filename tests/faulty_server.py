@@ -16,9 +16,13 @@ releases it; handler sockets time out after 30 s.
 from __future__ import annotations
 
 import json
+import os
+import sys
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -275,3 +279,15 @@ def run_to_end(prompt: str = "Look up the key 'a'.", **kwargs: Any) -> Ending:
         assert run.error == str(error)
         assert run.messages[0]["role"] in ("system", "user")  # the transcript is kept
     return Ending(run, error, events)
+
+
+@contextmanager
+def serving_mock(log: Path) -> Iterator[int]:
+    """`python -m whentostop serve --port P` as a learner starts it (no --host); yields P."""
+    from conftest import free_port, running
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
+    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env, log=log):
+        yield port

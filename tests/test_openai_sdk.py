@@ -4,12 +4,9 @@ the mock speaks the protocol, not just our own client's idea of it."""
 
 from __future__ import annotations
 
-import os
-import sys
-
 import openai
 import pytest
-from conftest import free_port, running
+from faulty_server import serving_mock
 
 from whentostop import load_level
 from whentostop.tools import as_tools, call_tool
@@ -19,11 +16,7 @@ pytestmark = pytest.mark.timeout(60)
 
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
-    port = free_port()
-    log = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env, log=log):
+    with serving_mock(tmp_path_factory.mktemp("serve") / "serve.log") as port:
         with openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="not-needed",
                            max_retries=0, timeout=30) as sdk:
             yield sdk

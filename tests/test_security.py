@@ -17,8 +17,8 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT, free_port, running
-from faulty_server import FaultyServer, completion, echo_authorization, reply, run_to_end, send
+from conftest import ROOT
+from faulty_server import FaultyServer, echo_authorization, run_to_end, send, serving_mock
 
 from whentostop import AuthenticationError, EndpointError, ServerError, Stop, connect
 
@@ -122,12 +122,9 @@ def test_committed_notebooks_have_no_outputs_and_no_keys():
 
 @pytest.fixture(scope="module")
 def serve(tmp_path_factory: pytest.TempPathFactory):
-    """`python -m whentostop serve --port P` as a learner starts it (no --host)."""
-    port = free_port()
+    """The mock server as a learner starts it; its log must hold no traceback at the end."""
     log = tmp_path_factory.mktemp("serve") / "serve.log"
-    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env, log=log):
+    with serving_mock(log) as port:
         yield port, log
     assert "Traceback" not in log.read_text(), log.read_text()
 

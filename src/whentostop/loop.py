@@ -91,7 +91,8 @@ def run_agent(
                 messages, schemas, tool_choice=tool_choice, deadline=deadline, on_retry=on_retry
             )
         except EndpointError as exc:
-            if isinstance(exc, EndpointTimeout) and (getattr(exc, "cut_by_deadline", False) or _past(deadline)):
+            cut_by_deadline = getattr(exc, "cut_by_deadline", False) or _past(deadline)
+            if isinstance(exc, EndpointTimeout) and cut_by_deadline:
                 return None  # the deadline cut the request short: an exit, not an error
             run.error = str(exc)
             run.elapsed_s = time.monotonic() - started
