@@ -13,6 +13,7 @@ import pytest
 from nbclient import NotebookClient
 
 from whentostop.checks import by_tag, exercises
+from whentostop.mock import MockServer
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 LESSONS = {
@@ -47,17 +48,19 @@ def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     return nb
 
 
+def execute(nb: nbformat.NotebookNode, env: dict[str, str]) -> nbformat.NotebookNode:
+    """Run every cell in a clean python3 kernel started in notebooks/, errors kept as outputs."""
+    client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
+                            allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client.execute(env=env, cwd=str(NOTEBOOKS))
+    return nb
+
+
 def executed(name: str, with_solutions: bool, env: dict[str, str]) -> nbformat.NotebookNode:
-    """Run a notebook once per mode (cached for the session) in a clean python3 kernel."""
+    """Run a notebook once per mode, cached for the session: several tests read the outputs."""
     key = (name, with_solutions)
     if key not in _executed:
-        nb = read(name)
-        if with_solutions:
-            nb = solved(nb)
-        client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
-                                allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}})
-        client.execute(env=env, cwd=str(NOTEBOOKS))
-        _executed[key] = nb
+        _executed[key] = execute(solved(read(name)) if with_solutions else read(name), env)
     return _executed[key]
 
 
@@ -139,12 +142,13 @@ def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
         assert cell.source == by_tag(tag).cell(), f"{tag}: the cell differs from checks.py's blank"
 
 
-@pytest.mark.parametrize("name", [n for n in LESSONS if n != "00_start_here"])
+@pytest.mark.parametrize("name", LESSONS)
 def test_the_explorer_is_the_last_thing_before_the_exercises(name):
     cells = read(name).cells
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
     before = [c for c in cells[:start] if c.cell_type == "code"][-1]
-    assert f'explorer("{LESSONS[name]}")' in before.source
+    level = "1-2" if LESSONS[name] == "00" else LESSONS[name]   # 00 previews the 1-2 explorer
+    assert before.source.rstrip().endswith(f'explorer("{level}")')
 
 
 # --- run from a clean kernel --------------------------------------------------------------------
@@ -194,3 +198,16 @@ def test_no_output_looks_like_an_api_key(name, jupyter_env):
     nb = executed(name, False, jupyter_env)
     shown = "\n".join(text_of(cell) for cell in nb.cells)
     assert not KEY_LIKE.search(shown)
+
+
+@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock"])   # the others: same path
+def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyter_env):
+    """The environment alone moves every run onto real HTTP (the mock served on a loopback
+    socket, standing in for Ollama or vLLM): no cell names the endpoint."""
+    with MockServer() as server:
+        env = {**jupyter_env, "OPENAI_BASE_URL": server.base_url, "WHENTOSTOP_MODEL": "searcher"}
+        nb = execute(read(name), env)
+    assert not errors(nb), "\n".join(errors(nb))
+    if name == "00_start_here":
+        shown = "\n".join(text_of(cell) for cell in nb.cells)
+        assert server.base_url in shown and "offline mock" not in shown
