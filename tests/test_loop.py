@@ -238,3 +238,43 @@ def test_prompt_tokens_grow_every_turn_because_the_history_is_sent_again():
     prompts = [t.prompt_tokens for t in run.turns]
     assert all(b > a for a, b in zip(prompts, prompts[1:]))
     assert prompts[-1] > 5 * prompts[0]
+
+
+def test_a_failed_wrap_up_keeps_the_clock_as_the_outcome():
+    import httpx
+
+    from whentostop import OpenAIChat
+    from whentostop.client import MOCK_BASE_URL
+    from whentostop.mock.endpoint import mock_transport
+
+    inner, seen = mock_transport(), []
+
+    class FailsFourth(httpx.BaseTransport):
+        def handle_request(self, request):
+            seen.append(request)
+            if len(seen) == 4:
+                return httpx.Response(500, json={"error": {"message": "overloaded"}})
+            return inner.handle_request(request)
+
+    model = OpenAIChat("loopboros", MOCK_BASE_URL, transport=FailsFourth(), max_retries=0)
+    events: list = []
+    run = run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=3,
+                    on_max_turns="wrap_up", on_event=events.append)
+    assert run.stop == Stop.MAX_TURNS and run.wrap_up is None
+    assert "HTTP 500" in run.wrap_up_error
+    assert [e.reason for e in events if isinstance(e, SessionEnd)] == [Stop.MAX_TURNS]
+
+
+def test_no_answer_after_a_cut_off_reply_says_so():
+    from whentostop.client import Completion
+
+    class CutOff:
+        name = "cut"
+
+        def complete(self, messages, tools, **_):
+            return Completion({"role": "assistant", "content": "The star is in the"}, 10, 5, "length", 0.0)
+
+    run = run_agent(PROMPT, model=CutOff(), tools=load_level("1-2").tools(), max_turns=2)
+    assert run.stop == Stop.MAX_TURNS and all(t.truncated for t in run.turns)
+    with pytest.raises(NoAnswer, match="cut off"):
+        run.answer

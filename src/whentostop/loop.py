@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
-from .client import ChatModel
+from .client import ChatModel, Completion
 from .errors import EndpointError, EndpointTimeout
 from .events import (
     Listener,
@@ -82,7 +82,7 @@ def run_agent(
         emit(on_event, SessionEnd(reason=stop, turns=len(run.turns)))
         return run
 
-    def ask(turn: int, tool_choice: str | None = None):
+    def ask(turn: int, tool_choice: str | None = None, best_effort: bool = False):
         def on_retry(attempt: int, reason: str, wait_s: float) -> None:
             emit(on_event, RetryEvent(turn=turn, attempt=attempt, reason=reason, wait_s=wait_s))
 
@@ -94,6 +94,9 @@ def run_agent(
             cut_by_deadline = getattr(exc, "cut_by_deadline", False) or _past(deadline)
             if isinstance(exc, EndpointTimeout) and cut_by_deadline:
                 return None  # the deadline cut the request short: an exit, not an error
+            if best_effort:
+                run.wrap_up_error = str(exc)  # a failed wrap-up does not undo the clock
+                return None
             run.error = str(exc)
             run.elapsed_s = time.monotonic() - started
             exc.run = run
@@ -110,15 +113,7 @@ def run_agent(
             return finish(Stop.DEADLINE)
         message = completion.message
         messages.append(message)
-        turn = Turn(
-            index=index,
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            latency_s=completion.latency_s,
-            message=message,
-            finish_reason=completion.finish_reason,
-            retries=completion.retries,
-        )
+        turn = _turn(index, completion)
         run.turns.append(turn)
         emit(on_event, ModelReply(
             turn=index, message=message, prompt_tokens=turn.prompt_tokens,
@@ -164,20 +159,24 @@ def run_agent(
     # Exit: the clock. Out of turns; the last message is usually a tool call, not an answer.
     if on_max_turns == "wrap_up" and not _past(deadline):
         messages.append({"role": "user", "content": WRAP_UP_PROMPT})
-        completion = ask(max_turns + 1, tool_choice="none")
+        completion = ask(max_turns + 1, tool_choice="none", best_effort=True)
         if completion is not None:
             messages.append(completion.message)
-            run.wrap_up_turn = Turn(
-                index=max_turns + 1,
-                prompt_tokens=completion.prompt_tokens,
-                completion_tokens=completion.completion_tokens,
-                latency_s=completion.latency_s,
-                message=completion.message,
-                finish_reason=completion.finish_reason,
-                retries=completion.retries,
-                wrap_up=True,
-            )
+            run.wrap_up_turn = _turn(max_turns + 1, completion, wrap_up=True)
     return finish(Stop.MAX_TURNS)
+
+
+def _turn(index: int, completion: Completion, wrap_up: bool = False) -> Turn:
+    return Turn(
+        index=index,
+        prompt_tokens=completion.prompt_tokens,
+        completion_tokens=completion.completion_tokens,
+        latency_s=completion.latency_s,
+        message=completion.message,
+        finish_reason=completion.finish_reason,
+        retries=completion.retries,
+        wrap_up=wrap_up,
+    )
 
 
 def _past(deadline: float | None) -> bool:

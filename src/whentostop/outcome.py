@@ -104,6 +104,8 @@ class Run:
     """The opt-in wrap-up request (`on_max_turns="wrap_up"`): a best effort, never `answer`."""
     error: str | None = None
     """On a partial run: what broke it."""
+    wrap_up_error: str | None = None
+    """Why the opt-in wrap-up request failed, if it did (the run still stopped on the clock)."""
     _answer: Any = None
 
     @property
@@ -163,6 +165,9 @@ class Run:
 
     def _no_answer_reason(self) -> str:
         asking = ", ".join(dict.fromkeys(self.still_asking_for)) or "nothing (it had not replied)"
+        last = self.turns[-1] if self.turns else None
+        if last is not None and last.truncated and not self.still_asking_for:
+            asking = "nothing more: its last reply was cut off (finish_reason: length)"
         if self.stop == Stop.MAX_TURNS:
             where = f"the run stopped at max_turns={self.max_turns}"
         elif self.stop == Stop.DEADLINE:
