@@ -1,0 +1,61 @@
+"""`python bench/run.py --quick` works: every benchmark section runs and the results file is written.
+
+Speed itself is never asserted here (the machine is shared and noisy); `make bench` measures it.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from importlib.util import find_spec
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SECTIONS = [f"## {n}. " for n in range(1, 8)]
+
+
+@pytest.fixture(scope="module")
+def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
+    out = tmp_path_factory.mktemp("bench") / "results.md"
+    committed = ROOT / "bench" / "RESULTS.md"
+    before = committed.read_bytes() if committed.exists() else None
+    proc = subprocess.run([sys.executable, "bench/run.py", "--quick", "--out", str(out)],
+                          cwd=ROOT, capture_output=True, text=True, timeout=280)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    after = committed.read_bytes() if committed.exists() else None
+    assert after == before, "--out must leave bench/RESULTS.md alone"
+    return proc.stdout, out
+
+
+@pytest.mark.timeout(300)
+def test_quick_run_prints_every_section_and_a_summary(quick_run: tuple[str, Path]) -> None:
+    stdout, _ = quick_run
+    for heading in SECTIONS + ["## Summary"]:
+        assert heading in stdout, f"{heading!r} missing from the output"
+    assert "failed" not in stdout.split("## Summary")[1], stdout.split("## Summary")[1]
+
+
+@pytest.mark.timeout(300)
+def test_quick_run_writes_what_it_printed_with_the_machine(quick_run: tuple[str, Path]) -> None:
+    stdout, out = quick_run
+    written = out.read_text(encoding="utf-8")
+    summary = stdout.split("## Summary")[1].split("wrote ")[0].strip()
+    assert summary in written
+    for fact in ("- CPU: ", "- Python ", "- packages: ", "- date: ", "- command: `"):
+        assert fact in written
+    for heading in SECTIONS:
+        assert heading in written
+
+
+@pytest.mark.timeout(300)
+def test_peers_run_or_are_skipped_with_a_note(quick_run: tuple[str, Path]) -> None:
+    stdout, _ = quick_run
+    peers = stdout.split("## 3. ")[1].split("## 4. ")[0]
+    if find_spec("agents") and find_spec("pydantic_ai"):
+        assert "| openai-agents" in peers and "| pydantic-ai" in peers
+        assert "MaxTurnsExceeded" in peers and "UsageLimitExceeded" in peers
+    else:
+        assert "Skipped" in peers and "bench" in peers
+    assert "NoAnswer" in peers  # the library's own row always runs
