@@ -44,8 +44,11 @@ def test_moving_the_slider_reruns_with_the_new_budget() -> None:
     assert "No answer after 3 turns" in text_of(ex.badge.value)
     assert text_of(ex.transcript.value).count("turn ") == 3
     assert png_in(ex.plot.value) == ex.plot_png != first_plot
+    first_map = ex.map_png
     ex.max_turns.value = 1
     assert ex.turns.value == "1 turn"
+    assert ex.level.searches == ["overworld"]  # a fresh level each run: the map follows the run
+    assert png_in(ex.map.value) == ex.map_png != first_map
 
 
 def test_permission_to_give_up_turns_the_searchers_clock_into_a_flag() -> None:
@@ -113,7 +116,7 @@ def test_controls_follow_the_widget_contract() -> None:
     for widget, cls in [(slider, "wts-max-turns"), (ex.badge, "wts-badge"), (ex.turns, "wts-turns"),
                         (ex.transcript, "wts-transcript"), (ex.plot, "wts-plot"), (ex.map, "wts-map")]:
         assert cls in widget._dom_classes
-    assert ex.transcript.layout.height == "320px" and ex.transcript.layout.overflow == "auto"
+    assert ex.transcript.layout.height == "400px" and ex.transcript.layout.overflow == "auto"
     assert ex.plot.layout.height and ex.map.layout.height  # fixed: the page does not jump
     assert ex.run_button.layout.display == "none"  # the mock needs no Run button
 

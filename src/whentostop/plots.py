@@ -45,7 +45,10 @@ COMPLETION_COLOUR = "#fb8c00"
 TOKENS_COLOUR = "#3949ab"
 USD_COLOUR = "#2e7d32"
 ROW_GAP = 1.3
-"""Vertical distance between two areas' rows, in block widths: room for the block numbers."""
+"""Vertical distance between two areas' rows, in block heights: room for the block numbers."""
+COL_GAP = 1.2
+HALF_W, HALF_H = 0.46, 0.38
+"""A block's half width and height: wide enough for "mushroom" at 12 pt."""
 RUN_COLOURS = ("#3949ab", "#e53935", "#2e7d32", "#fb8c00", "#8e24aa", "#00897b")
 
 
@@ -115,7 +118,7 @@ def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Fi
     """
     areas = level.areas
     width = max(len(blocks) for blocks in areas.values())
-    fig = Figure(figsize=figsize or (1.45 * width + 2.4, 1.45 * len(areas) + 1.0),
+    fig = Figure(figsize=figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
                  layout="constrained")
     ax = fig.add_subplot()
     searched = {a.lower() for a in level.searches}
@@ -127,21 +130,21 @@ def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Fi
         y = ROW_GAP * (len(areas) - 1 - row)
         for col, (number, item) in enumerate(blocks.items()):
             revealed = area.lower() in searched or (star_found and (area, number) == star)
-            _draw_block(ax, col, y, number, item if revealed else None)
+            _draw_block(ax, COL_GAP * col, y, number, item if revealed else None)
     for marker in level.markers:
         _draw_marker(ax, level, marker.block, marker.correct)
     ax.set_xlabel("?  not searched yet      grey: searched, what it hid", fontsize=TEXT_PT - 1,
                   color="#424242")
     ax.set_yticks([ROW_GAP * i for i in range(len(areas))], list(reversed(list(areas))),
-                  fontsize=TEXT_PT + 1)
+                  fontsize=TEXT_PT + 3)
     ax.set_xticks([])
-    ax.set_xlim(-0.6, width - 0.4)
-    ax.set_ylim(-0.75, ROW_GAP * (len(areas) - 1) + 0.5)
+    ax.set_xlim(-0.6, COL_GAP * (width - 1) + 0.6)
+    ax.set_ylim(-0.95, ROW_GAP * (len(areas) - 1) + 0.5)
     ax.set_aspect("equal")
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    ax.set_title(_map_title(level, star_found), fontsize=TITLE_PT, loc="left")
+    ax.set_title(_map_title(level, star_found), fontsize=TITLE_PT + 1, loc="left")
     return fig
 
 
@@ -216,14 +219,15 @@ def _draw_block(ax: Axes, col: int, y: int, number: int, item: str | None) -> No
     else:
         face, edge, label, colour = "#d7ccc8", "#795548", item, "#3e2723"
     ax.add_patch(FancyBboxPatch(
-        (col - 0.38, y - 0.38), 0.76, 0.76, boxstyle="round,pad=0.02,rounding_size=0.08",
+        (col - HALF_W, y - HALF_H), 2 * HALF_W, 2 * HALF_H,
+        boxstyle="round,pad=0.02,rounding_size=0.08",
         facecolor=face, edgecolor=edge, linewidth=3 if item == "star" else 2,
         gid=f"block:{number}",
     ))
-    size = TITLE_PT + 8 if item is None else (TEXT_PT if len(label) <= 5 else TEXT_PT - 1)
+    size = TITLE_PT + 10 if item is None else (TEXT_PT + 2 if len(label) <= 5 else 12)
     ax.text(col, y + 0.02, label, ha="center", va="center", fontsize=size, color=colour,
             fontweight="bold", gid=f"label:{number}")
-    ax.text(col, y - 0.56, f"block {number}", ha="center", va="center", fontsize=TEXT_PT - 1,
+    ax.text(col, y - HALF_H - 0.06, f"block {number}", ha="center", va="top", fontsize=TEXT_PT,
             color="#424242", gid=f"number:{number}")
 
 
@@ -232,14 +236,15 @@ def _draw_marker(ax: Axes, level: Level, block: int, correct: bool) -> None:
     col, y = _block_position(level, block)
     colour = "#2e7d32" if correct else "#c62828"
     ax.add_patch(FancyBboxPatch(
-        (col - 0.43, y - 0.43), 0.86, 0.86, boxstyle="round,pad=0.02,rounding_size=0.1",
+        (col - HALF_W - 0.05, y - HALF_H - 0.05), 2 * HALF_W + 0.1, 2 * HALF_H + 0.1,
+        boxstyle="round,pad=0.02,rounding_size=0.1",
         facecolor="none", edgecolor=colour, linewidth=4,
     ))
-    ax.plot([col + 0.3], [y + 0.3], marker="v", markersize=18, color=colour,
+    ax.plot([col + HALF_W - 0.1], [y + HALF_H - 0.08], marker="v", markersize=18, color=colour,
             markeredgecolor="white", markeredgewidth=1.5, gid=f"marker:{block}", linestyle="none")
     for text in ax.texts:
         if text.get_gid() == f"number:{block}":
-            text.set_text(f"block {block}: {'marked' if correct else 'WRONG'}")
+            text.set_text(f"block {block}\n{'marked' if correct else 'WRONG'}")
             text.set_color(colour)
             text.set_fontweight("bold")
 
@@ -248,7 +253,7 @@ def _block_position(level: Level, block: int) -> tuple[int, int]:
     areas = level.areas
     for row, blocks in enumerate(areas.values()):
         if block in blocks:
-            return list(blocks).index(block), ROW_GAP * (len(areas) - 1 - row)
+            return COL_GAP * list(blocks).index(block), ROW_GAP * (len(areas) - 1 - row)
     raise ValueError(f"no block {block} on level {level.name}")
 
 

@@ -62,10 +62,11 @@ OTHER_LEVEL = LevelSetup("searcher", ("search_blocks", TERMINAL), ("stop_on", "g
 
 BADGE_STYLE = {
     # exit: (background, symbol)
-    Stop.END_TURN: ("#2e7d32", "🏁"),
+    # (symbols from DejaVu Sans: a projector laptop or headless Chromium may have no emoji font)
+    Stop.END_TURN: ("#2e7d32", "⚑"),
     Stop.TERMINAL_TOOL: ("#6a1b9a", "⤵"),
-    Stop.MAX_TURNS: ("#c62828", "⏰"),
-    Stop.DEADLINE: ("#ef6c00", "⌛"),
+    Stop.MAX_TURNS: ("#c62828", "◷"),
+    Stop.DEADLINE: ("#ef6c00", "◷"),
 }
 BROKEN_STYLE = ("#455a64", "✖")
 
@@ -150,7 +151,7 @@ def _turn_html(turn: Turn, run: Run) -> str:
     ]
     parts += [f'<div style="color:#ef6c00">↻ retried: {html.escape(r)}</div>' for r in turn.retries]
     if turn.text:
-        parts.append(f'<div style="margin:2px 0">💬 {html.escape(turn.text)}</div>')
+        parts.append(f'<div style="margin:2px 0"><i>model:</i> {html.escape(turn.text)}</div>')
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
         parts.append('<div style="color:#ef6c00">✂ reply cut off (finish_reason: length)</div>')
@@ -168,7 +169,7 @@ def _call_html(call: ToolCall, run: Run) -> str:
     else:
         status, colour = "✓", "#2e7d32"
     return (
-        f'<div style="margin:2px 0">🔧 <code>{html.escape(call.name)}({html.escape(call.arguments)})'
+        f'<div style="margin:2px 0"><i>calls</i> <code>{html.escape(call.name)}({html.escape(call.arguments)})'
         f'</code> <span style="color:{colour};font-weight:bold">{status}</span></div>'
         f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;font-size:12px;'
         f'background:{"#ffebee" if call.failed else "#f5f5f5"};color:{colour if call.failed else "#212121"}">'
@@ -242,10 +243,10 @@ class Explorer:
         self.turns = w.HTML(layout=w.Layout(min_height="34px"))
         self.progress = w.HTML(layout=w.Layout(min_height="24px", display=None if self.live else "none"))
         self.transcript = w.HTML(layout=w.Layout(
-            height="220px" if compact else "320px", overflow="auto",
+            height="220px" if compact else "400px", overflow="auto",
             border="1px solid #cfd8dc", padding="0 6px"))
         self.plot = w.HTML(layout=w.Layout(height="300px" if compact else "330px", overflow="hidden"))
-        self.map = w.HTML(layout=w.Layout(height="270px" if compact else "380px", overflow="hidden"))
+        self.map = w.HTML(layout=w.Layout(height="400px", overflow="hidden"))
         for widget, name in [(self.max_turns, "wts-max-turns"), (self.persona, "wts-persona"),
                              (self.badge, "wts-badge"), (self.turns, "wts-turns"),
                              (self.progress, "wts-progress"), (self.transcript, "wts-transcript"),
@@ -316,26 +317,27 @@ class Explorer:
             self.progress.value = html.escape(text)
 
     def _show(self) -> None:
+        """Render first, then set every output in one go, so the page updates all at once."""
         run = self.run
-        self.badge.value = badge_html(run, self.error)
-        self.turns.value = turns_text(run)
-        self.transcript.value = transcript_html(run)
+        empty = run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value)
+        cost = (plots.cumulative_cost(empty, figsize=(7.2, 4.0)) if self.compact
+                else plots.cost_overview(empty))
+        self.plot_png = plots.png_bytes(cost)
+        key = (tuple(self.level.searches), tuple(self.level.markers))
+        if key not in self._maps:  # the map only changes when the searches or markers do
+            self._maps[key] = plots.png_bytes(plots.level_map(self.level))
+        self.map_png = self._maps[key]
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:#b71c1c;font-weight:bold">✖ '
                 f"{html.escape(self.error)}</span>" if self.error else
                 f"done: {turns_text(run)} in {run.elapsed_s:.1f} s" if run else self.progress.value
             )
-        empty = run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value)
-        cost = (plots.cumulative_cost(empty, figsize=(7.2, 4.0)) if self.compact
-                else plots.cost_overview(empty))
-        self.plot_png = plots.png_bytes(cost)
-        self.plot.value = png_img(self.plot_png, f"cost plot: {turns_text(run)}")
-        key = (tuple(self.level.searches), tuple(self.level.markers))
-        if key not in self._maps:  # the map only changes when the searches or markers do
-            self._maps[key] = plots.png_bytes(plots.level_map(self.level))
-        self.map_png = self._maps[key]
+        self.badge.value = badge_html(run, self.error)
+        self.turns.value = turns_text(run)
+        self.transcript.value = transcript_html(run)
         self.map.value = png_img(self.map_png, f"level map {self.level_name}")
+        self.plot.value = png_img(self.plot_png, f"cost plot: {turns_text(run)}")
 
     def _switch(self, description: str, value: bool) -> w.Checkbox:
         return w.Checkbox(value=value, description=description, indent=False,
@@ -363,9 +365,13 @@ class Explorer:
         self.turns.layout.margin = "0 8px"
         parts: list[w.Widget] = [header, controls, w.HBox(list(switches),
                                  layout=w.Layout(flex_flow="row wrap")), status, self.progress]
-        if show_map:
-            parts.append(self.map)
-        parts += [self.transcript, self.plot]
+        if show_map and not self.compact:  # a notebook is wide: the map beside the transcript
+            self.map.layout.width = self.transcript.layout.width = "50%"
+            self.map.layout.height = self.transcript.layout.height
+            parts.append(w.HBox([self.map, self.transcript], layout=w.Layout(width="100%")))
+        else:
+            parts += [self.map, self.transcript] if show_map else [self.transcript]
+        parts.append(self.plot)
         root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
         root.add_class("wts-explorer")
         return root
