@@ -150,7 +150,9 @@ def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], objec
                "--MappingKernelManager.cull_idle_timeout=30",
                "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
                str(notebook)]
-        cm = running(cmd, url=f"http://127.0.0.1:{port}/", env=jupyter_env,
+        # Probe a static file: GET / renders the notebook (a new kernel each time, and slower
+        # than the probe's 2 s timeout when the machine is busy).
+        cm = running(cmd, url=f"http://127.0.0.1:{port}/voila/static/voila.js", env=jupyter_env,
                      cwd=notebook.parent, log=tmp_path / f"voila-{port}.log")
         cm.__enter__()
         started.append(cm)
