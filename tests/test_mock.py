@@ -130,3 +130,26 @@ def test_python_m_whentostop_serve_answers_on_loopback(tmp_path, jupyter_env):
         run = run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=4)
         assert run.stop == Stop.MAX_TURNS and len(run.turns) == 4
     assert "127.0.0.1" in (tmp_path / "serve.log").read_text()
+
+
+def test_a_persona_name_stands_for_the_configured_model_on_a_configured_endpoint(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
+    model = connect("loopboros")
+    assert model.name == "llama3.2" and model.base_url == "http://127.0.0.1:11434/v1"
+    assert connect("qwen2.5").name == "qwen2.5"  # a real model name is kept
+    # An explicit base_url is taken at its word: the loopback mock server knows the personas.
+    assert connect("loopboros", base_url="http://127.0.0.1:8765/v1").name == "loopboros"
+
+
+def test_an_endpoint_without_a_model_asks_which_model(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:11434/v1")
+    with pytest.raises(ValueError, match="Which model at http://127.0.0.1:11434/v1"):
+        connect("searcher")
+
+
+def test_a_real_model_name_without_an_endpoint_says_to_set_one(monkeypatch):
+    monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
+    with pytest.raises(ValueError, match="set OPENAI_BASE_URL"):
+        connect()
+    assert connect("loopboros").name == "loopboros"  # an explicit persona still means the mock

@@ -425,24 +425,42 @@ def connect(
     `base_url` (or `OPENAI_BASE_URL`) selects a real endpoint; `api_key` defaults to
     `OPENAI_API_KEY` and `model` to `WHENTOSTOP_MODEL`. With neither, `model` names a mock
     persona (`searcher`, `loopboros`, `sloppy`, `slow`), reached in-process.
+
+    So that a notebook switches by configuration alone: when the endpoint comes from
+    `OPENAI_BASE_URL`, a persona name stands for `WHENTOSTOP_MODEL` — your model plays the part.
     """
-    base_url = base_url or os.environ.get("OPENAI_BASE_URL") or None
-    model = model or os.environ.get("WHENTOSTOP_MODEL") or None
-    if base_url is None:
+    from .mock.personas import PERSONAS
+
+    def is_persona(name: str | None) -> bool:
+        return bool(name) and name.partition(":")[0] in PERSONAS
+
+    configured = os.environ.get("WHENTOSTOP_MODEL") or None
+    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    if endpoint is None:
         from .mock.endpoint import mock_transport
 
+        if model is None and configured and not is_persona(configured):
+            raise ValueError(
+                f"WHENTOSTOP_MODEL is {configured!r} but no endpoint is set: set OPENAI_BASE_URL "
+                "too (for Ollama, http://localhost:11434/v1), or unset WHENTOSTOP_MODEL to use "
+                f"the offline mock ({', '.join(PERSONAS)})."
+            )
         return OpenAIChat(
-            model or "searcher",
+            model or configured or "searcher",
             MOCK_BASE_URL,
             timeout_s=timeout_s,
             max_retries=max_retries,
             transport=mock_transport(),
         )
+    if base_url is None and is_persona(model):
+        model = configured  # a persona is a role on the mock; the configured model plays it
+    model = model or configured
     if not model:
         raise ValueError(
-            f"Which model at {base_url}? Pass model=... or set WHENTOSTOP_MODEL "
+            f"Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL "
             "(for Ollama, a name from `ollama list`, such as llama3.2)."
         )
+    base_url = endpoint
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIChat(model, base_url, api_key=api_key, timeout_s=timeout_s, max_retries=max_retries)
 
