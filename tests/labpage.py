@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import json
 import secrets
+import shutil
+import subprocess
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from conftest import free_port, running
+from conftest import ROOT, free_port, running
 
 LAB_SETTINGS = {
     # No "Would you like to get notified about official Jupyter news?" toast over the page.
@@ -36,6 +38,18 @@ _RUN_ALL_DONE = """([errors]) => {
     const withCode = cells.filter(c => (c.querySelector('.cm-content')?.textContent || '').trim());
     return withCode.length > 0 && withCode.every(c => /\\[\\d+\\]/.test(prompt(c)));
 }"""
+
+
+def copy_of_repository(dest: Path) -> Path:
+    """The files git would commit (tracked and new, not ignored), copied to `dest`."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                            cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+    for name in filter(None, listed.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (dest / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, dest / name)
+    return dest
 
 
 def write_lab_settings(settings_dir: Path) -> Path:

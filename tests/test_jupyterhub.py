@@ -4,8 +4,8 @@ in JupyterLab and sees the clock.
 
 The hub (tests/hub/jupyterhub_config.py) listens on 127.0.0.1 only, keeps all its state in a
 temporary folder and is stopped at the end, with its proxy and every learner's server. The
-lesson is a bare clone of this checkout's HEAD served as a file:// URL (nbgitpuller runs
-`git clone`, which takes one), so the test pulls what is committed.
+lesson is a git repository made from a copy of the working tree and given as a file:// URL
+(nbgitpuller runs `git clone`, which takes one); the link is the same as for a public URL.
 """
 
 from __future__ import annotations
@@ -22,8 +22,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import ROOT, free_port, loopback_context, running, screenshot
-from labpage import error_outputs, run_all_cells, wait_for_notebook, write_lab_settings
+from conftest import free_port, loopback_context, running, screenshot
+from labpage import (
+    copy_of_repository,
+    error_outputs,
+    run_all_cells,
+    wait_for_notebook,
+    write_lab_settings,
+)
 from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
@@ -48,12 +54,14 @@ def proxy_command() -> str:
 
 @pytest.fixture(scope="module")
 def lesson_repo(tmp_path_factory: pytest.TempPathFactory) -> str:
-    """A bare clone of HEAD on branch main (nothing is written into the checkout)."""
-    bare = tmp_path_factory.mktemp("git") / "whentostop"
-    subprocess.run(["git", "init", "--quiet", "--bare", "-b", "main", str(bare)], check=True, timeout=30)
-    subprocess.run(["git", "push", "--quiet", str(bare), "HEAD:refs/heads/main"], cwd=ROOT,
-                   check=True, timeout=60)
-    return bare.as_uri()
+    """A git repository on branch main holding the working tree as it is (committed or not), so
+    the hub pulls what this checkout would publish; nothing is written into the checkout."""
+    repo = copy_of_repository(tmp_path_factory.mktemp("git") / "whentostop")
+    git = ["git", "-c", "user.name=whentostop tests", "-c", "user.email=tests@localhost"]
+    for args in (["init", "--quiet", "-b", "main"], ["add", "--all"],
+                 ["commit", "--quiet", "-m", "the lesson, as checked out"]):
+        subprocess.run([*git, *args], cwd=repo, check=True, timeout=60, capture_output=True)
+    return repo.as_uri()
 
 
 @pytest.fixture(scope="module")

@@ -66,8 +66,15 @@ def run_level(page, lab: Lab, level: str):
     explorer = page.locator(".wts-explorer").first
     explorer.wait_for(timeout=30_000)
     expect(explorer.locator(".wts-badge")).to_contain_text(EXIT_SHOWN_FIRST[level], timeout=30_000)
-    explorer.scroll_into_view_if_needed()
     return explorer
+
+
+def screenshot_explorer(page, explorer, name: str) -> None:
+    """Keep a picture of the whole explorer, top first, as the learner scrolls to it."""
+    page.set_viewport_size({"width": 1400, "height": 1800})
+    explorer.evaluate("el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    screenshot(page, name)
 
 
 def shorten_to_the_clock(page, explorer) -> tuple[ExplorerView, ExplorerView]:
@@ -76,6 +83,9 @@ def shorten_to_the_clock(page, explorer) -> tuple[ExplorerView, ExplorerView]:
     move_slider(page, explorer, SHORT_BUDGET - slider_value(explorer))
     expect(explorer.locator(".wts-turns")).to_have_text(f"{SHORT_BUDGET} turns", timeout=15_000)
     expect(explorer.locator(".wts-badge")).to_contain_text("the clock", timeout=15_000)
+    if before.plot:  # the plot is drawn last, just after the badge and the transcript
+        expect(explorer.locator(".wts-plot img").first).not_to_have_attribute(
+            "src", before.plot, timeout=15_000)
     assert error_outputs(page) == [], "moving the slider put an error on the page"
     return before, ExplorerView.read(explorer)
 
@@ -94,7 +104,7 @@ def assert_everything_followed_the_slider(before: ExplorerView, after: ExplorerV
 @pytest.mark.timeout(300)
 def test_level_1_1_runs_and_its_slider_moves_the_clock(notebook_page, lab: Lab) -> None:
     explorer = run_level(notebook_page, lab, "1-1")
-    screenshot(notebook_page, "jupyterlab-1-1")
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-1-1")
     before, after = shorten_to_the_clock(notebook_page, explorer)
     assert "the clock" in before.badge
     assert_everything_followed_the_slider(before, after)
@@ -103,7 +113,7 @@ def test_level_1_1_runs_and_its_slider_moves_the_clock(notebook_page, lab: Lab) 
 @pytest.mark.timeout(300)
 def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(notebook_page, lab: Lab) -> None:
     explorer = run_level(notebook_page, lab, "1-2")
-    screenshot(notebook_page, "jupyterlab-1-2")
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-1-2")
     before, after = shorten_to_the_clock(notebook_page, explorer)
     assert "the flag" in before.badge and "the clock" not in before.badge
     assert_everything_followed_the_slider(before, after)
@@ -114,7 +124,7 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(no
     explorer = run_level(notebook_page, lab, "1-3")
     level_map = explorer.locator(".wts-map img").first
     level_map.wait_for(timeout=30_000)
-    screenshot(notebook_page, "jupyterlab-1-3")
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-1-3")
     map_with_marker = level_map.get_attribute("src")
     before, after = shorten_to_the_clock(notebook_page, explorer)
     assert "the warp pipe" in before.badge
