@@ -4,6 +4,7 @@ figure carries a title and labelled axes a projector can show."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from types import SimpleNamespace
 
 import pytest
 from matplotlib.figure import Figure
@@ -167,3 +168,14 @@ def test_plots_leave_no_pyplot_figures_open(loopboros: Run) -> None:
     plots.cost_overview(loopboros)
     plots.level_map(load_level("1-1"))
     assert plt.get_fignums() == before
+
+
+def test_a_returned_figure_shows_as_a_png_in_jupyter_without_pyplot(monkeypatch: pytest.MonkeyPatch) -> None:
+    import IPython
+    from IPython.core.formatters import PNGFormatter
+
+    png = PNGFormatter()
+    shell = SimpleNamespace(display_formatter=SimpleNamespace(formatters={"image/png": png}))
+    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    plots._show_figures_in_jupyter()
+    assert png(plots.level_map(load_level("1-1"))).startswith(b"\x89PNG")

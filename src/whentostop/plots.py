@@ -155,6 +155,21 @@ def png_bytes(fig: Figure, *, dpi: int = 100) -> bytes:
     return buffer.getvalue()
 
 
+def _show_figures_in_jupyter() -> None:
+    """Display a returned Figure as a PNG in Jupyter and Voila: without pyplot, no inline
+    backend is loaded, and a bare Figure would show only as `<Figure size 900x460>`."""
+    try:
+        from IPython import get_ipython
+    except ImportError:
+        return
+    shell = get_ipython()
+    if shell is not None and hasattr(shell, "display_formatter"):
+        shell.display_formatter.formatters["image/png"].for_type(Figure, png_bytes)
+
+
+_show_figures_in_jupyter()
+
+
 # -- drawing on one axes -------------------------------------------------------------------------
 
 

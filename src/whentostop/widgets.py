@@ -254,8 +254,9 @@ class Explorer:
                              (self.run_button, "wts-run"), (self.stop_on, "wts-stop-on"),
                              (self.give_up, "wts-give-up"), (self.wrap_up, "wts-wrap-up")]:
             widget.add_class(name)
+        self.show_map = self._map_shown(show_map)
         self.widget = self._layout(self._shown_switches(stop_on, allow_give_up, wrap_up),
-                                   self._map_shown(show_map))
+                                   self.show_map)
 
         for control in (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up):
             control.observe(self._changed, names="value")
@@ -324,9 +325,9 @@ class Explorer:
                 else plots.cost_overview(empty))
         self.plot_png = plots.png_bytes(cost)
         key = (tuple(self.level.searches), tuple(self.level.markers))
-        if key not in self._maps:  # the map only changes when the searches or markers do
+        if self.show_map and key not in self._maps:  # the map only changes when the searches or markers do
             self._maps[key] = plots.png_bytes(plots.level_map(self.level))
-        self.map_png = self._maps[key]
+        self.map_png = self._maps.get(key, b"")
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:#b71c1c;font-weight:bold">✖ '
@@ -336,7 +337,7 @@ class Explorer:
         self.badge.value = badge_html(run, self.error)
         self.turns.value = turns_text(run)
         self.transcript.value = transcript_html(run)
-        self.map.value = png_img(self.map_png, f"level map {self.level_name}")
+        self.map.value = png_img(self.map_png, f"level map {self.level_name}") if self.show_map else ""
         self.plot.value = png_img(self.plot_png, f"cost plot: {turns_text(run)}")
 
     def _switch(self, description: str, value: bool) -> w.Checkbox:
