@@ -91,4 +91,5 @@ def test_the_clock_notebooks_explorer_reruns_when_max_turns_moves(voila, page) -
     explorer = open_explorer(voila, page, "1-1_the_clock.ipynb", -1)
     before, after = move_max_turns_and_check(page, explorer)
     assert before != after
+    explorer.scroll_into_view_if_needed()
     screenshot(page, "voila-1-1-explorer")

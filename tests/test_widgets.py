@@ -184,3 +184,21 @@ def test_importing_whentostop_loads_no_widgets_or_matplotlib() -> None:
     code = "import sys, whentostop; print('ipywidgets' in sys.modules, 'matplotlib' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.split() == ["False", "False"]
+
+
+def test_openai_base_url_in_the_environment_makes_the_explorer_wait_for_run(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    with MockServer() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)
+        monkeypatch.setenv("WHENTOSTOP_MODEL", "searcher")
+        ex = explorer("1-2")
+        assert ex.live and ex.run is None
+        ex.rerun()
+    assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 3
+
+
+def test_a_mock_model_object_keeps_the_explorer_instant_and_picks_its_persona() -> None:
+    ex = explorer("1-3", model=connect("sloppy"))
+    assert not ex.live and ex.persona.value == "sloppy"
+    assert ex.run.stop == Stop.TERMINAL_TOOL and len(ex.run.turns) == 6

@@ -280,7 +280,8 @@ def _map_title(level: Level, star_found: bool) -> str:
     elif star_found:
         news = "the star was found"
     elif level.searches:
-        news = f"{len(level.searches)} searches, no star"
+        n = len(level.searches)
+        news = f"{n} search{'es' if n != 1 else ''}, no star"
     else:
         news = "nothing searched yet"
     return f"{level.title or level.name} — {news}"
