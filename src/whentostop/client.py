@@ -7,18 +7,19 @@ with messages that say what to check; the API key is never part of any of them.
 
 from __future__ import annotations
 
-import email.utils
 import functools
 import json
 import os
-import ssl
 import time
-import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-import httpx
+
+if TYPE_CHECKING:
+    import ssl
+
+    import httpx
 
 from .errors import (
     AuthenticationError,
@@ -85,6 +86,8 @@ class OpenAIChat:
         max_retries: int = DEFAULT_MAX_RETRIES,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
+
         self.name = model
         self.base_url = base_url.rstrip("/")
         self.timeout_s = timeout_s
@@ -164,6 +167,8 @@ class OpenAIChat:
         httpx's timeouts are per read, so a server that trickles its reply a few bytes at a
         time would never trip them; the body is read in chunks against a wall clock instead.
         """
+        import httpx
+
         limit, by_deadline = self.timeout_s, False
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -204,6 +209,8 @@ class OpenAIChat:
         self, response: httpx.Response, stop_at: float, limit: float
     ) -> httpx.Response:
         """The whole response, read against the wall clock and a size limit."""
+        import httpx
+
         try:
             response.content  # noqa: B018 — an in-process transport has already read it
             return response
@@ -233,6 +240,8 @@ class OpenAIChat:
         return f"{self.base_url}/chat/completions"
 
     def _unreachable(self, detail: str) -> str:
+        import httpx
+
         host = httpx.URL(self.base_url).host
         if any(s in detail for s in ("Name or service not known", "nodename nor servname",
                                       "getaddrinfo failed", "No address associated", "Temporary failure in name resolution")):
@@ -305,6 +314,8 @@ class OpenAIChat:
 def _ssl_context() -> ssl.SSLContext:
     """One SSL context for every client: httpx reads the CA bundle into a new one for each
     (~30 ms, even for http://), which made connect() cost more than a 25-turn mock run."""
+    import httpx
+
     return httpx.create_ssl_context()
 
 
@@ -361,7 +372,7 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
             arguments = _dump(arguments)  # some servers send an object, not a string
         call_id = item.get("id")
         calls.append({
-            "id": call_id if isinstance(call_id, str) and call_id else f"call_{uuid.uuid4().hex[:12]}",
+            "id": call_id if isinstance(call_id, str) and call_id else f"call_{os.urandom(6).hex()}",
             "type": "function",
             "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
         })
@@ -377,6 +388,8 @@ def _retry_wait(response: httpx.Response, attempt: int) -> float:
 
     The wait is not capped here: `complete` refuses to wait longer than MAX_RETRY_WAIT_S.
     """
+    import email.utils
+
     header = response.headers.get("retry-after", "").strip()
     try:
         seconds = float(header)

@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 from ._data import data_file
 from .tools import Tool, ToolError, tool
@@ -28,6 +28,8 @@ Item = Literal["coin", "mushroom", "flower", "1-up", "nothing", "star"]
 
 class LevelSpec(BaseModel):
     """The documented level file format, validated on load."""
+
+    model_config = ConfigDict(defer_build=True)  # built on first load, not at import
 
     name: str = Field(description="Short name, such as 1-1")
     title: str = Field("", description="One line for headings")
@@ -60,6 +62,8 @@ class Marker:
 
 
 class MarkStarInput(BaseModel):
+    model_config = ConfigDict(defer_build=True)
+
     item: Literal["star"] = Field(description='What you found: always "star"')
     block: PositiveInt = Field(description="The number of the block that hides the star")
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
 from .outcome import Run
@@ -19,6 +19,8 @@ from .outcome import Run
 
 class Price(BaseModel):
     """One model's list price, per million tokens, with where and when it was read."""
+
+    model_config = ConfigDict(defer_build=True)
 
     model: str
     input_per_million: float = Field(ge=0, description="USD per 1,000,000 prompt tokens")
