@@ -139,7 +139,10 @@ def transport(script: list[tuple[int, Any]]) -> httpx.MockTransport:
         headers = {"Retry-After": "0"}
         if isinstance(body, str) and status == 200:
             return httpx.Response(status, text=body, headers=headers)
-        return httpx.Response(status, json=body, headers=headers)
+        # json.dumps, not httpx's json=: a server may well send NaN or Infinity, which
+        # Python's JSON parser accepts, so the client must cope with them too.
+        headers["Content-Type"] = "application/json"
+        return httpx.Response(status, content=json.dumps(body).encode(), headers=headers)
 
     return httpx.MockTransport(respond)
 
