@@ -36,7 +36,7 @@ def move_max_turns_and_check(page, explorer) -> tuple[str, str]:
     plot = explorer.locator(".wts-plot img")
     before_turns, before_badge = turns.inner_text().strip(), badge.inner_text().strip()
     before_plot = plot.get_attribute("src")
-    assert before_plot and before_plot.startswith("data:image/png;base64,")
+    assert before_plot and before_plot.startswith("data:image/svg+xml;base64,")
     readout = explorer.locator(".wts-max-turns .widget-readout")
     before_readout = readout.inner_text().strip()
     handle = explorer.locator(".wts-max-turns .noUi-handle")

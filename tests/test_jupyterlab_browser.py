@@ -97,7 +97,7 @@ def assert_everything_followed_the_slider(before: ExplorerView, after: ExplorerV
     assert after.transcript != before.transcript
     assert f"turn {SHORT_BUDGET}" in after.transcript
     assert f"turn {SHORT_BUDGET + 1}" not in after.transcript
-    assert before.plot and after.plot and before.plot.startswith("data:image/png")
+    assert before.plot and after.plot and before.plot.startswith("data:image/svg+xml")
     assert after.plot != before.plot
 
 
@@ -131,5 +131,5 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(no
     assert "mark_star" in before.transcript
     assert_everything_followed_the_slider(before, after)
     # Stopped by the clock before mark_star: the map is redrawn without the marker.
-    assert map_with_marker and map_with_marker.startswith("data:image/png")
+    assert map_with_marker and map_with_marker.startswith("data:image/svg+xml")
     expect(explorer.locator(".wts-map img").first).not_to_have_attribute("src", map_with_marker)

@@ -21,10 +21,10 @@ def text_of(html: str) -> str:
     return unescape(re.sub(r"<[^>]+>", " ", html))
 
 
-def png_in(html: str) -> bytes:
-    found = re.search(r'src="data:image/png;base64,([^"]+)"', html)
-    assert found, "no inline PNG"
-    return base64.b64decode(found.group(1))
+def svg_in(html: str) -> str:
+    found = re.search(r'src="data:image/svg\+xml;base64,([^"]+)"', html)
+    assert found, "no inline SVG"
+    return base64.b64decode(found.group(1)).decode()
 
 
 def test_level_1_1_starts_with_the_loopboros_stopped_by_the_clock() -> None:
@@ -37,18 +37,18 @@ def test_level_1_1_starts_with_the_loopboros_stopped_by_the_clock() -> None:
 
 def test_moving_the_slider_reruns_with_the_new_budget() -> None:
     ex = explorer("1-1")
-    first_plot = ex.plot_png
+    first_plot = ex.plot_svg
     ex.max_turns.value = 3
     assert len(ex.run.turns) == 3 and ex.run.max_turns == 3
     assert ex.turns.value == "3 turns"
     assert "No answer after 3 turns" in text_of(ex.badge.value)
     assert text_of(ex.transcript.value).count("turn ") == 3
-    assert png_in(ex.plot.value) == ex.plot_png != first_plot
-    first_map = ex.map_png
+    assert svg_in(ex.plot.value) == ex.plot_svg != first_plot
+    first_map = ex.map_svg
     ex.max_turns.value = 1
     assert ex.turns.value == "1 turn"
     assert ex.level.searches == ["overworld"]  # a fresh level each run: the map follows the run
-    assert png_in(ex.map.value) == ex.map_png != first_map
+    assert svg_in(ex.map.value) == ex.map_svg != first_map
 
 
 def test_permission_to_give_up_turns_the_searchers_clock_into_a_flag() -> None:
@@ -75,7 +75,7 @@ def test_level_1_2_raises_the_flag_in_three_turns_and_the_map_shows_the_star() -
     assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 3
     assert "the flag" in ex.badge.value and "3 turns" in ex.badge.value
     assert ex.level.searches == ["overworld", "underground"]
-    assert png_in(ex.map.value) == ex.map_png
+    assert svg_in(ex.map.value) == ex.map_svg
 
 
 def test_level_1_3_takes_the_warp_pipe_and_without_stop_on_spends_one_more_turn() -> None:

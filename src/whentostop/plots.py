@@ -24,6 +24,14 @@ from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from .level import Level
+from .livecharts import (
+    COMPLETION_COLOUR,
+    NEW_COLOUR,
+    RESENT_COLOUR,
+    TOKENS_COLOUR,
+    USD_COLOUR,
+    _map_title,
+)
 from .outcome import Run, Turn
 from .usage import Price, cumulative_tokens, price, split_prompt
 from .usage import cumulative_cost as cumulative_usd
@@ -39,11 +47,6 @@ TITLE_PT = 15
 WIDE = (9.0, 4.6)
 """Inches; at the default 100 dpi a figure fills a notebook column without scaling down."""
 
-RESENT_COLOUR = "#9e9e9e"
-NEW_COLOUR = "#1e88e5"
-COMPLETION_COLOUR = "#fb8c00"
-TOKENS_COLOUR = "#3949ab"
-USD_COLOUR = "#2e7d32"
 ROW_GAP = 1.3
 """Vertical distance between two areas' rows, in block heights: room for the block numbers."""
 COL_GAP = 1.2
@@ -270,21 +273,6 @@ def _block_position(level: Level, block: int) -> tuple[int, int]:
         if block in blocks:
             return COL_GAP * list(blocks).index(block), ROW_GAP * (len(areas) - 1 - row)
     raise ValueError(f"no block {block} on level {level.name}")
-
-
-def _map_title(level: Level, star_found: bool) -> str:
-    if any(m.correct for m in level.markers):
-        news = "the star is marked"
-    elif level.markers:
-        news = "a marker is on the wrong block"
-    elif star_found:
-        news = "the star was found"
-    elif level.searches:
-        n = len(level.searches)
-        news = f"{n} search{'es' if n != 1 else ''}, no star"
-    else:
-        news = "nothing searched yet"
-    return f"{level.title or level.name} — {news}"
 
 
 # -- shared styling ------------------------------------------------------------------------------

@@ -3,8 +3,10 @@
     from whentostop.widgets import explorer
     explorer("1-1")          # move the slider: the badge, transcript, map and cost plot follow
 
-A thin layer over `run_agent` and `whentostop.plots`. What can be checked without a browser
-lives in plain functions that return strings (`badge_html`, `transcript_html`, `turns_text`);
+A thin layer over `run_agent` and `whentostop.livecharts` (SVG, because a matplotlib figure is
+too slow to follow a slider; `whentostop.plots` draws the same views for the notebooks). What
+can be checked without a browser lives in plain functions that return strings (`badge_html`,
+`transcript_html`, `turns_text`);
 the `Explorer` only wires controls to them. On the mock every change re-runs the level at once;
 on a real endpoint nothing runs until the Run button is pressed, and a progress line follows
 the turns.
@@ -12,7 +14,6 @@ the turns.
 
 from __future__ import annotations
 
-import base64
 import html
 import json
 import os
@@ -22,7 +23,7 @@ from typing import Any
 
 import ipywidgets as w
 
-from . import plots
+from . import livecharts
 from .client import ChatModel, connect
 from .errors import EndpointError
 from .events import Event, TurnStart
@@ -124,10 +125,9 @@ def progress_text(event: Event) -> str | None:
     return None
 
 
-def png_img(png: bytes, alt: str) -> str:
-    """An <img> holding PNG bytes inline: renders in Voila and JupyterLab alike, testable as text."""
-    data = base64.b64encode(png).decode("ascii")
-    return (f'<img src="data:image/png;base64,{data}" alt="{html.escape(alt)}" '
+def svg_img(svg: str, alt: str) -> str:
+    """An <img> holding an SVG inline: renders in Voila and JupyterLab alike, testable as text."""
+    return (f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" '
             'style="width:100%;height:100%;object-fit:contain;object-position:left top">')
 
 
@@ -216,9 +216,8 @@ class Explorer:
         self.run: Run | None = None
         self.error: str | None = None
         self.level: Level = load_level(level)
-        self.plot_png = b""
-        self.map_png = b""
-        self._maps: dict[tuple[Any, ...], bytes] = {}
+        self.plot_svg = ""
+        self.map_svg = ""
 
         start_persona = persona or (model.name if model is not None and not self.live else None) \
             or self.setup.persona
@@ -321,13 +320,8 @@ class Explorer:
         """Render first, then set every output in one go, so the page updates all at once."""
         run = self.run
         empty = run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value)
-        cost = (plots.cumulative_cost(empty, figsize=(7.2, 4.0)) if self.compact
-                else plots.cost_overview(empty))
-        self.plot_png = plots.png_bytes(cost)
-        key = (tuple(self.level.searches), tuple(self.level.markers))
-        if self.show_map and key not in self._maps:  # the map only changes when the searches or markers do
-            self._maps[key] = plots.png_bytes(plots.level_map(self.level))
-        self.map_png = self._maps.get(key, b"")
+        self.plot_svg = livecharts.cost_svg(empty)
+        self.map_svg = livecharts.map_svg(self.level) if self.show_map else ""
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:#b71c1c;font-weight:bold">✖ '
@@ -337,8 +331,8 @@ class Explorer:
         self.badge.value = badge_html(run, self.error)
         self.turns.value = turns_text(run)
         self.transcript.value = transcript_html(run)
-        self.map.value = png_img(self.map_png, f"level map {self.level_name}") if self.show_map else ""
-        self.plot.value = png_img(self.plot_png, f"cost plot: {turns_text(run)}")
+        self.map.value = svg_img(self.map_svg, f"level map {self.level_name}") if self.show_map else ""
+        self.plot.value = svg_img(self.plot_svg, f"cost plot: {turns_text(run)}")
 
     def _switch(self, description: str, value: bool) -> w.Checkbox:
         return w.Checkbox(value=value, description=description, indent=False,

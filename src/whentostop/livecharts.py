@@ -1,0 +1,246 @@
+"""The explorer's live views as SVG: the cost of a run and the level map, drawn in about a
+millisecond, so a slider answers at once.
+
+`plots` draws the same views with matplotlib for the notebooks' figures; a matplotlib figure
+takes 0.2-0.6 s to render on a workshop laptop, too slow to follow a slider (bench/RESULTS.md,
+section 4). These functions read the same data (`usage.split_prompt`, `usage.cumulative_*`,
+`level.searches` and `level.markers`) and return an SVG document as text.
+"""
+
+from __future__ import annotations
+
+import base64
+import math
+from html import escape
+
+from .level import Level
+from .outcome import Run, Turn
+from .usage import Price, cumulative_cost, cumulative_tokens, price, split_prompt
+
+RESENT_COLOUR = "#9e9e9e"
+NEW_COLOUR = "#1e88e5"
+COMPLETION_COLOUR = "#fb8c00"
+TOKENS_COLOUR = "#3949ab"
+USD_COLOUR = "#2e7d32"
+FONT = "DejaVu Sans, Arial, sans-serif"
+TEXT_PX = 15
+TITLE_PX = 17
+
+PANEL_W, PANEL_H = 560, 330
+LEFT, RIGHT, TOP, BOTTOM = 78, 24, 56, 52
+"""Margins of a panel, in SVG pixels: room for tick labels, titles and the legend."""
+
+
+def data_uri(svg: str) -> str:
+    """An `<img src=...>` value: the page swaps one attribute, and nothing inside is parsed."""
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def cost_svg(run: Run, model: str | Price = "gpt-4o-mini") -> str:
+    """Two panels: tokens per turn (history sent again, new, the reply) and cumulative cost."""
+    p = price(model)
+    left = _tokens_panel(run)
+    right = _cumulative_panel(run, p)
+    width = 2 * PANEL_W
+    return _svg(width, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>')
+
+
+def _tokens_panel(run: Run) -> str:
+    turns = run.all_turns
+    splits = split_prompt(run)
+    top = _nice_top(max((t.total_tokens for t in turns), default=0))
+    parts = [_title("Tokens per turn: the history is sent again"),
+             *_axes(top, len(turns), "turn", "tokens in this turn")]
+    if not turns:
+        return "".join(parts) + _empty()
+    slot = (PANEL_W - LEFT - RIGHT) / len(turns)
+    bar = max(min(slot * 0.75, 40), 2)
+    for i, (turn, split) in enumerate(zip(turns, splits)):
+        x = LEFT + slot * (i + 0.5) - bar / 2
+        y = PANEL_H - BOTTOM
+        for value, colour, what in ((split.resent, RESENT_COLOUR, "resent"),
+                                    (split.new, NEW_COLOUR, "new"),
+                                    (turn.completion_tokens, COMPLETION_COLOUR, "completion")):
+            h = _scale(value, top)
+            y -= h
+            dash = ' stroke="#212121" stroke-dasharray="4 3"' if turn.wrap_up else ""
+            parts.append(f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
+                         f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+                         f'fill="{colour}"{dash}/>')
+        parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, _shown(i, len(turns))))
+    parts.append(_legend([(RESENT_COLOUR, "history sent again"), (NEW_COLOUR, "new this turn"),
+                          (COMPLETION_COLOUR, "model's reply")]))
+    return "".join(parts)
+
+
+def _cumulative_panel(run: Run, p: Price) -> str:
+    turns = run.all_turns
+    tokens = cumulative_tokens(run)
+    usd = cumulative_cost(run, p)
+    total = f": {tokens[-1]:,} tokens, ${usd[-1]:.4f}" if tokens else ""
+    top = _nice_top(tokens[-1] if tokens else 0)
+    parts = [_title(f"Cumulative cost at {p.model}{total}"),
+             *_axes(top, len(turns), "turn", "cumulative tokens")]
+    if not turns:
+        return "".join(parts) + _empty()
+    slot = (PANEL_W - LEFT - RIGHT) / len(turns)
+    xs = [LEFT + slot * (i + 0.5) for i in range(len(turns))]
+    first = turns[0].total_tokens
+    linear = [first * (i + 1) for i in range(len(turns))]
+    parts.append(_polyline(xs, linear, top, RESENT_COLOUR, 'stroke-dasharray="3 4" class="linear"'))
+    parts.append(_polyline(xs, tokens, top, TOKENS_COLOUR, 'class="cumulative"'))
+    parts += [f'<circle cx="{x:.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
+              for x, v in zip(xs, tokens)]
+    parts += [_tick_label(x, t, _shown(i, len(turns))) for i, (x, t) in enumerate(zip(xs, turns))]
+    parts.append(_legend([(TOKENS_COLOUR, "tokens so far"),
+                          (RESENT_COLOUR, "if every turn cost like turn 1")]))
+    return "".join(parts)
+
+
+def map_svg(level: Level) -> str:
+    """The level as rows of numbered `?` blocks: searched areas revealed, markers drawn."""
+    areas = level.areas
+    searched = {a.lower() for a in level.searches}
+    star = level.star
+    star_found = star is not None and (star[0].lower() in searched
+                                       or any(m.correct for m in level.markers))
+    marks = {m.block: m.correct for m in level.markers}
+    cell_w, cell_h, label_w, top = 104, 96, 130, 50
+    width = label_w + cell_w * max(len(b) for b in areas.values()) + 10
+    height = top + cell_h * len(areas) + 34
+    parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
+             f"{escape(_map_title(level, star_found))}</text>"]
+    for row, (area, blocks) in enumerate(areas.items()):
+        y = top + row * cell_h
+        parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
+        for col, (number, item) in enumerate(blocks.items()):
+            revealed = area.lower() in searched or (star_found and (area, number) == star)
+            parts.append(_block(label_w + col * cell_w, y, number, item if revealed else None,
+                                marks.get(number)))
+    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
+                 "? not searched yet · grey: searched, what it hid · ring: a marker</text>")
+    return _svg(width, height, "".join(parts))
+
+
+def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
+    if item is None:
+        face, edge, label, colour, size = "#f9a825", "#8d5a00", "?", "#5d3b00", 30
+    elif item == "star":
+        face, edge, label, colour, size = "#ffeb3b", "#e65100", "STAR", "#bf360c", 16
+    else:
+        face, edge, label, colour, size = "#d7ccc8", "#795548", item, "#3e2723", 13 if len(item) > 5 else 16
+    out = [f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">'
+           f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face}" '
+           f'stroke="{edge}" stroke-width="{3 if item == "star" else 2}"/>'
+           f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" fill="{colour}" '
+           f'text-anchor="middle" dominant-baseline="central">{escape(label)}</text>']
+    caption, caption_colour = f"block {number}", "#424242"
+    if mark is not None:
+        ring = "#2e7d32" if mark else "#c62828"
+        caption, caption_colour = f"{number}: {'marked' if mark else 'WRONG'}", ring
+        out.append(f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
+                   f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>')
+    weight = ' font-weight="bold"' if mark is not None else ""
+    out.append(f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
+               f'text-anchor="middle"{weight}>{caption}</text></g>')
+    return "".join(out)
+
+
+def _map_title(level: Level, star_found: bool) -> str:
+    if any(m.correct for m in level.markers):
+        news = "the star is marked"
+    elif level.markers:
+        news = "a marker is on the wrong block"
+    elif star_found:
+        news = "the star was found"
+    elif level.searches:
+        n = len(level.searches)
+        news = f"{n} search{'es' if n != 1 else ''}, no star"
+    else:
+        news = "nothing searched yet"
+    return f"{level.title or level.name} — {news}"
+
+
+# -- drawing helpers ---------------------------------------------------------------------------
+
+
+def _svg(width: float, height: float, body: str) -> str:
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
+            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="#212121">'
+            f'<rect width="100%" height="100%" fill="white"/>{body}</svg>')
+
+
+def _axes(top: float, n: int, xlabel: str, ylabel: str) -> list[str]:
+    base = PANEL_H - BOTTOM
+    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="#616161"/>',
+           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="#616161"/>']
+    for tick in _ticks(top):
+        y = _y(tick, top)
+        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
+                   'stroke="#e0e0e0"/>')
+        out.append(f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
+                   f'text-anchor="end">{tick:,.0f}</text>')
+    out.append(f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
+               f'font-size="{TEXT_PX}" text-anchor="middle">{xlabel}</text>')
+    out.append(f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
+               f'font-size="{TEXT_PX}" text-anchor="middle">{ylabel}</text>')
+    return out
+
+
+def _title(text: str) -> str:
+    return f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{escape(text)}</text>'
+
+
+def _legend(items: list[tuple[str, str]]) -> str:
+    out, x = [], LEFT + 8
+    for colour, label in items:
+        out.append(f'<rect x="{x}" y="{TOP - 20}" width="14" height="14" fill="{colour}"/>'
+                   f'<text x="{x + 19}" y="{TOP - 8}" font-size="{TEXT_PX - 2}">{escape(label)}</text>')
+        x += 26 + 7.6 * len(label)
+    return "".join(out)
+
+
+def _tick_label(x: float, turn: Turn, show: bool) -> str:
+    """The turn's number under its bar; the wrap-up request is labelled a line lower."""
+    if turn.wrap_up:
+        return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
+                f'text-anchor="end" fill="#424242">wrap-up ↑</text>')
+    if not show:
+        return ""
+    return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
+            f'text-anchor="middle">{turn.index}</text>')
+
+
+def _polyline(xs: list[float], values: list[float], top: float, colour: str, extra: str) -> str:
+    points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
+    return f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="3" {extra}/>'
+
+
+def _empty() -> str:
+    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="#757575" '
+            'text-anchor="middle">no turns yet</text>')
+
+
+def _shown(i: int, n: int) -> bool:
+    """A tick label for every turn up to 12 turns, every other one beyond (they would collide)."""
+    return n <= 12 or i % 2 == 0 or i == n - 1
+
+
+def _scale(value: float, top: float) -> float:
+    return (PANEL_H - TOP - BOTTOM) * value / top
+
+
+def _y(value: float, top: float) -> float:
+    return PANEL_H - BOTTOM - _scale(value, top)
+
+
+def _nice_top(largest: float) -> float:
+    """The axis top: 1, 2, 2.5 or 5 times a power of ten, at or above the largest value."""
+    if largest <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(largest))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= largest)
+
+
+def _ticks(top: float) -> list[float]:
+    return [top * i / 5 for i in range(6)] if top > 1 else [0.0, 1.0]
