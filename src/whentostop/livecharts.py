@@ -36,13 +36,14 @@ def data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
-def cost_svg(run: Run, model: str | Price = "gpt-4o-mini") -> str:
-    """Two panels: tokens per turn (history sent again, new, the reply) and cumulative cost."""
-    p = price(model)
+def cost_svg(run: Run, model: str | Price = "gpt-4o-mini", *, tokens_per_turn: bool = True) -> str:
+    """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
+    cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
+    right = _cumulative_panel(run, price(model))
+    if not tokens_per_turn:
+        return _svg(PANEL_W, PANEL_H, right)
     left = _tokens_panel(run)
-    right = _cumulative_panel(run, p)
-    width = 2 * PANEL_W
-    return _svg(width, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>')
+    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>')
 
 
 def _tokens_panel(run: Run) -> str:

@@ -320,7 +320,7 @@ class Explorer:
         """Render first, then set every output in one go, so the page updates all at once."""
         run = self.run
         empty = run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value)
-        self.plot_svg = livecharts.cost_svg(empty)
+        self.plot_svg = livecharts.cost_svg(empty, tokens_per_turn=not self.compact)
         self.map_svg = livecharts.map_svg(self.level) if self.show_map else ""
         if self.live:
             self.progress.value = (
