@@ -7,11 +7,14 @@ that goes back to the model as the call's result. Nothing here raises into the l
 
 from __future__ import annotations
 
+import copy
+import functools
 import inspect
 import json
 import threading
 import time
 import typing
+import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
@@ -50,8 +53,7 @@ class Tool:
     @property
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry: name, description, and the input's JSON Schema."""
-        parameters = self.input_model.model_json_schema()
-        parameters.pop("title", None)
+        parameters = copy.deepcopy(_parameters(self.input_model))
         return {
             "type": "function",
             "function": {
@@ -213,7 +215,38 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
     return text
 
 
+@functools.cache
+def _parameters(input_model: type[BaseModel]) -> dict[str, Any]:
+    """The input's JSON Schema, built once per model (pydantic rebuilds it on every call)."""
+    parameters = input_model.model_json_schema()
+    parameters.pop("title", None)
+    return parameters
+
+
+_MODELS: weakref.WeakKeyDictionary[Any, tuple[type[BaseModel], bool]] = weakref.WeakKeyDictionary()
+
+
 def _input_model_of(
+    fn: Callable[..., Any], input_model: type[BaseModel] | None
+) -> tuple[type[BaseModel], bool]:
+    """The input model for `fn`, built once per function: `level.tools()` is called every run,
+    and building a pydantic model costs about half a millisecond."""
+    if input_model is not None:
+        return _build_input_model(fn, input_model)
+    key = getattr(fn, "__func__", fn)  # a bound method: one model for every instance
+    try:
+        return _MODELS[key]
+    except (KeyError, TypeError):
+        pass
+    built = _build_input_model(fn, None)
+    try:
+        _MODELS[key] = built
+    except TypeError:  # not weak-referenceable (a builtin): just don't cache
+        pass
+    return built
+
+
+def _build_input_model(
     fn: Callable[..., Any], input_model: type[BaseModel] | None
 ) -> tuple[type[BaseModel], bool]:
     hints = typing.get_type_hints(fn, include_extras=True)

@@ -1,9 +1,9 @@
 """Where does the time go? pyinstrument over the runs the benchmarks time.
 
-    python bench/profile.py loop        # 20 runs of run_agent, 25 turns, in-process mock
-    python bench/profile.py socket      # 10 runs against `python -m whentostop serve`
-    python bench/profile.py widget      # the explorer's slider 1 -> 25
-    python bench/profile.py connect     # 10 x connect() to a real URL
+    python bench/profiling.py loop        # 20 runs of run_agent, 25 turns, in-process mock
+    python bench/profiling.py socket      # 10 runs against `python -m whentostop serve`
+    python bench/profiling.py widget      # the explorer's slider 1 -> 25
+    python bench/profiling.py connect     # 10 x connect() to a real URL
 
 Read the frames under whentostop/: those are ours. The mock's (whentostop/mock/) are the
 model's time, which a real endpoint would spend too.
