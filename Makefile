@@ -20,15 +20,20 @@ $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $@
+	touch $@ $(VENV)/.core-installed
 
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
-	touch $@
+	touch $@ $(VENV)/.core-installed $(VENV)/.test-installed
+
+# Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
+AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
+LAB_ARGS ?=
 
 lab: $(VENV)/.core-installed
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
-		$(BIN)/jupyter lab --notebook-dir=notebooks notebooks/00_start_here.ipynb
+		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=notebooks \
+		--LabApp.default_url=/lab/tree/00_start_here.ipynb $(LAB_ARGS)
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
