@@ -130,14 +130,30 @@ NAGLE_ON = (
 )
 
 
+# The same server behind TLS, as a hosted endpoint is (certificate and key: argv[2], argv[3]).
+TLS = (
+    "import ssl, sys; from whentostop.mock.endpoint import MockServer; "
+    "s = MockServer('127.0.0.1', int(sys.argv[1])); "
+    "ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(sys.argv[2], sys.argv[3]); "
+    "s.httpd.socket = ctx.wrap_socket(s.httpd.socket, server_side=True); s.serve_forever()"
+)
+
+
 @contextmanager
-def serving(nagle: bool = False, start_timeout_s: float = 30.0) -> Iterator[str]:
-    """`python -m whentostop serve` on a free loopback port; yields its base URL, then stops it."""
+def serving(nagle: bool = False, tls: tuple[str, str] | None = None,
+            start_timeout_s: float = 30.0) -> Iterator[str]:
+    """`python -m whentostop serve` on a free loopback port; yields its base URL, then stops it.
+
+    `tls=(certificate, key)` serves HTTPS with them (the client must trust the certificate)."""
     port = free_port()
-    cmd = ([sys.executable, "-c", NAGLE_ON, str(port)] if nagle else
-           [sys.executable, "-m", "whentostop", "serve", "--host", "127.0.0.1", "--port", str(port)])
+    if tls:
+        cmd = [sys.executable, "-c", TLS, str(port), *tls]
+    elif nagle:
+        cmd = [sys.executable, "-c", NAGLE_ON, str(port)]
+    else:
+        cmd = [sys.executable, "-m", "whentostop", "serve", "--host", "127.0.0.1", "--port", str(port)]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    base_url = f"http://127.0.0.1:{port}/v1"
+    base_url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1"
     try:
         _wait_until_up(proc, base_url, start_timeout_s)
         yield base_url
@@ -148,6 +164,35 @@ def serving(nagle: bool = False, start_timeout_s: float = 30.0) -> Iterator[str]
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+
+
+@contextmanager
+def trusted_certificate(folder: str) -> Iterator[tuple[str, str] | None]:
+    """A self-signed certificate for 127.0.0.1, trusted by this process (httpx and urllib both
+    read SSL_CERT_FILE) while the block runs; None when `openssl` is not installed."""
+    import os
+    import shutil
+
+    import whentostop.client as client
+
+    if shutil.which("openssl") is None:
+        yield None
+        return
+    cert, key = f"{folder}/cert.pem", f"{folder}/key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
+                    "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
+                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    before = os.environ.get("SSL_CERT_FILE")
+    os.environ["SSL_CERT_FILE"] = cert
+    client._ssl_context.cache_clear()  # the library's one shared context, built anew with it
+    try:
+        yield cert, key
+    finally:
+        if before is None:
+            os.environ.pop("SSL_CERT_FILE", None)
+        else:
+            os.environ["SSL_CERT_FILE"] = before
+        client._ssl_context.cache_clear()
 
 
 def _wait_until_up(proc: subprocess.Popen, base_url: str, timeout_s: float) -> None:

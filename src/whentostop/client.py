@@ -10,7 +10,6 @@ from __future__ import annotations
 import functools
 import json
 import os
-import socket
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -87,6 +86,8 @@ class OpenAIChat:
         max_retries: int = DEFAULT_MAX_RETRIES,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
+        import socket
+
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
