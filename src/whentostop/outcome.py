@@ -84,7 +84,7 @@ class Turn:
 
     @property
     def text(self) -> str:
-        return _text_of(self.message)
+        return message_text(self.message)
 
 
 @dataclass
@@ -191,7 +191,8 @@ class Run:
         return f"<Run {self.summary()}>"
 
 
-def _text_of(message: dict[str, Any]) -> str:
+def message_text(message: dict[str, Any]) -> str:
+    """A chat message's text, whether its content is a string or a list of parts."""
     content = message.get("content")
     if isinstance(content, str):
         return content

@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..outcome import message_text
+
 PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
 DEFAULT_SLOW_S = 2.0
 
@@ -41,7 +43,7 @@ def prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | 
     """Tokens in the request as received: every message (4 tokens of framing each) and the tools."""
     total = 3
     for message in messages:
-        total += 4 + count_tokens(_content(message))
+        total += 4 + count_tokens(message_text(message))
         if message.get("tool_calls"):
             total += count_tokens(json.dumps(message["tool_calls"]))
     if tools:
@@ -89,7 +91,7 @@ def read(body: dict[str, Any]) -> View:
     for message in body.get("messages", []):
         role = message.get("role")
         view.last_role = role or view.last_role
-        text = _content(message)
+        text = message_text(message)
         if role in ("system", "developer"):
             view.system += text + "\n"
         elif role == "user" and not view.prompt:
@@ -242,12 +244,3 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
 def _areas_in(text: str) -> list[str]:
     found = _AREAS.findall(text)
     return [a.strip() for a in found[-1].split(",") if a.strip()] if found else []
-
-
-def _content(message: dict[str, Any]) -> str:
-    content = message.get("content")
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
-    return ""
