@@ -42,7 +42,7 @@ bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/run.py
 
 bench-quick: $(VENV)/.bench-installed
-	$(BIN)/python bench/run.py --quick
+	$(BIN)/python bench/run.py --quick --out $(VENV)/bench-quick.md  # smoke numbers: never over RESULTS.md
 
 serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve
