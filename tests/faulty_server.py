@@ -235,6 +235,25 @@ def trickle(data: Any, chunk: int = 8, delay_s: float = 0.2) -> Act:
     return act
 
 
+def trickle_headers(delay_s: float = 0.2) -> Act:
+    """Send the status line and headers a byte every `delay_s`, and never finish them: each
+    read is quick, so a per-read timeout never fires."""
+
+    def act(h: _Handler, req: Request) -> None:
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nX-Slow: " + b"." * 10_000
+        for i in range(len(head)):
+            if h.server.state.stopping.wait(delay_s):
+                break
+            try:
+                h.wfile.write(head[i:i + 1])
+                h.wfile.flush()
+            except OSError:
+                break
+        h.close_connection = True
+
+    return act
+
+
 def timed(act: Act, log: list[float]) -> Act:
     """Record when each request arrived (monotonic), then play `act`."""
 

@@ -12,7 +12,8 @@ import socket
 import pytest
 from conftest import free_port
 from faulty_server import (
-    FaultyServer, call, completion, error, hang, hang_up, reply, run_to_end, timed, trickle, chat,
+    FaultyServer, call, chat, completion, error, hang, hang_up, reply, run_to_end, timed, trickle,
+    trickle_headers,
 )
 
 from whentostop import (
@@ -125,6 +126,26 @@ def test_a_trickling_reply_is_cut_by_the_timeout_although_every_read_is_quick():
 def test_a_trickling_reply_is_cut_by_the_run_deadline():
     with FaultyServer([trickle(chat("x" * 400), chunk=8, delay_s=0.1)]) as server:
         ending = run_to_end(model=model(server, timeout_s=30), deadline_s=0.5)
+    assert ending.run.stop == Stop.DEADLINE and ending.run.turns == []
+
+
+@pytest.mark.timeout(30)
+def test_headers_sent_a_byte_at_a_time_are_cut_by_the_timeout():
+    # One header byte every 0.05 s, for ten minutes: no single read ever waits long.
+    with FaultyServer([trickle_headers(0.05), reply(chat("It is 42."))]) as server:
+        chat_model = model(server, timeout_s=0.5)
+        ending = run_to_end(model=chat_model)
+        assert isinstance(ending.error, EndpointTimeout)
+        assert "Timed out waiting for" in str(ending.error) and "after 0.5 s" in str(ending.error)
+        # The client is still usable: the next request gets a fresh connection and an answer.
+        again = run_to_end(model=chat_model)
+    assert again.run.stop == Stop.END_TURN and again.run.answer == "It is 42."
+
+
+@pytest.mark.timeout(30)
+def test_headers_sent_a_byte_at_a_time_are_cut_by_the_run_deadline():
+    with FaultyServer([trickle_headers(0.05)]) as server:
+        ending = run_to_end(model=model(server, timeout_s=60), deadline_s=0.5)
     assert ending.run.stop == Stop.DEADLINE and ending.run.turns == []
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -86,8 +87,6 @@ class OpenAIChat:
         max_retries: int = DEFAULT_MAX_RETRIES,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        import socket
-
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
@@ -96,24 +95,34 @@ class OpenAIChat:
         self.max_retries = max_retries
         self.is_mock = transport is not None and self.base_url == MOCK_BASE_URL
         self._secret = api_key or ""
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        if transport is None:
-            # TCP_NODELAY: httpx writes a POST's headers and body as two sends; with Nagle's
-            # algorithm the body can wait for the server's ACK of the headers (bench, section 2).
-            transport = httpx.HTTPTransport(verify=_ssl_context(), socket_options=[
-                (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
-        self._http = httpx.Client(
-            base_url=self.base_url,
-            headers=headers,
-            timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
-            transport=transport,
-        )
+        self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        self._transport = transport
+        self._http = self._new_http()
         self._endpoint = httpx.URL(f"{self.base_url}/chat/completions")  # parsed once
 
     def __repr__(self) -> str:
         where = "the offline mock" if self.is_mock else self.base_url
         key = ", api_key=***" if self._secret else ""
         return f"<OpenAIChat model={self.name!r} at {where}{key}>"
+
+    def _new_http(self) -> httpx.Client:
+        import socket
+
+        import httpx
+
+        transport = self._transport
+        if transport is None:
+            # TCP_NODELAY: httpx writes a POST's headers and body as two sends; with Nagle's
+            # algorithm the body can wait for the server's ACK of the headers (bench, section 2).
+            transport = httpx.HTTPTransport(verify=_ssl_context(), socket_options=[
+                (socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+            _bound_every_read(transport)
+        return httpx.Client(
+            base_url=self.base_url,
+            headers=self._headers,
+            timeout=httpx.Timeout(self.timeout_s, connect=min(10.0, self.timeout_s)),
+            transport=transport,
+        )
 
     def close(self) -> None:
         self._http.close()
@@ -172,10 +181,10 @@ class OpenAIChat:
         """One request, bounded in total by `timeout_s` and the run's deadline, whichever is first.
 
         httpx's timeouts are per read, so a server that trickles its reply a few bytes at a
-        time would never trip them; the body is read in chunks against a wall clock instead.
+        time would never trip them: the body is read in chunks against a wall clock, and on a
+        real socket every read waits at most until the request's limit (`_bound_every_read`),
+        so headers sent a byte at a time cannot hold it either.
         """
-        import httpx
-
         limit, by_deadline = self.timeout_s, False
         if deadline is not None:
             left = deadline - time.monotonic()
@@ -183,9 +192,12 @@ class OpenAIChat:
                 raise EndpointTimeout("the run's deadline passed before the request", url=self.url,
                                       cut_by_deadline=True)
             limit, by_deadline = min(limit, left), left < limit
-        stop_at = time.monotonic() + limit
+        import httpx
+
         # ASCII-escaped JSON: a lone surrogate a model sent back cannot break the next request.
         content = json.dumps(body).encode()
+        stop_at = time.monotonic() + limit
+        _limit.stop_at = stop_at
         try:
             with self._http.stream(
                 "POST", self._endpoint, content=content,
@@ -211,6 +223,8 @@ class OpenAIChat:
                 "Is the server still running?",
                 url=self.url,
             ) from None
+        finally:
+            _limit.stop_at = None
 
     def _read_bounded(
         self, response: httpx.Response, stop_at: float, limit: float
@@ -223,22 +237,27 @@ class OpenAIChat:
             return response
         except httpx.ResponseNotRead:
             pass
+        still_arriving = EndpointTimeout(
+            f"The reply from {self.url} was still arriving after {limit:.3g} s (a slow "
+            "stream). A slow model needs a longer timeout_s; a stuck one needs a deadline_s.",
+            url=self.url,
+        )
         chunks: list[bytes] = []
         size = 0
-        for chunk in response.iter_raw():
-            size += len(chunk)
-            if size > MAX_RESPONSE_BYTES:
-                raise BadResponse(
-                    f"{self.url} sent more than {MAX_RESPONSE_BYTES:,} bytes: not a chat completion",
-                    url=self.url,
-                )
-            if time.monotonic() > stop_at:
-                raise EndpointTimeout(
-                    f"The reply from {self.url} was still arriving after {limit:.3g} s (a slow "
-                    "stream). A slow model needs a longer timeout_s; a stuck one needs a deadline_s.",
-                    url=self.url,
-                )
-            chunks.append(chunk)
+        try:
+            for chunk in response.iter_raw():
+                size += len(chunk)
+                if size > MAX_RESPONSE_BYTES:
+                    raise BadResponse(
+                        f"{self.url} sent more than {MAX_RESPONSE_BYTES:,} bytes: not a chat "
+                        "completion",
+                        url=self.url,
+                    )
+                if time.monotonic() > stop_at:
+                    raise still_arriving
+                chunks.append(chunk)
+        except httpx.TimeoutException:
+            raise still_arriving from None
         return httpx.Response(response.status_code, headers=response.headers,
                               content=b"".join(chunks), request=response.request)
 
@@ -324,6 +343,72 @@ def _ssl_context() -> ssl.SSLContext:
     import httpx
 
     return httpx.create_ssl_context()
+
+
+_limit = threading.local()
+"""`stop_at`: the monotonic time the current thread's request must be done by, or None."""
+
+
+def _bound_every_read(transport: httpx.HTTPTransport) -> None:
+    """Make every socket read and write of `transport` wait at most until the current request's
+    limit. httpx's timeouts are per read, so without this a server that sends its headers a byte
+    at a time could hold a request, and the run, forever."""
+    import httpcore
+
+    pool = getattr(transport, "_pool", None)  # httpx keeps its httpcore pool here
+    if isinstance(pool, httpcore.ConnectionPool) and hasattr(pool, "_network_backend"):
+        pool._network_backend = _BoundedBackend(pool._network_backend)
+
+
+def _left(timeout: float | None) -> float | None:
+    import httpcore
+
+    stop_at = getattr(_limit, "stop_at", None)
+    if stop_at is None:
+        return timeout
+    left = stop_at - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the request's time limit passed")
+    return left if timeout is None else min(timeout, left)
+
+
+class _BoundedStream:
+    """A socket stream whose every wait is cut to what is left of the request's limit."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _left(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: Any, server_hostname: str | None = None,
+                  timeout: float | None = None) -> _BoundedStream:
+        return _BoundedStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class _BoundedBackend:
+    """httpcore's network backend, handing out `_BoundedStream`s."""
+
+    def __init__(self, inner: Any) -> None:
+        self._inner = inner
+
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> _BoundedStream:
+        return _BoundedStream(self._inner.connect_tcp(*args, **kwargs))
+
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> _BoundedStream:
+        return _BoundedStream(self._inner.connect_unix_socket(*args, **kwargs))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
 
 
 def parse_completion(data: Any) -> Completion:
