@@ -50,7 +50,7 @@ class Config:
                        notebook_reps=1, import_reps=2, growth_reps=1, growth_sizes=(10, 50),
                        slider_values=(1, 25))
         return cls(False, reps=30, socket_reps=15, before_reps=5, peer_reps=10, widget_sweeps=5,
-                   notebook_reps=3, import_reps=9, growth_reps=5)
+                   notebook_reps=3, import_reps=9, growth_reps=11)
 
 
 def ratio(a: Samples, b: Samples) -> float:

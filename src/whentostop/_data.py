@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
-from importlib.resources import files
-from importlib.resources.abc import Traversable
-from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 
 def data_dir() -> Traversable:
     """The folder holding `levels/` and `prices.json`, found through importlib.resources."""
+    from importlib.resources import files  # here, not at import: ~15 ms of `import whentostop`
+    from pathlib import Path
+
     packaged = files("whentostop") / "data"
     if packaged.is_dir():
         return packaged
