@@ -22,6 +22,7 @@ if TYPE_CHECKING:
 
     import httpx
 
+from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
     BadResponse,
@@ -98,7 +99,7 @@ class OpenAIChat:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._transport = transport
         self._http = self._new_http()
-        self._endpoint = httpx.URL(f"{self.base_url}/chat/completions")  # parsed once
+        self._endpoint = httpx.URL(self.url)  # parsed once, not per request
 
     def __repr__(self) -> str:
         where = "the offline mock" if self.is_mock else self.base_url
@@ -324,7 +325,7 @@ class OpenAIChat:
         except (ValueError, RecursionError):
             raise BadResponse(
                 f"{self.url} answered with something that is not JSON: "
-                f"{_excerpt(text) or '(an empty body)'}",
+                f"{excerpt(text) or '(an empty body)'}",
                 url=self.url,
             ) from None
         try:
@@ -414,19 +415,19 @@ class _BoundedBackend:
 def parse_completion(data: Any) -> Completion:
     """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
     if not isinstance(data, dict):
-        raise BadResponse(f"the reply is not a chat completion (a JSON {type(data).__name__}): {_excerpt(_dump(data))}")
+        raise BadResponse(f"the reply is not a chat completion (a JSON {type(data).__name__}): {excerpt(json_text(data))}")
     if "error" in data and "choices" not in data:
-        raise BadResponse(f"the endpoint sent an error instead of a reply: {_excerpt(_dump(data['error']))}")
+        raise BadResponse(f"the endpoint sent an error instead of a reply: {excerpt(json_text(data['error']))}")
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(f"the reply has no choices: {_excerpt(_dump(data))}")
+        raise BadResponse(f"the reply has no choices: {excerpt(json_text(data))}")
     choice = choices[0]
     raw = choice.get("message")
     if not isinstance(raw, dict):
-        raise BadResponse(f"the reply's first choice has no message: {_excerpt(_dump(choice))}")
+        raise BadResponse(f"the reply's first choice has no message: {excerpt(json_text(choice))}")
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
-        raise BadResponse(f"the message content is neither text nor parts: {_excerpt(_dump(content))}")
+        raise BadResponse(f"the message content is neither text nor parts: {excerpt(json_text(content))}")
     calls = _normalise_calls(raw.get("tool_calls"))
     text = content if isinstance(content, str) else "".join(
         p["text"] for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
@@ -451,17 +452,17 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise BadResponse(f"tool_calls is not a list: {_excerpt(_dump(raw))}")
+        raise BadResponse(f"tool_calls is not a list: {excerpt(json_text(raw))}")
     calls = []
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
-            raise BadResponse(f"a tool call has no function: {_excerpt(_dump(item))}")
+            raise BadResponse(f"a tool call has no function: {excerpt(json_text(item))}")
         fn = item["function"]
         arguments = fn.get("arguments")
         if arguments is None:
             arguments = ""
         elif not isinstance(arguments, str):
-            arguments = _dump(arguments)  # some servers send an object, not a string
+            arguments = json_text(arguments)  # some servers send an object, not a string
         call_id = item.get("id")
         calls.append({
             "id": call_id if isinstance(call_id, str) and call_id else f"call_{os.urandom(6).hex()}",
@@ -499,23 +500,10 @@ def _error_text(text: str) -> str:
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return _excerpt(text) or "(empty body)"
+        return excerpt(text) or "(empty body)"
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return _excerpt(str(data["error"].get("message", data["error"])))
-    return _excerpt(_dump(data))
-
-
-def _dump(value: Any) -> str:
-    """JSON text for an excerpt; never raises (deep nesting, odd types)."""
-    try:
-        return json.dumps(value, default=str)
-    except (ValueError, TypeError, RecursionError):
-        return f"(a {type(value).__name__} that cannot be shown)"
-
-
-def _excerpt(text: str, limit: int = 200) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+        return excerpt(str(data["error"].get("message", data["error"])))
+    return excerpt(json_text(data))
 
 
 def connect(

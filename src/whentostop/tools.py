@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from ._text import json_text
+
 MAX_OUTPUT_CHARS = 16_000
 """A tool's output longer than this is cut, with a note saying so (about 4,000 tokens)."""
 
@@ -82,7 +84,7 @@ class Tool:
         if not isinstance(arguments, dict):
             raise ToolInputError(
                 f"the arguments for {self.name} must be a JSON object, "
-                f"got {type(arguments).__name__}: {_excerpt(_dump(arguments))}"
+                f"got {type(arguments).__name__}: {_excerpt(json_text(arguments))}"
             )
         try:
             return self.input_model.model_validate(arguments)
@@ -305,23 +307,17 @@ def _time_limit(timeout_s: float | None, deadline: float | None) -> tuple[float 
     return timeout_s, False
 
 
-def _dump(value: Any) -> str:
-    try:
-        return json.dumps(value, default=str)
-    except (TypeError, ValueError, RecursionError):
-        return repr(value)
-
-
 def _describe(exc: ValidationError) -> str:
     parts = []
     for err in exc.errors(include_url=False):
         where = ".".join(str(x) for x in err["loc"]) or "input"
         got = err.get("input")
-        shown = "" if err["type"] == "missing" else f" (got {_excerpt(_dump(got), 40)})"
+        shown = "" if err["type"] == "missing" else f" (got {_excerpt(json_text(got), 40)})"
         parts.append(f"{where}: {err['msg']}{shown}")
     return "; ".join(parts)
 
 
 def _excerpt(text: str, limit: int = 120) -> str:
+    """The model's own text, kept as sent but on one line (so an error stays one line)."""
     text = text.replace("\n", " ")
     return text if len(text) <= limit else text[: limit - 1] + "…"

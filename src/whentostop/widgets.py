@@ -24,6 +24,7 @@ from typing import Any
 import ipywidgets as w
 
 from . import livecharts
+from ._text import excerpt
 from .client import ChatModel, connect
 from .errors import EndpointError
 from .events import Event, TurnStart
@@ -88,11 +89,11 @@ def badge_html(run: Run | None, error: str | None = None) -> str:
     turns = turns_text(run)
     if run.stop is None:
         colour, symbol = BROKEN_STYLE
-        why = f" ({_short(error or run.error or '', 80)})" if (error or run.error) else ""
+        why = f" ({excerpt(error or run.error or '', 80)})" if (error or run.error) else ""
         return _pill(colour, symbol, f"endpoint error — No answer after {turns}{why}")
     colour, symbol = BADGE_STYLE[run.stop]
     if run.stop == Stop.END_TURN:
-        text = f"{run.exit_name} — answered in {turns}: “{_short(str(run.answer), 70)}”"
+        text = f"{run.exit_name} — answered in {turns}: “{excerpt(str(run.answer), 70)}”"
     elif run.stop == Stop.TERMINAL_TOOL:
         text = f"{run.exit_name} — answer as data in {turns}: {json.dumps(run.answer)}"
     else:
@@ -175,11 +176,6 @@ def _call_html(call: ToolCall, run: Run) -> str:
         f'background:{"#ffebee" if call.failed else "#f5f5f5"};color:{colour if call.failed else "#212121"}">'
         f"{html.escape(call.output)}</pre>"
     )
-
-
-def _short(text: str, limit: int) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # -- the widget --------------------------------------------------------------------------------

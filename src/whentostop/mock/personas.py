@@ -69,9 +69,9 @@ class View:
     tool_choice: Any = None
     last_role: str = "user"
 
-    @property
-    def can(self) -> Callable[[str], bool]:
-        return lambda name: name in self.tool_names and self.tool_choice != "none"
+    def can(self, name: str) -> bool:
+        """Whether the request offers the tool `name` and allows calling tools at all."""
+        return name in self.tool_names and self.tool_choice != "none"
 
     @property
     def may_give_up(self) -> bool:
