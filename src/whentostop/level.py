@@ -97,6 +97,44 @@ class Level:
                     return area, number
         return None
 
+    @property
+    def star_found(self) -> bool:
+        """Whether the map may show the star: its area was searched, or it was marked."""
+        star = self.star
+        return star is not None and (
+            star[0].lower() in {a.lower() for a in self.searches}
+            or any(m.correct for m in self.markers)
+        )
+
+    def shown(self) -> dict[str, dict[int, str | None]]:
+        """What the map shows of each block: what it hides once its area was searched (or the
+        star, once found), None while it is still a `?`."""
+        searched = {a.lower() for a in self.searches}
+        star, found = self.star, self.star_found
+        return {
+            area: {
+                number: item if area.lower() in searched or (found and (area, number) == star)
+                else None
+                for number, item in blocks.items()
+            }
+            for area, blocks in self.spec.areas.items()
+        }
+
+    def map_title(self) -> str:
+        """The map's heading: the level, and the news of the run so far."""
+        if any(m.correct for m in self.markers):
+            news = "the star is marked"
+        elif self.markers:
+            news = "a marker is on the wrong block"
+        elif self.star_found:
+            news = "the star was found"
+        elif self.searches:
+            n = len(self.searches)
+            news = f"{n} search{'es' if n != 1 else ''}, no star"
+        else:
+            news = "nothing searched yet"
+        return f"{self.title or self.name} — {news}"
+
     def area_of(self, block: int) -> str | None:
         return next((a for a, blocks in self.spec.areas.items() if block in blocks), None)
 

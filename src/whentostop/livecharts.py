@@ -100,24 +100,18 @@ def _cumulative_panel(run: Run, p: Price) -> str:
 
 def map_svg(level: Level) -> str:
     """The level as rows of numbered `?` blocks: searched areas revealed, markers drawn."""
-    areas = level.areas
-    searched = {a.lower() for a in level.searches}
-    star = level.star
-    star_found = star is not None and (star[0].lower() in searched
-                                       or any(m.correct for m in level.markers))
+    areas = level.shown()
     marks = {m.block: m.correct for m in level.markers}
     cell_w, cell_h, label_w, top = 104, 96, 130, 50
     width = label_w + cell_w * max(len(b) for b in areas.values()) + 10
     height = top + cell_h * len(areas) + 34
     parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
-             f"{escape(_map_title(level, star_found))}</text>"]
+             f"{escape(level.map_title())}</text>"]
     for row, (area, blocks) in enumerate(areas.items()):
         y = top + row * cell_h
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
         for col, (number, item) in enumerate(blocks.items()):
-            revealed = area.lower() in searched or (star_found and (area, number) == star)
-            parts.append(_block(label_w + col * cell_w, y, number, item if revealed else None,
-                                marks.get(number)))
+            parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
     parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
                  "? not searched yet · grey: searched, what it hid · ring: a marker</text>")
     return _svg(width, height, "".join(parts))
@@ -145,21 +139,6 @@ def _block(x: float, y: float, number: int, item: str | None, mark: bool | None)
     out.append(f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
                f'text-anchor="middle"{weight}>{caption}</text></g>')
     return "".join(out)
-
-
-def _map_title(level: Level, star_found: bool) -> str:
-    if any(m.correct for m in level.markers):
-        news = "the star is marked"
-    elif level.markers:
-        news = "a marker is on the wrong block"
-    elif star_found:
-        news = "the star was found"
-    elif level.searches:
-        n = len(level.searches)
-        news = f"{n} search{'es' if n != 1 else ''}, no star"
-    else:
-        news = "nothing searched yet"
-    return f"{level.title or level.name} — {news}"
 
 
 # -- drawing helpers ---------------------------------------------------------------------------

@@ -30,7 +30,6 @@ from .livecharts import (
     RESENT_COLOUR,
     TOKENS_COLOUR,
     USD_COLOUR,
-    _map_title,
 )
 from .outcome import Run, Turn
 from .usage import Price, cumulative_tokens, price, split_prompt
@@ -119,21 +118,15 @@ def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Fi
     it was found or marked. Markers placed by `mark_star` are drawn on their block, a wrong one
     in red.
     """
-    areas = level.areas
+    areas = level.shown()
     width = max(len(blocks) for blocks in areas.values())
     fig = Figure(figsize=figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
                  layout="constrained")
     ax = fig.add_subplot()
-    searched = {a.lower() for a in level.searches}
-    star = level.star
-    star_found = star is not None and (
-        star[0].lower() in searched or any(m.correct for m in level.markers)
-    )
     for row, (area, blocks) in enumerate(areas.items()):
         y = ROW_GAP * (len(areas) - 1 - row)
         for col, (number, item) in enumerate(blocks.items()):
-            revealed = area.lower() in searched or (star_found and (area, number) == star)
-            _draw_block(ax, COL_GAP * col, y, number, item if revealed else None)
+            _draw_block(ax, COL_GAP * col, y, number, item)
     for marker in level.markers:
         _draw_marker(ax, level, marker.block, marker.correct)
     ax.set_xlabel("?  not searched yet      grey: searched, what it hid", fontsize=TEXT_PT - 1,
@@ -147,7 +140,7 @@ def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Fi
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    ax.set_title(_map_title(level, star_found), fontsize=TITLE_PT + 1, loc="left")
+    ax.set_title(level.map_title(), fontsize=TITLE_PT + 1, loc="left")
     return fig
 
 
