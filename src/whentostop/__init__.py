@@ -25,6 +25,7 @@ from .errors import (
     WhenToStopError,
 )
 from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart
+from .i18n import language, set_language
 from .level import LEVELS, Level, load_level
 from .loop import run_agent
 from .outcome import Run, Stop, ToolCall, Turn
@@ -39,5 +40,5 @@ __all__ = [
     "NoAnswer", "NotFound", "OpenAIChat", "Price", "RateLimited", "RetryEvent", "Run",
     "ServerError", "SessionEnd", "Stop", "Tool", "ToolCall", "ToolError", "ToolResultEvent",
     "Turn", "TurnStart", "WhenToStopError", "connect", "cost_per_turn", "cumulative_cost",
-    "cumulative_tokens", "load_level", "price", "prices", "run_agent", "tool",
+    "cumulative_tokens", "language", "load_level", "price", "prices", "run_agent", "set_language", "tool",
 ]

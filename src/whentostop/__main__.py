@@ -19,11 +19,11 @@ from typing import Any
 
 from .client import connect
 from .errors import EndpointError
+from .lesson import prompt
 from .level import load_level
 from .loop import run_agent
 from .outcome import Run, Stop
 
-DEFAULT_PROMPT = "Find the star in this level."
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -37,7 +37,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--max-turns", type=int, default=10)
     run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
     run_p.add_argument("--system", default=None, help="the system prompt")
-    run_p.add_argument("--prompt", default=DEFAULT_PROMPT)
+    run_p.add_argument("--prompt", default=None, help="the task (default: the lesson's)")
     run_p.add_argument("--tools", default=None, help="comma-separated: offer only these tools")
     run_p.add_argument("--deadline-s", type=float, default=None)
     run_p.add_argument("--wrap-up", action="store_true", help="one tool-less request after the clock")
@@ -67,7 +67,7 @@ def _run(args: argparse.Namespace) -> int:
     try:
         model = connect(args.model, base_url=args.base_url)
         run = run_agent(
-            args.prompt, model=model, tools=level.tools(*names), max_turns=args.max_turns,
+            args.prompt or prompt(), model=model, tools=level.tools(*names), max_turns=args.max_turns,
             stop_on=args.stop_on, system=args.system, deadline_s=args.deadline_s,
             on_max_turns="wrap_up" if args.wrap_up else "stop",
         )

@@ -20,14 +20,14 @@ from typing import Any, Literal
 
 from .client import MOCK_BASE_URL, OpenAIChat
 from .errors import NoAnswer
+from .lesson import GIVE_UP_TEXT as GIVE_UP
+from .lesson import prompt
 from .level import load_level
 from .loop import run_agent
 from .mock.endpoint import mock_transport
 from .outcome import EXIT_NAMES, Run, Stop
 from .usage import cumulative_tokens
 
-PROMPT = "Find the star in this level."
-GIVE_UP = "If a few searches come back empty, say you couldn't find it."
 TOKEN_CAP = 5_000
 """Exercise 1-1.c: the most the Loopboros may spend on level 1-1 before the clock stops it."""
 
@@ -147,7 +147,7 @@ def mock_run(level: str, persona: str = "searcher", *, only_search: bool = False
     """One run on the mock: the runs the checks compare the learner's answer against."""
     board = load_level(level)
     tools = board.tools("search_blocks") if only_search else board.tools()
-    return run_agent(PROMPT, model=mock_model(persona), tools=tools, max_turns=max_turns,
+    return run_agent(prompt(), model=mock_model(persona), tools=tools, max_turns=max_turns,
                      stop_on=["mark_star"] if stop_on else [], system=system, deadline_s=deadline_s)
 
 

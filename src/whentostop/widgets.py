@@ -28,17 +28,16 @@ from ._text import excerpt
 from .client import ChatModel, connect
 from .errors import EndpointError
 from .events import Event, TurnStart
+from .lesson import give_up, prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
 from .loop import run_agent
 from .outcome import Run, Stop, ToolCall, Turn
 
 __all__ = [
-    "GIVE_UP_SYSTEM", "Explorer", "badge_html", "dashboard", "explorer", "transcript_html",
+    "Explorer", "badge_html", "dashboard", "explorer", "transcript_html",
     "turns_text",
 ]
 
-GIVE_UP_SYSTEM = "If a few searches come back empty, say you couldn't find it."
-"""The system prompt behind the "allow giving up" switch: the permission the searcher needs."""
 PERSONA_CHOICES = ("searcher", "loopboros", "sloppy")
 """The mock personas offered (`slow` is left out: the explorer has no deadline to show)."""
 TERMINAL = "mark_star"
@@ -194,13 +193,14 @@ class Explorer:
         allow_give_up: bool = False,
         wrap_up: bool = False,
         model: ChatModel | None = None,
-        prompt: str = "Find the star in this level.",
+        prompt: str | None = None,
         compact: bool = False,
         show_map: bool | None = None,
     ) -> None:
         self.level_name = level
         self.setup = SETUPS.get(level, OTHER_LEVEL)
         self.prompt = prompt
+        """The task; None means the lesson's, in the language in effect at each run."""
         self.compact = compact
         if model is None and os.environ.get("OPENAI_BASE_URL"):
             model = connect()
@@ -272,10 +272,10 @@ class Explorer:
             self.progress.value = f"turn 1 of {self.max_turns.value}… starting"
         try:
             run = run_agent(
-                self.prompt, model=self._current_model(), tools=level.tools(*tools),
+                self.prompt or lesson_prompt(), model=self._current_model(), tools=level.tools(*tools),
                 max_turns=self.max_turns.value,
                 stop_on=[TERMINAL] if self.stop_on.value else [],
-                system=GIVE_UP_SYSTEM if self.give_up.value else None,
+                system=give_up() if self.give_up.value else None,
                 on_max_turns="wrap_up" if self.wrap_up.value else "stop",
                 on_event=self._on_event if self.live else None,
             )

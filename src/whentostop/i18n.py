@@ -1,0 +1,100 @@
+"""The learner's language: one setting for every word the library shows.
+
+    import whentostop
+    whentostop.set_language("pt")      # or WHENTOSTOP_LANG=pt; English is the default
+
+Badges, transcripts, verdicts and hints, plot titles, level stories, `NoAnswer` and the CLI's
+words come from gettext catalogues (`locale/<lang>/LC_MESSAGES/whentostop.mo`), compiled from the
+`.po` files with Babel (`make i18n`). The code stays English: function names, arguments, `Stop`
+values. In the library, wrap a learner-facing string in `_()` where it is shown, and mark a
+constant with `N_()` so the extractor finds it and `_()` translates it when it is used.
+"""
+
+from __future__ import annotations
+
+import gettext
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import cache
+from pathlib import Path
+
+DOMAIN = "whentostop"
+LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
+"""The languages the lesson is written in, by the code `set_language` takes."""
+LOCALES = {"en": "en", "pt": "pt_BR"}
+"""The catalogue folder of each language under `locale/`."""
+LOCALE_DIR = Path(__file__).resolve().parent / "locale"
+
+_chosen: str | None = None
+
+
+def normalize(lang: str) -> str:
+    """"pt", "pt-BR", "pt_BR", "PT" -> "pt"; a language the lesson lacks is a ValueError."""
+    code = str(lang).strip().replace("-", "_").split("_")[0].lower()
+    if code not in LANGUAGES:
+        raise ValueError(
+            f"no {lang!r} edition: the lesson is written in "
+            + ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
+        )
+    return code
+
+
+def set_language(lang: str | None) -> str:
+    """Choose the language of everything the library shows from now on; None goes back to the
+    default (`WHENTOSTOP_LANG`, else English). Returns the language in effect."""
+    global _chosen
+    _chosen = None if lang is None else normalize(lang)
+    return language()
+
+
+def language() -> str:
+    """The language in effect: `set_language`'s, else `WHENTOSTOP_LANG`'s, else "en"."""
+    if _chosen is not None:
+        return _chosen
+    configured = os.environ.get("WHENTOSTOP_LANG")
+    if configured:
+        try:
+            return normalize(configured)
+        except ValueError:
+            return "en"  # an unknown setting must not break a run; set_language() says why
+    return "en"
+
+
+@contextmanager
+def using(lang: str) -> Iterator[str]:
+    """Show words in `lang` inside the block, then go back to the language before it."""
+    global _chosen
+    before, _chosen = _chosen, normalize(lang)
+    try:
+        yield _chosen
+    finally:
+        _chosen = before
+
+
+@cache
+def translator(lang: str) -> gettext.NullTranslations:
+    """The catalogue of one language; English (the source text) needs none."""
+    code = normalize(lang)
+    if code == "en":
+        return gettext.NullTranslations()
+    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[LOCALES[code]])
+
+
+def _(message: str) -> str:
+    """`message` in the language in effect."""
+    return translator(language()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    """The singular or plural form for `n`, in the language in effect."""
+    return translator(language()).ngettext(singular, plural, n)
+
+
+def N_(message: str) -> str:
+    """Mark a constant for the catalogue without translating it yet (`_()` does, when shown)."""
+    return message
+
+
+__all__ = ["LANGUAGES", "N_", "_", "language", "ngettext", "normalize", "set_language",
+           "translator", "using"]

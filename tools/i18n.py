@@ -1,0 +1,146 @@
+"""The catalogues: extract every learner-facing string, keep each language's `.po` in step, compile.
+
+    python tools/i18n.py update     # extract -> locale/whentostop.pot, merge into each .po, compile .mo
+    python tools/i18n.py check      # what is stale or untranslated (tests/test_i18n.py runs the same)
+
+Babel does the work (extraction, merging, compiling); this file only says where things are. The
+library marks strings with `_()`, `N_()` and `ngettext()` (see `whentostop/i18n.py`); the shipped
+levels' titles and stories are extracted from their JSON files.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from babel.messages.catalog import Catalog
+from babel.messages.extract import extract_from_dir
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po, write_po
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "src" / "whentostop"
+LOCALE = PACKAGE / "locale"
+TEMPLATE = LOCALE / "whentostop.pot"
+LEVELS = ROOT / "data" / "levels"
+LOCALES = {"pt": "pt_BR"}
+KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+PLURAL_FORMS = {"pt": "nplurals=2; plural=(n > 1);"}
+HEADER = "Learner-facing words of whentostop. Code stays English; see src/whentostop/i18n.py."
+
+
+def extract() -> Catalog:
+    """Every marked string of the library and every level's title and story, in source order."""
+    catalog = Catalog(project="whentostop", version="", header_comment=f"# {HEADER}",
+                      fuzzy=False, charset="utf-8")
+    for filename, lineno, message, comments, context in extract_from_dir(
+        str(PACKAGE), method_map=[("**.py", "python")], keywords=KEYWORDS,
+        comment_tags=("Translators:",), strip_comment_tags=True,
+    ):
+        catalog.add(message, None, [(f"src/whentostop/{filename}", lineno)],
+                    auto_comments=comments, context=context)
+    for path, line, text in _level_strings():
+        catalog.add(text, None, [(path, line)])
+    return catalog
+
+
+def _level_strings() -> Iterator[tuple[str, int, str]]:
+    for path in sorted(LEVELS.glob("*.json")):
+        spec = json.loads(path.read_text(encoding="utf-8"))
+        for key in ("title", "story"):
+            if spec.get(key):
+                yield f"data/levels/{path.name}", 0, spec[key]
+
+
+def po_path(lang: str) -> Path:
+    return LOCALE / LOCALES[lang] / "LC_MESSAGES" / "whentostop.po"
+
+
+def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
+    out = io.BytesIO()
+    write_po(out, catalog, width=100, include_lineno=False, **options)
+    # the dates change on every run: leave them out, so an unchanged catalogue stays unchanged
+    return b"\n".join(line for line in out.getvalue().split(b"\n")
+                      if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date')))
+
+
+def _pot_bytes(catalog: Catalog) -> bytes:
+    return _po_bytes(catalog)
+
+
+def _mo_bytes(catalog: Catalog) -> bytes:
+    out = io.BytesIO()
+    write_mo(out, catalog, use_fuzzy=False)
+    return out.getvalue()
+
+
+def read(path: Path, locale: str | None = None) -> Catalog:
+    with path.open("rb") as f:
+        return read_po(f, locale=locale)
+
+
+def update() -> None:
+    template = extract()
+    TEMPLATE.parent.mkdir(parents=True, exist_ok=True)
+    TEMPLATE.write_bytes(_pot_bytes(template))
+    for lang, locale in LOCALES.items():
+        path = po_path(lang)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists():
+            catalog = read(path, locale)
+        else:
+            catalog = Catalog(locale=locale, project="whentostop", charset="utf-8",
+                              header_comment=f"# {HEADER}", fuzzy=False)
+            # the two forms Brazilian gettext catalogues use, not CLDR's three
+            catalog.mime_headers = [(k, PLURAL_FORMS[lang] if k == "Plural-Forms" else v)
+                                    for k, v in catalog.mime_headers]
+        catalog.update(template, update_header_comment=False, no_fuzzy_matching=True)
+        path.write_bytes(_po_bytes(catalog, ignore_obsolete=True, include_previous=False))
+        path.with_suffix(".mo").write_bytes(_mo_bytes(read(path, locale)))
+
+
+def problems() -> list[str]:
+    """What is out of step: a stale template, a msgid without translation, a stale .mo."""
+    found: list[str] = []
+    template = extract()
+    if not TEMPLATE.exists() or _pot_bytes(template) != TEMPLATE.read_bytes():
+        found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
+    wanted = {m.id for m in template if m.id}
+    for lang, locale in LOCALES.items():
+        path = po_path(lang)
+        if not path.exists():
+            found.append(f"{path.relative_to(ROOT)} is missing: run `make i18n`")
+            continue
+        catalog = read(path, locale)
+        have = {m.id: m for m in catalog if m.id}
+        for msgid in wanted:
+            m = have.get(msgid)
+            text = msgid if isinstance(msgid, str) else msgid[0]
+            if m is None:
+                found.append(f"{lang}: not in the catalogue: {text!r}")
+            elif m.fuzzy or not (m.string if isinstance(m.string, str) else all(m.string)):
+                found.append(f"{lang}: untranslated: {text!r}")
+        mo = path.with_suffix(".mo")
+        if not mo.exists() or mo.read_bytes() != _mo_bytes(catalog):
+            found.append(f"{mo.relative_to(ROOT)} is stale: run `make i18n`")
+    return found
+
+
+def main(argv: list[str]) -> int:
+    command = argv[1] if len(argv) > 1 else "check"
+    if command == "update":
+        update()
+        command = "check"
+    if command == "check":
+        found = problems()
+        print("\n".join(found) or "catalogues complete and compiled")
+        return 1 if found else 0
+    print(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
