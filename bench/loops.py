@@ -21,7 +21,7 @@ from typing import Any
 import httpx
 
 from whentostop import OpenAIChat, Run, connect, load_level, run_agent
-from whentostop.client import MOCK_BASE_URL
+from whentostop.models import MOCK_BASE_URL
 from whentostop.mock import mock_transport
 
 PROMPT = "Find the star in this level."

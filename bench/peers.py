@@ -166,7 +166,6 @@ def worker(framework: str, base_url: str) -> None:
     print(json.dumps({"ready": True}), flush=True)
     for line in sys.stdin:
         command = line.strip()
-        level.reset()
         count["requests"] = 0
         if command == "run":
             start, cpu = time.perf_counter(), time.process_time()

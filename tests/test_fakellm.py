@@ -93,7 +93,8 @@ def test_a_scripted_three_turn_tool_loop_ends_through_the_warp_pipe(base_url):
     assert run.stop == Stop.TERMINAL_TOOL and run.answer == {"item": "star", "block": 12}
     assert [c.name for c in run.tool_calls] == ["search_blocks", "search_blocks", "mark_star"]
     assert all(c.ok for c in run.tool_calls) and len(run.turns) == 3
-    assert level.markers[-1].correct and level.searches == ["overworld", "castle"]
+    view = level.view(run)
+    assert view.markers[-1].correct and view.searched == ("overworld", "castle")
     prompts = [t.prompt_tokens for t in run.turns]
     assert prompts == sorted(set(prompts)) and prompts[0] > 0  # fakellm's own count grows too
 

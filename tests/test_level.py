@@ -7,6 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
+from whentostop import connect, run_agent
 from whentostop import LEVELS, load_level
 
 
@@ -50,21 +51,32 @@ def test_mark_star_schema_demands_the_item_star_and_a_positive_block():
         assert not mark(bad).ok
 
 
-def test_mark_star_puts_a_marker_on_the_map_and_knows_if_it_is_right():
+def test_mark_star_answers_and_the_runs_view_knows_if_each_marker_is_right():
     level = load_level("1-3")
     _, mark = level.tools()
     assert mark('{"item": "star", "block": 12}').output == "Marked block 12 (castle) on the level map."
-    assert mark('{"item": "star", "block": 2}').ok
-    assert [(m.block, m.area, m.correct) for m in level.markers] == [(12, "castle", True), (2, "overworld", False)]
     assert "no block 99" in mark('{"item": "star", "block": 99}').output
-    level.reset()
-    assert level.markers == []
+    run = run_agent("Find the star.", model=connect("sloppy"), tools=level.tools(),
+                    stop_on=["mark_star"])
+    assert [(m.block, m.area, m.correct) for m in level.view(run).markers] == [(12, "castle", True)]
 
 
-def test_loading_a_level_gives_a_fresh_map_each_time():
-    first = load_level("1-3")
-    first.tools()[1]('{"item": "star", "block": 12}')
-    assert load_level("1-3").markers == []
+def test_a_levels_tools_change_nothing_so_each_view_shows_one_run():
+    level = load_level("1-3")
+    pipe = run_agent("Find the star.", model=connect("searcher"), tools=level.tools(),
+                     stop_on=["mark_star"])
+    short = run_agent("Find the star.", model=connect("searcher"), tools=level.tools(), max_turns=1)
+    assert level.view(pipe).markers and not level.view(short).markers
+    assert level.view(short).searched == ("overworld",) and level.view().searched == ()
+    assert "nothing searched yet" in level.view().title
+
+
+def test_the_map_title_counts_misspelt_searches_apart_from_real_ones():
+    level = load_level("1-1")
+    run = run_agent("Find the star.", model=connect("loopboros"), tools=level.tools(), max_turns=25)
+    view = level.view(run)
+    assert view.misspelt > 0 and len(view.searched) + view.misspelt == len(run.tool_calls)
+    assert f"{len(view.searched)} searches, no star ({view.misspelt} more misspelt" in view.title
 
 
 def test_tools_can_be_offered_one_by_one():

@@ -38,18 +38,19 @@ def test_a_run_with_no_turns_says_so():
 
 def test_the_map_reveals_searched_areas_and_rings_the_marker():
     level = load_level("1-3")
-    run_agent("Find the star.", model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"])
-    root = ET.fromstring(map_svg(level))
+    run = run_agent("Find the star.", model=connect("searcher"), tools=level.tools(),
+                    stop_on=["mark_star"])
+    root = ET.fromstring(map_svg(level, run))
     items = {int(g.get("data-block")): g.get("data-item") for g in root.iter("{http://www.w3.org/2000/svg}g")}
     assert items[12] == "star" and items[2] == "mushroom"
     markers = [e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("class") == "marker"]
     assert [m.get("data-correct") for m in markers] == ["true"]
-    assert "the star is marked" in map_svg(level)
+    assert "the star is marked" in map_svg(level, run)
 
 
 def test_unsearched_blocks_stay_question_marks():
     level = load_level("1-2")
-    run_agent("Find the star.", model=connect("loopboros"), tools=level.tools(), max_turns=1)
-    svg = map_svg(level)
+    run = run_agent("Find the star.", model=connect("loopboros"), tools=level.tools(), max_turns=1)
+    svg = map_svg(level, run)
     assert re.findall(r'data-block="(\d+)" data-item="\?"', svg) == [str(n) for n in range(5, 12)]
     assert "1 search, no star" in svg

@@ -75,7 +75,8 @@ def test_the_seeds_scenario_ends_through_the_warp_pipe_with_the_validated_input(
     assert run.stop == Stop.TERMINAL_TOOL
     assert run.answer == {"item": "star", "block": 12}
     assert len(run.turns) == 5
-    assert [m.block for m in level.markers] == [12] and level.markers[0].correct
+    markers = level.view(run).markers
+    assert [m.block for m in markers] == [12] and markers[0].correct
 
 
 def test_without_stop_on_the_searcher_spends_one_more_turn_saying_done():
@@ -96,7 +97,7 @@ def test_terminal_tool_with_invalid_input_sends_error_back_and_continues():
     assert second.ok and run.answer == {"item": "star", "block": 12}
     error_result = next(m for m in run.messages if m.get("tool_call_id") == first.id)
     assert error_result["content"] == first.output  # the model saw the error
-    assert len(level.markers) == 1
+    assert len(level.view(run).markers) == 1
 
 
 def test_terminal_tool_whose_body_raises_does_not_stop_the_loop():
@@ -135,7 +136,7 @@ def test_calls_after_the_terminal_tool_in_one_reply_are_recorded_as_not_run():
     assert run.stop == Stop.TERMINAL_TOOL
     marked, skipped = run.turns[0].tool_calls
     assert marked.ok and not skipped.ran and skipped.output.startswith("Not run")
-    assert level.searches == []  # the search really did not run
+    assert level.view(run).searched == ()  # the search really did not run
     assert [m["tool_call_id"] for m in run.messages if m["role"] == "tool"] == ["a", "b"]
 
 
@@ -175,7 +176,7 @@ def test_events_report_every_reply_with_usage_and_every_tool_result():
     run, _, events = play("1-3", "sloppy", stop_on=["mark_star"])
     replies = [e for e in events if e.kind == "model_reply"]
     results = [e for e in events if isinstance(e, ToolResultEvent)]
-    assert [r.prompt_tokens for r in replies] == [t.prompt_tokens for t in run.turns]
+    assert [r.turn for r in replies] == run.turns  # each reply event carries its Turn
     assert [r.ok for r in results] == [c.ok for c in run.tool_calls]
     assert any(not r.ok for r in results)
 
@@ -212,7 +213,7 @@ def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
     from whentostop.mock.endpoint import mock_transport
     import httpx
     from whentostop import OpenAIChat
-    from whentostop.client import MOCK_BASE_URL
+    from whentostop.models import MOCK_BASE_URL
 
     inner = mock_transport()
 
@@ -244,7 +245,7 @@ def test_a_failed_wrap_up_keeps_the_clock_as_the_outcome():
     import httpx
 
     from whentostop import OpenAIChat
-    from whentostop.client import MOCK_BASE_URL
+    from whentostop.models import MOCK_BASE_URL
     from whentostop.mock.endpoint import mock_transport
 
     inner, seen = mock_transport(), []

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 import pytest
 from matplotlib.figure import Figure
 
-from whentostop import Level, Run, connect, load_level, run_agent
+from whentostop import Level, Run, ToolCall, Turn, connect, load_level, run_agent
 from whentostop import plots
 from whentostop.usage import cumulative_cost, cumulative_tokens
 
@@ -106,7 +106,7 @@ def test_level_map_hides_blocks_that_were_not_searched() -> None:
 def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star() -> None:
     level, run = play("1-3", "searcher", stop_on=["mark_star"])
     assert run.answer == {"item": "star", "block": 12}
-    fig = plots.level_map(level)
+    fig = plots.level_map(level, run)
     marker = by_gid(fig, "marker:12", lambda ax: ax.get_lines())
     col, y = marker.get_xdata()[0], marker.get_ydata()[0]
     block = by_gid(fig, "block:12", lambda ax: ax.patches)
@@ -119,15 +119,19 @@ def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star() -> 
 
 def test_level_map_shows_a_wrong_marker_as_wrong() -> None:
     level = load_level("1-3")
-    level.mark_star("star", 5)
-    labels = texts(plots.level_map(level))
+    call = ToolCall(id="c1", name="mark_star", arguments='{"item": "star", "block": 5}',
+                    input={"item": "star", "block": 5}, output=level.mark_star("star", 5), ok=True)
+    turn = Turn(index=1, prompt_tokens=10, completion_tokens=5, latency_s=0.0,
+                message={"role": "assistant", "content": None}, tool_calls=[call])
+    guessed = Run(stop=None, messages=[], turns=[turn], max_turns=3)
+    labels = texts(plots.level_map(level, guessed))
     assert "WRONG" in labels["number:5"]
     assert labels["label:12"] == "?"  # the star stays hidden: nobody found it
 
 
 def test_level_map_reveals_the_areas_searched_on_the_empty_level() -> None:
     level, run = play("1-1", "loopboros", 2)
-    labels = texts(plots.level_map(level))
+    labels = texts(plots.level_map(level, run))
     assert [labels[f"label:{n}"] for n in range(1, 9)] == [
         "coin", "mushroom", "coin", "nothing", "coin", "coin", "flower", "nothing"]
     assert labels["label:9"] == "?"  # the sky was not reached in 2 turns
@@ -136,9 +140,8 @@ def test_level_map_reveals_the_areas_searched_on_the_empty_level() -> None:
 @pytest.mark.parametrize("build", [
     lambda r, lv: plots.tokens_per_turn(r),
     lambda r, lv: plots.cumulative_cost(r),
-    lambda r, lv: plots.cost_overview(r),
     lambda r, lv: plots.compare_runs({"a": r}),
-], ids=["tokens_per_turn", "cumulative_cost", "cost_overview", "compare_runs"])
+], ids=["tokens_per_turn", "cumulative_cost", "compare_runs"])
 def test_every_cost_plot_has_a_title_units_and_projector_fonts(build) -> None:
     level, run = play("1-2", "searcher")
     fig = build(run, level)
@@ -165,8 +168,9 @@ def test_plots_leave_no_pyplot_figures_open(loopboros: Run) -> None:
     import matplotlib.pyplot as plt
 
     before = plt.get_fignums()
-    plots.cost_overview(loopboros)
-    plots.level_map(load_level("1-1"))
+    plots.tokens_per_turn(loopboros)
+    plots.cumulative_cost(loopboros)
+    plots.level_map(load_level("1-1"), loopboros)
     assert plt.get_fignums() == before
 
 

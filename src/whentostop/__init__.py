@@ -10,10 +10,11 @@ The notebook-only parts (`whentostop.plots`, `whentostop.widgets`) load matplotl
 ipywidgets when imported; this package does not.
 """
 
-from .client import ChatModel, Completion, OpenAIChat, connect
+from .client import ChatModel, Completion, OpenAIChat
 from .errors import (
     AuthenticationError,
     BadResponse,
+    DeadlineReached,
     EndpointError,
     EndpointHTTPError,
     EndpointTimeout,
@@ -28,6 +29,7 @@ from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnSta
 from .i18n import language, set_language
 from .level import LEVELS, Level, load_level
 from .loop import run_agent
+from .models import connect
 from .outcome import Run, Stop, ToolCall, Turn
 from .tools import Tool, ToolError, tool
 from .usage import Price, cost_per_turn, cumulative_cost, cumulative_tokens, price, prices
@@ -35,7 +37,8 @@ from .usage import Price, cost_per_turn, cumulative_cost, cumulative_tokens, pri
 __version__ = "0.1.0"
 
 __all__ = [
-    "LEVELS", "AuthenticationError", "BadResponse", "ChatModel", "Completion", "EndpointError",
+    "LEVELS", "AuthenticationError", "BadResponse", "ChatModel", "Completion", "DeadlineReached",
+    "EndpointError",
     "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Level", "ModelReply",
     "NoAnswer", "NotFound", "OpenAIChat", "Price", "RateLimited", "RetryEvent", "Run",
     "ServerError", "SessionEnd", "Stop", "Tool", "ToolCall", "ToolError", "ToolResultEvent",

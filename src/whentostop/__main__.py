@@ -13,24 +13,29 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import Any
 
-from .client import connect
 from .errors import EndpointError
+from .i18n import LANGUAGES, _, ngettext, set_language
 from .lesson import prompt
 from .level import load_level
 from .loop import run_agent
+from .models import connect
 from .outcome import Run, Stop
 
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    common = argparse.ArgumentParser(add_help=False)
+    common.add_argument("--lang", default=None, choices=sorted(LANGUAGES),
+                        help="the language of what is printed (default: WHENTOSTOP_LANG, else en)")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run_p = commands.add_parser("run", help="run one level and print how it ended")
+    run_p = commands.add_parser("run", parents=[common], help="run one level and print how it ended")
     run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
     run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
     run_p.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)")
@@ -43,17 +48,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--wrap-up", action="store_true", help="one tool-less request after the clock")
     run_p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    serve_p = commands.add_parser("serve", help="serve the mock personas over HTTP")
+    serve_p = commands.add_parser("serve", parents=[common], help="serve the mock personas over HTTP")
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
     serve_p.add_argument("--port", type=int, default=8765)
 
-    link_p = commands.add_parser("link", help="print the JupyterHub (nbgitpuller) and Binder links for a class")
+    link_p = commands.add_parser("link", parents=[common], help="print the JupyterHub (nbgitpuller) and Binder links for a class")
     link_p.add_argument("--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu")
     link_p.add_argument("--repo", default=None, help="the repository learners pull (default: this project's)")
     link_p.add_argument("--branch", default="main")
     link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3 or explorer (default 00)")
 
     args = parser.parse_args(argv)
+    if args.lang:
+        set_language(args.lang)
     if args.command == "serve":
         return _serve(args.host, args.port)
     if args.command == "link":
@@ -65,7 +72,9 @@ def _run(args: argparse.Namespace) -> int:
     level = load_level(args.level)
     names = [n.strip() for n in args.tools.split(",")] if args.tools else []
     try:
-        model = connect(args.model, base_url=args.base_url)
+        # a --model on the command line is meant as given, whatever WHENTOSTOP_MODEL says
+        endpoint = args.base_url or (os.environ.get("OPENAI_BASE_URL") if args.model else None)
+        model = connect(args.model, base_url=endpoint or None)
         run = run_agent(
             args.prompt or prompt(), model=model, tools=level.tools(*names), max_turns=args.max_turns,
             stop_on=args.stop_on, system=args.system, deadline_s=args.deadline_s,
@@ -79,10 +88,10 @@ def _run(args: argparse.Namespace) -> int:
         else:
             if partial and partial.turns:
                 print(transcript(partial))
-            print(f"error: {exc}", file=sys.stderr)
+            print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2
     if args.json:
         print(json.dumps(as_json(run)))
@@ -94,8 +103,8 @@ def _run(args: argparse.Namespace) -> int:
 def as_json(run: Run) -> dict[str, Any]:
     return {
         "stop": str(run.stop) if run.stop else None,
-        "answer": run._answer if run.has_answer else None,
-        "no_answer": None if run.has_answer else run._no_answer_reason(),
+        "answer": run.answer if run.has_answer else None,
+        "no_answer": None if run.has_answer else run.no_answer_reason,
         "wrap_up": run.wrap_up,
         "prompt_tokens": run.prompt_tokens,
         "completion_tokens": run.completion_tokens,
@@ -125,22 +134,27 @@ def transcript(run: Run) -> str:
     """The run turn by turn, then how it ended: what a learner reads in a terminal."""
     lines = []
     for t in run.all_turns:
-        label = "wrap-up (after the clock, not an answer)" if t.wrap_up else f"turn {t.index}/{run.max_turns}"
-        lines.append(f"── {label} · {t.prompt_tokens} prompt + {t.completion_tokens} completion tokens")
+        label = (_("wrap-up (after the clock, not an answer)") if t.wrap_up else
+                 _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns))
+        lines.append("── " + _("{label} · {prompt} prompt + {completion} completion tokens").format(
+            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens))
         if t.text:
-            lines.append(f"   model: {t.text}")
+            lines.append("   " + _("model: {text}").format(text=t.text))
         for c in t.tool_calls:
             mark = "✓" if c.ok else ("·" if not c.ran else "✗")
             lines.append(f"   {mark} {c.name}({c.arguments})")
             lines.extend(f"       {line}" for line in c.output.splitlines())
     if run.stop is None:
-        lines.append(f"== broken: {run.error}")
+        lines.append("== " + _("broken: {error}").format(error=run.error))
     elif run.has_answer:
-        lines.append(f"== {run.stop} ({run.exit_name}) after {len(run.turns)} turns. Answer: {run.answer!r}")
+        lines.append("== " + ngettext(
+            "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
+            "{stop} ({exit}) after {n} turns. Answer: {answer!r}", len(run.turns),
+        ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer))
     else:
-        lines.append(f"== {run.stop} ({run.exit_name}). {run._no_answer_reason()}")
+        lines.append(f"== {run.stop} ({run.exit_name}). {run.no_answer_reason}")
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
-        lines.append("   (the wrap-up above is a best effort after the clock, not an answer)")
+        lines.append("   " + _("(the wrap-up above is a best effort after the clock, not an answer)"))
     return "\n".join(lines)
 
 
@@ -151,23 +165,26 @@ def _link(args: argparse.Namespace) -> int:
         print(describe_links(hub=args.hub, repo=args.repo or DEFAULT_REPO, branch=args.branch,
                              notebook=args.notebook))
     except ValueError as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2
     return 0
 
 
 def _serve(host: str, port: int) -> int:
     from .mock.endpoint import MockServer
+    from .mock.personas import PERSONAS
 
     try:
         server = MockServer(host, port)
     except OSError as exc:
-        print(f"error: cannot listen on {host}:{port}: {exc.strerror}", file=sys.stderr)
+        print(_("error: cannot listen on {host}:{port}: {reason}").format(
+            host=host, port=port, reason=exc.strerror), file=sys.stderr)
         return 2
-    print(f"whentostop mock endpoint at {server.base_url} (models: searcher, loopboros, sloppy, slow)",
-          flush=True)
+    print(_("whentostop mock endpoint at {url} (models: {models})").format(
+        url=server.base_url, models=", ".join(PERSONAS)), flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(f"warning: listening on {host}, not only on this machine", file=sys.stderr, flush=True)
+        print(_("warning: listening on {host}, not only on this machine").format(host=host),
+              file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -18,13 +18,13 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Literal
 
-from .client import MOCK_BASE_URL, OpenAIChat
+from .client import OpenAIChat
 from .errors import NoAnswer
 from .lesson import GIVE_UP_TEXT as GIVE_UP
 from .lesson import prompt
 from .level import load_level
 from .loop import run_agent
-from .mock.endpoint import mock_transport
+from .models import mock
 from .outcome import EXIT_NAMES, Run, Stop
 from .usage import cumulative_tokens
 
@@ -138,7 +138,7 @@ class Exercise:
 
 def mock_model(persona: str) -> OpenAIChat:
     """A mock persona, in-process, whatever OPENAI_BASE_URL says: checks must be deterministic."""
-    return OpenAIChat(persona, MOCK_BASE_URL, transport=mock_transport())
+    return mock(persona)
 
 
 def mock_run(level: str, persona: str = "searcher", *, only_search: bool = False,
@@ -173,6 +173,28 @@ def _is_run(answer: Any, name: str) -> Verdict | None:
 
 def _turns(n: int) -> str:
     return f"{n} turn" if n == 1 else f"{n} turns"
+
+
+def _on_samples(fn: Any, name: str, cases: dict[str, Any],
+                judge: Callable[[Run, Any, Any], str | None], escaped: str) -> Verdict | None:
+    """Call the learner's function `name` on sample runs (one per exit): the verdict of the
+    first case that goes wrong — `escaped` when NoAnswer got out, `judge(run, got, want)`'s
+    complaint otherwise — or None when every case passes."""
+    if not callable(fn):
+        return _wrong(f"`{name}` should be a function that takes a Run.")
+    runs = _samples()
+    for case, want in cases.items():
+        try:
+            got = fn(runs[case])
+        except NoAnswer:
+            return _wrong(escaped)
+        if isinstance(got, _Blank):
+            return Verdict("not attempted", f"not attempted yet. Replace `____` in `{name}` "
+                           "with your code, then run the cell again.")
+        complaint = judge(runs[case], got, want)
+        if complaint:
+            return _wrong(complaint)
+    return None
 
 
 def _found_star(run: Run) -> bool:
@@ -212,27 +234,23 @@ def _verify_three_turns(run: Any) -> Verdict:
 
 
 def _verify_answer_or_none(fn: Any) -> Verdict:
-    if not callable(fn):
-        return _wrong("`answer_or_none` should be a function that takes a Run.")
     runs = _samples()
-    expected = {"clock": None, "flag": runs["flag"].answer, "pipe": runs["pipe"].answer}
-    for name, want in expected.items():
-        try:
-            got = fn(runs[name])
-        except NoAnswer:
-            return _wrong("NoAnswer escaped from your function on a run stopped by the clock. "
-                          "Wrap `run.answer` in `try: ... except NoAnswer: return None`.")
-        if isinstance(got, _Blank):
-            return Verdict("not attempted", "not attempted yet. Replace `____` in "
-                           "`answer_or_none` with your code, then run the cell again.")
-        if got != want:
-            if name == "clock":
-                return _wrong(f"on a run stopped by the clock your function returned {got!r}. The "
-                              "clock gives no answer (its last message is a tool call): return None.")
-            return _wrong(f"on a run that ended on {runs[name].exit_name} your function returned "
-                          f"{got!r}; expected the run's answer, {want!r}.")
-    return _correct("None on the clock, the text on the flag, the validated input on the warp pipe. "
-                    "Only two exits carry an answer.")
+
+    def judge(run: Run, got: Any, want: Any) -> str | None:
+        if got == want:
+            return None
+        if run.stop == Stop.MAX_TURNS:
+            return (f"on a run stopped by the clock your function returned {got!r}. The clock "
+                    "gives no answer (its last message is a tool call): return None.")
+        return (f"on a run that ended on {run.exit_name} your function returned {got!r}; "
+                f"expected the run's answer, {want!r}.")
+
+    cases = {"clock": None, "flag": runs["flag"].answer, "pipe": runs["pipe"].answer}
+    return _on_samples(fn, "answer_or_none", cases, judge, escaped=(
+        "NoAnswer escaped from your function on a run stopped by the clock. Wrap `run.answer` in "
+        "`try: ... except NoAnswer: return None`.")) or _correct(
+        "None on the clock, the text on the flag, the validated input on the warp pipe. Only "
+        "two exits carry an answer.")
 
 
 def _verify_budget(max_turns: Any) -> Verdict:
@@ -272,28 +290,21 @@ def _verify_give_up_prompt(prompt: Any) -> Verdict:
 
 
 def _verify_star_block(fn: Any) -> Verdict:
-    if not callable(fn):
-        return _wrong("`star_block` should be a function that takes a Run.")
-    runs = _samples()
-    expected = {"flag": 7, "flag-1-3": 12, "gave up": None, "clock": None}
-    for name, want in expected.items():
-        try:
-            got = fn(runs[name])
-        except NoAnswer:
-            return _wrong("NoAnswer escaped on a run stopped by the clock: catch it and return None "
-                          "(as in Exercise 1-1.b).")
-        if isinstance(got, _Blank):
-            return Verdict("not attempted", "not attempted yet. Replace `____` in `star_block` "
-                           "with your code, then run the cell again.")
+    def judge(run: Run, got: Any, want: Any) -> str | None:
         if got == want and type(got) is type(want):
-            continue
-        text = runs[name]._answer if runs[name].has_answer else "(no answer: the clock)"
+            return None
         if isinstance(got, str) and got.isdigit():
-            return _wrong(f"you returned the text {got!r}: return the block as a number, int({got!r}).")
-        return _wrong(f"for the answer {text!r} your function returned {got!r}; expected {want!r}.")
-    return _correct("7 on level 1-2, 12 on level 1-3, None when the searcher gave up or the clock "
-                    "stopped it. It works, for these sentences: a model that words it differently "
-                    "breaks it. Level 1-3 hands you the block as data instead.")
+            return f"you returned the text {got!r}: return the block as a number, int({got!r})."
+        text = run.answer if run.has_answer else "(no answer: the clock)"
+        return f"for the answer {text!r} your function returned {got!r}; expected {want!r}."
+
+    cases = {"flag": 7, "flag-1-3": 12, "gave up": None, "clock": None}
+    return _on_samples(fn, "star_block", cases, judge, escaped=(
+        "NoAnswer escaped on a run stopped by the clock: catch it and return None (as in "
+        "Exercise 1-1.b).")) or _correct(
+        "7 on level 1-2, 12 on level 1-3, None when the searcher gave up or the clock stopped it. "
+        "It works, for these sentences: a model that words it differently breaks it. Level 1-3 "
+        "hands you the block as data instead.")
 
 
 # --- 1-3: the warp pipe -------------------------------------------------------------------------
@@ -317,19 +328,19 @@ def _verify_pipe(run: Any) -> Verdict:
 
 
 def _verify_exit_of(fn: Any) -> Verdict:
-    if not callable(fn):
-        return _wrong("`exit_of` should be a function that takes a Run.")
-    for key, run in _samples().items():
-        got = fn(run)
-        if isinstance(got, _Blank):
-            return Verdict("not attempted", "not attempted yet. Replace `____` in `exit_of` with "
-                           "your code, then run the cell again.")
-        want = EXIT_NAMES[run.stop]
-        if got != want:
-            return _wrong(f"a run with stop={run.stop.value!r} ({_turns(len(run.turns))}) is "
-                          f"{want!r}; your function said {got!r}.")
-    return _correct("four runs, four exits named: the flag and the warp pipe carry an answer; the "
-                    "clock and the deadline do not.")
+    def judge(run: Run, got: Any, want: Any) -> str | None:
+        if got == want:
+            return None
+        assert run.stop is not None
+        return (f"a run with stop={run.stop.value!r} ({_turns(len(run.turns))}) is {want!r}; "
+                f"your function said {got!r}.")
+
+    cases = {key: EXIT_NAMES[run.stop] for key, run in _samples().items() if run.stop}
+    return _on_samples(fn, "exit_of", cases, judge, escaped=(
+        "NoAnswer escaped from your function: name the exit from `run.stop`, not from "
+        "`run.answer`.")) or _correct(
+        "four runs, four exits named: the flag and the warp pipe carry an answer; the clock and "
+        "the deadline do not.")
 
 
 def _verify_turns_saved(saved: Any) -> Verdict:

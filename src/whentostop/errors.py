@@ -5,7 +5,7 @@ Every error raised during a run carries the partial `Run` (`err.run`), so nothin
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from .outcome import Run
@@ -13,6 +13,9 @@ if TYPE_CHECKING:
 
 class WhenToStopError(Exception):
     """Base class of everything this library raises on purpose."""
+
+    run: Run | None
+    """The run so far, when the error happened during one."""
 
     def __init__(self, message: str, *, run: Run | None = None) -> None:
         super().__init__(message)
@@ -26,11 +29,12 @@ class NoAnswer(WhenToStopError):
 class EndpointError(WhenToStopError):
     """The model endpoint failed. `err.run` holds the run up to the failure."""
 
-    def __init__(self, message: str, *, url: str = "", run: Run | None = None, **extra: Any):
+    url: str
+    """The endpoint's URL (never with a key in it)."""
+
+    def __init__(self, message: str, *, url: str = "", run: Run | None = None) -> None:
         super().__init__(message, run=run)
         self.url = url
-        for key, value in extra.items():
-            setattr(self, key, value)
 
 
 class EndpointUnreachable(EndpointError):
@@ -41,10 +45,24 @@ class EndpointTimeout(EndpointError):
     """The endpoint took longer than the request's timeout."""
 
 
-class EndpointHTTPError(EndpointError):
-    """The endpoint answered with an HTTP error status. `err.status` holds it."""
+class DeadlineReached(EndpointTimeout):
+    """The run's deadline passed before or during a request: for the loop, an exit
+    (`Stop.DEADLINE`), not a failure. Raised only when `complete()` was given a deadline."""
 
-    status: int = 0
+
+class EndpointHTTPError(EndpointError):
+    """The endpoint answered with an HTTP error status."""
+
+    status: int
+    """The HTTP status of the last answer."""
+    retries: list[str]
+    """One line per retried request before the error (429 or 5xx)."""
+
+    def __init__(self, message: str, *, status: int, url: str = "",
+                 retries: list[str] | None = None, run: Run | None = None) -> None:
+        super().__init__(message, url=url, run=run)
+        self.status = status
+        self.retries = list(retries or [])
 
 
 class AuthenticationError(EndpointHTTPError):

@@ -10,8 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Union
 
-from .outcome import Stop, ToolCall
-
+from .outcome import Stop, ToolCall, Turn
 
 
 @dataclass(frozen=True)
@@ -23,12 +22,8 @@ class TurnStart:
 
 @dataclass(frozen=True)
 class ModelReply:
-    turn: int
-    message: dict[str, Any]
-    prompt_tokens: int
-    completion_tokens: int
-    latency_s: float
-    finish_reason: str | None
+    turn: Turn
+    """The turn just recorded: its index, the reply's message, usage, latency, finish reason."""
     kind: str = "model_reply"
 
 

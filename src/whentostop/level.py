@@ -12,15 +12,19 @@ hides is one of ITEMS. At most one block hides the star.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
 
 from ._data import data_file
+from .i18n import _, ngettext
 from .tools import Tool, ToolError, tool
+
+if TYPE_CHECKING:
+    from .outcome import Run
 
 ITEMS = ("coin", "mushroom", "flower", "1-up", "nothing", "star")
 Item = Literal["coin", "mushroom", "flower", "1-up", "nothing", "star"]
@@ -61,6 +65,25 @@ class Marker:
     correct: bool
 
 
+@dataclass(frozen=True)
+class MapView:
+    """What the level map shows after a run: read from the run's tool calls, never from a
+    level that its tools changed (they change nothing)."""
+
+    blocks: dict[str, dict[int, str | None]]
+    """Each area's blocks: what a block hides once its area was searched (or the star, once
+    found), None while it is still a `?`."""
+    searched: tuple[str, ...]
+    """The areas searched, in the level's spelling, once per successful search."""
+    misspelt: int
+    """Searches that failed: an area the level does not have (another spelling, a guess)."""
+    markers: tuple[Marker, ...]
+    star_found: bool
+    """Whether the map may show the star: its area was searched, or it was marked."""
+    title: str
+    """The map's heading: the level, and the news of the run so far."""
+
+
 class MarkStarInput(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
@@ -68,13 +91,12 @@ class MarkStarInput(BaseModel):
     block: PositiveInt = Field(description="The number of the block that hides the star")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Level:
-    """A level to play: its blocks, the star (if any), and the markers placed on its map."""
+    """A level to play: its blocks and the star (if any). Its tools only read it; what a run
+    did on it is `level.view(run)`."""
 
     spec: LevelSpec
-    markers: list[Marker] = field(default_factory=list)
-    searches: list[str] = field(default_factory=list)
 
     @property
     def name(self) -> str:
@@ -82,7 +104,13 @@ class Level:
 
     @property
     def title(self) -> str:
-        return self.spec.title
+        """The level's title, in the language in effect."""
+        return _(self.spec.title) if self.spec.title else self.spec.name
+
+    @property
+    def story(self) -> str:
+        """The level's story, in the language in effect."""
+        return _(self.spec.story) if self.spec.story else ""
 
     @property
     def areas(self) -> dict[str, dict[int, str]]:
@@ -97,43 +125,10 @@ class Level:
                     return area, number
         return None
 
-    @property
-    def star_found(self) -> bool:
-        """Whether the map may show the star: its area was searched, or it was marked."""
-        star = self.star
-        return star is not None and (
-            star[0].lower() in {a.lower() for a in self.searches}
-            or any(m.correct for m in self.markers)
-        )
-
-    def shown(self) -> dict[str, dict[int, str | None]]:
-        """What the map shows of each block: what it hides once its area was searched (or the
-        star, once found), None while it is still a `?`."""
-        searched = {a.lower() for a in self.searches}
-        star, found = self.star, self.star_found
-        return {
-            area: {
-                number: item if area.lower() in searched or (found and (area, number) == star)
-                else None
-                for number, item in blocks.items()
-            }
-            for area, blocks in self.spec.areas.items()
-        }
-
-    def map_title(self) -> str:
-        """The map's heading: the level, and the news of the run so far."""
-        if any(m.correct for m in self.markers):
-            news = "the star is marked"
-        elif self.markers:
-            news = "a marker is on the wrong block"
-        elif self.star_found:
-            news = "the star was found"
-        elif self.searches:
-            n = len(self.searches)
-            news = f"{n} search{'es' if n != 1 else ''}, no star"
-        else:
-            news = "nothing searched yet"
-        return f"{self.title or self.name} — {news}"
+    def area_named(self, name: str) -> str | None:
+        """The level's area that `name` means (case and surrounding spaces aside), or None."""
+        key = name.strip().lower()
+        return next((a for a in self.spec.areas if a.lower() == key), None)
 
     def area_of(self, block: int) -> str | None:
         return next((a for a, blocks in self.spec.areas.items() if block in blocks), None)
@@ -141,13 +136,59 @@ class Level:
     def areas_line(self) -> str:
         return f"Areas: {', '.join(self.spec.areas)}."
 
+    def view(self, run: Run | None = None) -> MapView:
+        """What the map shows after `run` (None: before any run): searched areas revealed, the
+        star once found, and the markers `mark_star` placed, each right or wrong."""
+        searched: list[str] = []
+        misspelt = 0
+        markers: list[Marker] = []
+        for call in run.tool_calls if run is not None else []:
+            if call.name == "search_blocks" and call.input is not None:
+                area = self.area_named(str(call.input.get("area", ""))) if call.ok else None
+                if area is not None:
+                    searched.append(area)
+                elif not call.ok:
+                    misspelt += 1  # the input validated, but the level has no such area
+            elif call.name == "mark_star" and call.ok and call.input:
+                block = call.input["block"]
+                area = self.area_of(block)
+                if area is not None:
+                    markers.append(Marker(call.input["item"], block, area,
+                                          self.spec.areas[area][block] == call.input["item"]))
+        star = self.star
+        found = star is not None and (star[0] in searched or any(m.correct for m in markers))
+        blocks = {
+            area: {number: item if area in searched or (found and (area, number) == star) else None
+                   for number, item in items.items()}
+            for area, items in self.spec.areas.items()
+        }
+        title = self._map_title(searched, misspelt, markers, found)
+        return MapView(blocks, tuple(searched), misspelt, tuple(markers), found, title)
+
+    def _map_title(self, searched: list[str], misspelt: int, markers: list[Marker],
+                   found: bool) -> str:
+        if any(m.correct for m in markers):
+            news = _("the star is marked")
+        elif markers:
+            news = _("a marker is on the wrong block")
+        elif found:
+            news = _("the star was found")
+        elif searched or misspelt:
+            news = ngettext("{n} search, no star", "{n} searches, no star",
+                            len(searched)).format(n=len(searched))
+            if misspelt:
+                news = ngettext("{searches} ({n} more misspelt: no such area)",
+                                "{searches} ({n} more misspelt: no such area)",
+                                misspelt).format(searches=news, n=misspelt)
+        else:
+            news = _("nothing searched yet")
+        return _("{title} — {news}").format(title=self.title, news=news)
+
     def search_blocks(self, area: str) -> str:
         """Search the ? blocks in one area of the level. Returns what each one hides."""
-        key = area.strip().lower()
-        found = next((a for a in self.spec.areas if a.lower() == key), None)
+        found = self.area_named(area)
         if found is None:
             raise ToolError(f"there is no area called {area!r}. {self.areas_line()}")
-        self.searches.append(found)
         return "\n".join(f"Block {n}: {item}" for n, item in self.spec.areas[found].items())
 
     def mark_star(self, item: Literal["star"], block: PositiveInt) -> str:
@@ -159,7 +200,6 @@ class Level:
                 f"there is no block {block} on this level; blocks are numbered "
                 f"{numbers[0]} to {numbers[-1]}"
             )
-        self.markers.append(Marker(item, block, area, self.spec.areas[area][block] == item))
         return f"Marked block {block} ({area}) on the level map."
 
     def tools(self, *names: str) -> list[Tool]:
@@ -186,13 +226,9 @@ class Level:
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
         if unknown:
-            raise ValueError(f"no tool {', '.join(sorted(unknown))}; a level has search_blocks and mark_star")
+            raise ValueError(_("no tool {names}; a level has search_blocks and mark_star")
+                             .format(names=", ".join(sorted(unknown))))
         return [t for t in offered if not names or t.name in names]
-
-    def reset(self) -> None:
-        """Clear the map's markers and the search log, for a fresh run on the same level."""
-        self.markers.clear()
-        self.searches.clear()
 
 
 LEVELS = ("1-1", "1-2", "1-3")
@@ -210,8 +246,8 @@ def _spec(name_or_path: str) -> LevelSpec:
     else:
         path = Path(name_or_path)
         if not path.is_file():
-            raise FileNotFoundError(
-                f"no level {name_or_path!r}: use one of {', '.join(LEVELS)} or a path to a level file"
-            )
+            raise FileNotFoundError(_(
+                "no level {name!r}: use one of {levels} or a path to a level file"
+            ).format(name=name_or_path, levels=", ".join(LEVELS)))
         text = path.read_text(encoding="utf-8")
     return LevelSpec.model_validate(json.loads(text))

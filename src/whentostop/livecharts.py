@@ -4,7 +4,8 @@ millisecond, so a slider answers at once.
 `plots` draws the same views with matplotlib for the notebooks' figures; a matplotlib figure
 takes 0.2-0.6 s to render on a workshop laptop, too slow to follow a slider (bench/RESULTS.md,
 section 4). These functions read the same data (`usage.split_prompt`, `usage.cumulative_*`,
-`level.searches` and `level.markers`) and return an SVG document as text.
+`level.view(run)`), draw with the same look (`look.py`) and return an SVG document as text.
+They only read runs; `run=None` is "no run yet".
 """
 
 from __future__ import annotations
@@ -13,15 +14,20 @@ import base64
 import math
 from html import escape
 
+from . import look
+from .i18n import _
 from .level import Level
+from .look import COMPLETION_COLOUR, NEW_COLOUR, RESENT_COLOUR, TOKENS_COLOUR
 from .outcome import Run, Turn
-from .usage import Price, cumulative_cost, cumulative_tokens, price, split_prompt
+from .usage import (
+    DEFAULT_PRICE_MODEL,
+    Price,
+    cumulative_cost,
+    cumulative_tokens,
+    price,
+    split_prompt,
+)
 
-RESENT_COLOUR = "#9e9e9e"
-NEW_COLOUR = "#1e88e5"
-COMPLETION_COLOUR = "#fb8c00"
-TOKENS_COLOUR = "#3949ab"
-USD_COLOUR = "#2e7d32"
 FONT = "DejaVu Sans, Arial, sans-serif"
 TEXT_PX = 15
 TITLE_PX = 17
@@ -36,9 +42,11 @@ def data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
-def cost_svg(run: Run, model: str | Price = "gpt-4o-mini", *, tokens_per_turn: bool = True) -> str:
+def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
+             tokens_per_turn: bool = True) -> str:
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
     cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
+    run = run or Run.empty()
     right = _cumulative_panel(run, price(model))
     if not tokens_per_turn:
         return _svg(PANEL_W, PANEL_H, right)
@@ -50,8 +58,8 @@ def _tokens_panel(run: Run) -> str:
     turns = run.all_turns
     splits = split_prompt(run)
     top = _nice_top(max((t.total_tokens for t in turns), default=0))
-    parts = [_title("Tokens per turn: the history is sent again"),
-             *_axes(top, len(turns), "turn", "tokens in this turn")]
+    parts = [_title(_(look.TOKENS_TITLE)),
+             *_axes(top, len(turns), _(look.TURN), _(look.TOKENS_IN_TURN))]
     if not turns:
         return "".join(parts) + _empty()
     slot = (PANEL_W - LEFT - RIGHT) / len(turns)
@@ -68,9 +76,9 @@ def _tokens_panel(run: Run) -> str:
             parts.append(f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
                          f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
                          f'fill="{colour}"{dash}/>')
-        parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, _shown(i, len(turns))))
-    parts.append(_legend([(RESENT_COLOUR, "history sent again"), (NEW_COLOUR, "new this turn"),
-                          (COMPLETION_COLOUR, "model's reply")]))
+        parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, look.tick_shown(i, len(turns))))
+    parts.append(_legend([(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
+                          (COMPLETION_COLOUR, _(look.REPLY))]))
     return "".join(parts)
 
 
@@ -78,10 +86,9 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     turns = run.all_turns
     tokens = cumulative_tokens(run)
     usd = cumulative_cost(run, p)
-    total = f": {tokens[-1]:,} tokens, ${usd[-1]:.4f}" if tokens else ""
     top = _nice_top(tokens[-1] if tokens else 0)
-    parts = [_title(f"Cumulative cost at {p.model}{total}"),
-             *_axes(top, len(turns), "turn", "cumulative tokens")]
+    parts = [_title(look.cumulative_title(p, tokens, usd)),
+             *_axes(top, len(turns), _(look.TURN), _(look.CUMULATIVE_TOKENS))]
     if not turns:
         return "".join(parts) + _empty()
     slot = (PANEL_W - LEFT - RIGHT) / len(turns)
@@ -92,52 +99,52 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     parts.append(_polyline(xs, tokens, top, TOKENS_COLOUR, 'class="cumulative"'))
     parts += [f'<circle cx="{x:.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
               for x, v in zip(xs, tokens)]
-    parts += [_tick_label(x, t, _shown(i, len(turns))) for i, (x, t) in enumerate(zip(xs, turns))]
-    parts.append(_legend([(TOKENS_COLOUR, "tokens so far"),
-                          (RESENT_COLOUR, "if every turn cost like turn 1")]))
+    parts += [_tick_label(x, t, look.tick_shown(i, len(turns)))
+              for i, (x, t) in enumerate(zip(xs, turns))]
+    parts.append(_legend([(TOKENS_COLOUR, _(look.TOKENS_SO_FAR)), (RESENT_COLOUR, _(look.LINEAR))]))
     return "".join(parts)
 
 
-def map_svg(level: Level) -> str:
-    """The level as rows of numbered `?` blocks: searched areas revealed, markers drawn."""
-    areas = level.shown()
-    marks = {m.block: m.correct for m in level.markers}
+def map_svg(level: Level, run: Run | None = None) -> str:
+    """The level as rows of numbered `?` blocks after `run`: searched areas revealed, markers
+    drawn."""
+    view = level.view(run)
+    areas = view.blocks
+    marks = {m.block: m.correct for m in view.markers}
     cell_w, cell_h, label_w, top = 104, 96, 130, 50
     width = label_w + cell_w * max(len(b) for b in areas.values()) + 10
     height = top + cell_h * len(areas) + 34
     parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
-             f"{escape(level.map_title())}</text>"]
+             f"{escape(view.title)}</text>"]
     for row, (area, blocks) in enumerate(areas.items()):
         y = top + row * cell_h
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
         for col, (number, item) in enumerate(blocks.items()):
             parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
     parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
-                 "? not searched yet · grey: searched, what it hid · ring: a marker</text>")
+                 f"{escape(_(look.MAP_LEGEND))}</text>")
     return _svg(width, height, "".join(parts))
 
 
 def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
-    if item is None:
-        face, edge, label, colour, size = "#f9a825", "#8d5a00", "?", "#5d3b00", 30
-    elif item == "star":
-        face, edge, label, colour, size = "#ffeb3b", "#e65100", "STAR", "#bf360c", 16
-    else:
-        face, edge, label, colour, size = "#d7ccc8", "#795548", item, "#3e2723", 13 if len(item) > 5 else 16
+    face = look.block_face(item)
+    size = 30 if item is None else (16 if len(face.label) <= 5 else 13)
     out = [f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">'
-           f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face}" '
-           f'stroke="{edge}" stroke-width="{3 if item == "star" else 2}"/>'
-           f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" fill="{colour}" '
-           f'text-anchor="middle" dominant-baseline="central">{escape(label)}</text>']
-    caption, caption_colour = f"block {number}", "#424242"
+           f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
+           f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>'
+           f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
+           f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
+           f'{escape(face.label)}</text>']
+    caption, caption_colour = _(look.BLOCK).format(n=number), look.MUTED_COLOUR
     if mark is not None:
-        ring = "#2e7d32" if mark else "#c62828"
-        caption, caption_colour = f"{number}: {'marked' if mark else 'WRONG'}", ring
+        ring = look.MARKER_COLOURS[mark]
+        caption = f"{number}: {_(look.MARKED) if mark else _(look.WRONG)}"
+        caption_colour = ring
         out.append(f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
                    f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>')
     weight = ' font-weight="bold"' if mark is not None else ""
     out.append(f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
-               f'text-anchor="middle"{weight}>{caption}</text></g>')
+               f'text-anchor="middle"{weight}>{escape(caption)}</text></g>')
     return "".join(out)
 
 
@@ -184,7 +191,7 @@ def _tick_label(x: float, turn: Turn, show: bool) -> str:
     """The turn's number under its bar; the wrap-up request is labelled a line lower."""
     if turn.wrap_up:
         return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
-                f'text-anchor="end" fill="#424242">wrap-up ↑</text>')
+                f'text-anchor="end" fill="#424242">{escape(_(look.WRAP_UP))} ↑</text>')
     if not show:
         return ""
     return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
@@ -198,12 +205,7 @@ def _polyline(xs: list[float], values: list[float], top: float, colour: str, ext
 
 def _empty() -> str:
     return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="#757575" '
-            'text-anchor="middle">no turns yet</text>')
-
-
-def _shown(i: int, n: int) -> bool:
-    """A tick label for every turn up to 12 turns, every other one beyond (they would collide)."""
-    return n <= 12 or i % 2 == 0 or i == n - 1
+            f'text-anchor="middle">{escape(_(look.NO_TURNS))}</text>')
 
 
 def _scale(value: float, top: float) -> float:

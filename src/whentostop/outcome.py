@@ -3,11 +3,16 @@ and the whole transcript turn by turn (`Turn`, `ToolCall`)."""
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import NoAnswer
+from .i18n import N_, _, ngettext
+
+if TYPE_CHECKING:
+    from .client import Completion
 
 
 class Stop(StrEnum):
@@ -24,11 +29,12 @@ class Stop(StrEnum):
 
 
 EXIT_NAMES = {
-    Stop.END_TURN: "the flag",
-    Stop.TERMINAL_TOOL: "the warp pipe",
-    Stop.MAX_TURNS: "the clock",
-    Stop.DEADLINE: "the deadline",
+    Stop.END_TURN: N_("the flag"),
+    Stop.TERMINAL_TOOL: N_("the warp pipe"),
+    Stop.MAX_TURNS: N_("the clock"),
+    Stop.DEADLINE: N_("the deadline"),
 }
+"""Each exit's name in the lesson (English msgids: `exit_name` shows them translated)."""
 
 
 @dataclass
@@ -73,6 +79,15 @@ class Turn:
     wrap_up: bool = False
     """True for the opt-in wrap-up request after the clock: not part of the budget."""
 
+    @classmethod
+    def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
+        """The turn a parsed reply makes: its message, usage, latency and retries."""
+        return cls(index=index, prompt_tokens=completion.prompt_tokens,
+                   completion_tokens=completion.completion_tokens,
+                   latency_s=completion.latency_s, message=completion.message,
+                   finish_reason=completion.finish_reason, retries=completion.retries,
+                   wrap_up=wrap_up)
+
     @property
     def total_tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
@@ -106,7 +121,26 @@ class Run:
     """On a partial run: what broke it."""
     wrap_up_error: str | None = None
     """Why the opt-in wrap-up request failed, if it did (the run still stopped on the clock)."""
-    _answer: Any = None
+    started: float = field(default_factory=time.monotonic, repr=False)
+    """`time.monotonic()` when the run began: `elapsed_s` and the deadline count from it."""
+    _answer: Any = field(default=None, repr=False)
+
+    @classmethod
+    def empty(cls, max_turns: int = 0) -> Run:
+        """A run with no turns yet: what a view draws before anything ran."""
+        return cls(stop=None, messages=[], turns=[], max_turns=max_turns)
+
+    def finish(self, stop: Stop, answer: Any = None) -> Run:
+        """End the run with its one `stop` (and the answer, on the flag or the pipe)."""
+        self.stop, self._answer = stop, answer
+        self.elapsed_s = time.monotonic() - self.started
+        return self
+
+    def break_off(self, error: str) -> Run:
+        """Mark the run as broken by an endpoint failure: no `stop`, the transcript kept."""
+        self.error = error
+        self.elapsed_s = time.monotonic() - self.started
+        return self
 
     @property
     def last_message(self) -> dict[str, Any] | None:
@@ -125,7 +159,7 @@ class Run:
         """
         if self.has_answer:
             return self._answer
-        raise NoAnswer(self._no_answer_reason(), run=self)
+        raise NoAnswer(self.no_answer_reason, run=self)
 
     @property
     def wrap_up(self) -> str | None:
@@ -134,7 +168,8 @@ class Run:
 
     @property
     def exit_name(self) -> str:
-        return EXIT_NAMES.get(self.stop, "broken") if self.stop else "broken"
+        """The exit's name in the lesson, in the language in effect ("the clock")."""
+        return _(EXIT_NAMES[self.stop]) if self.stop else _("broken")
 
     @property
     def still_asking_for(self) -> list[str]:
@@ -163,29 +198,38 @@ class Run:
     def tool_calls(self) -> list[ToolCall]:
         return [call for turn in self.turns for call in turn.tool_calls]
 
-    def _no_answer_reason(self) -> str:
-        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or "nothing (it had not replied)"
+    @property
+    def no_answer_reason(self) -> str:
+        """Why there is no answer, naming the limit and what the model was still asking for."""
+        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or _("nothing (it had not replied)")
         last = self.turns[-1] if self.turns else None
         if last is not None and last.truncated and not self.still_asking_for:
-            asking = "nothing more: its last reply was cut off (finish_reason: length)"
+            asking = _("nothing more: its last reply was cut off (finish_reason: length)")
+        n = len(self.turns)
         if self.stop == Stop.MAX_TURNS:
-            where = f"the run stopped at max_turns={self.max_turns}"
+            where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
         elif self.stop == Stop.DEADLINE:
-            where = (
-                f"the run hit its deadline of {self.deadline_s:g} s after "
-                f"{len(self.turns)} turn{'s' if len(self.turns) != 1 else ''}"
-            )
+            where = ngettext(
+                "the run hit its deadline of {deadline:g} s after {n} turn",
+                "the run hit its deadline of {deadline:g} s after {n} turns", n,
+            ).format(deadline=self.deadline_s or 0, n=n)
+        elif self.has_answer:
+            return ""
         else:
-            return f"No answer: the run was broken after {len(self.turns)} turns: {self.error}"
-        return f"No answer: {where} while the model was asking for {asking}"
+            return ngettext("No answer: the run was broken after {n} turn: {error}",
+                            "No answer: the run was broken after {n} turns: {error}", n,
+                            ).format(n=n, error=self.error)
+        return _("No answer: {where} while the model was asking for {asking}").format(
+            where=where, asking=asking)
 
     def summary(self) -> str:
         """One line: how it ended, in how many turns, with how many tokens."""
-        head = f"{self.stop or 'broken'} ({self.exit_name}) after {len(self.turns)}"
-        head += f"/{self.max_turns} turns, {self.total_tokens:,} tokens"
+        head = _("{stop} ({exit}) after {turns}/{max_turns} turns, {tokens:,} tokens").format(
+            stop=self.stop or "broken", exit=self.exit_name, turns=len(self.turns),
+            max_turns=self.max_turns, tokens=self.total_tokens)
         if self.has_answer:
-            return f"{head}; answer: {self._answer!r}"
-        return f"{head}; no answer"
+            return _("{head}; answer: {answer!r}").format(head=head, answer=self._answer)
+        return _("{head}; no answer").format(head=head)
 
     def __repr__(self) -> str:
         return f"<Run {self.summary()}>"

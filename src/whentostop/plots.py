@@ -9,7 +9,10 @@ workshop projector (12 pt and up).
     plots.tokens_per_turn(run)              # stacked bars: history sent again, new, completion
     plots.cumulative_cost(run)              # cumulative tokens and USD
     plots.compare_runs({"no permission": a, "may give up": b})
-    plots.level_map(level)                  # the ? blocks, searched areas revealed, markers
+    plots.level_map(level, run)             # the ? blocks, searched areas revealed, markers
+
+They only read runs (`level.view(run)` for the map), and draw with the same look as the
+explorer's SVG views (`look.py`); their words follow `set_language`.
 """
 
 from __future__ import annotations
@@ -23,23 +26,23 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from . import look
+from .i18n import _
 from .level import Level
-from .livecharts import (
+from .look import (
     COMPLETION_COLOUR,
     NEW_COLOUR,
     RESENT_COLOUR,
+    RUN_COLOURS,
     TOKENS_COLOUR,
     USD_COLOUR,
 )
 from .outcome import Run, Turn
-from .usage import Price, cumulative_tokens, price, split_prompt
+from .usage import DEFAULT_PRICE_MODEL, Price, cumulative_tokens, price, split_prompt
 from .usage import cumulative_cost as cumulative_usd
 
-__all__ = [
-    "compare_runs", "cost_overview", "cumulative_cost", "level_map", "png_bytes", "tokens_per_turn",
-]
+__all__ = ["compare_runs", "cumulative_cost", "level_map", "png_bytes", "tokens_per_turn"]
 
-DEFAULT_PRICE_MODEL = "gpt-4o-mini"
 TEXT_PT = 13
 """Axis labels, ticks and legends: readable from the back of a room."""
 TITLE_PT = 15
@@ -51,7 +54,6 @@ ROW_GAP = 1.3
 COL_GAP = 1.2
 HALF_W, HALF_H = 0.46, 0.38
 """A block's half width and height: wide enough for "mushroom" at 12 pt."""
-RUN_COLOURS = ("#3949ab", "#e53935", "#2e7d32", "#fb8c00", "#8e24aa", "#00897b")
 
 
 def tokens_per_turn(run: Run, *, figsize: tuple[float, float] = WIDE) -> Figure:
@@ -77,17 +79,6 @@ def cumulative_cost(
     return fig
 
 
-def cost_overview(
-    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: tuple[float, float] = (13.0, 4.4)
-) -> Figure:
-    """Both cost views side by side (the explorer's plot): tokens per turn, then cumulative."""
-    fig = Figure(figsize=figsize, layout="constrained")
-    left, right = fig.subplots(1, 2)
-    _draw_tokens_per_turn(left, run)
-    _draw_cumulative(right, run, model)
-    return fig
-
-
 def compare_runs(
     runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL, *,
     figsize: tuple[float, float] = WIDE,
@@ -101,38 +92,41 @@ def compare_runs(
         ax.plot(
             _x(run), cumulative_tokens(run), marker="o", linewidth=2.5,
             color=RUN_COLOURS[i % len(RUN_COLOURS)], gid=f"run:{label}",
-            label=f"{label}: {run.exit_name}, {_turns(len(run.turns))}, ${usd[-1] if usd else 0:.4f}",
+            label=_plain(f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, "
+                         f"${usd[-1] if usd else 0:.4f}"),
         )
     ax.set_ylim(bottom=0)
-    _style(ax, f"Runs compared: cumulative tokens (USD at {p.model})", "turn", "cumulative tokens")
+    _style(ax, _(look.COMPARE_TITLE).format(model=p.model), _(look.TURN),
+           _(look.CUMULATIVE_TOKENS))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     if runs:
         ax.legend(fontsize=TEXT_PT - 1, loc="upper left")
     return fig
 
 
-def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Figure:
-    """The level as rows of numbered `?` blocks, one row per area.
+def level_map(level: Level, run: Run | None = None, *,
+              figsize: tuple[float, float] | None = None) -> Figure:
+    """The level as rows of numbered `?` blocks, one row per area, after `run` (None: before).
 
     Blocks in areas the model searched are revealed; the star's block is highlighted only once
     it was found or marked. Markers placed by `mark_star` are drawn on their block, a wrong one
     in red.
     """
-    areas = level.shown()
+    view = level.view(run)
+    areas = view.blocks
     width = max(len(blocks) for blocks in areas.values())
     fig = Figure(figsize=figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
                  layout="constrained")
     ax = fig.add_subplot()
-    for row, (area, blocks) in enumerate(areas.items()):
+    for row, (_area, blocks) in enumerate(areas.items()):
         y = ROW_GAP * (len(areas) - 1 - row)
         for col, (number, item) in enumerate(blocks.items()):
             _draw_block(ax, COL_GAP * col, y, number, item)
-    for marker in level.markers:
+    for marker in view.markers:
         _draw_marker(ax, level, marker.block, marker.correct)
-    ax.set_xlabel("?  not searched yet      grey: searched, what it hid", fontsize=TEXT_PT - 1,
-                  color="#424242")
-    ax.set_yticks([ROW_GAP * i for i in range(len(areas))], list(reversed(list(areas))),
-                  fontsize=TEXT_PT + 3)
+    ax.set_xlabel(_plain(_(look.MAP_LEGEND)), fontsize=TEXT_PT - 1, color=look.MUTED_COLOUR)
+    ax.set_yticks([ROW_GAP * i for i in range(len(areas))],
+                  [_plain(a) for a in reversed(list(areas))], fontsize=TEXT_PT + 3)
     ax.set_xticks([])
     ax.set_xlim(-0.6, COL_GAP * (width - 1) + 0.6)
     ax.set_ylim(-0.95, ROW_GAP * (len(areas) - 1) + 0.5)
@@ -140,7 +134,7 @@ def level_map(level: Level, *, figsize: tuple[float, float] | None = None) -> Fi
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    ax.set_title(level.map_title(), fontsize=TITLE_PT + 1, loc="left")
+    ax.set_title(_plain(view.title), fontsize=TITLE_PT + 1, loc="left")
     return fig
 
 
@@ -175,14 +169,14 @@ def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
     resent = [s.resent for s in splits]
     new = [s.new for s in splits]
     completion = [t.completion_tokens for t in run.all_turns]
-    ax.bar(x, resent, color=RESENT_COLOUR, label="history sent again", gid="resent")
-    ax.bar(x, new, bottom=resent, color=NEW_COLOUR, label="new this turn", gid="new")
+    ax.bar(x, resent, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent")
+    ax.bar(x, new, bottom=resent, color=NEW_COLOUR, label=_(look.NEW), gid="new")
     ax.bar(x, completion, bottom=[r + n for r, n in zip(resent, new)], color=COMPLETION_COLOUR,
-           label="model's reply", gid="completion")
+           label=_(look.REPLY), gid="completion")
     if run.wrap_up_turn is not None:
         for container in ax.containers:
             container.patches[-1].set_hatch("//")
-    _style(ax, "Tokens per turn: the history is sent again", "turn", "tokens in this turn")
+    _style(ax, _(look.TOKENS_TITLE), _(look.TURN), _(look.TOKENS_IN_TURN))
     _turn_ticks(ax, run)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     if run.all_turns:
@@ -197,20 +191,20 @@ def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
     tokens = cumulative_tokens(run)
     usd = cumulative_usd(run, p)
     ax.plot(x, tokens, marker="o", linewidth=2.5, color=TOKENS_COLOUR, gid="cumulative_tokens",
-            label="tokens so far")
+            label=_(look.TOKENS_SO_FAR))
     if run.all_turns:
         first = run.all_turns[0].total_tokens
         ax.plot(x, [first * (i + 1) for i in range(len(x))], linestyle=":", linewidth=2,
-                color=RESENT_COLOUR, gid="linear_reference", label="if every turn cost like turn 1")
+                color=RESENT_COLOUR, gid="linear_reference", label=_(look.LINEAR))
     ax.set_ylim(bottom=0)
-    total = f": {tokens[-1]:,} tokens, ${usd[-1]:.4f}" if tokens else ""
-    _style(ax, f"Cumulative cost at {p.model}{total}", "turn", "cumulative tokens")
+    _style(ax, _plain(look.cumulative_title(p, tokens, usd)), _(look.TURN),
+           _(look.CUMULATIVE_TOKENS))
     _turn_ticks(ax, run)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     usd_ax = ax.twinx()
     usd_ax.plot(x, usd, linestyle="--", linewidth=2, color=USD_COLOUR, gid="cumulative_usd",
-                label="USD so far")
-    usd_ax.set_ylabel("cumulative cost (USD)", fontsize=TEXT_PT, color=USD_COLOUR)
+                label=_(look.USD_SO_FAR))
+    usd_ax.set_ylabel(_(look.CUMULATIVE_USD), fontsize=TEXT_PT, color=USD_COLOUR)
     usd_ax.tick_params(labelsize=TEXT_PT - 1, colors=USD_COLOUR)
     usd_ax.set_ylim(0, _matching_usd_top(ax, tokens, usd))
     usd_ax.yaxis.set_major_formatter(FuncFormatter(_usd_label(max(usd, default=0.0))))
@@ -221,31 +215,26 @@ def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
     ax.legend(lines, [line.get_label() for line in lines], fontsize=TEXT_PT - 1, loc="upper left")
 
 
-def _draw_block(ax: Axes, col: int, y: int, number: int, item: str | None) -> None:
+def _draw_block(ax: Axes, col: float, y: float, number: int, item: str | None) -> None:
     """One `?` block; `item` is what it hides once revealed, None while it is still a `?`."""
-    if item is None:
-        face, edge, label, colour = "#f9a825", "#8d5a00", "?", "#5d3b00"
-    elif item == "star":
-        face, edge, label, colour = "#ffeb3b", "#e65100", "STAR", "#bf360c"
-    else:
-        face, edge, label, colour = "#d7ccc8", "#795548", item, "#3e2723"
+    face = look.block_face(item)
     ax.add_patch(FancyBboxPatch(
         (col - HALF_W, y - HALF_H), 2 * HALF_W, 2 * HALF_H,
         boxstyle="round,pad=0.02,rounding_size=0.08",
-        facecolor=face, edgecolor=edge, linewidth=3 if item == "star" else 2,
+        facecolor=face.fill, edgecolor=face.edge, linewidth=3 if item == "star" else 2,
         gid=f"block:{number}",
     ))
-    size = TITLE_PT + 10 if item is None else (TEXT_PT + 2 if len(label) <= 5 else 12)
-    ax.text(col, y + 0.02, label, ha="center", va="center", fontsize=size, color=colour,
-            fontweight="bold", gid=f"label:{number}")
-    ax.text(col, y - HALF_H - 0.06, f"block {number}", ha="center", va="top", fontsize=TEXT_PT,
-            color="#424242", gid=f"number:{number}")
+    size = TITLE_PT + 10 if item is None else (TEXT_PT + 2 if len(face.label) <= 5 else 12)
+    ax.text(col, y + 0.02, _plain(face.label), ha="center", va="center", fontsize=size,
+            color=face.colour, fontweight="bold", gid=f"label:{number}")
+    ax.text(col, y - HALF_H - 0.06, _(look.BLOCK).format(n=number), ha="center", va="top",
+            fontsize=TEXT_PT, color=look.MUTED_COLOUR, gid=f"number:{number}")
 
 
 def _draw_marker(ax: Axes, level: Level, block: int, correct: bool) -> None:
     """A marker ring and pin on the marked block: green when the star is there, red when not."""
     col, y = _block_position(level, block)
-    colour = "#2e7d32" if correct else "#c62828"
+    colour = look.MARKER_COLOURS[correct]
     ax.add_patch(FancyBboxPatch(
         (col - HALF_W - 0.05, y - HALF_H - 0.05), 2 * HALF_W + 0.1, 2 * HALF_H + 0.1,
         boxstyle="round,pad=0.02,rounding_size=0.1",
@@ -255,12 +244,13 @@ def _draw_marker(ax: Axes, level: Level, block: int, correct: bool) -> None:
             markeredgecolor="white", markeredgewidth=1.5, gid=f"marker:{block}", linestyle="none")
     for text in ax.texts:
         if text.get_gid() == f"number:{block}":
-            text.set_text(f"block {block}\n{'marked' if correct else 'WRONG'}")
+            text.set_text(_(look.BLOCK).format(n=block) + "\n"
+                          + (_(look.MARKED) if correct else _(look.WRONG)))
             text.set_color(colour)
             text.set_fontweight("bold")
 
 
-def _block_position(level: Level, block: int) -> tuple[int, int]:
+def _block_position(level: Level, block: int) -> tuple[float, float]:
     areas = level.areas
     for row, blocks in enumerate(areas.values()):
         if block in blocks:
@@ -277,16 +267,20 @@ def _x(run: Run) -> list[int]:
 
 
 def _turn_ticks(ax: Axes, run: Run) -> None:
-    """One tick per turn (every other one past 12), and "wrap-up" under the wrap-up request."""
+    """The turns' numbers by the shared tick rule (`look.tick_shown`), and "wrap-up" under the
+    wrap-up request (a turn's number right beside it is left out: the two would collide)."""
     turns: list[Turn] = run.all_turns
     if not turns:
         return
-    step = 1 if len(turns) <= 12 else 2
+    n = len(run.turns)
     wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
-    shown = [t.index for t in run.turns
-             if (t.index - 1) % step == 0 and (wrap is None or wrap - t.index >= step)]
-    ax.set_xticks(shown + ([wrap] if wrap else []),
-                  [str(i) for i in shown] + (["wrap-\nup"] if wrap else []))
+    shown = [t.index for i, t in enumerate(run.turns)
+             if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)]
+    labels = [str(i) for i in shown]
+    if wrap is not None:
+        shown.append(wrap)
+        labels.append(_(look.WRAP_UP).replace("-", "-\n", 1))
+    ax.set_xticks(shown, labels)
     ax.set_xlim(turns[0].index - 0.6, turns[-1].index + 0.6)
 
 
@@ -301,12 +295,13 @@ def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
 
 
 def _no_turns(ax: Axes) -> None:
-    ax.text(0.5, 0.5, "no turns yet", transform=ax.transAxes, ha="center", va="center",
+    ax.text(0.5, 0.5, _(look.NO_TURNS), transform=ax.transAxes, ha="center", va="center",
             fontsize=TITLE_PT, color="#757575")
 
 
-def _turns(n: int) -> str:
-    return f"{n} turn" if n == 1 else f"{n} turns"
+def _plain(text: str) -> str:
+    """Text drawn as written: a `$` (a price, a level's title) is not matplotlib mathtext."""
+    return text.replace("$", r"\$")
 
 
 def _matching_usd_top(ax: Axes, tokens: list[int], usd: list[float]) -> float:

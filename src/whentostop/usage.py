@@ -14,7 +14,11 @@ from itertools import accumulate
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
+from .i18n import _
 from .outcome import Run
+
+DEFAULT_PRICE_MODEL = "gpt-4o-mini"
+"""The price every chart uses unless told otherwise (the explorer and the notebooks alike)."""
 
 
 class Price(BaseModel):
@@ -51,7 +55,8 @@ def price(model: str | Price) -> Price:
         return model
     table = prices()
     if model not in table:
-        raise KeyError(f"no price for {model!r}; known models: {', '.join(table)}")
+        raise KeyError(_("no price for {model!r}; known models: {known}")
+                       .format(model=model, known=", ".join(table)))
     return table[model]
 
 

@@ -25,11 +25,12 @@ import ipywidgets as w
 
 from . import livecharts
 from ._text import excerpt
-from .client import ChatModel, connect
+from .client import ChatModel
 from .errors import EndpointError
 from .events import Event, TurnStart
 from .lesson import give_up, prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
+from .models import connect, is_mock
 from .loop import run_agent
 from .outcome import Run, Stop, ToolCall, Turn
 
@@ -204,7 +205,7 @@ class Explorer:
         self.compact = compact
         if model is None and os.environ.get("OPENAI_BASE_URL"):
             model = connect()
-        self.live = model is not None and not getattr(model, "is_mock", False)
+        self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = {}
         if model is not None and not self.live:
             self._models[model.name] = model
@@ -265,14 +266,13 @@ class Explorer:
 
     def rerun(self) -> Run | None:
         """Run the level now with the current controls; show and return the Run."""
-        level = load_level(self.level_name)
         tools = self.setup.tools + ((TERMINAL,) if self.stop_on.value and TERMINAL not in self.setup.tools else ())
         if self.live:
             self.run_button.disabled = True
             self.progress.value = f"turn 1 of {self.max_turns.value}… starting"
         try:
             run = run_agent(
-                self.prompt or lesson_prompt(), model=self._current_model(), tools=level.tools(*tools),
+                self.prompt or lesson_prompt(), model=self._current_model(), tools=self.level.tools(*tools),
                 max_turns=self.max_turns.value,
                 stop_on=[TERMINAL] if self.stop_on.value else [],
                 system=give_up() if self.give_up.value else None,
@@ -281,12 +281,11 @@ class Explorer:
             )
             self.error = None
         except EndpointError as exc:
-            run = exc.run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value,
-                                 error=str(exc))
+            run = exc.run or Run.empty(self.max_turns.value).break_off(str(exc))
             self.error = str(exc)
         finally:
             self.run_button.disabled = False
-        self.run, self.level = run, level
+        self.run = run
         self._show()
         return run
 
@@ -315,9 +314,8 @@ class Explorer:
     def _show(self) -> None:
         """Render first, then set every output in one go, so the page updates all at once."""
         run = self.run
-        empty = run or Run(stop=None, messages=[], turns=[], max_turns=self.max_turns.value)
-        self.plot_svg = livecharts.cost_svg(empty, tokens_per_turn=not self.compact)
-        self.map_svg = livecharts.map_svg(self.level) if self.show_map else ""
+        self.plot_svg = livecharts.cost_svg(run, tokens_per_turn=not self.compact)
+        self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:#b71c1c;font-weight:bold">✖ '
@@ -347,7 +345,7 @@ class Explorer:
         return not self.compact or TERMINAL in self.setup.tools
 
     def _layout(self, switches: Sequence[w.Widget], show_map: bool) -> w.VBox:
-        title = self.level.title or self.level_name
+        title = self.level.title
         header = w.HTML(f'<div style="font-size:18px;font-weight:bold">{html.escape(title)}</div>')
         controls = w.HBox([self.max_turns, self.persona, self.run_button],
                           layout=w.Layout(flex_flow="row wrap", align_items="center"))

@@ -1,0 +1,92 @@
+"""How the views look, in one place: the colours, the blocks' faces, the charts' titles and
+labels, the tick rule and the turns text that the SVG views (`livecharts`, for the explorer)
+and the matplotlib figures (`plots`, for the notebooks) both draw with.
+
+Words are translated when a view is drawn (`_()`), so a figure follows `set_language`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .i18n import N_, _, ngettext
+from .usage import Price
+
+RESENT_COLOUR = "#9e9e9e"
+"""History sent again: grey, the part of each prompt that was paid for before."""
+NEW_COLOUR = "#1e88e5"
+COMPLETION_COLOUR = "#fb8c00"
+TOKENS_COLOUR = "#3949ab"
+USD_COLOUR = "#2e7d32"
+RUN_COLOURS = ("#3949ab", "#e53935", "#2e7d32", "#fb8c00", "#8e24aa", "#00897b")
+"""One colour per run in a comparison, in order."""
+MARKER_COLOURS = {True: "#2e7d32", False: "#c62828"}
+"""A marker's ring: green on the star, red on the wrong block."""
+TEXT_COLOUR = "#212121"
+MUTED_COLOUR = "#424242"
+
+
+@dataclass(frozen=True)
+class Face:
+    """How a block is drawn: fill, edge, the label on it and the label's colour."""
+
+    fill: str
+    edge: str
+    label: str
+    colour: str
+
+
+def block_face(item: str | None) -> Face:
+    """A `?` block still closed (None), the star, or what a searched block hid."""
+    if item is None:
+        return Face("#f9a825", "#8d5a00", "?", "#5d3b00")
+    if item == "star":
+        return Face("#ffeb3b", "#e65100", _("STAR"), "#bf360c")
+    return Face("#d7ccc8", "#795548", _(ITEM_NAMES.get(item, item)), "#3e2723")
+
+
+ITEM_NAMES = {"coin": N_("coin"), "mushroom": N_("mushroom"), "flower": N_("flower"),
+              "1-up": N_("1-up"), "nothing": N_("nothing"), "star": N_("star")}
+"""What a block can hide, as the map shows it (the tools' outputs keep the level's words)."""
+
+
+def turns_text(n: int) -> str:
+    """ "1 turn" / "N turns", in the language in effect."""
+    return ngettext("{n} turn", "{n} turns", n).format(n=n)
+
+
+def tick_shown(i: int, n: int) -> bool:
+    """A tick label for every turn up to 12 turns, every other one beyond (they would collide),
+    and always the last."""
+    return n <= 12 or i % 2 == 0 or i == n - 1
+
+
+# -- words of the charts: msgids, translated with `_()` when a view is drawn -------------------
+
+TOKENS_TITLE = N_("Tokens per turn: the history is sent again")
+CUMULATIVE_TITLE = N_("Cumulative cost at {model}")
+CUMULATIVE_TOTAL_TITLE = N_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}")
+COMPARE_TITLE = N_("Runs compared: cumulative tokens (USD at {model})")
+TURN = N_("turn")
+TOKENS_IN_TURN = N_("tokens in this turn")
+CUMULATIVE_TOKENS = N_("cumulative tokens")
+CUMULATIVE_USD = N_("cumulative cost (USD)")
+RESENT = N_("history sent again")
+NEW = N_("new this turn")
+REPLY = N_("model's reply")
+TOKENS_SO_FAR = N_("tokens so far")
+USD_SO_FAR = N_("USD so far")
+LINEAR = N_("if every turn cost like turn 1")
+WRAP_UP = N_("wrap-up")
+NO_TURNS = N_("no turns yet")
+BLOCK = N_("block {n}")
+MARKED = N_("marked")
+WRONG = N_("WRONG")
+MAP_LEGEND = N_("? not searched yet · grey: searched, what it hid · ring: a marker")
+
+
+def cumulative_title(price: Price, tokens: list[int], usd: list[float]) -> str:
+    """The cumulative chart's title: the price it uses and, once there are turns, the totals."""
+    if not tokens:
+        return _(CUMULATIVE_TITLE).format(model=price.model)
+    return _(CUMULATIVE_TOTAL_TITLE).format(model=price.model, tokens=tokens[-1], usd=usd[-1])

@@ -1,0 +1,108 @@
+"""Which model the loop talks to: `connect()` chooses between the offline mock and a real
+endpoint, by argument or by the OpenAI ecosystem's configuration.
+
+    connect("searcher")                                   # the mock persona, in-process
+    connect("llama3.2", base_url="http://localhost:11434/v1")
+    # OPENAI_BASE_URL / OPENAI_API_KEY / WHENTOSTOP_MODEL set: the same notebook, a real model
+
+The client (`client.py`) knows nothing of the mock; this module is where the two meet.
+"""
+
+from __future__ import annotations
+
+import os
+from functools import cache
+from typing import Any
+
+from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat
+from .i18n import _
+
+MOCK_BASE_URL = "http://whentostop.mock/v1"
+"""The base URL of the in-process mock: never resolved, the transport answers it."""
+
+
+def mock(persona: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
+         max_retries: int = DEFAULT_MAX_RETRIES) -> OpenAIChat:
+    """A mock persona reached in-process, whatever the environment says: what the exercise
+    checks use, so that a verdict never depends on a configured real endpoint."""
+    from .mock.endpoint import mock_transport
+
+    return OpenAIChat(persona, MOCK_BASE_URL, timeout_s=timeout_s, max_retries=max_retries,
+                      transport=mock_transport())
+
+
+def is_mock(model: Any) -> bool:
+    """Whether `model` is the in-process mock: a run costs nothing and takes milliseconds."""
+    return getattr(model, "base_url", None) == MOCK_BASE_URL
+
+
+def is_persona(name: str | None) -> bool:
+    """Whether `name` names a mock persona (`searcher`, `slow:0.5`, ...)."""
+    from .mock.personas import PERSONAS
+
+    return bool(name) and str(name).partition(":")[0] in PERSONAS
+
+
+def connect(
+    model: str | None = None,
+    base_url: str | None = None,
+    api_key: str | None = None,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+) -> OpenAIChat:
+    """The model the loop talks to: the offline mock unless an endpoint is configured.
+
+    `base_url` (or `OPENAI_BASE_URL`) selects a real endpoint; `api_key` defaults to
+    `OPENAI_API_KEY` and `model` to `WHENTOSTOP_MODEL`. With neither, `model` names a mock
+    persona (`searcher`, `loopboros`, `sloppy`, `slow`), reached in-process.
+
+    So that a notebook switches by configuration alone: when the endpoint comes from
+    `OPENAI_BASE_URL`, a persona name stands for `WHENTOSTOP_MODEL` — your model plays the
+    part — unless that endpoint serves the personas itself (`python -m whentostop serve`: its
+    `/v1/models` lists them), which then gets the persona asked for.
+    """
+    from .mock.personas import PERSONAS
+
+    configured = os.environ.get("WHENTOSTOP_MODEL") or None
+    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    if endpoint is None:
+        if model is None and configured and not is_persona(configured):
+            raise ValueError(_(
+                "WHENTOSTOP_MODEL is {model!r} but no endpoint is set: set OPENAI_BASE_URL too "
+                "(for Ollama, http://localhost:11434/v1), or unset WHENTOSTOP_MODEL to use the "
+                "offline mock ({personas})."
+            ).format(model=configured, personas=", ".join(PERSONAS)))
+        return mock(model or configured or "searcher", timeout_s=timeout_s,
+                    max_retries=max_retries)
+    if base_url is None and is_persona(model) and not _serves(endpoint, model):
+        model = configured  # a persona is a role on the mock; the configured model plays it
+    model = model or configured
+    if not model:
+        raise ValueError(_(
+            "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
+            "name from `ollama list`, such as llama3.2)."
+        ).format(endpoint=endpoint))
+    api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
+    return OpenAIChat(model, endpoint, api_key=api_key, timeout_s=timeout_s,
+                      max_retries=max_retries)
+
+
+def _serves(endpoint: str, persona: str | None) -> bool:
+    """Whether the endpoint's `/v1/models` lists the persona (it is the mock server)."""
+    return bool(persona) and str(persona).partition(":")[0] in _listed_models(endpoint.rstrip("/"))
+
+
+@cache
+def _listed_models(endpoint: str) -> frozenset[str]:
+    """The model ids an endpoint lists, asked once per endpoint; none if it does not answer
+    quickly (a real model server that is down fails at the first request instead, clearly)."""
+    import httpx
+
+    try:
+        data = httpx.get(f"{endpoint}/models", timeout=2.0).json()
+        return frozenset(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict))
+    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
+        return frozenset()
+
+
+__all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock"]

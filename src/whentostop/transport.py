@@ -1,0 +1,175 @@
+"""The network transport: httpx over httpcore's public connection pool, where every socket wait
+is bounded by the request's own time limit.
+
+httpx's timeouts apply to each socket read on its own, so a server that trickles its headers a
+byte at a time never trips them and can hold a request, and the run, for ever. Here a request
+may carry an absolute limit (`extensions={STOP_AT: time.monotonic() + seconds}`); the transport
+hands it to httpcore inside the request's `timeout` extension (each value an `Until`, a float
+that remembers the limit), and the network stream cuts every connect, read and write to what
+is left of it. Only public API is used: `httpx.BaseTransport`, `httpcore.ConnectionPool(
+network_backend=...)`, `httpcore.NetworkBackend` and `httpcore.NetworkStream`.
+"""
+
+from __future__ import annotations
+
+import math
+import ssl
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpcore
+import httpx
+
+STOP_AT = "whentostop.stop_at"
+"""The request extension holding the `time.monotonic()` value the whole request must end by."""
+
+
+class Until(float):
+    """A timeout (seconds per socket wait, as httpcore expects) that also knows the request's
+    absolute limit, so each wait can be cut to what is left of it."""
+
+    stop_at: float
+
+    def __new__(cls, seconds: float | None, stop_at: float) -> Until:
+        value = super().__new__(cls, math.inf if seconds is None else seconds)
+        value.stop_at = stop_at
+        return value
+
+
+def _left(timeout: float | None) -> float | None:
+    """The wait allowed now: the timeout, cut to what is left of the request's limit."""
+    if not isinstance(timeout, Until):
+        return timeout
+    left = timeout.stop_at - time.monotonic()
+    if left <= 0:
+        raise httpcore.ReadTimeout("the request's time limit passed")
+    return min(float(timeout), left)
+
+
+class BoundedStream(httpcore.NetworkStream):
+    """A socket stream whose every wait is cut to what is left of the request's limit."""
+
+    def __init__(self, inner: httpcore.NetworkStream) -> None:
+        self._inner = inner
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._inner.read(max_bytes, _left(timeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._inner.write(buffer, _left(timeout))
+
+    def close(self) -> None:
+        self._inner.close()
+
+    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
+                  timeout: float | None = None) -> httpcore.NetworkStream:
+        return BoundedStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
+
+    def get_extra_info(self, info: str) -> Any:
+        return self._inner.get_extra_info(info)
+
+
+class BoundedBackend(httpcore.NetworkBackend):
+    """httpcore's synchronous socket backend, handing out `BoundedStream`s."""
+
+    def __init__(self, inner: httpcore.NetworkBackend | None = None) -> None:
+        self._inner = inner or httpcore.SyncBackend()
+
+    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
+                    local_address: str | None = None,
+                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        return BoundedStream(self._inner.connect_tcp(
+            host, port, timeout=_left(timeout), local_address=local_address,
+            socket_options=socket_options))
+
+    def connect_unix_socket(self, path: str, timeout: float | None = None,
+                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
+        return BoundedStream(self._inner.connect_unix_socket(
+            path, timeout=_left(timeout), socket_options=socket_options))
+
+    def sleep(self, seconds: float) -> None:
+        self._inner.sleep(seconds)
+
+
+class BoundedTransport(httpx.BaseTransport):
+    """An httpx transport on one keep-alive `httpcore.ConnectionPool` whose sockets honour
+    the request's `STOP_AT` limit on every wait."""
+
+    def __init__(self, *, ssl_context: ssl.SSLContext,
+                 socket_options: Iterable[Any] | None = None) -> None:
+        self._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context, network_backend=BoundedBackend(),
+            socket_options=socket_options,
+        )
+
+    def handle_request(self, request: httpx.Request) -> httpx.Response:
+        assert isinstance(request.stream, httpx.SyncByteStream)
+        extensions = dict(request.extensions)
+        stop_at = extensions.pop(STOP_AT, None)
+        if stop_at is not None:
+            extensions["timeout"] = {
+                name: Until(value, stop_at)
+                for name, value in (extensions.get("timeout") or {}).items()
+            }
+        core = httpcore.Request(
+            method=request.method,
+            url=httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host,
+                             port=request.url.port, target=request.url.raw_path),
+            headers=request.headers.raw,
+            content=request.stream,
+            extensions=extensions,
+        )
+        with _as_httpx_errors(request):
+            response = self._pool.handle_request(core)
+        assert isinstance(response.stream, Iterable)
+        return httpx.Response(status_code=response.status, headers=response.headers,
+                              stream=_ResponseStream(response.stream, request),
+                              extensions=response.extensions)
+
+    def close(self) -> None:
+        self._pool.close()
+
+
+class _ResponseStream(httpx.SyncByteStream):
+    def __init__(self, inner: Iterable[bytes], request: httpx.Request) -> None:
+        self._inner, self._request = inner, request
+
+    def __iter__(self) -> Iterator[bytes]:
+        with _as_httpx_errors(self._request):
+            yield from self._inner
+
+    def close(self) -> None:
+        close = getattr(self._inner, "close", None)
+        if close is not None:
+            close()
+
+
+_ERRORS: list[tuple[type[Exception], type[httpx.TransportError]]] = [
+    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
+    (httpcore.ReadTimeout, httpx.ReadTimeout),
+    (httpcore.WriteTimeout, httpx.WriteTimeout),
+    (httpcore.PoolTimeout, httpx.PoolTimeout),
+    (httpcore.ConnectError, httpx.ConnectError),
+    (httpcore.ReadError, httpx.ReadError),
+    (httpcore.WriteError, httpx.WriteError),
+    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
+    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
+    (httpcore.ProtocolError, httpx.ProtocolError),
+    (httpcore.NetworkError, httpx.NetworkError),
+    (httpcore.TimeoutException, httpx.TimeoutException),
+    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
+]
+"""httpcore's errors as httpx's public ones, most specific first: what the client catches."""
+
+
+@contextmanager
+def _as_httpx_errors(request: httpx.Request) -> Iterator[None]:
+    try:
+        yield
+    except Exception as exc:
+        for core, public in _ERRORS:
+            if isinstance(exc, core):
+                raise public(str(exc), request=request) from exc
+        raise
