@@ -8,7 +8,7 @@ BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
 
-.PHONY: lab test bench bench-quick serve clean
+.PHONY: lab test lint i18n bench bench-quick serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,6 +37,15 @@ lab: $(VENV)/.core-installed
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+# ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
+lint: $(VENV)/.test-installed
+	$(BIN)/ruff check src tests bench tools
+	$(BIN)/mypy
+
+# extract the learner-facing words, merge them into each language's catalogue, compile
+i18n: $(VENV)/.test-installed
+	$(BIN)/python tools/i18n.py update
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/run.py

@@ -16,7 +16,7 @@ import time
 import tracemalloc
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
 
@@ -146,7 +146,7 @@ def machine(command: str) -> list[str]:
     """The facts a reader needs to compare these numbers with their own."""
     versions = ", ".join(f"{name} {_version(name)}" for name in PACKAGES)
     return [
-        f"- date: {datetime.now(timezone.utc).strftime('%Y-%m-%d %H:%M UTC')}",
+        f"- date: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}",
         f"- command: `{command}`",
         f"- CPU: {_cpu_model()}, {os.cpu_count()} logical cores (shared with other work)",
         f"- Python {platform.python_version()} ({sys.implementation.name}) on {platform.platform()}",

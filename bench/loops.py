@@ -21,8 +21,8 @@ from typing import Any
 import httpx
 
 from whentostop import OpenAIChat, Run, connect, load_level, run_agent
-from whentostop.models import MOCK_BASE_URL
 from whentostop.mock import mock_transport
+from whentostop.models import MOCK_BASE_URL
 
 PROMPT = "Find the star in this level."
 PERSONA = "loopboros"

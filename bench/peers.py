@@ -65,8 +65,14 @@ def setup_whentostop(base_url: str, level: Any, count: Counter) -> Callable[[], 
 
 
 def setup_openai_agents(base_url: str, level: Any, count: Counter) -> Callable[[], dict[str, Any]]:
-    from agents import (Agent, MaxTurnsExceeded, OpenAIChatCompletionsModel, Runner,
-                        function_tool, set_tracing_disabled)
+    from agents import (
+        Agent,
+        MaxTurnsExceeded,
+        OpenAIChatCompletionsModel,
+        Runner,
+        function_tool,
+        set_tracing_disabled,
+    )
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
     set_tracing_disabled(True)  # the docs' advice for a non-OpenAI endpoint: nothing to export to

@@ -17,7 +17,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from loops import PERSONA, connect, library_run, serving  # noqa: E402
+from loops import PERSONA, connect, library_run, serving
 
 
 def loop() -> None:

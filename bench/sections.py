@@ -18,8 +18,20 @@ from statistics import median
 from typing import Any
 
 from harness import Samples, Section, Verdict, mib, ms, peak_memory, side_by_side, timed, us
-from loops import (TURNS, TimedTransport, bare_httpx_loop, connect, library_run, mock_client,
-                   mock_model, PERSONA, same_messages, seed_loop, serving, trusted_certificate)
+from loops import (
+    PERSONA,
+    TURNS,
+    TimedTransport,
+    bare_httpx_loop,
+    connect,
+    library_run,
+    mock_client,
+    mock_model,
+    same_messages,
+    seed_loop,
+    serving,
+    trusted_certificate,
+)
 from peers import FRAMEWORKS, Worker, available
 
 from whentostop.tools import DEFAULT_TOOL_TIMEOUT_S
@@ -199,6 +211,7 @@ def _over_tls(tls: tuple[str, str], cfg: Config) -> dict[str, Any]:
 def _fresh_ssl_context_per_client() -> Iterator[None]:
     """Undo fix 2 for one run: every client builds its own SSL context, as httpx does."""
     import httpx
+
     import whentostop.client as client
 
     shared = client._ssl_context

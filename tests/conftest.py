@@ -13,9 +13,14 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import httpx
 import pytest
+
+from whentostop import Level, Run, connect, load_level, run_agent
+from whentostop.events import Event
+from whentostop.lesson import GIVE_UP_TEXT, PROMPT_TEXT
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -25,6 +30,34 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+PROMPT = PROMPT_TEXT
+"""The lesson's task, in English (the tests' language)."""
+MAY_GIVE_UP = GIVE_UP_TEXT
+"""The lesson's give-up sentence: the permission the searcher needs to stop on the flag."""
+
+
+class Played(NamedTuple):
+    run: Run
+    level: Level
+    events: list[Event]
+
+
+def _play(level: str, persona: str, *, tools: list | None = None, **options) -> Played:
+    """One run of the lesson's task on the mock: the level's two tools unless told otherwise,
+    every event recorded."""
+    board = load_level(level)
+    events: list[Event] = []
+    run = run_agent(PROMPT, model=connect(persona), tools=board.tools() if tools is None else tools,
+                    on_event=events.append, **options)
+    return Played(run, board, events)
+
+
+@pytest.fixture(scope="session")
+def play():
+    """`play(level, persona, **run_agent options)` -> (run, level, events) on the mock."""
+    return _play
 
 
 @pytest.fixture(autouse=True)

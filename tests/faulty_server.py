@@ -22,12 +22,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from pathlib import Path
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
-from whentostop import EndpointError, Run, SessionEnd, run_agent
+from whentostop import EndpointError, Run, SessionEnd, run_agent, tool
 
 
 @dataclass
@@ -310,3 +310,14 @@ def serving_mock(log: Path) -> Iterator[int]:
     cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
     with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env, log=log):
         yield port
+
+
+def lookup(key: str) -> str:
+    """Look a key up."""
+    return f"the value of {key} is 42"
+
+
+LOOKUP_TOOLS = [tool(lookup)]
+"""One harmless tool for the fault tests: what the scripted replies ask for."""
+ASK_LOOKUP = completion(tool_calls=[call("lookup", {"key": "a"})])
+ANSWER = completion("It is 42.")

@@ -12,11 +12,13 @@ from conftest import NOTEBOOKS, ROOT
 from whentostop.__main__ import main
 from whentostop.classroom import (
     DEFAULT_REPO,
-    NOTEBOOKS as SHORT_NAMES,
     binder_link,
     nbgitpuller_link,
     notebook_file,
     repo_folder,
+)
+from whentostop.classroom import (
+    NOTEBOOKS as SHORT_NAMES,
 )
 
 HUB = "https://hub.example.edu"

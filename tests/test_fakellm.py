@@ -18,7 +18,14 @@ import pytest
 from conftest import free_port, running
 
 from whentostop import (
-    AuthenticationError, RateLimited, RetryEvent, SessionEnd, Stop, connect, load_level, run_agent,
+    AuthenticationError,
+    RateLimited,
+    RetryEvent,
+    SessionEnd,
+    Stop,
+    connect,
+    load_level,
+    run_agent,
 )
 
 pytestmark = pytest.mark.timeout(60)

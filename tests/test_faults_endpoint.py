@@ -12,26 +12,40 @@ import socket
 import pytest
 from conftest import free_port
 from faulty_server import (
-    FaultyServer, call, chat, completion, error, hang, hang_up, reply, run_to_end, timed, trickle,
+    ANSWER,
+    ASK_LOOKUP,
+    LOOKUP_TOOLS,
+    FaultyServer,
+    chat,
+    error,
+    hang,
+    hang_up,
+    reply,
+    run_to_end,
+    timed,
+    trickle,
     trickle_headers,
 )
 
 from whentostop import (
-    AuthenticationError, EndpointHTTPError, EndpointTimeout, EndpointUnreachable, NoAnswer,
-    NotFound, RateLimited, RetryEvent, ServerError, Stop, connect, tool,
+    AuthenticationError,
+    EndpointHTTPError,
+    EndpointTimeout,
+    EndpointUnreachable,
+    NoAnswer,
+    NotFound,
+    RateLimited,
+    RetryEvent,
+    ServerError,
+    Stop,
+    connect,
+    tool,
 )
 
 pytestmark = pytest.mark.timeout(30)
 
 
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"the value of {key} is 42"
-
-
-TOOLS = [tool(lookup)]
-ASK_LOOKUP = completion(tool_calls=[call("lookup", {"key": "a"})])
-ANSWER = completion("It is 42.")
+TOOLS = LOOKUP_TOOLS
 
 
 def model(server: FaultyServer, **kwargs) -> object:

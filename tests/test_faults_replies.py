@@ -11,21 +11,24 @@ from __future__ import annotations
 import json
 
 import pytest
-from faulty_server import FaultyServer, call, chat, completion, reply, run_to_end
+from faulty_server import (
+    ANSWER,
+    LOOKUP_TOOLS,
+    FaultyServer,
+    call,
+    chat,
+    completion,
+    reply,
+    run_to_end,
+)
 
-from whentostop import BadResponse, NoAnswer, Stop, ToolResultEvent, connect, tool
+from whentostop import BadResponse, NoAnswer, Stop, ToolResultEvent, connect
 from whentostop.loop import CONTINUE_PROMPT
 
 pytestmark = pytest.mark.timeout(30)
 
 
-def lookup(key: str) -> str:
-    """Look a key up."""
-    return f"the value of {key} is 42"
-
-
-TOOLS = [tool(lookup)]
-ANSWER = completion("It is 42.")
+TOOLS = LOOKUP_TOOLS
 
 
 def run_script(script, **kwargs):

@@ -7,8 +7,7 @@ import json
 import pytest
 from pydantic import ValidationError
 
-from whentostop import connect, run_agent
-from whentostop import LEVELS, load_level
+from whentostop import LEVELS, connect, load_level, run_agent
 
 
 def test_shipped_levels_load_and_only_the_clocks_level_hides_no_star():

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from conftest import MAY_GIVE_UP, PROMPT
 
 from whentostop import (
     NoAnswer,
@@ -16,19 +17,8 @@ from whentostop import (
     tool,
 )
 
-PROMPT = "Find the star in this level."
-MAY_GIVE_UP = "If a few searches come back empty, say you couldn't find it."
 
-
-def play(level: str, persona: str, **kwargs):
-    lv = load_level(level)
-    tools = kwargs.pop("tools", None) or lv.tools()
-    events: list = []
-    run = run_agent(PROMPT, model=connect(persona), tools=tools, on_event=events.append, **kwargs)
-    return run, lv, events
-
-
-def test_loopboros_on_the_empty_level_stops_on_the_clock_asking_for_a_tool():
+def test_loopboros_on_the_empty_level_stops_on_the_clock_asking_for_a_tool(play):
     run, _, _ = play("1-1", "loopboros", max_turns=7)
     assert run.stop == Stop.MAX_TURNS
     assert len(run.turns) == 7
@@ -37,12 +27,12 @@ def test_loopboros_on_the_empty_level_stops_on_the_clock_asking_for_a_tool():
         run.answer
 
 
-def test_loopboros_ignores_permission_to_give_up():
+def test_loopboros_ignores_permission_to_give_up(play):
     run, _, _ = play("1-1", "loopboros", max_turns=12, system=MAY_GIVE_UP)
     assert run.stop == Stop.MAX_TURNS
 
 
-def test_searcher_without_permission_keeps_trying_other_spellings_until_the_clock():
+def test_searcher_without_permission_keeps_trying_other_spellings_until_the_clock(play):
     run, _, _ = play("1-1", "searcher", max_turns=9)
     assert run.stop == Stop.MAX_TURNS
     areas = [c.input["area"] if c.input else c.arguments for c in run.tool_calls]
@@ -50,27 +40,27 @@ def test_searcher_without_permission_keeps_trying_other_spellings_until_the_cloc
     assert any(a not in ("overworld", "underground", "sky", "castle") for a in areas[4:])
 
 
-def test_searcher_gives_up_in_text_when_the_system_prompt_allows_it():
+def test_searcher_gives_up_in_text_when_the_system_prompt_allows_it(play):
     run, _, _ = play("1-1", "searcher", max_turns=10, system=MAY_GIVE_UP)
     assert run.stop == Stop.END_TURN
     assert "couldn't find the star" in run.answer
     assert len(run.turns) == 5  # four areas searched, then the admission
 
 
-def test_a_prompt_that_forbids_giving_up_is_not_permission():
+def test_a_prompt_that_forbids_giving_up_is_not_permission(play):
     run, _, _ = play("1-1", "searcher", max_turns=8, system="Never give up until you find it.")
     assert run.stop == Stop.MAX_TURNS
 
 
-def test_searcher_raises_the_flag_with_the_star_in_text():
-    run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
+def test_searcher_raises_the_flag_with_the_star_in_text(play):
+    run, _, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
     assert run.stop == Stop.END_TURN
     assert "underground, block 7" in run.answer
     assert run.last_message.get("tool_calls") is None
     assert len(run.turns) == 3
 
 
-def test_the_seeds_scenario_ends_through_the_warp_pipe_with_the_validated_input():
+def test_the_seeds_scenario_ends_through_the_warp_pipe_with_the_validated_input(play):
     run, level, _ = play("1-3", "searcher", max_turns=10, stop_on=["mark_star"])
     assert run.stop == Stop.TERMINAL_TOOL
     assert run.answer == {"item": "star", "block": 12}
@@ -79,7 +69,7 @@ def test_the_seeds_scenario_ends_through_the_warp_pipe_with_the_validated_input(
     assert [m.block for m in markers] == [12] and markers[0].correct
 
 
-def test_without_stop_on_the_searcher_spends_one_more_turn_saying_done():
+def test_without_stop_on_the_searcher_spends_one_more_turn_saying_done(play):
     with_pipe, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
     without, _, _ = play("1-3", "searcher")
     assert without.stop == Stop.END_TURN
@@ -88,7 +78,7 @@ def test_without_stop_on_the_searcher_spends_one_more_turn_saying_done():
     assert without.total_tokens > with_pipe.total_tokens
 
 
-def test_terminal_tool_with_invalid_input_sends_error_back_and_continues():
+def test_terminal_tool_with_invalid_input_sends_error_back_and_continues(play):
     run, level, _ = play("1-3", "sloppy", stop_on=["mark_star"])
     assert run.stop == Stop.TERMINAL_TOOL
     first, second = [c for c in run.tool_calls if c.name == "mark_star"]
@@ -140,7 +130,7 @@ def test_calls_after_the_terminal_tool_in_one_reply_are_recorded_as_not_run():
     assert [m["tool_call_id"] for m in run.messages if m["role"] == "tool"] == ["a", "b"]
 
 
-def test_max_turns_one_makes_exactly_one_request():
+def test_max_turns_one_makes_exactly_one_request(play):
     run, _, events = play("1-3", "searcher", max_turns=1, stop_on=["mark_star"])
     assert run.stop == Stop.MAX_TURNS and len(run.turns) == 1
     assert sum(isinstance(e, TurnStart) for e in events) == 1
@@ -164,7 +154,7 @@ def test_stop_on_a_tool_that_is_not_offered_is_refused():
     ("1-3", "sloppy", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
     ("1-1", "slow:0.05", {"deadline_s": 0.12}, Stop.DEADLINE),
 ])
-def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kwargs, expected):
+def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kwargs, expected, play):
     run, _, events = play(level, persona, **kwargs)
     ends = [e for e in events if isinstance(e, SessionEnd)]
     assert run.stop == expected
@@ -172,7 +162,7 @@ def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kw
     assert events[-1] is ends[0]
 
 
-def test_events_report_every_reply_with_usage_and_every_tool_result():
+def test_events_report_every_reply_with_usage_and_every_tool_result(play):
     run, _, events = play("1-3", "sloppy", stop_on=["mark_star"])
     replies = [e for e in events if e.kind == "model_reply"]
     results = [e for e in events if isinstance(e, ToolResultEvent)]
@@ -191,7 +181,7 @@ def test_a_listener_that_raises_never_breaks_the_run(caplog):
     assert "listener raised" in caplog.text
 
 
-def test_the_deadline_stops_a_slow_run_and_keeps_the_transcript():
+def test_the_deadline_stops_a_slow_run_and_keeps_the_transcript(play):
     run, _, _ = play("1-1", "slow:0.2", max_turns=25, deadline_s=0.5)
     assert run.stop == Stop.DEADLINE
     assert 1 <= len(run.turns) < 25
@@ -201,7 +191,7 @@ def test_the_deadline_stops_a_slow_run_and_keeps_the_transcript():
 
 
 @pytest.mark.timeout(20)
-def test_a_reply_that_would_take_minutes_is_cut_short_by_the_deadline():
+def test_a_reply_that_would_take_minutes_is_cut_short_by_the_deadline(play):
     run, _, _ = play("1-1", "slow:300", max_turns=3, deadline_s=0.3)
     assert run.stop == Stop.DEADLINE and run.turns == []
 
@@ -210,9 +200,10 @@ def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
     level = load_level("1-1")
     requests = []
 
-    from whentostop.mock.endpoint import mock_transport
     import httpx
+
     from whentostop import OpenAIChat
+    from whentostop.mock.endpoint import mock_transport
     from whentostop.models import MOCK_BASE_URL
 
     inner = mock_transport()
@@ -234,7 +225,7 @@ def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
     assert run.total_tokens == sum(t.total_tokens for t in run.turns) + run.wrap_up_turn.total_tokens
 
 
-def test_prompt_tokens_grow_every_turn_because_the_history_is_sent_again():
+def test_prompt_tokens_grow_every_turn_because_the_history_is_sent_again(play):
     run, _, _ = play("1-1", "loopboros", max_turns=25)
     prompts = [t.prompt_tokens for t in run.turns]
     assert all(b > a for a, b in zip(prompts, prompts[1:]))
@@ -245,8 +236,8 @@ def test_a_failed_wrap_up_keeps_the_clock_as_the_outcome():
     import httpx
 
     from whentostop import OpenAIChat
-    from whentostop.models import MOCK_BASE_URL
     from whentostop.mock.endpoint import mock_transport
+    from whentostop.models import MOCK_BASE_URL
 
     inner, seen = mock_transport(), []
 

@@ -3,14 +3,12 @@ here, on the offline mock even when the shell has an endpoint configured."""
 
 from __future__ import annotations
 
-import os
 import shutil
 import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
-
 from conftest import ROOT, free_port, running
 
 

@@ -3,19 +3,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import urllib.error
 import urllib.request
 
 import pytest
+from conftest import PROMPT, free_port, running
 
-from conftest import free_port, running
-from whentostop.models import is_mock
 from whentostop import Stop, connect, load_level, run_agent
 from whentostop.mock import MockServer, handle
-
-PROMPT = "Find the star in this level."
+from whentostop.models import is_mock
 
 
 @pytest.fixture(scope="module")

@@ -7,26 +7,16 @@ from collections.abc import Callable
 from types import SimpleNamespace
 
 import pytest
+from conftest import MAY_GIVE_UP
 from matplotlib.figure import Figure
 
-from whentostop import Level, Run, ToolCall, Turn, connect, load_level, run_agent
-from whentostop import plots
+from whentostop import Run, ToolCall, Turn, load_level, plots
 from whentostop.usage import cumulative_cost, cumulative_tokens
-
-PROMPT = "Find the star in this level."
-GIVE_UP = "If a few searches come back empty, say you couldn't find it."
-
-
-def play(name: str, persona: str, max_turns: int = 10, **options) -> tuple[Level, Run]:
-    level = load_level(name)
-    tools = level.tools() if name == "1-3" else level.tools("search_blocks")
-    run = run_agent(PROMPT, model=connect(persona), tools=tools, max_turns=max_turns, **options)
-    return level, run
 
 
 @pytest.fixture(scope="module")
-def loopboros() -> Run:
-    return play("1-1", "loopboros", 25)[1]
+def loopboros(play) -> Run:
+    return play("1-1", "loopboros", max_turns=25).run
 
 
 def by_gid(fig: Figure, gid: str, kind: Callable[[object], list]) -> object:
@@ -55,8 +45,8 @@ def test_tokens_per_turn_stacks_to_each_turns_prompt_and_completion(loopboros: R
     assert all(r > n for r, n in zip(resent[1:], new[1:]))
 
 
-def test_wrap_up_request_is_drawn_last_and_labelled() -> None:
-    _, run = play("1-1", "loopboros", 4, on_max_turns="wrap_up")
+def test_wrap_up_request_is_drawn_last_and_labelled(play) -> None:
+    run = play("1-1", "loopboros", max_turns=4, on_max_turns="wrap_up").run
     fig = plots.tokens_per_turn(run)
     assert len(bars(fig, "resent")) == 5
     labels = [t.get_text() for t in fig.axes[0].get_xticklabels()]
@@ -80,9 +70,9 @@ def test_cumulative_tokens_grow_faster_than_if_every_turn_cost_like_the_first(lo
     assert tokens[-1] > 3 * linear[-1]  # 25 turns of re-sent history: superlinear growth
 
 
-def test_compare_runs_draws_one_line_per_run_with_its_exit() -> None:
-    _, clock = play("1-1", "searcher", 10)
-    _, flag = play("1-1", "searcher", 10, system=GIVE_UP)
+def test_compare_runs_draws_one_line_per_run_with_its_exit(play) -> None:
+    clock = play("1-1", "searcher").run
+    flag = play("1-1", "searcher", system=MAY_GIVE_UP).run
     fig = plots.compare_runs({"no permission": clock, "may give up": flag})
     a = by_gid(fig, "run:no permission", lambda ax: ax.get_lines())
     b = by_gid(fig, "run:may give up", lambda ax: ax.get_lines())
@@ -103,8 +93,8 @@ def test_level_map_hides_blocks_that_were_not_searched() -> None:
     assert "nothing searched yet" in fig.axes[0].get_title(loc="left")
 
 
-def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star() -> None:
-    level, run = play("1-3", "searcher", stop_on=["mark_star"])
+def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star(play) -> None:
+    run, level, _ = play("1-3", "searcher", stop_on=["mark_star"])
     assert run.answer == {"item": "star", "block": 12}
     fig = plots.level_map(level, run)
     marker = by_gid(fig, "marker:12", lambda ax: ax.get_lines())
@@ -129,8 +119,8 @@ def test_level_map_shows_a_wrong_marker_as_wrong() -> None:
     assert labels["label:12"] == "?"  # the star stays hidden: nobody found it
 
 
-def test_level_map_reveals_the_areas_searched_on_the_empty_level() -> None:
-    level, run = play("1-1", "loopboros", 2)
+def test_level_map_reveals_the_areas_searched_on_the_empty_level(play) -> None:
+    run, level, _ = play("1-1", "loopboros", max_turns=2)
     labels = texts(plots.level_map(level, run))
     assert [labels[f"label:{n}"] for n in range(1, 9)] == [
         "coin", "mushroom", "coin", "nothing", "coin", "coin", "flower", "nothing"]
@@ -142,8 +132,8 @@ def test_level_map_reveals_the_areas_searched_on_the_empty_level() -> None:
     lambda r, lv: plots.cumulative_cost(r),
     lambda r, lv: plots.compare_runs({"a": r}),
 ], ids=["tokens_per_turn", "cumulative_cost", "compare_runs"])
-def test_every_cost_plot_has_a_title_units_and_projector_fonts(build) -> None:
-    level, run = play("1-2", "searcher")
+def test_every_cost_plot_has_a_title_units_and_projector_fonts(build, play) -> None:
+    run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
     fig = build(run, level)
     for ax in fig.axes:
         assert ax.get_ylabel(), "unlabelled y axis"

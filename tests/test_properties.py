@@ -13,7 +13,16 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from whentostop import BadResponse, EndpointError, OpenAIChat, SessionEnd, Stop, load_level, run_agent, tool
+from whentostop import (
+    BadResponse,
+    EndpointError,
+    OpenAIChat,
+    SessionEnd,
+    Stop,
+    load_level,
+    run_agent,
+    tool,
+)
 from whentostop.client import parse_completion
 from whentostop.tools import as_tools, call_tool
 

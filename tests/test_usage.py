@@ -5,7 +5,14 @@ from __future__ import annotations
 import pytest
 
 from whentostop import connect, load_level, run_agent
-from whentostop.usage import cost_per_turn, cumulative_cost, cumulative_tokens, price, prices, split_prompt
+from whentostop.usage import (
+    cost_per_turn,
+    cumulative_cost,
+    cumulative_tokens,
+    price,
+    prices,
+    split_prompt,
+)
 
 
 @pytest.fixture(scope="module")

@@ -5,16 +5,16 @@ and shows a failure as a message, not a traceback."""
 from __future__ import annotations
 
 import base64
-from html import unescape
 import re
 import subprocess
 import sys
+from html import unescape
 
 import pytest
 
-from whentostop.models import is_mock
 from whentostop import Run, Stop, connect
 from whentostop.mock import MockServer
+from whentostop.models import is_mock
 from whentostop.widgets import badge_html, dashboard, explorer, transcript_html, turns_text
 
 

@@ -27,7 +27,6 @@ from .models import connect
 from .outcome import Run, Stop
 
 
-
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m whentostop", description=__doc__.split("\n")[0])
     common = argparse.ArgumentParser(add_help=False)

@@ -122,7 +122,7 @@ class Exercise:
             )
         try:
             return self.verify(answer)
-        except Exception as exc:  # the learner's code may raise anything; say so, do not crash
+        except Exception as exc:  # noqa: BLE001 — the learner's code may raise anything; say so
             return _wrong(f"your answer raised {type(exc).__name__}: {exc}")
 
     def hint(self) -> None:
@@ -256,10 +256,10 @@ def _verify_answer_or_none(fn: Any) -> Verdict:
 def _verify_budget(max_turns: Any) -> Verdict:
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         return _wrong(f"`budget_c` should be a whole number of turns (1 or more), not {max_turns!r}.")
-    for level, kw in (("1-2", {"only_search": True}), ("1-3", {"stop_on": True})):
-        run = mock_run(level, max_turns=max_turns, **kw)
+    for level, only_search, stop_on in (("1-2", True, False), ("1-3", False, True)):
+        run = mock_run(level, max_turns=max_turns, only_search=only_search, stop_on=stop_on)
         if not run.has_answer:
-            needed = len(mock_run(level, **kw).turns)
+            needed = len(mock_run(level, only_search=only_search, stop_on=stop_on).turns)
             return _wrong(f"with max_turns={max_turns} the clock stops the searcher on level {level} "
                           f"before it answers: it needs {_turns(needed)} there. Make room.")
     spent = cumulative_tokens(mock_run("1-1", "loopboros", max_turns=max_turns))[-1]

@@ -385,7 +385,8 @@ def parse_completion(data: Any) -> Completion:
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         message["tool_calls"] = calls
-    usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+    raw_usage = data.get("usage")
+    usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     finish = choice.get("finish_reason")
     return Completion(
         message=message,
@@ -440,7 +441,7 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
         try:
             seconds = email.utils.parsedate_to_datetime(header).timestamp() - time.time()
         except (TypeError, ValueError, IndexError, OverflowError):
-            return min(0.5 * 2**attempt, MAX_RETRY_WAIT_S)  # no usable Retry-After
+            return min(0.5 * 2.0**attempt, MAX_RETRY_WAIT_S)  # no usable Retry-After
     return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Union
+from typing import Any
 
 from .outcome import Stop, ToolCall, Turn
 
@@ -56,7 +56,7 @@ class SessionEnd:
     kind: str = "session_end"
 
 
-Event = Union[TurnStart, ModelReply, ToolResultEvent, RetryEvent, SessionEnd]
+Event = TurnStart | ModelReply | ToolResultEvent | RetryEvent | SessionEnd
 Listener = Callable[[Event], Any]
 
 

@@ -37,4 +37,4 @@ def give_up() -> str:
     return _(GIVE_UP_TEXT)
 
 
-__all__ = ["GIVE_UP", "GIVE_UP_TEXT", "PROMPT", "PROMPT_TEXT", "give_up", "prompt"]
+__all__ = ["GIVE_UP", "GIVE_UP_TEXT", "PROMPT", "PROMPT_TEXT", "give_up", "prompt"]  # noqa: F822 — two come from __getattr__

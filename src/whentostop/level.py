@@ -157,7 +157,7 @@ class Level:
                                           self.spec.areas[area][block] == call.input["item"]))
         star = self.star
         found = star is not None and (star[0] in searched or any(m.correct for m in markers))
-        blocks = {
+        blocks: dict[str, dict[int, str | None]] = {
             area: {number: item if area in searched or (found and (area, number) == star) else None
                    for number, item in items.items()}
             for area, items in self.spec.areas.items()

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import math
+from collections.abc import Sequence
 from html import escape
 
 from . import look
@@ -66,7 +67,7 @@ def _tokens_panel(run: Run) -> str:
     bar = max(min(slot * 0.75, 40), 2)
     for i, (turn, split) in enumerate(zip(turns, splits)):
         x = LEFT + slot * (i + 0.5) - bar / 2
-        y = PANEL_H - BOTTOM
+        y: float = PANEL_H - BOTTOM
         for value, colour, what in ((split.resent, RESENT_COLOUR, "resent"),
                                     (split.new, NEW_COLOUR, "new"),
                                     (turn.completion_tokens, COMPLETION_COLOUR, "completion")):
@@ -179,7 +180,8 @@ def _title(text: str) -> str:
 
 
 def _legend(items: list[tuple[str, str]]) -> str:
-    out, x = [], LEFT + 8
+    out: list[str] = []
+    x: float = LEFT + 8
     for colour, label in items:
         out.append(f'<rect x="{x}" y="{TOP - 20}" width="14" height="14" fill="{colour}"/>'
                    f'<text x="{x + 19}" y="{TOP - 8}" font-size="{TEXT_PX - 2}">{escape(label)}</text>')
@@ -198,7 +200,7 @@ def _tick_label(x: float, turn: Turn, show: bool) -> str:
             f'text-anchor="middle">{turn.index}</text>')
 
 
-def _polyline(xs: list[float], values: list[float], top: float, colour: str, extra: str) -> str:
+def _polyline(xs: Sequence[float], values: Sequence[float], top: float, colour: str, extra: str) -> str:
     points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
     return f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="3" {extra}/>'
 

@@ -22,6 +22,7 @@ import math
 from collections.abc import Mapping
 
 from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
@@ -175,7 +176,8 @@ def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
            label=_(look.REPLY), gid="completion")
     if run.wrap_up_turn is not None:
         for container in ax.containers:
-            container.patches[-1].set_hatch("//")
+            if isinstance(container, BarContainer):
+                container.patches[-1].set_hatch("//")
     _style(ax, _(look.TOKENS_TITLE), _(look.TURN), _(look.TOKENS_IN_TURN))
     _turn_ticks(ax, run)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
@@ -212,7 +214,8 @@ def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
         _no_turns(ax)
         return
     lines = ax.get_lines() + usd_ax.get_lines()
-    ax.legend(lines, [line.get_label() for line in lines], fontsize=TEXT_PT - 1, loc="upper left")
+    ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=TEXT_PT - 1,
+              loc="upper left")
 
 
 def _draw_block(ax: Axes, col: float, y: float, number: int, item: str | None) -> None:

@@ -70,16 +70,17 @@ class Tool:
         if arguments is None or arguments == "":
             arguments = "{}"
         if isinstance(arguments, str):
+            sent = arguments
             try:
-                arguments = json.loads(arguments)
+                arguments = json.loads(sent)
             except json.JSONDecodeError as exc:
                 raise ToolInputError(
                     f"the arguments for {self.name} are not valid JSON ({exc.msg} at "
-                    f"character {exc.pos}): {_excerpt(arguments)}"
+                    f"character {exc.pos}): {_excerpt(sent)}"
                 ) from None
             except RecursionError:
                 raise ToolInputError(
-                    f"the arguments for {self.name} are nested too deeply: {_excerpt(arguments)}"
+                    f"the arguments for {self.name} are nested too deeply: {_excerpt(sent)}"
                 ) from None
         if not isinstance(arguments, dict):
             raise ToolInputError(
@@ -122,7 +123,7 @@ class Tool:
             )
         except ToolError as exc:
             return ToolResult(False, f"Error: {exc}", data, time.perf_counter() - start)
-        except Exception as exc:  # a tool's bug must not crash the loop
+        except Exception as exc:  # noqa: BLE001 — a tool's bug must not crash the loop
             message = str(exc) or type(exc).__name__
             return ToolResult(
                 False,
@@ -270,7 +271,7 @@ def _build_input_model(
             raise TypeError(f"tool {fn.__name__}: parameter {p.name!r} needs a type hint")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
-    model = create_model(f"{fn.__name__}_input", **fields)  # type: ignore[call-overload]
+    model = create_model(f"{fn.__name__}_input", **fields)
     return model, False
 
 
@@ -284,7 +285,7 @@ def _run_with_timeout(
     def target() -> None:
         try:
             box["value"] = fn(*args, **kwargs)
-        except BaseException as exc:  # re-raised in the caller's thread
+        except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
             box["error"] = exc
 
     worker = threading.Thread(target=target, name="whentostop-tool", daemon=True)

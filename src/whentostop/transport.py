@@ -99,7 +99,7 @@ class BoundedTransport(httpx.BaseTransport):
 
     def __init__(self, *, ssl_context: ssl.SSLContext,
                  socket_options: Iterable[Any] | None = None) -> None:
-        self._pool = httpcore.ConnectionPool(
+        self._connections = httpcore.ConnectionPool(
             ssl_context=ssl_context, network_backend=BoundedBackend(),
             socket_options=socket_options,
         )
@@ -122,14 +122,14 @@ class BoundedTransport(httpx.BaseTransport):
             extensions=extensions,
         )
         with _as_httpx_errors(request):
-            response = self._pool.handle_request(core)
+            response = self._connections.handle_request(core)
         assert isinstance(response.stream, Iterable)
         return httpx.Response(status_code=response.status, headers=response.headers,
                               stream=_ResponseStream(response.stream, request),
                               extensions=response.extensions)
 
     def close(self) -> None:
-        self._pool.close()
+        self._connections.close()
 
 
 class _ResponseStream(httpx.SyncByteStream):

@@ -28,10 +28,11 @@ from ._text import excerpt
 from .client import ChatModel
 from .errors import EndpointError
 from .events import Event, TurnStart
-from .lesson import give_up, prompt as lesson_prompt
+from .lesson import give_up
+from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
-from .models import connect, is_mock
 from .loop import run_agent
+from .models import connect, is_mock
 from .outcome import Run, Stop, ToolCall, Turn
 
 __all__ = [

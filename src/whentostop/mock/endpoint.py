@@ -57,7 +57,7 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         return 200, reply(request, sleep=sleep)
     except httpx.TimeoutException:
         raise
-    except Exception as exc:  # a persona's bug is still a JSON error, never a traceback
+    except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
         return _error(500, f"the mock model failed: {type(exc).__name__}", "server_error",
                       kind="server_error")
 
@@ -89,7 +89,8 @@ def _check(request: Any) -> str | None:
     return None
 
 
-def _error(status: int, message: str, code: str, kind: str = "invalid_request_error"):
+def _error(status: int, message: str, code: str,
+           kind: str = "invalid_request_error") -> tuple[int, dict[str, Any]]:
     return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
@@ -189,7 +190,7 @@ class MockServer:
     @property
     def base_url(self) -> str:
         host, port = self.httpd.server_address[:2]
-        return f"http://{host}:{port}/v1"
+        return f"http://{host!s}:{port}/v1"
 
     def start(self) -> MockServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
