@@ -43,9 +43,11 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests bench tools
 	$(BIN)/mypy
 
-# extract the learner-facing words, merge them into each language's catalogue, compile
+# extract the learner-facing words, merge them into each language's catalogue, compile; then the
+# same for the lesson's paragraphs, and build the Portuguese notebooks and guide from them
 i18n: $(VENV)/.test-installed
 	$(BIN)/python tools/i18n.py update
+	$(BIN)/python tools/lesson_i18n.py update
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python bench/run.py
