@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import gettext
 import os
+import string
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -81,14 +82,49 @@ def translator(lang: str) -> gettext.NullTranslations:
     return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[LOCALES[code]])
 
 
+DECIMAL_COMMA = {"pt"}
+"""Languages that write 1.326,5 where English writes 1,326.5."""
+
+
+_SWAP_SEPARATORS = str.maketrans(",.", ".,")
+
+
+class _Numbers(string.Formatter):
+    """`str.format` that writes numbers the language's way (1.326 tokens, US$0,0123)."""
+
+    def format_field(self, value: object, format_spec: str) -> str:
+        text: str = format(value, format_spec)
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            text = text.translate(_SWAP_SEPARATORS)
+        return text
+
+
+class Text(str):
+    """A translated string whose `.format()` also writes numbers in the language's way."""
+
+    lang: str
+
+    def __new__(cls, value: str, lang: str) -> Text:
+        text = super().__new__(cls, value)
+        text.lang = lang
+        return text
+
+    def format(self, /, *args: object, **kwargs: object) -> str:
+        if self.lang in DECIMAL_COMMA:
+            return _Numbers().vformat(self, args, kwargs)
+        return str.format(self, *args, **kwargs)
+
+
 def _(message: str) -> str:
     """`message` in the language in effect."""
-    return translator(language()).gettext(message)
+    lang = language()
+    return Text(translator(lang).gettext(message), lang)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for `n`, in the language in effect."""
-    return translator(language()).ngettext(singular, plural, n)
+    lang = language()
+    return Text(translator(lang).ngettext(singular, plural, n), lang)
 
 
 def N_(message: str) -> str:
