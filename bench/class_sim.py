@@ -62,8 +62,6 @@ ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
 from classreport import (  # noqa: E402
-    BEGIN,
-    END,
     INSTRUMENT,
     OUTPUT_TYPES,
     PROBE,
@@ -102,6 +100,8 @@ class Settings:
     """From the websocket's opening to the kernel's first kernel_info reply."""
     kernel_transport: str = "ipc"
     """How kernels talk to their server: "ipc" (Unix sockets) or "tcp" (Jupyter's default)."""
+    server_ports: str = "20000-32000"
+    """Where learners' servers get their ports: a range, or "random" (JupyterHub's default)."""
     start_timeout: int = 90
     http_timeout: int = 90
     spawn_limit: int | None = None
@@ -258,6 +258,8 @@ def hub(state: Path, users: Sequence[str], password: str, settings: Settings,
     if settings.spawn_limit:
         env["WTS_SPAWN_LIMIT"] = str(settings.spawn_limit)
     env["WTS_KERNEL_TRANSPORT"] = settings.kernel_transport
+    if settings.server_ports != "random":
+        env["WTS_SERVER_PORTS"] = settings.server_ports
     if room:
         env["WTS_ROOM_BASE_URL"], env["WTS_ROOM_MODEL"] = room
     log = state / "jupyterhub.log"
@@ -762,15 +764,39 @@ def render_endpoint(run: ClassRun) -> list[str]:
     return out
 
 
-def section(runs: Sequence[ClassRun], command: str) -> str:
-    lines = [BEGIN, "## Class simulation (issue 19): one JupyterHub, the whole class at once", "",
-             *machine_lines(command), "",
-             "Written by `bench/class_sim.py` (`make bench-class`); it replaces only this section. "
-             "Times are from the moment the whole class starts (all learners log in together); "
-             "p90 is by nearest rank. How it is measured: the module's docstring.", ""]
+def key_of(settings: Settings) -> str:
+    """What makes two runs comparable: the class size and the hub's settings."""
+    fixes = [] if settings.kernel_transport == "ipc" else [f"kernels over {settings.kernel_transport}"]
+    if settings.server_ports == "random":
+        fixes.append("random server ports")
+    if (settings.start_timeout, settings.http_timeout) != (90, 90):
+        fixes.append(f"start/http timeouts {settings.start_timeout}/{settings.http_timeout} s")
+    if settings.spawn_limit:
+        fixes.append(f"spawn limit {settings.spawn_limit}")
+    return f"{settings.learners} learners" + (f", {', '.join(fixes)}" if fixes else "")
+
+
+def hub_settings(settings: Settings) -> str:
+    return (f"- the hub (tests/hub/jupyterhub_config.py): `c.Spawner.start_timeout = "
+            f"{settings.start_timeout}`, `c.Spawner.http_timeout = {settings.http_timeout}`, "
+            f"`c.JupyterHub.concurrent_spawn_limit = {settings.spawn_limit or 100}`; kernels over "
+            f"{settings.kernel_transport.upper()}"
+            + (" (`--KernelManager.transport=ipc`)" if settings.kernel_transport == "ipc" else
+               " (Jupyter's default)")
+            + "; learners' servers on "
+            + ("random ports (JupyterHub's default)" if settings.server_ports == "random" else
+               f"ports {settings.server_ports}, one per learner (a pre_spawn_hook)")
+            + "; kernels culled after 60 s idle with no connection")
+
+
+def section(runs: Sequence[ClassRun], settings: Settings, command: str) -> str:
+    lines = [f"## Class simulation (issue 19): {key_of(settings)} on one JupyterHub, all at once",
+             "", *machine_lines(command), hub_settings(settings), "",
+             "Written by `bench/class_sim.py` (`make bench-class`), which replaces only this block. "
+             "Times are from the moment the whole class starts (every learner logs in at once); "
+             "p90 by nearest rank. How it is measured: the script's docstring.", ""]
     for run in runs:
         lines += [render(run), ""]
-    lines.append(END)
     return "\n".join(lines)
 
 
@@ -790,6 +816,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="c.JupyterHub.concurrent_spawn_limit (default: JupyterHub's, 100)")
     parser.add_argument("--kernel-transport", choices=("ipc", "tcp"), default="ipc",
                         help="how kernels talk to their server (default ipc: see RESULTS.md)")
+    parser.add_argument("--server-ports", default="20000-32000",
+                        help='ports for learners\' servers: a range, or "random" (JupyterHub\'s own '
+                             "choice, which can give two learners the same port: see RESULTS.md)")
     parser.add_argument("--cell-timeout", type=float, default=300.0)
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
     parser.add_argument("--out", type=Path, default=RESULTS)
@@ -801,7 +830,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     settings = Settings(args.learners, args.notebook, cell_timeout_s=args.cell_timeout,
                         start_timeout=args.start_timeout, http_timeout=args.http_timeout,
                         spawn_limit=args.spawn_limit, keep=args.keep,
-                        kernel_transport=args.kernel_transport)
+                        kernel_transport=args.kernel_transport, server_ports=args.server_ports)
     command = "python bench/class_sim.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     def interrupted(signum: int, frame: Any) -> None:
@@ -818,9 +847,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted: every process of the run was stopped", file=sys.stderr)
         return 130
-    text = section(runs, command.strip())
+    text = section(runs, settings, command.strip())
     if not args.no_write:
-        replace_section(args.out, text)
+        replace_section(args.out, key_of(settings), text)
         print(f"wrote the class section of {args.out}")
     return 0 if all(not r.failed for r in runs) else 1
 

@@ -16,8 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-BEGIN, END = "<!-- class-sim: begin -->", "<!-- class-sim: end -->"
-"""bench/class_sim.py owns what lies between these lines of RESULTS.md; bench/run.py keeps it."""
+BEGIN, END = "<!-- class-sim: begin {key} -->", "<!-- class-sim: end {key} -->"
+"""bench/class_sim.py owns what lies between such lines of RESULTS.md, one block per kind of run
+(its key: the class size and settings); bench/run.py keeps them when it rewrites the file."""
+_BLOCK = re.compile(r"<!-- class-sim: begin (.*?) -->.*?<!-- class-sim: end \1 -->", re.DOTALL)
 
 PROBE_MARK = "WTS-CLASS-PROBE "
 """The probe cell prints one line starting with this, then a JSON object."""
@@ -249,28 +251,32 @@ def error_kinds(calls: Iterable[dict[str, Any]]) -> Counter[str]:
     return Counter(str(c["error"]).split(":")[0] for c in calls if c.get("error"))
 
 
-def class_section(text: str) -> str:
-    """The class simulation's section of a RESULTS.md text, markers included; "" if it has none."""
-    if BEGIN not in text or END not in text:
-        return ""
-    return BEGIN + text.split(BEGIN, 1)[1].split(END, 1)[0] + END
+def class_sections(text: str) -> dict[str, str]:
+    """The class simulation's blocks in a RESULTS.md text, markers included, by key."""
+    return {found[1]: found[0] for found in _BLOCK.finditer(text)}
 
 
-def replace_section(path: Path, section: str) -> None:
-    """Put the class section into RESULTS.md: in place of the old one, else at the end. The rest
-    of the file (bench/run.py's tables and notes) is left exactly as it was."""
+def block(key: str, body: str) -> str:
+    """`body` between the markers of `key`."""
+    return f"{BEGIN.format(key=key)}\n{body.strip(chr(10))}\n{END.format(key=key)}"
+
+
+def replace_section(path: Path, key: str, body: str) -> None:
+    """Put one block into RESULTS.md: in place of the block with the same key, else at the end.
+    Everything else in the file (bench/run.py's tables and notes, other blocks) stays as it was."""
     current = path.read_text(encoding="utf-8") if path.exists() else ""
-    old = class_section(current)
+    new = block(key, body)
+    old = class_sections(current).get(key)
     if old:
-        updated = current.replace(old, section.strip("\n"), 1)
+        updated = current.replace(old, new, 1)
     else:
-        updated = current.rstrip("\n") + ("\n\n" if current else "") + section.strip("\n") + "\n"
+        updated = current.rstrip("\n") + ("\n\n" if current else "") + new + "\n"
     path.write_text(updated, encoding="utf-8")
 
 
 __all__ = [
-    "BEGIN", "END", "INSTRUMENT", "OUTPUT_TYPES", "PROBE", "PROBE_MARK", "STAGES", "Cell", "Learner", "class_section",
-    "error_kinds", "exercise_id", "replace_section",
+    "BEGIN", "END", "INSTRUMENT", "OUTPUT_TYPES", "PROBE", "PROBE_MARK", "STAGES", "Cell", "Learner", "block",
+    "class_sections", "error_kinds", "exercise_id", "replace_section",
     "latency_rows", "mib", "nearest_rank", "output_text", "parse_probe", "problems", "seconds",
     "spread", "table", "timing_rows", "warnings",
 ]

@@ -21,12 +21,11 @@ from whentostop.mock.endpoint import MockServer
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "bench"))
 from classreport import (  # noqa: E402
-    BEGIN,
-    END,
     INSTRUMENT,
     PROBE,
     Cell,
     Learner,
+    class_sections,
     latency_rows,
     parse_probe,
     problems,
@@ -118,12 +117,14 @@ def test_request_timer_counts_every_request_a_kernel_sends_to_the_shared_endpoin
     assert row[:2] == ["all requests", 4] and row[-2:] == [0, 0]
 
 
-def test_the_class_section_replaces_itself_and_leaves_the_rest_of_results_alone(
+def test_the_class_section_replaces_its_own_block_and_leaves_the_rest_of_results_alone(
         tmp_path: Path) -> None:
     results = tmp_path / "RESULTS.md"
     results.write_text("# Benchmarks\n\n## 1. Loop overhead\n\n| a | b |\n")
-    replace_section(results, f"{BEGIN}\n## Class simulation\nfirst\n{END}")
-    replace_section(results, f"{BEGIN}\n## Class simulation\nsecond\n{END}")
+    replace_section(results, "20 learners", "## Class simulation: 20 learners\nfirst")
+    replace_section(results, "30 learners", "## Class simulation: 30 learners\nkept")
+    replace_section(results, "20 learners", "## Class simulation: 20 learners\nsecond")
     text = results.read_text()
     assert text.startswith("# Benchmarks\n\n## 1. Loop overhead\n\n| a | b |\n")
-    assert text.count(BEGIN) == 1 and "second" in text and "first" not in text
+    assert list(class_sections(text)) == ["20 learners", "30 learners"]
+    assert "second" in text and "first" not in text and "kept" in text

@@ -10,6 +10,7 @@ institution's hub image.
 """
 
 import os
+import socket
 from pathlib import Path
 
 c = get_config()  # noqa: F821 (defined by JupyterHub when it loads this file)
@@ -65,6 +66,31 @@ if os.environ.get("WTS_KERNEL_TRANSPORT") == "ipc":
     c.Spawner.args.append("--KernelManager.transport=ipc")
     c.Spawner.environment.update(
         {"JUPYTER_RUNTIME_DIR": lambda spawner: str(state / "run" / spawner.user.name)})
+# The port of each learner's server. JupyterHub picks a random free port and lets it go before the
+# server binds it; when a room spawns at once, two learners can be given the same one, and the
+# hub, which takes any answer (even a 404) as "up", then routes the second learner to the first's
+# server ("Not allowing user"; bench/RESULTS.md). Here each server gets a port no other server was
+# given, from a range below the machine's ephemeral ports (where random ports and outgoing
+# connections come from).
+if os.environ.get("WTS_SERVER_PORTS"):
+    low, high = (int(n) for n in os.environ["WTS_SERVER_PORTS"].split("-"))
+    given: dict[str, int] = {}
+
+    def own_port(spawner) -> None:
+        taken = {port for name, port in given.items() if name != spawner.user.name}
+        for port in range(low, high + 1):
+            if port in taken:
+                continue
+            with socket.socket() as probe:
+                try:
+                    probe.bind(("127.0.0.1", port))
+                except OSError:
+                    continue
+            given[spawner.user.name] = spawner.port = port
+            return
+        raise RuntimeError(f"no free port left in {low}-{high} for {spawner.user.name}")
+
+    c.Spawner.pre_spawn_hook = own_port
 # Offline: Spawner.env_keep passes PATH and a few locale variables only, so no endpoint
 # setting (OPENAI_*) of the machine reaches a learner's kernel...
 # ...unless the room shares one endpoint, set by the hub for every learner's server, as the
