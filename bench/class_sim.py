@@ -751,8 +751,8 @@ def render_endpoint(run: ClassRun) -> list[str]:
     calls = [c for le in run.learners for c in (le.probe or {}).get("calls", [])]
     out = [f"The shared endpoint (`python -m whentostop serve`, WHENTOSTOP_MODEL={ROOM_MODEL}), as "
            "its clients — the learners' kernels — timed each request:", ""]
-    out.append(table(["requests", "count", "p50", "p90", "max", "errors", "retries"],
-                     latency_rows(calls)))
+    out.append(table(["requests", "count", "p50", "p90", "max", "errors", "cut by deadline_s",
+                      "retries"], latency_rows(calls)))
     out.append("")
     kinds = error_kinds(calls)
     out.append(f"- errors: {dict(kinds) if kinds else 'none'}; the endpoint's process: "
@@ -794,7 +794,8 @@ def section(runs: Sequence[ClassRun], settings: Settings, command: str) -> str:
              "", *machine_lines(command), hub_settings(settings), "",
              "Written by `bench/class_sim.py` (`make bench-class`), which replaces only this block. "
              "Times are from the moment the whole class starts (every learner logs in at once); "
-             "p90 by nearest rank. How it is measured: the script's docstring.", ""]
+             "p90 by nearest rank. How it is measured: the script's docstring. What the runs "
+             "found and what was fixed: bench/NOTES.md, \"The class simulation\".", ""]
     for run in runs:
         lines += [render(run), ""]
     return "\n".join(lines)

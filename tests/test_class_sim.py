@@ -114,7 +114,22 @@ def test_request_timer_counts_every_request_a_kernel_sends_to_the_shared_endpoin
     assert [c["model"] for c in calls] == ["loopboros"] * 4  # the in-process mock is not counted
     assert all(c["error"] is None and c["latency_s"] > 0 for c in calls)
     row = latency_rows(calls)[0]
-    assert row[:2] == ["all requests", 4] and row[-2:] == [0, 0]
+    assert row[:2] == ["all requests", 4] and row[-3:] == [0, 0, 0]
+
+
+def test_a_request_cut_by_the_runs_deadline_is_not_counted_as_an_endpoint_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(OpenAIChat, "complete", OpenAIChat.complete)  # restored afterwards
+    namespace: dict = {}
+    printed(INSTRUMENT, namespace)
+    with MockServer() as server:
+        slow = run_agent("Find the star in this level.",
+                         model=connect("slow:0.3", base_url=server.base_url),
+                         tools=load_level("1-1").tools(), max_turns=10, deadline_s=0.5)
+    calls = parse_probe(printed(PROBE, namespace | {"slow": slow}))["calls"]
+    assert str(slow.stop) == "deadline"
+    errors, cut = latency_rows(calls)[0][-3:-1]
+    assert (errors, cut) == (0, 1)
 
 
 def test_the_class_section_replaces_its_own_block_and_leaves_the_rest_of_results_alone(
