@@ -8,7 +8,7 @@ BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
 
-.PHONY: lab test lint i18n bench bench-quick serve clean
+.PHONY: lab test lint i18n bench bench-quick bench-class serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,6 +54,19 @@ bench: $(VENV)/.bench-installed
 
 bench-quick: $(VENV)/.bench-installed
 	$(BIN)/python bench/run.py --quick --out $(VENV)/bench-quick.md  # smoke numbers: never over RESULTS.md
+
+# A class on one JupyterHub, measured (bench/class_sim.py): N learners at once, then the same
+# class on one shared `python -m whentostop serve`. Writes its section of bench/RESULTS.md.
+# JupyterHub's proxy comes from npm: the one on PATH (CI installs it), else one put in .venv.
+N ?= 20
+CLASS_ARGS ?=
+CHP_DIR := $(VENV)/node
+bench-class: $(VENV)/.bench-installed
+	@command -v configurable-http-proxy >/dev/null 2>&1 \
+		|| test -x $(CHP_DIR)/node_modules/.bin/configurable-http-proxy \
+		|| npm install --prefix $(CHP_DIR) --no-fund --no-audit --loglevel=error configurable-http-proxy@5.2.0 \
+		|| { echo "JupyterHub needs configurable-http-proxy, from npm: apt-get install nodejs npm"; exit 1; }
+	PATH="$$PATH:$(abspath $(CHP_DIR))/node_modules/.bin" $(BIN)/python bench/class_sim.py --learners $(N) $(CLASS_ARGS)
 
 serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve

@@ -21,6 +21,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+from classreport import class_sections  # noqa: E402
 from harness import Section, Verdict, machine, summary  # noqa: E402
 from sections import SECTIONS, Config  # noqa: E402
 
@@ -56,6 +57,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = "\n".join(head + body + [""] + [s.markdown() for s in sections])
     if NOTES.exists():
         text += "\n" + NOTES.read_text(encoding="utf-8")
+    # The class simulation's section (make bench-class, minutes of a hub) is not re-measured here:
+    # keep it as it was.
+    kept = class_sections(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
+    if kept:
+        text = text.rstrip("\n") + "\n\n" + "\n\n".join(kept.values()) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text, encoding="utf-8")
     print(f"\nwrote {args.out}")

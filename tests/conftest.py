@@ -91,8 +91,13 @@ def free_port() -> int:
 
 @contextmanager
 def running(cmd: list[str], *, url: str, env: dict[str, str], cwd: Path | str = ROOT,
-            log: Path, start_timeout_s: float = 60.0, stop_timeout_s: float = 10.0) -> Iterator[subprocess.Popen]:
-    """Start a server on 127.0.0.1, wait (bounded) until `url` answers, stop it afterwards."""
+            log: Path, start_timeout_s: float = 60.0, stop_timeout_s: float = 10.0,
+            ready_status: int | None = None) -> Iterator[subprocess.Popen]:
+    """Start a server on 127.0.0.1, wait (bounded) until `url` answers, stop it afterwards.
+
+    Any answer below 500 counts, or only `ready_status` when given: a proxy that is up before
+    what it fronts answers 404 in the meantime (JupyterHub's, until the hub adds its route).
+    """
     out = open(log, "wb")
     proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
                             start_new_session=True)
@@ -102,7 +107,8 @@ def running(cmd: list[str], *, url: str, env: dict[str, str], cwd: Path | str = 
             if proc.poll() is not None:
                 raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}: {log.read_text()[-2000:]}")
             try:
-                if httpx.get(url, timeout=2.0).status_code < 500:
+                status = httpx.get(url, timeout=2.0).status_code
+                if (status == ready_status) if ready_status is not None else (status < 500):
                     break
             except httpx.HTTPError:
                 pass

@@ -82,8 +82,10 @@ def hub(proxy_command: str, jupyter_env: dict[str, str],
     url = f"http://127.0.0.1:{port}"
     cmd = [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)]
     try:
+        # 200, not any answer: until the hub has added its route, the proxy answers /hub/api with
+        # a 404, and a learner sent to the hub then would wait in vain for the login page.
         with running(cmd, url=f"{url}/hub/api", env=env, cwd=state, log=state / "jupyterhub.log",
-                     start_timeout_s=90, stop_timeout_s=30):
+                     start_timeout_s=90, stop_timeout_s=30, ready_status=200):
             yield url, password, state
     finally:
         stop_leftovers(state)

@@ -175,6 +175,10 @@ class _Handler(BaseHTTPRequestHandler):
 
 class _QuietServer(ThreadingHTTPServer):
     daemon_threads = True
+    # A room's kernels open their connections in the same instant. socketserver's listen backlog
+    # of 5 then overflows: connections past it wait a second for a SYN retry, or are reset
+    # (bench/NOTES.md, the class simulation). The OS caps this at net.core.somaxconn.
+    request_queue_size = 128
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """A client that hung up mid-request is not worth a traceback on the console."""
