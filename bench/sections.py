@@ -1,4 +1,4 @@
-"""The seven benchmarks of issue 6. Each returns a `Section`: its table, notes and verdicts."""
+"""The benchmarks of issue 6 (and 8, the JupyterLite site, issue 12). Each returns a `Section`: its table, notes and verdicts."""
 
 from __future__ import annotations
 
@@ -20,6 +20,7 @@ from typing import Any
 from harness import Samples, Section, Verdict, mib, ms, peak_memory, side_by_side, timed, us
 from loops import (TURNS, TimedTransport, bare_httpx_loop, connect, library_run, mock_client,
                    mock_model, PERSONA, same_messages, seed_loop, serving, trusted_certificate)
+from lite import lite
 from peers import FRAMEWORKS, Worker, available
 
 from whentostop.tools import DEFAULT_TOOL_TIMEOUT_S
@@ -508,4 +509,5 @@ def growth(cfg: Config) -> Section:
 
 SECTIONS = {
     1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
+    8: lite,
 }

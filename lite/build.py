@@ -86,7 +86,8 @@ def main(argv: Iterable[str] | None = None) -> int:
     lock = json.loads((core / "pyodide-lock.json").read_text(encoding="utf-8"))
     ours = package_wheel(cache)
     wheels = resolve(lock, ours, cache / "wheels")
-    stage = cache / "lite-dir"
+    # jupyter lite build keeps what it did in the folder it builds from: one per output folder.
+    stage = cache / "stage" / hashlib.sha256(str(out).encode()).hexdigest()[:12]
     stage_site(stage, core, rewrite_lock(lock, wheels), wheels)
     notebooks = stage_notebooks(stage / "notebooks")
     jupyter_lite_build(stage, out)

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = [f"## {n}. " for n in range(1, 8)]
+SECTIONS = [f"## {n}. " for n in range(1, 9)]
 
 
 @pytest.fixture(scope="module")
