@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import email.parser
+import filecmp
 import hashlib
 import json
 import os
@@ -372,8 +373,7 @@ def stage_site(stage: Path, core: Path, lock: dict, wheels: dict[str, Wheel]) ->
         if old.name not in files and old.name != "pyodide-lock.json":
             old.unlink()  # a wheel of an earlier build
     for name, source in files.items():
-        if not (pyodide / name).exists():
-            _link(source, pyodide / name)
+        _link(source, pyodide / name)
     _write_if_changed(pyodide / "pyodide-lock.json", json.dumps(lock, indent=1, sort_keys=True))
     shutil.copy2(HERE / "jupyter-lite.json", stage / "jupyter-lite.json")
     config = json.loads((HERE / "jupyter_lite_config.json").read_text(encoding="utf-8"))
@@ -422,8 +422,12 @@ def check_site(out: Path) -> None:
     lock = json.loads((pyodide / "pyodide-lock.json").read_text(encoding="utf-8"))
     for entry in lock["packages"].values():
         name = entry["file_name"]
-        if not name.startswith("https://") and not (pyodide / name).is_file():
+        if name.startswith("https://"):
+            continue
+        if not (pyodide / name).is_file():
             sys.exit(f"the site's lock names {name}, which is not in {pyodide}")
+        if hashlib.sha256((pyodide / name).read_bytes()).hexdigest() != entry["sha256"]:
+            sys.exit(f"{name} in the site is not the file the lock describes (sha256 differs)")
         if "pydantic_core-0.0.1" in name:
             sys.exit("pydantic_core's placeholder wheel got into the site")
     config = json.loads((out / "jupyter-lite.json").read_text(encoding="utf-8"))
@@ -441,7 +445,13 @@ def size_mb(folder: Path) -> float:
 
 
 def _link(source: Path, dest: Path) -> None:
-    """A hard link where the file system allows it (no copy of 10 MB of wasm), else a copy."""
+    """`dest` with `source`'s content: a hard link where the file system allows it (no copy of
+    10 MB of wasm), else a copy. An unchanged file is left alone; a changed one (this package's
+    wheel keeps its name across rebuilds) is replaced."""
+    if dest.exists():
+        if os.path.samefile(source, dest) or filecmp.cmp(source, dest, shallow=False):
+            return
+        dest.unlink()
     try:
         os.link(source, dest)
     except OSError:
