@@ -60,11 +60,10 @@ version, unless a wheel of the site needs a newer one: then at the version insta
 PYODIDE_CDN = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
 """Where the lock entries that are not in the site point (numpy, matplotlib, ...)."""
 
-PRELOAD = ["micropip", "when-to-stop"]
-"""Loaded with Pyodide, before the first cell (`loadPyodideOptions.packages` in jupyter-lite.json)."""
 KERNEL_NEEDS = ["micropip", "ipython", "jedi", "comm"]
 """What the Pyodide kernel installs when it starts (besides its own wheels, which the kernel
-extension serves): offline, each must be in the site."""
+extension serves): offline, each must be in the site. This package is preloaded as well
+(`loadPyodideOptions.packages` in lite/jupyter-lite.json), so no notebook needs an install cell."""
 FRONTEND_ONLY = {"widgetsnbextension"}
 """Required by ipywidgets for the classic notebook's frontend; the kernel serves a stub of it."""
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
@@ -93,8 +92,7 @@ def main(argv: Iterable[str] | None = None) -> int:
     notebooks = stage_notebooks(stage / "notebooks")
     jupyter_lite_build(stage, out)
     check_site(out)
-    local = len(wheels)
-    print(f"JupyterLite site: {out} ({size_mb(out):.1f} MB; {len(notebooks)} notebooks; {local} "
+    print(f"JupyterLite site: {out} ({size_mb(out):.1f} MB; {len(notebooks)} notebooks; {len(wheels)} "
           f"wheels in the site, {len(lock['packages']) - sum(w.in_lock for w in wheels.values())} "
           f"lock entries on the CDN) in {time.perf_counter() - started:.0f} s", flush=True)
     return 0
@@ -120,7 +118,8 @@ def pyodide_core(cache: Path) -> Path:
     npm = shutil.which("npm")
     if npm is None:
         sys.exit("npm is needed once, to fetch Pyodide's core (apt-get install npm)")
-    with tempfile.TemporaryDirectory(dir=cache.parent if cache.parent.exists() else None) as tmp:
+    cache.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=cache) as tmp:
         print(f"fetching pyodide@{PYODIDE_VERSION} from npm", flush=True)
         # npm checks the tarball against the registry's integrity hash; its cache stays in ours.
         packed = subprocess.run(
@@ -133,8 +132,7 @@ def pyodide_core(cache: Path) -> Path:
                                               if m.name.removeprefix("package/") in PYODIDE_CORE],
                            **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
         shutil.rmtree(core, ignore_errors=True)
-        core.parent.mkdir(parents=True, exist_ok=True)
-        shutil.move(unpacked / "package", core)
+        (unpacked / "package").rename(core)
     missing = [name for name in PYODIDE_CORE if not (core / name).is_file()]
     if missing:
         sys.exit(f"pyodide@{PYODIDE_VERSION} from npm lacks {', '.join(missing)}")
@@ -200,7 +198,7 @@ def resolve(lock: dict, ours: Path, folder: Path) -> dict[str, Wheel]:
     installed here, which is what the tests run and matches the widget extension copied into the
     site. A compiled package other than pydantic_core stays on the CDN: no one preloads it.
     """
-    pinned = {**NOT_THE_LOCKS, **_exact_pins(NOT_THE_LOCKS["pydantic"], folder)}
+    pinned = {**NOT_THE_LOCKS, **_exact_pins(NOT_THE_LOCKS["pydantic"], folder, lock)}
     while True:
         wheels = _closure(lock, ours, folder, pinned)
         conflicts = [(wheel, req) for wheel in wheels.values() for req in wheel.requires
@@ -258,9 +256,9 @@ def _installed_version(name: str) -> str:
                  "(pip install -e '.[lite]') so the build knows which version to serve")
 
 
-def _exact_pins(pydantic: str, folder: Path) -> dict[str, str]:
+def _exact_pins(pydantic: str, folder: Path, lock: dict) -> dict[str, str]:
     """pydantic pins its pydantic_core exactly: serve that one."""
-    path = download({"pydantic": pydantic}, folder, None)["pydantic"]
+    path = download({"pydantic": pydantic}, folder, lock)["pydantic"]
     pins = {canonicalize_name(r.name): str(r.specifier).removeprefix("==")
             for r in _requires(path, {"extra": ""}) if str(r.specifier).startswith("==")}
     if "pydantic-core" not in pins:
@@ -268,8 +266,13 @@ def _exact_pins(pydantic: str, folder: Path) -> dict[str, str]:
     return pins
 
 
-def download(versions: dict[str, str], folder: Path, lock: dict | None) -> dict[str, Path]:
-    """Each `name==version` from PyPI (pure-Python wheels; pydantic_core's Pyodide wheel), cached."""
+def download(versions: dict[str, str], folder: Path, lock: dict) -> dict[str, Path]:
+    """Each `name==version` from PyPI (pure-Python wheels; pydantic_core's Pyodide wheel), cached.
+
+    pip downloads for Pyodide's Python, not this one: `--python-version` and the wheel tags come
+    from the lock's `info` (Python 3.14, ABI `pyemscripten_2026_0_wasm32` for Pyodide 314)."""
+    python = "".join(lock["info"]["python"].split(".")[:2])  # "314"
+    platform = f"pyemscripten_{lock['info']['abi_version']}_{lock['info']['arch']}"
     folder.mkdir(parents=True, exist_ok=True)
     found: dict[str, Path] = {}
     missing: dict[str, str] = {}
@@ -284,15 +287,14 @@ def download(versions: dict[str, str], folder: Path, lock: dict | None) -> dict[
            "--disable-pip-version-check", "--quiet", "--quiet", "--dest", str(folder)]
     if pure:
         print(f"downloading from PyPI: {' '.join(pure)}", flush=True)
-        subprocess.run([*pip, "--python-version", "3.14", "--platform", "any",
+        subprocess.run([*pip, "--python-version", python, "--platform", "any",
                         "--implementation", "py", "--abi", "none", *pure], check=True)
     if "pydantic-core" in missing:
         # Never the `pydantic_core-0.0.1-py3-none-any` placeholder: only the Pyodide build.
-        abi = (lock or {}).get("info", {}).get("abi_version", "2026_0")
         spec = f"pydantic-core=={missing['pydantic-core']}"
-        print(f"downloading from PyPI: {spec} (pyemscripten_{abi}_wasm32)", flush=True)
-        subprocess.run([*pip, "--python-version", "3.14", "--implementation", "cp", "--abi", "cp314",
-                        "--platform", f"pyemscripten_{abi}_wasm32", spec], check=True)
+        print(f"downloading from PyPI: {spec} ({platform})", flush=True)
+        subprocess.run([*pip, "--python-version", python, "--implementation", "cp",
+                        "--abi", f"cp{python}", "--platform", platform, spec], check=True)
     for name, version in missing.items():
         path = _cached(folder, name, version)
         if path is None:

@@ -30,7 +30,9 @@ from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LESSON = sorted(p.name for p in NOTEBOOKS.glob("*.ipynb"))
+LESSON = sorted(p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*.ipynb")
+                if ".ipynb_checkpoints" not in p.parts)
+"""Every notebook the site serves (lite/build.py copies notebooks/ whole), by its path there."""
 NEEDS_PLOTTING = re.compile(r"^\s*(import|from) (matplotlib|numpy)\b|\bplots\.|\bnp\.", re.MULTILINE)
 """A cell that imports numpy or matplotlib, or uses what such a cell defines (`plots`, `np`)."""
 PLOTTING_ERROR = re.compile(r"ModuleNotFoundError: No module named '(matplotlib|numpy)'"
@@ -202,7 +204,7 @@ def _screenshot(page, name: str) -> None:
 def test_every_cell_runs_offline_and_only_cells_needing_numpy_or_matplotlib_fail(
         lite_lab: LiteLab, name: str) -> None:
     cells = lite_lab.run(name)
-    _screenshot(lite_lab.page, name.removesuffix(".ipynb"))
+    _screenshot(lite_lab.page, name.removesuffix(".ipynb").replace("/", "-"))
     code = [c for c in cells if c.source.strip()]
     assert code, f"{name} has no code cell"
     assert [c.index for c in code if c.count is None] == [], "cells that did not run"
