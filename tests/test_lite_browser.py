@@ -243,3 +243,15 @@ def test_the_explorer_runs_the_level_again_when_its_slider_moves(lite_lab: LiteL
     _screenshot(lite_lab.page, "explorer-slider")
     assert after.transcript != before.transcript and "turn 2" in after.transcript
     assert "turn 3" not in after.transcript
+
+
+@pytest.mark.timeout(900)
+def test_offline_the_page_asks_the_internet_only_for_the_cdn_wheels_of_the_lock(
+        lite_lab: LiteLab) -> None:
+    for name in LESSON:  # every notebook has run (by its own test, or here)
+        lite_lab.run(name)
+    cdn = {e["file_name"] for e in lite_lab.lock["packages"].values()
+           if e["file_name"].startswith("https://")}
+    off_site = [url for url in lite_lab.failed_requests if not url.startswith("http://127.0.0.1")]
+    assert off_site, "no plot cell asked for matplotlib: is it still in a notebook?"
+    assert set(off_site) <= cdn, sorted(set(off_site) - cdn)
