@@ -8,7 +8,7 @@ BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
 
-.PHONY: lab test lint i18n bench bench-quick bench-class serve clean
+.PHONY: lab lite lite-serve test lint i18n bench bench-quick bench-class serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -18,29 +18,49 @@ $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e .
 	touch $@
 
+$(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[lab]'
+	touch $@ $(VENV)/.core-installed
+
+$(VENV)/.lite-installed: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[lite]'
+	touch $@ $(VENV)/.core-installed
+
+# The test extra includes the lab and lite extras.
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[test]'
-	touch $@ $(VENV)/.core-installed
+	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed
 
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
-	touch $@ $(VENV)/.core-installed $(VENV)/.test-installed
+	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed $(VENV)/.test-installed
 
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 
-lab: $(VENV)/.core-installed
+lab: $(VENV)/.lab-installed
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
 		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=notebooks \
 		--LabApp.default_url=/lab/tree/00_start_here.ipynb $(LAB_ARGS)
+
+# The lesson as a static JupyterLite site in build/lite: Pyodide, the wheels and the notebooks,
+# nothing to install for a learner. Downloads (npm, PyPI) are cached in build/lite-cache.
+LITE_OUT ?= build/lite
+LITE_PORT ?= 8000
+
+lite: $(VENV)/.lite-installed
+	$(BIN)/python lite/build.py --out $(LITE_OUT)
+
+lite-serve: lite
+	$(BIN)/python lite/serve.py $(LITE_OUT) --port $(LITE_PORT)
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff check src tests bench tools lite
 	$(BIN)/mypy
 
 # extract the learner-facing words, merge them into each language's catalogue, compile; then the
@@ -50,6 +70,7 @@ i18n: $(VENV)/.test-installed
 	$(BIN)/python tools/lesson_i18n.py update
 
 bench: $(VENV)/.bench-installed
+	$(BIN)/python lite/build.py --out $(LITE_OUT)  # section 8 measures the site in Chromium
 	$(BIN)/python bench/run.py
 
 bench-quick: $(VENV)/.bench-installed

@@ -1,4 +1,4 @@
-"""The seven benchmarks of issue 6. Each returns a `Section`: its table, notes and verdicts."""
+"""The benchmarks of issue 6 (and 8, the JupyterLite site, issue 12). Each returns a `Section`: its table, notes and verdicts."""
 
 from __future__ import annotations
 
@@ -34,6 +34,7 @@ from loops import (
 )
 from peers import FRAMEWORKS, Worker, available
 
+from lite import lite
 from whentostop.tools import DEFAULT_TOOL_TIMEOUT_S
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -521,4 +522,5 @@ def growth(cfg: Config) -> Section:
 
 SECTIONS = {
     1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
+    8: lite,
 }

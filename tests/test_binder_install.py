@@ -1,7 +1,10 @@
-"""What Binder does with this repository, done here: a fresh virtual environment, `pip install .`
-(repo2docker installs a root pyproject.toml that way, not editable), JupyterLab from that
-environment started in the repository's root, and a learner opening 00_start_here.ipynb from
-the Binder link's urlpath and running all of it in the browser.
+"""What Binder does with this repository, done here: a fresh virtual environment, then what
+repo2docker's Python build pack runs for a repository with a root requirements.txt and a
+pyproject.toml ([project] and [build-system]): `pip install -r requirements.txt`, then
+`pip install .` (not editable); JupyterLab from that environment started in the repository's
+root, and a learner opening 00_start_here.ipynb from the Binder link's urlpath and running all of
+it in the browser. The notebook server comes from requirements.txt (the package's `lab` extra),
+not from repo2docker's own base environment: the test does not rely on it.
 
 Everything happens in a copy of the working tree in a temporary folder, so nothing writes into
 the checkout; pip's cache makes the second run faster.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
@@ -33,11 +37,15 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
 def binder_like_environment(repo: Path, venv: Path) -> Path:
-    """A new virtual environment with the repository installed by `pip install .`; its bin/."""
+    """A new virtual environment with the repository installed as repo2docker does; its bin/."""
     subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=180)
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True, timeout=300)
+    if (repo / "requirements.txt").exists():  # repo2docker: `pip install -r requirements.txt`
+        subprocess.run([*pip, "-r", "requirements.txt"], cwd=repo, check=True, timeout=900)
+    pyproject = tomllib.loads((repo / "pyproject.toml").read_text())
+    assert "project" in pyproject and "build-system" in pyproject  # then also `pip install .`
     subprocess.run([*pip, "."], cwd=repo, check=True, timeout=900)
     return venv / "bin"
 
@@ -50,11 +58,12 @@ def the_start_notebook_binder_opens() -> str:
 
 
 @pytest.mark.timeout(1500)
-def test_pip_install_dot_in_a_fresh_venv_runs_start_here_in_jupyterlab(
+def test_binders_install_in_a_fresh_venv_runs_start_here_in_jupyterlab(
         page, jupyter_env: dict[str, str], tmp_path: Path) -> None:
     repo = copy_of_repository(tmp_path / "repo")
     assert not (repo / "binder").exists(), "a binder/ folder would hide the root pyproject.toml"
     bin_dir = binder_like_environment(repo, tmp_path / "venv")
+    assert (bin_dir / "jupyter-lab").exists(), "Binder would have no JupyterLab from this repository"
     project_bin = str(Path(sys.executable).parent)
     path = [p for p in jupyter_env["PATH"].split(os.pathsep) if p != project_bin]
     env = dict(jupyter_env, PATH=os.pathsep.join([str(bin_dir), *path]))

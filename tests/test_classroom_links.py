@@ -219,3 +219,41 @@ def test_every_exercise_the_guide_names_exists() -> None:
 
 def test_the_readme_links_the_guide() -> None:
     assert "(docs/workshop.md)" in (ROOT / "README.md").read_text()
+
+
+# --- the lesson in the browser: the JupyterLite site on GitHub Pages -----------------------------
+
+
+def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> None:
+    from whentostop.classroom import lite_link
+
+    assert lite_link() == ("https://whentostop.github.io/whentostop/lab/index.html"
+                           "?path=00_start_here.ipynb")
+    assert lite_link(repo="https://github.com/Me/fork.git", notebook="1-2") == (
+        "https://me.github.io/fork/lab/index.html?path=1-2_the_flag.ipynb")
+    assert lite_link(repo="https://github.com/me/me.github.io").startswith(
+        "https://me.github.io/lab/index.html?")
+
+
+def test_lite_link_for_a_repository_not_on_github_is_an_error() -> None:
+    from whentostop.classroom import lite_link
+
+    with pytest.raises(ValueError, match="GitHub Pages"):
+        lite_link(repo="https://gitlab.example.org/course/agents")
+
+
+def test_readme_browser_links_are_the_ones_the_code_builds() -> None:
+    from whentostop.classroom import lite_link
+
+    readme = (ROOT / "README.md").read_text()
+    found = re.findall(r"\]\((https://[^)\s]*\.github\.io/[^)\s]*lab/index\.html[^)\s]*)\)", readme)
+    first = re.search(r"\[Try it in your browser\]\(([^)]+)\)", readme)
+    assert first and first.group(1) == lite_link(notebook="00")
+    assert set(found) <= {lite_link(notebook=n) for n in SHORT_NAMES}, found
+
+
+def test_the_pages_workflow_publishes_what_make_lite_builds() -> None:
+    workflow = (ROOT / ".github" / "workflows" / "pages.yml").read_text()
+    assert "run: make lite" in workflow
+    assert "path: build/lite" in workflow
+    assert "LITE_OUT ?= build/lite" in (ROOT / "Makefile").read_text()

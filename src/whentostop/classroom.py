@@ -1,7 +1,9 @@
-"""Links that put the lesson in front of a class: a Binder link and a JupyterHub nbgitpuller link.
+"""Links that put the lesson in front of a class: a Binder link, a JupyterHub nbgitpuller link,
+and a link to the lesson in the browser (the JupyterLite site on GitHub Pages).
 
     nbgitpuller_link("https://hub.example.edu", notebook="1-1")
     binder_link(notebook="00")
+    lite_link(notebook="1-2")
 
 An nbgitpuller link makes each learner's hub server clone (or update) the repository into their
 home folder, then opens the notebook in JupyterLab; a Binder link builds the repository into a
@@ -12,6 +14,8 @@ URLs an instructor can paste into a chat or a slide.
 from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
+
+from .i18n import _
 
 DEFAULT_REPO = "https://github.com/whentostop/whentostop"
 """The repository's public URL: the one place it is written (README links are built from it)."""
@@ -83,6 +87,24 @@ def binder_link(*, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
     urlpath = f"lab/tree/{notebook_path(notebook)}"
     return f"{binder.rstrip('/')}/v2/{spec}?urlpath={_encode(urlpath)}"
+
+
+def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00") -> str:
+    """The link that opens the notebook in the browser, on the JupyterLite site `make lite`
+    builds and the GitHub Pages workflow publishes (nothing to install, no server).
+
+    GitHub Pages serves repository OWNER/NAME at https://OWNER.github.io/NAME/ (a repository
+    named OWNER.github.io at the host's root); the site's notebooks are at its top level.
+    """
+    parts = urlsplit(_web_url(repo, "repository for GitHub Pages"))
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
+        raise ValueError(_("The JupyterLite site is published with GitHub Pages: the repository "
+                           "must be https://github.com/OWNER/NAME, not {repo!r}").format(repo=repo))
+    owner, name = segments[0].lower(), segments[1].removesuffix(".git")
+    site = (f"https://{name.lower()}/" if name.lower() == f"{owner}.github.io"
+            else f"https://{owner}.github.io/{name}/")
+    return f"{site}lab/index.html?path={_encode(notebook_file(notebook))}"
 
 
 def describe_links(*, hub: str | None, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,

@@ -289,13 +289,35 @@ def _run_with_timeout(
             box["error"] = exc
 
     worker = threading.Thread(target=target, name="whentostop-tool", daemon=True)
-    worker.start()
+    try:
+        worker.start()
+    except RuntimeError:  # "can't start new thread": Pyodide (JupyterLite) has no threads
+        return _run_inline(fn, args, kwargs, timeout_s)
     worker.join(timeout_s)
     if worker.is_alive():
         raise TimeoutError
     if "error" in box:
         raise box["error"]
     return box.get("value")
+
+
+def _run_inline(
+    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
+) -> Any:
+    """The body in the caller's thread, held to the same limit afterwards: where no thread can
+    start (Python in the browser, Pyodide), a timeout would otherwise fail every call. A body that
+    took too long ends as the thread's would (`TimeoutError`, the same message, its late result or
+    error dropped); what no thread means is that a body that never returns holds the run."""
+    started = time.monotonic()
+    try:
+        value = fn(*args, **kwargs)
+    except Exception:
+        if time.monotonic() - started > timeout_s:
+            raise TimeoutError from None
+        raise
+    if time.monotonic() - started > timeout_s:
+        raise TimeoutError
+    return value
 
 
 def _time_limit(timeout_s: float | None, deadline: float | None) -> tuple[float | None, bool]:
