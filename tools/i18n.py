@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import json
+from datetime import datetime, timezone
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -72,6 +73,8 @@ def _pot_bytes(catalog: Catalog) -> bytes:
 
 
 def _mo_bytes(catalog: Catalog) -> bytes:
+    # fixed dates in the .mo's header, so the same .po always compiles to the same bytes
+    catalog.creation_date = catalog.revision_date = datetime(2026, 1, 1, tzinfo=timezone.utc)
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()
