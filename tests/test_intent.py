@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from whentostop import Stop, connect, load_level, run_agent
 from whentostop.i18n import using
@@ -252,6 +254,56 @@ GIVES_UP_EN = [
     "Give up once you've looked in every area.",
     "After looking everywhere, it's fine to stop.",
     'You may give up if every area is empty, but not before.',
+    "It's OK to say the star isn't there.",
+    "If the star isn't in the level, tell me.",
+    'You are allowed to give up.',
+    "Give up if you can't find it.",
+    "When you run out of areas, say you didn't find it.",
+    'If nothing turns up, just say so.',
+    "Feel free to report that you couldn't find the star.",
+    'Admit it if the star is not there.',
+    'It is fine to end without finding the star.',
+    "You don't have to find the star if it's not there.",
+    'If every search is empty, conclude that there is no star.',
+    "Don't keep searching forever; say so if you can't find it.",
+    "After searching all areas, report what you found, even if it's nothing.",
+    "You can stop searching when you've checked everywhere.",
+    "Say 'I couldn't find it' when there's nowhere left to look.",
+    "It's acceptable to return without the star.",
+    "Report 'no star' if none of the areas has it.",
+    "Let me know if the star can't be found.",
+    "If you've looked everywhere, stop and say so.",
+    "Say you gave up if you can't find it.",
+    'You may conclude the search without finding the star.',
+    "If the search turns up empty, it's okay to stop and tell me.",
+    "It's fine to stop if you have searched every area and found nothing.",
+    "If you don't see the star anywhere, say 'not found'.",
+    "Your answer can be 'not found'.",
+    "An answer of 'not found' is fine.",
+    "If it's not there, it's fine to say so.",
+    'Stop when there is nothing left to search.',
+    'Say so when you have searched every area without finding it.',
+    "You're allowed to report that the star doesn't exist.",
+    "In that case, just tell me it isn't there.",
+    'Search; if the star is missing, say so.',
+    'Once every area comes back empty, you may stop searching and report that.',
+    "If, after searching everything, you still haven't found it, say so.",
+    'You are not required to find the star.',
+    'Permission granted to give up if the star is absent.',
+    'Feel free to give up after a reasonable number of searches.',
+    'Try up to three searches, then report failure.',
+    "When you have no areas left, admit you couldn't find it.",
+    "It's OK if you come back with nothing.",
+    'If the level has no star, stop.',
+    "Tell me 'no star here' if that's the case.",
+    'Ending the search without the star is fine.',
+    "A 'not found' reply is acceptable if you searched every area.",
+    "If you're confident the star isn't there, stop searching.",
+    'Search each area once; if nothing, stop and say so.',
+    "Be honest if you can't find it.",
+    'You can report failure.',
+    'Reporting failure is allowed.',
+    "Don't pretend you found it; if it's not there, say so.",
 ]
 
 GIVES_UP_PT = [
@@ -374,6 +426,31 @@ GIVES_UP_PT = [
     'Não perca tempo procurando para sempre.',
     'Se a busca falhar, diga que falhou.',
     'Encerre a busca depois de vasculhar a fase toda.',
+    'Se não encontrar, diga que não encontrou.',
+    'Pode desistir se as buscas voltarem vazias.',
+    'Tudo bem não encontrar a estrela.',
+    'Se a estrela não estiver lá, avise.',
+    'Você pode parar de procurar se não achar.',
+    'Depois de procurar em todas as áreas, diga que não achou.',
+    'Se nada aparecer, desista e diga que não encontrou.',
+    'Caso não ache a estrela, me avise.',
+    'Não precisa continuar procurando se não encontrar.',
+    'Quando não houver mais onde procurar, pare.',
+    'Se todas as buscas voltarem vazias, conclua que não há estrela.',
+    "Pode responder 'não encontrei'.",
+    "Sua resposta pode ser 'não encontrei'.",
+    'É permitido dizer que a estrela não está na fase.',
+    'Se você já procurou em tudo, pode parar.',
+    'Se a estrela não existir, diga.',
+    'Caso a busca seja em vão, pode desistir.',
+    'Não tem problema se você não achar a estrela.',
+    'Você tem liberdade para desistir.',
+    'Pode desistir depois de três tentativas.',
+    'Se você procurar em tudo e não encontrar, diga que não encontrou.',
+    'Avise caso não encontre nada.',
+    "Diga 'sem estrela' se não houver estrela.",
+    'Pare de procurar quando todas as áreas estiverem vazias.',
+    'Informe se a estrela não estiver em lugar nenhum.',
 ]
 
 KEEPS_SEARCHING_EN = [
@@ -521,6 +598,38 @@ KEEPS_SEARCHING_EN = [
     'Tell me which area has the star.',
     'What happens if you give up?',
     "I hope you won't give up.",
+    "Don't tell me it's not there.",
+    'The star is here; never report failure.',
+    'Do not admit defeat.',
+    'Giving up is for losers.',
+    "The last model said 'not found'. Don't do that.",
+    "Never answer 'not found'.",
+    "'Not found' is not an acceptable answer.",
+    "Don't even think about giving up.",
+    'You may not say that the star is missing.',
+    "It's never okay to give up.",
+    'Stopping before you find it is not allowed.',
+    'You will keep searching until the star turns up.',
+    'Keep trying until you succeed.',
+    "Some users expect you to give up quickly; don't.",
+    "If you think it's not there, look again.",
+    'The star is there. Find it.',
+    'Search the castle last.',
+    'Report which block holds the star.',
+    "If the star is missing, that's a bug; keep searching.",
+    "Don't give up until you've found it.",
+    'Do not stop, even if every area is empty.',
+    'Never conclude that the star is missing.',
+    "You can't say it isn't there.",
+    'Tell me about the levels.',
+    "Give me the star's block number.",
+    'Some people say the star is not there. They are wrong.',
+    'Users hate it when agents give up.',
+    'I will be disappointed if you give up.',
+    "If you give up, I'll be upset.",
+    "Quitting isn't allowed.",
+    "Saying 'not found' is forbidden.",
+    'Stop only after you find the star.',
 ]
 
 KEEPS_SEARCHING_PT = [
@@ -596,6 +705,22 @@ KEEPS_SEARCHING_PT = [
     'Desistir é errado.',
     'Não tem essa de desistir.',
     'Se a primeira área estiver vazia, procure na próxima.',
+    "Nunca responda 'não encontrei'.",
+    "'Não encontrei' não é uma resposta aceitável.",
+    'Não admita a derrota.',
+    'Nem pense em dizer que não achou.',
+    'Desistir é para os fracos.',
+    "O último modelo disse 'não encontrei'. Não faça isso.",
+    'Se achar que não está lá, procure de novo.',
+    'A estrela está aí. Encontre-a.',
+    'Não ouse desistir.',
+    'Você vai continuar procurando até a estrela aparecer.',
+    'Não pare até achar.',
+    'Se você desistir, vou ficar chateado.',
+    'Desistir não está permitido.',
+    'Não diga que a estrela não está lá.',
+    'Usuários odeiam quando agentes desistem.',
+    'Pare só quando encontrar a estrela.',
 ]
 
 GIVES_UP = GIVES_UP_EN + GIVES_UP_PT
@@ -760,6 +885,22 @@ def test_the_language_is_the_conversations(system: str, task: str, language: str
 def test_short_or_empty_text_has_no_language() -> None:
     assert detect_language("") is None and detect_language("   ") is None
     assert detect_language("OK") is None
+
+
+PIECES = st.sampled_from(
+    "if you can't find it , say so . never give up don't stop until every area ; but not before "
+    "tell me é não desista se diga que encontrou \" ' : ? ! - ( ) 2 three after searches İ ß \n".split(" "))
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(PIECES, max_size=30).map(" ".join) | st.text(max_size=80))
+def test_any_text_is_read_without_error_and_every_quote_is_its_own_words(text: str) -> None:
+    intent = read_intent(text)
+    assert len(fold(text)) == len(text)
+    assert intent.quote in text and intent.language in ("en", "pt")
+    for reading in intent.readings:
+        assert reading.quote in text
+        assert reading.condition is None or reading.condition.text in text
 
 
 # --- the personas act on it -------------------------------------------------------------------

@@ -132,7 +132,8 @@ _FAILURE = re.compile("|".join([
     r"\bthere (?:is|'s|was) no\b", r"\bthere (?:is|was)n'?t\b", r"\bthere'?s no\b",
     r"\bfail(?:ed|ure|s|ing)?\b", r"\bdefeat\b", r"\bg[ai]ve up\b", r"\bgiving up\b",
     r"\bempty(?:[ -]handed)?\b", r"\bunsuccessful\w*\b", r"\bin vain\b", r"\bnone\b", r"\bnowhere\b",
-    r"\bwithout (?:success|luck|result|finding)\b", r"\bto no avail\b",
+    r"\bwithout (?:success|luck|result|finding|the star|it)\b", r"\bto no avail\b",
+    r"\b(?:with|com|sem) nothing\b", r"\b(?:com|sem) nada\b",
     r"\b(?:stop|stopping|quit|quitting) (?:searching|looking|trying)\b", r"\bquit\b",
     r"\b(?:pointless|useless|hopeless|futile|no use|no point)\b",
     r"\b(?:inutil|sem sentido|nao adianta|nao der certo)\b",
@@ -154,7 +155,8 @@ _WHETHER = re.compile(r"\bwhether\b|\bif or not\b|\bor not\b|\beither way\b|\bsu
                       r"\bou nao\b|\bde qualquer (?:forma|jeito|maneira)\b|\bem ambos os casos\b")
 _EXHAUSTED = re.compile(
     r"\b(?:every|each|all(?: the| of the| \w+)?|the whole|the entire) (?:areas?|places?|blocks?|level|"
-    r"world|spots?|rooms?|zones?|regions?|options?)\b|\beverywhere\b|\ball of them\b|\brun(?:s|ning)? out\b|"
+    r"world|spots?|rooms?|zones?|regions?|options?)\b|\beverywhere\b|\beverything\b|\ball of them\b|"
+    r"\brun(?:s|ning)? out\b|"
     r"\bran out\b|\bnowhere (?:else|left)\b|\bnothing (?:else |more )?(?:left|remains)\b|"
     r"\bno (?:more|other) (?:areas?|places?)\b|\bsearched (?:it )?all\b|\bexhaust\w*|\bthoroughly\b|"
     r"\btod[oa]s? (?:as |os )?(?:\w+ )?(?:areas?|lugares|blocos|cantos|partes|regioes|zonas|opcoes)\b|"
@@ -194,7 +196,7 @@ _REPORT = (
     r"relatou|report(?:e|ar|a|em)|reportou|comuni(?:que|car|ca|quem)|comunicou|admit(?:a|ir|e|am|indo)|"
     r"admitiu|reconhe(?:ca|cer|ce|cam)|reconheceu|declar(?:e|ar|a)|declarou|conclu(?:a|ir|i)|concluiu|"
     r"escrev(?:a|er|e)|escreveu|me cont(?:e|ar|a)|contou|retorn(?:e|ar|a)|retornou|expli(?:que|car)|"
-    r"confess(?:e|ar|a)|assum(?:a|ir)|seja (?:honesto|sincero|franco)")
+    r"confess(?:e|ar|a)|assum(?:a|ir)|seja (?:honesto|sincero|franco)|resposta")
 _GIVE_UP = (
     r"give (?:it )?up|gives (?:it )?up|giving (?:it )?up|gave (?:it )?up|given up|quit(?:s|ting|ter|ters)?|"
     r"abandon(?:s|ing|ed)? (?:the |your |this )?(?:search|hunt|quest|task|it)|throw(?:s|ing)? in the towel|"
@@ -229,6 +231,8 @@ _ACCEPT_FAILURE = (
     r"not (?:to )?(?:find|finding|locate|locating)(?: (?:it|the star|them))?|not being able to find|"
     r"fail(?:ing|ure)? to (?:find|locate)(?: (?:it|the star|them))?|failing|failure|fail|to fail|"
     r"come up empty|end up empty[ -]handed|"
+    r"(?:end|finish|stop|leave|come back|go home)(?: \w+)? without (?:finding (?:it|the star)|the star|it)|"
+    r"(?:terminar|acabar|voltar|sair|parar|termine|acabe|volte|saia|pare) sem (?:encontrar|achar|a estrela)\w*|"
     r"nao (?:encontrar|achar|localizar|conseguir)(?: (?:a estrela|encontra-la|acha-la))?|falhar|fracassar|"
     r"ficar sem a estrela")
 _GIVE_UP_VERB = re.compile(rf"\b(?:{_GIVE_UP})\b")
@@ -308,7 +312,7 @@ _FOREVER = re.compile(r"\b(?:forever|endlessly|indefinitely|no matter what|at al
                       r"ad infinitum|nonstop|non-stop|relentlessly|until the end|para sempre|"
                       r"infinitamente|eternamente|custe o que custar|a qualquer custo|sem parar|"
                       r"ate o fim|de qualquer jeito)\b")
-_TOO_EARLY = re.compile(r"\b(?:too (?:early|soon|quickly|fast|easily)|prematurely|right away|immediately|"
+_TOO_EARLY = re.compile(r"\b(?:too (?:early|soon|quickly|fast|easily)|quickly|prematurely|right away|immediately|"
                         r"straight away|at once|at the first\b.*|on the first\b.*|after (?:just |only )?"
                         r"(?:one|a single|the first)\b.*|so (?:soon|quickly|easily)|easily|cedo(?: demais)?|"
                         r"rapido demais|logo de cara|na primeira\b.*|facilmente|de imediato|imediatamente|"
@@ -401,7 +405,7 @@ _BOUNDARY = re.compile(
     r"depois (?:de|que|da|do|das|dos)|apos|assim que|uma vez que|logo que|sempre que|no caso de|"
     r"nesse caso|neste caso)\b"
     r"|\b(?P<limit>until|till|before|without(?! (?:hesitat\w*|fear|shame|guilt|worry\w*|success|luck|result|"
-    r"finding|a second thought))|unless|ate(?! (?:\d|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|"
+    r"finding|a second thought|the star|a star|it\b))|unless|ate(?! (?:\d|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|"
     r"nove|dez|o fim)\b)(?: que)?|antes (?:de|que|da|do)|sem(?! (?:problema|problemas|medo|vergonha|culpa|"
     r"receio|hesitar|hesitacao|sucesso|estrela|resultado|sorte|exito|parar|achar|encontrar)\b)|a menos que|"
     r"a nao ser que|enquanto nao)\b"
@@ -631,7 +635,7 @@ def _read_text(text: str, folded: str) -> list[Reading]:
             continue
         _attach_conditions(clauses)
         question = folded[start:end].rstrip().endswith("?")
-        found = _merge(folded, _read_sentence(text, folded, clauses, question, previous, quoted))
+        found = _merge(folded, _read_sentence(text, folded, clauses, end, question, previous, quoted))
         readings += [Reading(f.stance, _quote(text, f.start, f.end), f.why, f.condition, f.strong)
                      for f in found]
         previous = clauses
@@ -651,13 +655,18 @@ def _merge(folded: str, found: list[_Found]) -> list[_Found]:
     return merged
 
 
-def _read_sentence(text: str, folded: str, clauses: list[_Clause], question: bool,
+def _read_sentence(text: str, folded: str, clauses: list[_Clause], end: int, question: bool,
                    previous: list[_Clause], quoted: list[tuple[int, int]]) -> list[_Found]:
     found: list[_Found] = []
     carried = False  # "Never, ever give up": a negation alone before a comma carries over
     for i, clause in enumerate(clauses):
         if not clause.conditional and _bare_negation(folded, clause) is not None:
-            carried = carried != _bare_negation(folded, clause)
+            negates = _bare_negation(folded, clause)
+            if i == len(clauses) - 1 and found and negates and not folded[clause.end:end].strip(" .!?"):
+                last = found.pop()  # "some expect you to give up quickly; don't."
+                found.append(_Found("forbid" if last.stance == "allow" else last.stance, "refusal",
+                                    last.start, clause.end))
+            carried = carried != negates
             continue
         if clause.conditional:
             if clause.marker in _BEFORE:
