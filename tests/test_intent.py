@@ -304,6 +304,18 @@ GIVES_UP_EN = [
     'You can report failure.',
     'Reporting failure is allowed.',
     "Don't pretend you found it; if it's not there, say so.",
+    "Search thoroughly. If you still can't find it, say so.",
+    "You're allowed to stop when you've searched everything.",
+    'Do not loop forever. Report failure after searching every area.',
+    "If you can't find it after checking every area, please tell me that it isn't there.",
+    "Don't give up too easily — but if every area is empty, say so.",
+    'Reply "Sorry, I could not find the star." if it is not in any area.',
+    "You must find the star. If it really isn't there, say so.",
+    "If it really isn't there, say so. You must find the star.",
+    "1. Search every area.\n2. If the star is not found, reply 'not found'.",
+    "You can say you couldn't find it, but only after searching every area.",
+    'Giving up is not an option until you have searched every area.',
+    'Stop searching once you find the star, or once every area is empty.',
 ]
 
 GIVES_UP_PT = [
@@ -451,6 +463,9 @@ GIVES_UP_PT = [
     "Diga 'sem estrela' se não houver estrela.",
     'Pare de procurar quando todas as áreas estiverem vazias.',
     'Informe se a estrela não estiver em lugar nenhum.',
+    'Quando não encontrar, diga.',
+    'Se der errado, avise.',
+    'Se não achar, tudo bem, é só falar.',
 ]
 
 KEEPS_SEARCHING_EN = [
@@ -630,6 +645,11 @@ KEEPS_SEARCHING_EN = [
     "Quitting isn't allowed.",
     "Saying 'not found' is forbidden.",
     'Stop only after you find the star.',
+    'Be thorough.',
+    'Never give up, never surrender.',
+    'The star is somewhere in this level. Search until you find it.',
+    '- Never give up.\n- Search every area.',
+    'If nothing turns up, say so. Actually, you must find the star, no matter what.',
 ]
 
 KEEPS_SEARCHING_PT = [

@@ -137,7 +137,8 @@ _FAILURE = re.compile("|".join([
     r"\b(?:stop|stopping|quit|quitting) (?:searching|looking|trying)\b", r"\bquit\b",
     r"\b(?:pointless|useless|hopeless|futile|no use|no point)\b",
     r"\b(?:inutil|sem sentido|nao adianta|nao der certo)\b",
-    r"\b(?:stuck|out of luck|out of ideas|dead end)\b", r"\b(?:preso|travad[oa]|empacad[oa]|sem ideias)\b",
+    r"\b(?:stuck|out of luck|out of ideas|dead end|go(?:es)? wrong|went wrong)\b",
+    r"\b(?:preso|travad[oa]|empacad[oa]|sem ideias|(?:der|deu|dar) errado)\b",
     r"\b(?:do|does|did)(?:n'?t| not) (?:have|hold|contain|hide|show) (?:it|the star|a star|one)\b",
     r"\bno (?:area|block|search|place)s? (?:has|have|holds?|contains?|hides?|shows?|turns? up|returns?)\b",
     # Portuguese
@@ -732,8 +733,9 @@ def _read_clause(text: str, folded: str, clauses: list[_Clause], i: int, questio
         head, tail = folded[pos:m.start()], folded[m.end():end]
         start = pos + len(head) - len(head.lstrip(" ,;:-\"'"))
         pos = m.end()
+        forever = bool(_FOREVER.search(folded, m.start(), clauses[-1].end))
         act = _Action(m.lastgroup or "", m.group(0), head, tail, m.end(), inherited and n == 0, question,
-                      otherwise)
+                      otherwise, forever)
         f = _read_action(text, folded, clause, act, then, start, end)
         if f is not None:
             found.append(f)
@@ -791,6 +793,8 @@ class _Action:
     inherited: bool
     question: bool
     otherwise: bool
+    forever: bool
+    """Whether the sentence insists: "forever", "no matter what", "custe o que custar"."""
 
 
 def _read_action(text: str, folded: str, clause: _Clause, act: _Action, then: Condition | None,
@@ -829,7 +833,7 @@ def _read_action(text: str, folded: str, clause: _Clause, act: _Action, then: Co
         return _judged(act, frame, sign, permitted, limit_kind, copula is not None, found)
 
     if act.kind == "search":  # only "search until ..." says something
-        if limit_kind == "success" or _FOREVER.search(act.tail):
+        if limit_kind == "success" or act.forever:
             return found("forbid", "keep searching")
         if limit_kind in ("exhausted", "count"):
             return found("allow", "limit", strong=False)
@@ -838,8 +842,10 @@ def _read_action(text: str, folded: str, clause: _Clause, act: _Action, then: Co
     if act.kind == "find":  # "you must find it" / "you don't have to find it"
         if sign < 0 and (no_need or copula or ordered):
             return found("allow", "no obligation")
-        if sign > 0 and (ordered or _FOREVER.search(act.tail)) and not permitted:
-            return found("forbid", "must find")
+        if sign > 0 and (ordered or act.forever) and not permitted:
+            # "you must find the star" states the task; a permission for when it cannot be found
+            # is the exception to it, wherever it stands. "No matter what" leaves no exception.
+            return found("forbid", "must find", strong=act.forever)
         return None
 
     if act.kind == "cont":  # keep searching
@@ -847,7 +853,7 @@ def _read_action(text: str, folded: str, clause: _Clause, act: _Action, then: Co
             return found("allow", "no obligation", strong)
         if limit_kind in ("exhausted", "count"):
             return found("allow", "limit", strong=False)
-        if limit_kind == "success" or kind_of == "failure" or _FOREVER.search(act.tail + " " + act.verb):
+        if limit_kind == "success" or kind_of == "failure" or act.forever:
             return found("forbid", "keep searching")
         if permitted and not ordered:
             return None  # "you may keep searching" forbids nothing
