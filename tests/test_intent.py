@@ -316,6 +316,13 @@ GIVES_UP_EN = [
     "You can say you couldn't find it, but only after searching every area.",
     'Giving up is not an option until you have searched every area.',
     'Stop searching once you find the star, or once every area is empty.',
+    "Never be afraid to admit you couldn't find it.",
+    "Don't feel bad about giving up.",
+    "You shouldn't feel obliged to keep searching.",
+    "It wouldn't be wrong to give up.",
+    'Nothing prevents you from giving up.',
+    "There's no rule against giving up.",
+    'You have the right to give up.',
 ]
 
 GIVES_UP_PT = [
@@ -466,6 +473,17 @@ GIVES_UP_PT = [
     'Quando não encontrar, diga.',
     'Se der errado, avise.',
     'Se não achar, tudo bem, é só falar.',
+    'Não é errado desistir.',
+    'Não tenha receio de desistir.',
+    'Ninguém vai te impedir de desistir.',
+    'Não existe regra contra desistir.',
+    'Não se sinta obrigado a continuar procurando.',
+    'Não é vergonha nenhuma dizer que não achou.',
+    'Nada te impede de desistir.',
+    'Não há nada de errado em desistir.',
+    'Nunca hesite em dizer que não achou.',
+    'Não tenha medo nenhum de desistir.',
+    'Você tem o direito de desistir.',
 ]
 
 KEEPS_SEARCHING_EN = [
@@ -650,6 +668,12 @@ KEEPS_SEARCHING_EN = [
     'The star is somewhere in this level. Search until you find it.',
     '- Never give up.\n- Search every area.',
     'If nothing turns up, say so. Actually, you must find the star, no matter what.',
+    "It's wrong to give up.",
+    'Nothing justifies giving up.',
+    "There's a rule against giving up.",
+    'I advise against giving up.',
+    'Giving up is never the answer.',
+    "Don't be afraid to keep searching.",
 ]
 
 KEEPS_SEARCHING_PT = [
@@ -741,6 +765,11 @@ KEEPS_SEARCHING_PT = [
     'Não diga que a estrela não está lá.',
     'Usuários odeiam quando agentes desistem.',
     'Pare só quando encontrar a estrela.',
+    'Você não tem o direito de desistir.',
+    'Nunca, jamais desista.',
+    'Não desista nunca.',
+    'Nada de desistir.',
+    'Não, não desista.',
 ]
 
 GIVES_UP = GIVES_UP_EN + GIVES_UP_PT

@@ -281,11 +281,12 @@ _NEGATIVE = re.compile(
     r"forbid\w*|prohibit\w*|banned?|disallow\w*|unacceptable|unallowed|wrong|bad|mistake|shame\w*|"
     r"embarrass\w*|penal\w*|punish\w*|blame\w*|fault|mad|angry|upset|disappoint\w*|problem|issue|"
     r"harm|hesitat\w*|afraid|scared|fear|shy|reluctant|worr\w*|avoid\w*|refrain|refus\w*|forget|mind|"
-    r"crime|sin|disgrace|lazy|weak\w*|coward\w*|pathetic|unhelpful|useless|"
+    r"crime|sin|disgrace|lazy|weak\w*|coward\w*|pathetic|unhelpful|useless|prevent\w*|against|"
+    r"stop you from|keep you from|"
     r"out of the question|last thing|"
-    r"nao|nunca|jamais|nem|nenhum|nenhuma|sem|proibid\w*|vedad\w*|errad\w*|feio|vergonha|mal|"
+    r"nao|nunca|jamais|nem|nenhum|nenhuma|nada|sem|proibid\w*|vedad\w*|errad\w*|feio|vergonha|mal|"
     r"hesit\w*|medo|receio|evit\w*|recus\w*|problema|culp\w*|punid\w*|penaliz\w*|esque\w*|preocup\w*|"
-    r"ninguem|pecado|fraco|fraqueza|pregui\w*|covard\w*|"
+    r"ninguem|pecado|fraco|fraqueza|pregui\w*|covard\w*|impe(?:d|c)\w*|contra|"
     r"hipotese alguma|forma alguma|modo algum|momento algum|caso algum|maneira alguma|"
     r"fora de (?:questao|cogitacao)|chatead\w*|bravo|zangad\w*)\b")
 _PERMIT = re.compile(
@@ -663,6 +664,8 @@ def _read_sentence(text: str, folded: str, clauses: list[_Clause], end: int, que
     for i, clause in enumerate(clauses):
         if not clause.conditional and _bare_negation(folded, clause) is not None:
             negates = _bare_negation(folded, clause)
+            if negates and i + 1 < len(clauses) and _concords(folded, clause, clauses[i + 1]):
+                negates = False  # "Nunca, jamais desista": one negation, said twice
             if i == len(clauses) - 1 and found and negates and not folded[clause.end:end].strip(" .!?"):
                 last = found.pop()  # "some expect you to give up quickly; don't."
                 found.append(_Found("forbid" if last.stance == "allow" else last.stance, "refusal",
@@ -679,6 +682,13 @@ def _read_sentence(text: str, folded: str, clauses: list[_Clause], end: int, que
             _report_continued(folded, clauses, i, carried)
         carried = False
     return found
+
+
+def _concords(folded: str, clause: _Clause, following: _Clause) -> bool:
+    """"Nunca, jamais desista": a Portuguese negator repeated after a comma agrees with the first."""
+    before = set(folded[clause.start:clause.end].split())
+    after = set(folded[following.start:following.end].split()[:2])
+    return bool(before & _CONCORD) and bool(after & _CONCORD)
 
 
 def _report_continued(folded: str, clauses: list[_Clause], i: int, negated: bool) -> list[_Found]:
@@ -700,7 +710,7 @@ def _bare_negation(folded: str, clause: _Clause) -> bool | None:
     body = folded[clause.start:clause.end].strip(" .!?")
     if clause.conds or not _BARE.fullmatch(body) or re.fullmatch(r"(?:no|nao|yes|sim|ok|okay)", body):
         return None
-    return len(_NEGATIVE.findall(body)) % 2 == 1
+    return _negations(body) % 2 == 1
 
 
 def _read_before(text: str, folded: str, clauses: list[_Clause], i: int) -> list[_Found]:
@@ -823,7 +833,7 @@ def _read_action(text: str, folded: str, clause: _Clause, act: _Action, then: Co
     as_subject = not head.strip() and act.kind != "search" and bool(_NOUN_FORM.search(act.verb))
     copula = _COPULA.match(act.tail) if as_subject else None
     frame = act.tail[copula.start("cop"):] if copula else head
-    sign = (-1 if act.inherited else 1) * (-1 if len(_NEGATIVE.findall(frame)) % 2 else 1)
+    sign = (-1 if act.inherited else 1) * (-1 if _negations(frame) % 2 else 1)
     permitted = bool(_PERMIT.search(frame))
     ordered = bool(_ORDER.search(frame))
     no_need = bool(_NO_NEED.search(head))
@@ -926,6 +936,19 @@ def _judged(act: _Action, frame: str, sign: int, permitted: bool, limit_kind: st
     return None
 
 
+def _negations(words: str) -> int:
+    """How many times `words` flip a meaning. Portuguese negators agree rather than cancel ("não
+    é vergonha nenhuma", "nunca, jamais"): together they flip once; a negative word ("proibido",
+    "hesite", "vergonha") flips again, as in English."""
+    found = _NEGATIVE.findall(words)
+    concord = [w for w in found if w in _CONCORD]
+    return len(found) - len(concord) + (1 if concord else 0)
+
+
+_CONCORD = frozenset({"nao", "nenhum", "nenhuma", "nada", "ninguem", "nunca", "jamais", "nem"})
+"""Portuguese negators, which agree with each other."""
+
+
 def _understood(head: str) -> bool:
     """Whether every word before the verb is one a model reads as part of the instruction."""
     for word in re.findall(r"[\w'ɛ-]+", head):
@@ -952,7 +975,7 @@ def _judges_condition(text: str, folded: str, clause: _Clause, otherwise: bool) 
         return None
     if not (_PERMIT.search(body) or _JUDGEMENT.search(body)):
         return None  # "if it's not there, it's not there": no judgement
-    negatives = len(_NEGATIVE.findall(body))
+    negatives = _negations(body)
     if negatives % 2:
         return _Found("forbid", "refusal", clause.start, clause.end)
     if _PERMIT.search(body) or negatives:
@@ -968,7 +991,7 @@ def _judges_failure(text: str, folded: str, clause: _Clause) -> _Found | None:
     if copula is None or not _FAILURE_ANSWER.search(body, 0, copula.start("cop")):
         return None
     judgement = body[copula.start("cop"):]
-    if len(_NEGATIVE.findall(judgement)) % 2:
+    if _negations(judgement) % 2:
         return _Found("forbid", "refusal", clause.start, clause.end)
     if _PERMIT.search(judgement):
         return _Found("allow", "failure accepted", clause.start, clause.end,
