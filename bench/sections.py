@@ -520,7 +520,83 @@ def growth(cfg: Config) -> Section:
     return section
 
 
+# ---- 8 -------------------------------------------------------------------------------------
+
+LONG_SYSTEM = (
+    "You are a careful searcher in a platform game. The level has several areas, each with "
+    "numbered ? blocks. Search the areas one at a time with search_blocks and read what each "
+    "block hides. Some models give up too early; last time one stopped after a single search, "
+    "and that was wrong. Do not search the same area twice under a different spelling. Do not "
+    "guess a block you have not seen. Never give up before every area has been searched. "
+    "Actually, once every area has come back without the star, you may stop: say you couldn't "
+    "find it, and list the areas you searched. If you find the star, say which area and block."
+)
+
+
+def intent(cfg: Config) -> Section:
+    section = Section(8, "The mock's reader of intent: its share of one mock reply")
+    from whentostop import load_level, run_agent
+    from whentostop.i18n import using
+    from whentostop.lesson import give_up, prompt
+    from whentostop.mock.intent import read_intent
+    from whentostop.mock.personas import reply
+
+    def request(system: str | None, lang: str) -> dict[str, Any]:
+        """What the searcher receives at turn 5 of level 1-1: four searches in the history."""
+        tools = load_level("1-1").tools()
+        with using(lang), connect("searcher") as model:
+            run = run_agent(prompt(), model=model, tools=tools, system=system or give_up(), max_turns=4)
+        return {"model": "searcher", "messages": run.messages, "tools": [t.schema for t in tools]}
+
+    bodies = {
+        "the lesson's give-up sentence, English": request(None, "en"),
+        "the lesson's give-up sentence, Portuguese": request(None, "pt"),
+        f"a long system prompt ({len(LONG_SYSTEM.split())} words, 8 sentences)": request(LONG_SYSTEM, "en"),
+    }
+    batch = 20 if cfg.quick else 200
+
+    def first(fn: Any) -> Any:
+        """A request as the first of its conversation: nothing read before."""
+        read_intent.cache_clear()
+        return fn()
+
+    section.header = ["request", "whole mock reply, first request", "whole mock reply, later request",
+                      "read_intent, first reading", "its share of a first reply", "read_intent, later request"]
+    slowest_first, slowest_average = 0.0, 0.0
+    for name, body in bodies.items():
+        system, task = (str(m["content"]) for m in body["messages"][:2])
+        times = side_by_side({
+            "reply first": lambda body=body: [first(lambda: reply(body)) for _ in range(batch)],
+            "reply": lambda body=body: [reply(body) for _ in range(batch)],
+            "read first": lambda s=system, t=task: [first(lambda: read_intent(s, t)) for _ in range(batch)],
+            "read": lambda s=system, t=task: [read_intent(s, t) for _ in range(batch)],
+        }, cfg.reps)
+        reply_first, reply_later, read_first, read_later = (
+            times[k].median / batch for k in ("reply first", "reply", "read first", "read"))
+        slowest_first = max(slowest_first, read_first)
+        slowest_average = max(slowest_average, (read_first + 9 * read_later) / 10)
+        section.rows.append([name, us(reply_first), us(reply_later), us(read_first),
+                             f"{read_first / reply_first:.0%}", f"{read_later * 1e9:.0f} ns"])
+    section.notes = [
+        f"{cfg.reps} samples of {batch} calls each, the four variants interleaved. The request is the "
+        "one the searcher receives at turn 5 of level 1-1: system prompt, task, four searches and "
+        "their results. A reply reads the intent, re-reads the history and counts its tokens.",
+        "A first request reads the system prompt and the task (the cache of readings is cleared "
+        "before each call). Every later request of a conversation sends the same words again and "
+        "finds their reading in read_intent's cache (256 entries), so a long system prompt is read "
+        "once per conversation, not once per turn.",
+    ]
+    section.verdicts = [
+        Verdict("8. read_intent, first reading (slowest request)", us(slowest_first), "< 1 ms",
+                slowest_first < 1e-3),
+        Verdict("8. read_intent per request, over a 10-request conversation", us(slowest_average),
+                "< 1 ms", slowest_average < 1e-3),
+    ]
+    return section
+
+
 SECTIONS = {
     1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
     8: lite,
+    9: intent,
 }

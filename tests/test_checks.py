@@ -7,9 +7,11 @@ import re
 from typing import Any
 
 import pytest
+from test_intent import GIVES_UP
 
 from whentostop import NoAnswer, Stop, connect, load_level, run_agent
-from whentostop.checks import EXERCISES, ____, by_tag, exercises, mock_run
+from whentostop.checks import EXERCISES, GIVE_UP_EXAMPLES, ____, by_tag, exercises, mock_run
+from whentostop.i18n import _, using
 
 ALL = [ex for group in EXERCISES.values() for ex in group]
 IDS = [ex.id for ex in ALL]
@@ -154,6 +156,61 @@ def test_give_up_prompt_in_other_words_is_accepted_and_the_loopboros_still_hits_
     verdict = by_tag("exercise-1-2-a").result("If you cannot find it, give up and say so.")
     assert verdict.status == "correct"
     assert "Loopboros" in verdict.message and "the clock" in verdict.message
+
+
+def test_a_prompt_the_mock_understands_is_quoted_in_the_verdict():
+    verdict = by_tag("exercise-1-2-a").result("Reply 'not found' when the searches keep coming back empty.")
+    assert verdict.status == "correct"
+    assert "taking “Reply 'not found' when the searches keep coming back empty” as permission" in verdict.message
+
+
+def test_a_prompt_without_permission_is_told_what_the_mock_read_and_two_wordings_it_understands():
+    message = by_tag("exercise-1-2-a").result("You are a helpful assistant.").message
+    assert "What the mock read: nothing about giving up" in message
+    assert "What it missed: permission, in words, to stop and say the star is not there." in message
+    assert "not a language model" in message
+    for example in GIVE_UP_EXAMPLES:
+        assert f"“{example}”" in message
+
+
+def test_a_refusal_is_named_with_its_words():
+    message = by_tag("exercise-1-2-a").result(
+        "The star is definitely here. Don't say you couldn't find it.").message
+    assert "What the mock read: a refusal to let it give up, “Don't say you couldn't find it”." in message
+    assert "the last one decides" in message
+
+
+def test_a_mention_of_giving_up_is_named_as_a_description_not_an_instruction():
+    message = by_tag("exercise-1-2-a").result("Some models give up too early.").message
+    assert "“Some models give up too early”, which it took as a description" in message
+
+
+def test_permission_that_waits_for_more_searches_than_the_clock_allows_says_so():
+    verdict = by_tag("exercise-1-2-a").result("Give up after 20 empty searches.")
+    assert verdict.status == "incorrect"
+    assert "20 empty searches" in verdict.message and "ask for fewer" in verdict.message
+
+
+def test_the_verdict_and_its_wordings_are_in_the_language_in_effect():
+    with using("pt"):
+        refused = by_tag("exercise-1-2-a").result("Nunca desista.").message
+        accepted = by_tag("exercise-1-2-a").result("Avise se não estiver lá.")
+        examples = [_(e) for e in GIVE_UP_EXAMPLES]
+    assert "O que o mock leu: uma proibição de desistir, “Nunca desista”." in refused
+    assert all(f"“{e}”" in refused for e in examples) and examples != list(GIVE_UP_EXAMPLES)
+    assert accepted.status == "correct" and "tomando “Avise se não estiver lá” como permissão" in accepted.message
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_the_wordings_offered_are_understood_by_the_mock(lang):
+    with using(lang):
+        for example in GIVE_UP_EXAMPLES:
+            assert by_tag("exercise-1-2-a").result(_(example)).status == "correct"
+
+
+@pytest.mark.parametrize("phrasing", GIVES_UP)
+def test_every_permission_in_the_corpus_passes_exercise_1_2_a(phrasing):
+    assert by_tag("exercise-1-2-a").result(phrasing).status == "correct"
 
 
 def test_star_block_returning_text_is_told_to_return_an_int():

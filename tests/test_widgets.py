@@ -11,9 +11,12 @@ import sys
 from html import unescape
 
 import pytest
+from test_intent import GIVES_UP
 
 from whentostop import Run, Stop, connect
+from whentostop.lesson import give_up
 from whentostop.mock import MockServer
+from whentostop.mock.intent import read_intent
 from whentostop.models import is_mock
 from whentostop.widgets import badge_html, dashboard, explorer, transcript_html, turns_text
 
@@ -60,6 +63,39 @@ def test_permission_to_give_up_turns_the_searchers_clock_into_a_flag() -> None:
     assert "the flag" in ex.badge.value and "couldn" in ex.badge.value
     ex.persona.value = "loopboros"  # the Loopboros never takes the permission
     assert ex.run.stop == Stop.MAX_TURNS
+
+
+def test_the_learners_own_words_let_the_searcher_give_up_and_the_transcript_quotes_them() -> None:
+    ex = explorer("1-1", persona="searcher", allow_give_up=True)
+    assert ex.system_prompt.value == give_up() and ex.run.stop == Stop.END_TURN
+    ex.system_prompt.value = "Tell me if it isn't there."
+    assert ex.run.stop == Stop.END_TURN
+    assert 'as you allowed: "Tell me if it isn\'t there"' in text_of(ex.transcript.value)
+    assert "the mock reads" in text_of(ex.reading.value) and "Tell me if it isn't there" in text_of(ex.reading.value)
+    ex.system_prompt.value = "Don't say you couldn't find it."
+    assert ex.run.stop == Stop.MAX_TURNS
+    assert "a refusal" in text_of(ex.reading.value)
+    ex.give_up.value = False  # switched off: no system prompt at all
+    assert ex.run.messages[0]["role"] == "user" and ex.reading.value == ""
+
+
+def test_the_system_prompt_field_follows_the_widget_contract() -> None:
+    ex = explorer("1-2")
+    assert ex.system_prompt.continuous_update is False
+    assert "wts-system-prompt" in ex.system_prompt._dom_classes
+    assert ex.system_prompt in ex.widget.children and ex.reading in ex.widget.children
+    assert ex.system_prompt not in explorer("1-3").widget.children  # 1-3 is not about giving up
+
+
+@pytest.mark.parametrize("phrasing", GIVES_UP[::20])
+def test_the_give_up_switch_works_with_the_corpus_permissions(phrasing: str) -> None:
+    ex = explorer("1-1", persona="searcher", allow_give_up=True)
+    ex.system_prompt.value = phrasing
+    assert ex.run.stop == Stop.END_TURN
+    assert read_intent(phrasing).quote in text_of(ex.transcript.value)
+    on_1_2 = explorer("1-2", allow_give_up=True)
+    on_1_2.system_prompt.value = phrasing
+    assert on_1_2.run.messages[0] == {"role": "system", "content": phrasing}
 
 
 def test_the_wrap_up_is_labelled_not_an_answer_and_the_badge_still_says_no_answer() -> None:

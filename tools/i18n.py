@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import io
 import json
-from datetime import datetime, timezone
 import sys
 from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -74,7 +74,7 @@ def _pot_bytes(catalog: Catalog) -> bytes:
 
 def _mo_bytes(catalog: Catalog) -> bytes:
     # fixed dates in the .mo's header, so the same .po always compiles to the same bytes
-    catalog.creation_date = catalog.revision_date = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    catalog.creation_date = catalog.revision_date = datetime(2026, 1, 1, tzinfo=UTC)
     out = io.BytesIO()
     write_mo(out, catalog, use_fuzzy=False)
     return out.getvalue()

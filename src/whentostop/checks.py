@@ -20,10 +20,12 @@ from typing import Any, Literal
 
 from .client import OpenAIChat
 from .errors import NoAnswer
+from .i18n import N_, _, language, ngettext
 from .lesson import GIVE_UP_TEXT as GIVE_UP
-from .lesson import prompt
+from .lesson import give_up, prompt
 from .level import load_level
 from .loop import run_agent
+from .mock.intent import WHY, Intent, read_intent
 from .models import mock
 from .outcome import EXIT_NAMES, Run, Stop
 from .usage import cumulative_tokens
@@ -151,13 +153,18 @@ def mock_run(level: str, persona: str = "searcher", *, only_search: bool = False
                      stop_on=["mark_star"] if stop_on else [], system=system, deadline_s=deadline_s)
 
 
-@cache
 def _samples() -> dict[str, Run]:
-    """One run per exit (and a gave-up flag), made once: the inputs the function checks use."""
+    """One run per exit (and a gave-up flag): the inputs the function checks use."""
+    return _samples_in(language())
+
+
+@cache
+def _samples_in(lang: str) -> dict[str, Run]:
+    """The samples in one language, made once: the mock answers in the conversation's language."""
     return {
         "flag": mock_run("1-2", only_search=True),
         "flag-1-3": mock_run("1-3", only_search=True),
-        "gave up": mock_run("1-1", system=GIVE_UP),
+        "gave up": mock_run("1-1", system=give_up()),
         "pipe": mock_run("1-3", stop_on=True),
         "clock": mock_run("1-1", "loopboros", max_turns=3),
         "deadline": mock_run("1-2", "slow:0.05", deadline_s=0.12),
@@ -172,7 +179,7 @@ def _is_run(answer: Any, name: str) -> Verdict | None:
 
 
 def _turns(n: int) -> str:
-    return f"{n} turn" if n == 1 else f"{n} turns"
+    return ngettext("{n} turn", "{n} turns", n).format(n=n)
 
 
 def _on_samples(fn: Any, name: str, cases: dict[str, Any],
@@ -274,19 +281,61 @@ def _verify_budget(max_turns: Any) -> Verdict:
 # --- 1-2: the flag ------------------------------------------------------------------------------
 
 
+GIVE_UP_EXAMPLES = (
+    N_("If you can't find the star, say so."),
+    N_("You may give up after searching every area."),
+)
+"""Two wordings the mock understands, offered when it did not understand a learner's own."""
+
+
 def _verify_give_up_prompt(prompt: Any) -> Verdict:
     if not isinstance(prompt, str) or not prompt.strip():
-        return _wrong("`give_up_prompt` should be the text of a system prompt (a str).")
+        return _wrong(_("`give_up_prompt` should be the text of a system prompt (a str)."))
     run = mock_run("1-1", system=prompt)
+    intent = read_intent(prompt, _task_of(run))
     if run.stop != Stop.END_TURN:
-        return _wrong(f"with your prompt the searcher kept searching level 1-1 until the clock "
-                      f"({_turns(len(run.turns))}). Tell it what to do when the searches come back "
-                      "empty: for example, to say it couldn't find the star.")
+        return _wrong(_not_understood(run, intent))
     stubborn = mock_run("1-1", "loopboros", system=prompt)
-    return _correct(f"the searcher gave up on the flag after {_turns(len(run.turns))}: "
-                    f"{run.answer!r}. The Loopboros, with the same prompt, still ran until "
-                    f"{stubborn.exit_name} ({_turns(len(stubborn.turns))}): permission only helps a "
-                    "model that takes it, so keep max_turns too.")
+    return _correct(_(
+        "the searcher gave up on the flag after {turns}, taking “{quote}” as permission: “{answer}”. "
+        "The Loopboros, with the same prompt, still ran until {exit} ({stubborn_turns}): permission "
+        "only helps a model that takes it, so keep max_turns too."
+    ).format(turns=_turns(len(run.turns)), quote=intent.quote, answer=run.answer,
+             exit=stubborn.exit_name, stubborn_turns=_turns(len(stubborn.turns))))
+
+
+def _task_of(run: Run) -> str:
+    return next((str(m.get("content") or "") for m in run.messages if m.get("role") == "user"), "")
+
+
+def _not_understood(run: Run, intent: Intent) -> str:
+    """Why the searcher kept searching: what the mock read, what it missed, and two wordings it
+    understands. The mock is rules, not a model: a sensible prompt may still be missed."""
+    clock = _("with your prompt the searcher kept searching level 1-1 until the clock ({turns}).").format(
+        turns=_turns(len(run.turns)))
+    if intent.allowed:  # permission on a condition the clock does not leave room for
+        read = _("What the mock read: permission, “{quote}”, on a condition: “{condition}”. It would give "
+                 "up after {searches} empty searches, and the clock stopped it first: ask for fewer.").format(
+            quote=intent.quote, condition=intent.condition.text if intent.condition else "",
+            searches=intent.searches)
+        return f"{clock} {read}"
+    if intent.refused:
+        read = _("What the mock read: {why}, “{quote}”.").format(why=_(WHY[intent.why]), quote=intent.quote)
+        missed = _("What it missed: a later instruction that allows giving up (the last one decides).")
+    else:
+        noted = [r for r in intent.readings if r.stance == "none"]
+        if noted:
+            read = _("What the mock read: {readings}.").format(readings="; ".join(
+                _("“{quote}”, which it took as {why}").format(quote=r.quote, why=_(WHY[r.why])) for r in noted))
+        else:
+            read = _("What the mock read: nothing about giving up, or about what to do if the star "
+                     "cannot be found.")
+        missed = _("What it missed: permission, in words, to stop and say the star is not there.")
+    first, second = (_(example) for example in GIVE_UP_EXAMPLES)
+    examples = _("The mock follows rules, it is not a language model: a real model may understand "
+                 "words it misses. Wordings it understands: “{first}” or “{second}”").format(
+        first=first, second=second)
+    return f"{clock} {read} {missed} {examples}"
 
 
 def _verify_star_block(fn: Any) -> Verdict:
@@ -438,7 +487,7 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
                 "        text = run.answer\n"
                 "    except NoAnswer:\n"
                 "        return None\n"
-                "    found = re.search(r\"block (\\d+)\", text)\n"
+                "    found = re.search(r\"(?:block|bloco) (\\d+)\", text)  # bloco: a Portuguese run\n"
                 "    return int(found.group(1)) if found else None"
             ),
             verify=_verify_star_block,

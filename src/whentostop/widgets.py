@@ -28,6 +28,7 @@ from ._text import excerpt
 from .client import ChatModel
 from .errors import EndpointError
 from .events import Event, TurnStart
+from .i18n import _
 from .lesson import give_up
 from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
@@ -36,7 +37,7 @@ from .models import connect, is_mock
 from .outcome import Run, Stop, ToolCall, Turn
 
 __all__ = [
-    "Explorer", "badge_html", "dashboard", "explorer", "transcript_html",
+    "Explorer", "badge_html", "dashboard", "explorer", "reading_html", "transcript_html",
     "turns_text",
 ]
 
@@ -118,6 +119,22 @@ def transcript_html(run: Run | None) -> str:
             f"✖ The endpoint failed: {html.escape(run.error)}</div>"
         )
     return "".join(blocks) or '<div class="wts-empty">No turns.</div>'
+
+
+def reading_html(system: str, task: str) -> str:
+    """What the mock makes of a system prompt about giving up: the words it takes as permission
+    or as a refusal, or that it finds none. The mock's view only: a real model reads for itself."""
+    from .mock.intent import WHY, read_intent
+
+    intent = read_intent(system, task)
+    if intent.quote:
+        text = _("the mock reads {why}: “{quote}”").format(why=_(WHY[intent.why]), quote=intent.quote)
+        if intent.allowed and intent.condition and intent.condition.text not in intent.quote:
+            text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
+    else:
+        text = _("the mock reads no permission to give up in this prompt")
+    colour = "#2e7d32" if intent.allowed else "#c62828" if intent.refused else "#616161"
+    return f'<span class="wts-reading" style="color:{colour};font-size:13px">{html.escape(text)}</span>'
 
 
 def progress_text(event: Event) -> str | None:
@@ -232,7 +249,12 @@ class Explorer:
         )
         self.stop_on = self._switch("stop_on=['mark_star'] — the warp pipe",
                                     self.setup.stop_on if stop_on is None else stop_on)
-        self.give_up = self._switch("allow giving up (system prompt)", allow_give_up)
+        self.give_up = self._switch(_("allow giving up (system prompt)"), allow_give_up)
+        self.system_prompt = w.Text(
+            value=give_up(), continuous_update=False, description=_("system prompt"),
+            style={"description_width": "initial"}, layout=w.Layout(width="100%"))
+        """The give-up words sent when the switch is on: the lesson's, or the learner's own."""
+        self.reading = w.HTML(layout=w.Layout(min_height="20px"))
         self.wrap_up = self._switch("wrap-up request after the clock", wrap_up)
         self.run_button = w.Button(description="Run", button_style="primary", icon="play",
                                    layout=w.Layout(display=None if self.live else "none"))
@@ -249,13 +271,15 @@ class Explorer:
                              (self.progress, "wts-progress"), (self.transcript, "wts-transcript"),
                              (self.plot, "wts-plot"), (self.map, "wts-map"),
                              (self.run_button, "wts-run"), (self.stop_on, "wts-stop-on"),
-                             (self.give_up, "wts-give-up"), (self.wrap_up, "wts-wrap-up")]:
+                             (self.give_up, "wts-give-up"), (self.wrap_up, "wts-wrap-up"),
+                             (self.system_prompt, "wts-system-prompt"), (self.reading, "wts-reading")]:
             widget.add_class(name)
         self.show_map = self._map_shown(show_map)
         self.widget = self._layout(self._shown_switches(stop_on, allow_give_up, wrap_up),
                                    self.show_map)
 
-        for control in (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up):
+        for control in (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up,
+                        self.system_prompt):
             control.observe(self._changed, names="value")
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
@@ -276,7 +300,7 @@ class Explorer:
                 self.prompt or lesson_prompt(), model=self._current_model(), tools=self.level.tools(*tools),
                 max_turns=self.max_turns.value,
                 stop_on=[TERMINAL] if self.stop_on.value else [],
-                system=give_up() if self.give_up.value else None,
+                system=self._system(),
                 on_max_turns="wrap_up" if self.wrap_up.value else "stop",
                 on_event=self._on_event if self.live else None,
             )
@@ -291,6 +315,10 @@ class Explorer:
         return run
 
     # -- internals ---------------------------------------------------------------------------
+
+    def _system(self) -> str | None:
+        """The system prompt of the next run: the text field's words when giving up is allowed."""
+        return (self.system_prompt.value.strip() or None) if self.give_up.value else None
 
     def _current_model(self) -> ChatModel:
         if self.live:
@@ -324,6 +352,9 @@ class Explorer:
                 f"done: {turns_text(run)} in {run.elapsed_s:.1f} s" if run else self.progress.value
             )
         self.badge.value = badge_html(run, self.error)
+        system = self._system()
+        self.reading.value = "" if self.live or system is None else reading_html(
+            system, self.prompt or lesson_prompt())
         self.turns.value = turns_text(run)
         self.transcript.value = transcript_html(run)
         self.map.value = svg_img(self.map_svg, f"level map {self.level_name}") if self.show_map else ""
@@ -354,7 +385,10 @@ class Explorer:
             align_items="center", justify_content="space-between", flex_flow="row wrap"))
         self.turns.layout.margin = "0 8px"
         parts: list[w.Widget] = [header, controls, w.HBox(list(switches),
-                                 layout=w.Layout(flex_flow="row wrap")), status, self.progress]
+                                 layout=w.Layout(flex_flow="row wrap"))]
+        if self.give_up in switches:  # the learner's own words, and what the mock makes of them
+            parts += [self.system_prompt, self.reading]
+        parts += [status, self.progress]
         if show_map and not self.compact:  # a notebook is wide: the map beside the transcript
             self.map.layout.width = self.transcript.layout.width = "50%"
             self.map.layout.height = self.transcript.layout.height

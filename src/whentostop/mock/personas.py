@@ -3,10 +3,17 @@ prompt, the tools offered and their descriptions, the tool results and errors â€
 same way every time, what a model would do next. None of them ever opens a level file.
 
     searcher   searches area by area; delivers the star with mark_star when offered, else in
-               text; gives up in text if, and only if, the system prompt allows it
+               text; gives up in text if, and only if, the conversation allows it, and quotes
+               the words it took as permission
     loopboros  the same, but never admits defeat: another search, another spelling, until the clock
     sloppy     a searcher whose first mark_star input fails validation; fixes it after the error
     slow       a searcher that takes `slow:SECONDS` (default 2 s) per reply
+
+What the system prompt and the task say about giving up is read by `intent.read_intent`, a small
+reader of intent by rules (English and Brazilian Portuguese). Every persona answers in the
+conversation's language: its words come from the gettext catalogue, through
+`translator(language)`, whatever `set_language` says; tool names, arguments and area names are
+data and stay as they are.
 """
 
 from __future__ import annotations
@@ -16,9 +23,12 @@ import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
+from ..i18n import N_, translator
 from ..outcome import message_text
+from .intent import Intent, read_intent
 
 PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
 DEFAULT_SLOW_S = 2.0
@@ -26,12 +36,25 @@ DEFAULT_SLOW_S = 2.0
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _AREAS = re.compile(r"Areas:\s*([^\n]+?)\.?\s*$", re.MULTILINE)
 _BLOCK = re.compile(r"^Block (\d+): (.+)$", re.MULTILINE)
-_NEGATED = re.compile(r"\b(never|don'?t|do not|must not|mustn'?t)\b[^.]{0,30}\b(give up|stop|quit)")
-_MAY_GIVE_UP = re.compile(
-    r"\b(give up|couldn'?t find|could not find|can'?t find|cannot find|not find it|"
-    r"unable to find|stop searching|admit)\b",
-    re.IGNORECASE,
-)
+
+# What the personas say: msgids for the catalogue, translated into the conversation's language.
+SEARCH_NOTE = N_("Let me search the {area}.")
+FIRST_SEARCH_NOTE = N_("Let me start in the {area}.")
+FOUND = N_("I found the star! It is in the {area}, block {block}.")
+MARKING = N_("The star is in the {area}, block {block}. Marking it on the map.")
+SLOPPY_MARKING = N_("Found the star! Marking it.")
+FIXING = N_('Fixing my input: item must be "star", block a number.')
+DONE = N_("Done: the star is marked on block {block}.")
+NO_TOOL = N_("I have no tool to search the level with, so I cannot look for the star.")
+AGAIN = N_("The star must be somewhere. Maybe I missed it: searching '{area}' again.")
+GAVE_UP = N_("I searched {areas} and couldn't find the star. I'm stopping, as you allowed: \"{quote}\".")
+GAVE_UP_UNSEARCHED = N_("I couldn't find the star. I'm stopping, as you allowed: \"{quote}\".")
+GAVE_UP_ON_A_HINT = N_("I searched {areas} and couldn't find the star. I'm stopping, since you told me: "
+                       "\"{quote}\".")
+WRAP_UP_FOUND = N_("The star is in the {area}, block {block}.")
+WRAP_UP_NOT_FOUND = N_("I ran out of turns. I searched: {searched}. I did not find the star.")
+NOTHING_YET = N_("nothing yet")
+LIST = N_("{items} and {last}")
 
 
 def count_tokens(text: str) -> int:
@@ -73,9 +96,20 @@ class View:
         """Whether the request offers the tool `name` and allows calling tools at all."""
         return name in self.tool_names and self.tool_choice != "none"
 
-    @property
-    def may_give_up(self) -> bool:
-        return bool(_MAY_GIVE_UP.search(self.system)) and not _NEGATED.search(self.system.lower())
+    @cached_property
+    def intent(self) -> Intent:
+        """What the instructions (the system prompt, then the task) say about giving up."""
+        return read_intent(self.system, self.prompt)
+
+    def say(self, msgid: str, **fields: Any) -> str:
+        """One of the persona's sentences, in the conversation's language."""
+        return translator(self.intent.language).gettext(msgid).format(**fields)
+
+    def listed(self, items: list[str]) -> str:
+        """"overworld, sky and castle", in the conversation's language."""
+        if len(items) < 2:
+            return "".join(items)
+        return self.say(LIST, items=", ".join(items[:-1]), last=items[-1])
 
 
 def read(body: dict[str, Any]) -> View:
@@ -132,36 +166,39 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
         return _say(_wrap_up(view))
     if any(ok for _, ok in view.marks):
         block = next(args.get("block") for args, ok in view.marks if ok)
-        return _say(f"Done: the star is marked on block {block}.")
+        return _say(view.say(DONE, block=block))
     if view.star is not None:
         area, block = view.star
         if view.can("mark_star"):
             if sloppy and not view.marks:
                 return _call(view, "mark_star", {"item": "Star", "block": f"the {block}th block"},
-                             "Found the star! Marking it.")
-            note = "Fixing my input: item must be \"star\", block a number." if view.marks else \
-                f"The star is in the {area}, block {block}. Marking it on the map."
+                             view.say(SLOPPY_MARKING))
+            note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
             return _call(view, "mark_star", {"item": "star", "block": block}, note)
-        return _say(f"I found the star! It is in the {area}, block {block}.")
+        return _say(view.say(FOUND, area=area, block=block))
     if not view.can("search_blocks"):
         if view.turn == 1:
-            return _say("I have no tool to search the level with, so I cannot look for the star.")
+            return _say(view.say(NO_TOOL))
         return _say(_wrap_up(view))
+    # Giving up, when (and only when) the conversation allows it: after N empty searches if it
+    # names a number, else once every area came back without the star.
+    allowed = view.intent.allowed and not stubborn
+    after = view.intent.searches
+    if allowed and after is not None and view.attempts >= max(after, 1):
+        return _say(_give_up(view))
     todo = [a for a in view.areas if a.lower() not in view.searched]
     if todo:
         area = todo[0]
-        return _call(view, "search_blocks", {"area": area}, f"Let me search the {area}.")
+        return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
     if not view.areas and view.attempts == 0:
-        return _call(view, "search_blocks", {"area": "overworld"}, "Let me start in the overworld.")
-    if view.may_give_up and not stubborn:
-        where = ", ".join(view.areas) or "every area"
-        return _say(f"I searched {where} and couldn't find the star. It does not seem to be in this level.")
+        return _call(view, "search_blocks", {"area": "overworld"}, view.say(FIRST_SEARCH_NOTE, area="overworld"))
+    if allowed and after is None:
+        return _say(_give_up(view))
     # Never give up: another search, another spelling.
     k = view.attempts - len(view.areas)
     area = view.areas[k % len(view.areas)] if view.areas else "overworld"
     spelling = _SPELLINGS[(k // max(len(view.areas), 1)) % len(_SPELLINGS)](area)
-    return _call(view, "search_blocks", {"area": spelling},
-                 f"The star must be somewhere. Maybe I missed it: searching {spelling!r} again.")
+    return _call(view, "search_blocks", {"area": spelling}, view.say(AGAIN, area=spelling))
 
 
 _SPELLINGS: list[Callable[[str], str]] = [
@@ -174,11 +211,21 @@ _SPELLINGS: list[Callable[[str], str]] = [
 ]
 
 
+def _give_up(view: View) -> str:
+    """The admission, quoting the words taken as permission (or as a hint)."""
+    searched = list(dict.fromkeys(view.searched))
+    quote = view.intent.quote
+    if not searched:
+        return view.say(GAVE_UP_UNSEARCHED, quote=quote)
+    hint = view.intent.why == "absence possible"
+    return view.say(GAVE_UP_ON_A_HINT if hint else GAVE_UP, areas=view.listed(searched), quote=quote)
+
+
 def _wrap_up(view: View) -> str:
     if view.star:
-        return f"The star is in the {view.star[0]}, block {view.star[1]}."
-    searched = ", ".join(dict.fromkeys(view.searched)) or "nothing yet"
-    return f"I ran out of turns. I searched: {searched}. I did not find the star."
+        return view.say(WRAP_UP_FOUND, area=view.star[0], block=view.star[1])
+    searched = ", ".join(dict.fromkeys(view.searched)) or view.say(NOTHING_YET)
+    return view.say(WRAP_UP_NOT_FOUND, searched=searched)
 
 
 def _say(text: str) -> dict[str, Any]:
