@@ -59,9 +59,11 @@ def test_the_core_never_imports_the_mock(module: str) -> None:
 
 
 def test_only_models_and_the_notebook_helpers_choose_the_mock() -> None:
+    """`castle` gives notebook 1-4's plain loop the mock's in-process transport, and `loopcheck`
+    serves the mock on a real socket for the loop's check: the notebook helpers."""
     choosers = {name for name, deps in graph().items()
                 if any(d == "mock" or d.startswith("mock.") for d in deps)}
-    assert choosers <= {"models", "mock", "mock.endpoint", "__main__"}, choosers
+    assert choosers <= {"models", "mock", "mock.endpoint", "__main__", "castle", "loopcheck"}, choosers
 
 
 def test_no_private_name_of_httpx_or_httpcore_is_used() -> None:
