@@ -300,15 +300,15 @@ def test_a_recipe_that_reads_the_clock_as_an_answer_is_told_what_the_clock_shoul
     assert verdict.status == "incorrect" and "('max_turns', None)" in verdict.message
 
 
-@pytest.mark.parametrize("run_options, status", [
-    (dict(model="sloppy", level="1-3", stop_on=["mark_star"], max_turns=5), "correct"),
-    (dict(model="loopboros", level="1-1", max_turns=3, on_max_turns="wrap_up"), "correct"),
-    (dict(model="searcher", level="1-3", stop_on=["mark_star"]), "incorrect"),
-    (dict(model="slow:0.05", level="1-2", deadline_s=0.12), "incorrect"),
+@pytest.mark.parametrize("model, level, options, status", [
+    ("sloppy", "1-3", {"stop_on": ["mark_star"], "max_turns": 5}, "correct"),
+    ("loopboros", "1-1", {"max_turns": 3, "on_max_turns": "wrap_up"}, "correct"),
+    ("searcher", "1-3", {"stop_on": ["mark_star"]}, "incorrect"),
+    ("slow:0.05", "1-2", {"deadline_s": 0.12}, "incorrect"),
 ])
-def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(run_options, status):
-    options = dict(run_options)
-    level, model = options.pop("level"), options.pop("model")
+def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(model, level, options, status):
+    """Right after a rejected terminal call, or after a wrap-up, the last message passes for an
+    answer; an honest run, or a deadline mistaken for the clock (no answer either way), does not."""
     run = run_agent(PROMPT, model=connect(model), tools=load_level(level).tools(), **options)
     verdict = by_tag("exercise-1-4-d").result(run)
     assert verdict.status == status, verdict.message
