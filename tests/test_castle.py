@@ -336,6 +336,16 @@ def test_castle_caller_near_misses_get_their_own_verdict(old, new, says):
     assert says in verdict.message, verdict.message
 
 
+def test_castle_caller_may_make_the_retry_clearer_through_the_system_prompt():
+    caller = broken(CALLER, 'for task in (PROMPT, PROMPT + " Search each room once, then mark the star or '
+                    'say it is not here."):\n        run = run_agent(task, model=model, tools=level.tools(), '
+                    'system=GIVE_UP,',
+                    'for task, system in ((PROMPT, GIVE_UP), (PROMPT, GIVE_UP + " Search each room once.")):'
+                    '\n        run = run_agent(task, model=model, tools=level.tools(), system=system,')
+    verdict = CALLER.result(caller)
+    assert verdict.status == "correct", verdict.message
+
+
 def test_every_1_4_exercise_says_not_attempted_for_its_blank():
     for exercise in EXERCISES["1-4"]:
         blank = defined("from whentostop.checks import ____\n" + exercise.blank, exercise.answer,

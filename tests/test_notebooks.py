@@ -173,7 +173,7 @@ def test_every_question_has_its_tagged_cell_in_order(name, level):
     assert first_quiz > exercises_start
 
 
-@pytest.mark.parametrize("name", LESSONS)
+@pytest.mark.parametrize("name", ALL)
 def test_the_first_code_cell_chooses_the_language(name):
     first = next(c for c in read(name).cells if c.cell_type == "code").source.splitlines()
     assert first[0] == "from whentostop import set_language"

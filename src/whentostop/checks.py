@@ -808,7 +808,7 @@ def _verify_castle_caller(fn: Any) -> Verdict:
     first_task, second_task = (_task(r) for r in runs)
     if first_task == second_task:
         return _wrong(_("the retry sent the same prompt again ({task!r}): make the second one "
-                        "clearer (say what to do, and how to end).").format(task=first_task))
+                        "clearer (say what to do, and how to end).").format(task=first_task[-1]))
     if status != "clock" or not isinstance(shown, str) or not shown.strip():
         return _wrong(_("after two runs on the clock, castle_caller should return (\"clock\", a "
                         "sentence saying why there is no answer, the runs); it returned "
@@ -836,9 +836,12 @@ def _verify_castle_caller(fn: Any) -> Verdict:
         max_turns=run.max_turns, deadline=run.deadline_s, star=star))
 
 
-def _task(run: Run) -> str:
-    """The first user message of a run: the task it was given."""
-    return next((str(m.get("content")) for m in run.messages if m.get("role") == "user"), "")
+def _task(run: Run) -> tuple[str, str]:
+    """What a run was asked: its system prompt and its first user message (the task)."""
+    def first(role: str) -> str:
+        return next((str(m.get("content")) for m in run.messages if m.get("role") == role), "")
+
+    return first("system"), first("user")
 
 
 # --- the catalogue ------------------------------------------------------------------------------
