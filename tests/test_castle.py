@@ -351,3 +351,16 @@ def test_every_1_4_exercise_says_not_attempted_for_its_blank():
         blank = defined("from whentostop.checks import ____\n" + exercise.blank, exercise.answer,
                         exercise.given)
         assert exercise.result(blank).status == "not attempted", exercise.id
+
+
+def test_where_no_thread_can_start_the_loop_check_judges_in_process_and_says_the_socket_was_skipped(monkeypatch):
+    """JupyterLite's browser kernel has no threads: the check must still give its verdict."""
+    from whentostop.mock import endpoint
+
+    def no_threads(self):
+        raise RuntimeError("can't start new thread")
+
+    monkeypatch.setattr(endpoint.MockServer, "start", no_threads)
+    verdict = LOOP.result(defined(LOOP.solution_code, "my_loop", LOOP.given))
+    assert verdict.status == "correct"
+    assert "real-socket runs were skipped here (RuntimeError: can't start new thread)" in verdict.message

@@ -197,8 +197,14 @@ def socket_url() -> Iterator[tuple[str | None, str]]:
     try:
         from .mock.endpoint import MockServer
 
-        server = MockServer().start()
+        server = MockServer()
     except (OSError, RuntimeError, ImportError) as exc:
+        yield None, f"{type(exc).__name__}: {exc}"
+        return
+    try:
+        server.start()
+    except RuntimeError as exc:  # no threads (Pyodide): the socket is closed, not left open
+        server.httpd.server_close()
         yield None, f"{type(exc).__name__}: {exc}"
         return
     try:
