@@ -10,7 +10,17 @@ from typing import Any
 import pytest
 
 from whentostop import NoAnswer, Stop, connect, load_level, run_agent
-from whentostop.checks import EXERCISES, ____, by_tag, exercises, mock_run
+from whentostop.checks import (
+    EXERCISES,
+    ____,
+    by_tag,
+    exercises,
+    mock_run,
+    predictions,
+    question_by_tag,
+    quiz,
+)
+from whentostop.i18n import _ as translated
 
 ALL = [ex for group in EXERCISES.values() for ex in group]
 IDS = [ex.id for ex in ALL]
@@ -280,3 +290,49 @@ def test_unknown_notebook_and_tag_are_clear_errors():
 
 def test_blank_placeholder_reads_as_the_blank():
     assert repr(____) == "____"
+
+
+# --- predictions and end-of-level questions -----------------------------------------------------
+
+QUESTIONS = [q for level in EXERCISES for q in (*predictions(level), *quiz(level))]
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
+def test_every_wrong_option_has_its_own_feedback_and_the_right_one_says_why(question):
+    wrong = [letter for letter in question.letters if letter != question.answer]
+    assert question.answer in question.letters and len(question.letters) >= 3
+    assert set(question.text.feedback) == set(wrong)
+    feedback = [translated(question.text.feedback[letter]) for letter in wrong]
+    assert all(feedback) and len(set(feedback)) == len(feedback)
+    for letter in wrong:
+        verdict = question.result(letter)
+        assert verdict.status == "incorrect"
+        assert translated(question.text.feedback[letter]) in verdict.message
+    right = question.result(question.answer.upper())
+    assert right.status == "correct" and translated(question.text.why) in right.message
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
+def test_a_question_left_blank_shows_its_options_and_never_raises(question, capsys):
+    assert question.result().status == "not attempted"
+    question.check()
+    out = capsys.readouterr().out
+    assert f"{question.label}: " in out and "Not attempted yet: " in out
+    assert all(f"({letter}) " in out for letter in question.letters)
+    assert question_by_tag(question.tag) == question
+
+
+def test_a_letter_that_is_not_an_option_is_told_the_choices():
+    verdict = predictions("1-1")[0].result("z")
+    assert verdict.status == "incorrect" and '"a", "b", "c", "d"' in verdict.message
+
+
+def test_each_lesson_has_predictions_and_exactly_five_end_questions():
+    for level in ("00", "1-1", "1-2", "1-3", "1-4"):
+        assert len(predictions(level)) >= 2 and len(quiz(level)) == 5
+
+
+def test_the_answers_are_not_all_the_same_letter():
+    for level in ("00", "1-1", "1-2", "1-3", "1-4"):
+        letters = {q.answer for q in (*predictions(level), *quiz(level))}
+        assert len(letters) >= 2, level
