@@ -266,7 +266,7 @@ def test_no_output_looks_like_an_api_key(name, jupyter_env):
     assert not KEY_LIKE.search(shown)
 
 
-@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock"])   # the others: same path
+@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock", "1-4_the_castle"])   # the others: same path
 def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyter_env):
     """The environment alone moves every run onto real HTTP (the mock served on a loopback
     socket, standing in for Ollama or vLLM): no cell names the endpoint."""
