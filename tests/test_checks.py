@@ -1,5 +1,6 @@
-"""The exercise checkers: every exercise says "not attempted yet" for a blank, helps on a wrong
-answer, and accepts its own solution — judged by running the answer on the mock."""
+"""The exercise checkers: every exercise says "Not attempted yet" for a blank, helps on a wrong
+answer, and accepts its own solution — judged by running the answer on the mock. Verdicts put
+their words first ("Correct", "Not yet", "Not attempted yet"); hints come in two steps."""
 
 from __future__ import annotations
 
@@ -10,60 +11,79 @@ import pytest
 from test_intent import GIVES_UP
 
 from whentostop import NoAnswer, Stop, connect, load_level, run_agent
-from whentostop.checks import EXERCISES, GIVE_UP_EXAMPLES, ____, by_tag, exercises, mock_run
+from whentostop.checks import (
+    EXERCISES,
+    GIVE_UP_EXAMPLES,
+    ____,
+    by_tag,
+    exercises,
+    mock_run,
+    predictions,
+    question_by_tag,
+    quiz,
+)
 from whentostop.i18n import _, using
+from whentostop.i18n import _ as translated
 
 ALL = [ex for group in EXERCISES.values() for ex in group]
 IDS = [ex.id for ex in ALL]
 
 
-def answer_of(source: str, name: str) -> Any:
-    """Run an answer cell's code (without its check line) and return what it defined."""
+PRELUDE = ("from whentostop import *\nfrom whentostop.lesson import GIVE_UP, PROMPT\n"
+           "from whentostop.checks import ____\n")
+"""What every notebook's first cell imports, which the answers rely on."""
+
+
+def answer_of(source: str, name: str, given: str = "") -> Any:
+    """Run an answer cell's code (without its check line), after the code of earlier cells it
+    relies on, and return what it defined."""
     namespace: dict[str, Any] = {}
-    exec("from whentostop import *\nfrom whentostop.checks import ____\n" + source, namespace)
+    exec(PRELUDE + given + "\n" + source, namespace)
     return namespace[name]
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=IDS)
 def test_blank_answer_is_not_attempted_and_never_raises(exercise, capsys):
-    blank = answer_of(exercise.blank, exercise.answer)
+    blank = answer_of(exercise.blank, exercise.answer, exercise.given)
     assert exercise.result(blank).status == "not attempted"
     exercise.check(blank)
     exercise.check()
     out = capsys.readouterr().out
-    assert out.count("not attempted yet") == 2
-    assert f"Exercise {exercise.id}" in out
+    assert out.count(f"Exercise {exercise.id} — Not attempted yet: ") == 2
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=IDS)
 def test_own_solution_is_correct(exercise, capsys):
-    answer = answer_of(exercise.solution_code, exercise.answer)
+    answer = answer_of(exercise.solution_code, exercise.answer, exercise.given)
     verdict = exercise.result(answer)
     assert verdict.status == "correct", verdict.message
     exercise.check(answer)
-    assert f"✅ Exercise {exercise.id}: Correct: " in capsys.readouterr().out
+    assert f"Exercise {exercise.id} — Correct: " in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=IDS)
-def test_hint_and_solution_print_without_running_anything(exercise, capsys):
+def test_hints_come_in_two_steps_and_the_solution_prints_without_running_anything(exercise, capsys):
     exercise.hint()
+    first = capsys.readouterr().out
+    exercise.hint(2)
+    second = capsys.readouterr().out
+    assert f"Hint 1 of 2 ({exercise.id})" in first and f"{exercise.var}.hint(2)" in first
+    assert f"Hint 2 of 2 ({exercise.id})" in second and first.split(": ", 1)[1] != second.split(": ", 1)[1]
     exercise.solution()
-    out = capsys.readouterr().out
-    assert f"Hint ({exercise.id})" in out
-    assert exercise.solution_code in out
+    assert exercise.solution_code in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("exercise", ALL, ids=IDS)
 def test_answer_cell_is_tagged_and_solvable(exercise):
     assert by_tag(exercise.tag) is exercise
-    assert re.fullmatch(r"exercise-(00|1-[123])-[a-z]", exercise.tag)
+    assert re.fullmatch(r"exercise-(00|1-[1234])-[a-z]", exercise.tag)
     assert exercise.cell().endswith(exercise.check_line)
     assert "____" in exercise.cell() and "____" not in exercise.cell(solved=True)
 
 
 def test_each_level_has_at_least_two_exercises_and_00_a_warm_up():
     assert len(exercises("00")) >= 1
-    for level in ("1-1", "1-2", "1-3"):
+    for level in ("1-1", "1-2", "1-3", "1-4"):
         group = exercises(level)
         assert len(group) >= 2
         assert [ex.var for ex in group] == [f"q{i}" for i in range(1, len(group) + 1)]
@@ -101,10 +121,25 @@ def test_clock_after_five_turns_is_told_to_set_three():
     assert "5 turns" in verdict.message and "max_turns=3" in verdict.message
 
 
-def test_clock_exercise_with_a_run_that_answered_asks_for_the_loopboros():
+def test_clock_exercise_with_a_run_that_answered_is_told_it_played_another_level():
     verdict = by_tag("exercise-1-1-a").result(mock_run("1-2", only_search=True, max_turns=3))
     assert verdict.status == "incorrect"
-    assert "the flag" in verdict.message and "loopboros" in verdict.message
+    assert "another level" in verdict.message and 'load_level(\"1-1\")' in verdict.message
+
+
+def test_clock_exercise_with_the_searcher_on_level_1_2_stopped_at_3_turns_is_not_accepted():
+    """Both tools offered, so the searcher marks the star on turn 3, and the clock stops it
+    there: three turns on the clock, but not the Loopboros on level 1-1 the task asks for."""
+    run = mock_run("1-2", max_turns=3)
+    assert run.stop == Stop.MAX_TURNS and len(run.turns) == 3
+    verdict = by_tag("exercise-1-1-a").result(run)
+    assert verdict.status == "incorrect" and "another level" in verdict.message
+
+
+def test_clock_exercise_with_the_searcher_on_level_1_1_asks_for_the_loopboros():
+    verdict = by_tag("exercise-1-1-a").result(mock_run("1-1", max_turns=3))
+    assert verdict.status == "incorrect"
+    assert "searcher" in verdict.message and "loopboros" in verdict.message
 
 
 def test_answer_or_none_that_lets_noanswer_escape_is_told_to_catch_it():
@@ -265,6 +300,29 @@ def test_exit_of_that_confuses_clock_and_deadline_names_the_run():
     assert "'deadline'" in verdict.message and "'the deadline'" in verdict.message
 
 
+def test_exit_of_that_returns_the_librarys_exit_name_is_told_the_task_forbids_it():
+    def peeking(run):
+        return run.exit_name
+
+    verdict = by_tag("exercise-1-3-b").result(peeking)
+    assert verdict.status == "incorrect"
+    assert "run.exit_name" in verdict.message and "Stop" in verdict.message
+
+
+def test_exit_of_is_judged_against_the_exit_names_of_the_language_in_effect():
+    from whentostop.i18n import _, using
+    from whentostop.outcome import EXIT_NAMES
+
+    with using("pt"):
+        names = {stop: _(name) for stop, name in EXIT_NAMES.items()}
+
+        def in_portuguese(run):
+            return names[run.stop]
+
+        verdict = by_tag("exercise-1-3-b").result(in_portuguese)
+    assert verdict.status == "correct", verdict.message
+
+
 def test_turns_saved_of_one_is_told_it_is_the_done_turn():
     verdict = by_tag("exercise-1-3-c").result(1)
     assert verdict.status == "incorrect" and "Done" in verdict.message
@@ -290,3 +348,49 @@ def test_unknown_notebook_and_tag_are_clear_errors():
 
 def test_blank_placeholder_reads_as_the_blank():
     assert repr(____) == "____"
+
+
+# --- predictions and end-of-level questions -----------------------------------------------------
+
+QUESTIONS = [q for level in EXERCISES for q in (*predictions(level), *quiz(level))]
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
+def test_every_wrong_option_has_its_own_feedback_and_the_right_one_says_why(question):
+    wrong = [letter for letter in question.letters if letter != question.answer]
+    assert question.answer in question.letters and len(question.letters) >= 3
+    assert set(question.text.feedback) == set(wrong)
+    feedback = [translated(question.text.feedback[letter]) for letter in wrong]
+    assert all(feedback) and len(set(feedback)) == len(feedback)
+    for letter in wrong:
+        verdict = question.result(letter)
+        assert verdict.status == "incorrect"
+        assert translated(question.text.feedback[letter]) in verdict.message
+    right = question.result(question.answer.upper())
+    assert right.status == "correct" and translated(question.text.why) in right.message
+
+
+@pytest.mark.parametrize("question", QUESTIONS, ids=[q.id for q in QUESTIONS])
+def test_a_question_left_blank_shows_its_options_and_never_raises(question, capsys):
+    assert question.result().status == "not attempted"
+    question.check()
+    out = capsys.readouterr().out
+    assert f"{question.label}: " in out and "Not attempted yet: " in out
+    assert all(f"({letter}) " in out for letter in question.letters)
+    assert question_by_tag(question.tag) == question
+
+
+def test_a_letter_that_is_not_an_option_is_told_the_choices():
+    verdict = predictions("1-1")[0].result("z")
+    assert verdict.status == "incorrect" and '"a", "b", "c", "d"' in verdict.message
+
+
+def test_each_lesson_has_predictions_and_exactly_five_end_questions():
+    for level in ("00", "1-1", "1-2", "1-3", "1-4"):
+        assert len(predictions(level)) >= 2 and len(quiz(level)) == 5
+
+
+def test_the_answers_are_not_all_the_same_letter():
+    for level in ("00", "1-1", "1-2", "1-3", "1-4"):
+        letters = {q.answer for q in (*predictions(level), *quiz(level))}
+        assert len(letters) >= 2, level

@@ -33,7 +33,8 @@ def query(link: str) -> dict[str, str]:
 
 @pytest.mark.parametrize("short, file", [
     ("00", "00_start_here.ipynb"), ("1-1", "1-1_the_clock.ipynb"), ("1-2", "1-2_the_flag.ipynb"),
-    ("1-3", "1-3_the_warp_pipe.ipynb"), ("explorer", "explorer.ipynb"),
+    ("1-3", "1-3_the_warp_pipe.ipynb"), ("1-4", "1-4_the_castle.ipynb"),
+    ("explorer", "explorer.ipynb"),
 ])
 def test_nbgitpuller_link_opens_each_notebook_in_jupyterlab(short: str, file: str) -> None:
     link = nbgitpuller_link(HUB, notebook=short)
@@ -78,9 +79,9 @@ def test_binder_link_for_another_git_host_uses_the_git_provider() -> None:
     assert query(link) == {"urlpath": "lab/tree/notebooks/1-1_the_clock.ipynb"}
 
 
-@pytest.mark.parametrize("bad", ["9-9", "1-4", "the_clock", "", "1-1_the_clock"])
+@pytest.mark.parametrize("bad", ["9-9", "1-5", "the_clock", "", "1-1_the_clock"])
 def test_unknown_notebook_is_an_error_naming_the_choices(bad: str) -> None:
-    with pytest.raises(ValueError, match="00, 1-1, 1-2, 1-3, explorer"):
+    with pytest.raises(ValueError, match="00, 1-1, 1-2, 1-3, 1-4, explorer"):
         nbgitpuller_link(HUB, notebook=bad)
     with pytest.raises(ValueError, match="Unknown notebook"):
         binder_link(notebook=bad)
@@ -130,7 +131,7 @@ def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> N
     assert badge and badge.group(1) == binder_link(notebook="00")
     expected = {binder_link(notebook=n) for n in SHORT_NAMES}
     assert set(found) <= expected, set(found) - expected
-    for level in ("1-1", "1-2", "1-3"):
+    for level in ("1-1", "1-2", "1-3", "1-4"):
         assert binder_link(notebook=level) in found
 
 
@@ -143,6 +144,8 @@ def test_no_binder_folder_hides_the_root_pyproject() -> None:
 
 GUIDE = ROOT / "docs" / "workshop.md"
 PLANS = {"### 90 minutes": 90, "### 3 hours": 180}
+LEVELS = ("00", "1-1", "1-2", "1-3", "1-4")
+"""Every lesson notebook: each plan gives each of them its teaching minutes."""
 
 
 def notebook_minutes(short: str) -> tuple[int, int]:
@@ -188,7 +191,7 @@ def test_each_plan_adds_up_to_its_length_and_its_clock_times_follow(heading: str
 @pytest.mark.parametrize("heading", PLANS)
 def test_each_plan_gives_every_level_the_notebooks_teaching_minutes(heading: str) -> None:
     rows = {r[1].split(" ")[0]: r for r in plan_rows(heading)}
-    for short in ("00", "1-1", "1-2", "1-3"):
+    for short in LEVELS:
         teaching, exercises = notebook_minutes(short)
         row = rows[short]
         assert as_int(row[2]) == teaching, (heading, short)
@@ -200,7 +203,7 @@ def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minut
     from whentostop.checks import exercises
 
     table = {r[0].split(" ")[0]: r for r in plan_rows("## Two plans")}
-    for short in ("00", "1-1", "1-2", "1-3"):
+    for short in LEVELS:
         teaching, exercise_min = notebook_minutes(short)
         row = table[short]
         assert (as_int(row[1]), as_int(row[2].split(" ")[0])) == (teaching, exercise_min), short
@@ -211,7 +214,7 @@ def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minut
 def test_every_exercise_the_guide_names_exists() -> None:
     from whentostop.checks import by_tag
 
-    named = set(re.findall(r"\b(00|1-[123])\.([a-z])\b", GUIDE.read_text()))
+    named = set(re.findall(r"\b(00|1-[1234])\.([a-z])\b", GUIDE.read_text()))
     assert len(named) >= 9
     for notebook, letter in named:
         by_tag(f"exercise-{notebook}-{letter}")

@@ -31,8 +31,11 @@ from whentostop.classroom import notebook_file
 
 pytestmark = [pytest.mark.browser]
 
-EXIT_SHOWN_FIRST = {"1-1": "the clock", "1-2": "the flag", "1-3": "the warp pipe"}
-"""How each level's explorer ends its first run, with the notebook's own settings."""
+EXIT_SHOWN_FIRST = {"1-1": "the clock", "1-2": "the flag", "1-3": "the warp pipe", "1-4": "the clock"}
+"""How each level's explorer ends its first run, with the notebook's own settings (the castle's
+honest search is longer than the default budget of 10)."""
+CASTLE_BUDGET = 20
+"""A max_turns the castle's honest search fits in (sixteen rooms, then the warp pipe: 17 turns)."""
 SHORT_BUDGET = 2
 """A max_turns below every level's natural length (1-2 needs 3 turns, 1-3 five): the clock."""
 
@@ -133,3 +136,21 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(no
     # Stopped by the clock before mark_star: the map is redrawn without the marker.
     assert map_with_marker and map_with_marker.startswith("data:image/svg+xml")
     expect(explorer.locator(".wts-map img").first).not_to_have_attribute("src", map_with_marker)
+
+
+@pytest.mark.timeout(300)
+def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(notebook_page, lab: Lab) -> None:
+    explorer = run_level(notebook_page, lab, "1-4")
+    explorer.locator(".wts-map img").first.wait_for(timeout=30_000)
+    before = ExplorerView.read(explorer)
+    map_without_marker = explorer.locator(".wts-map img").first.get_attribute("src")
+    assert "the clock" in before.badge and "turn 10" in before.transcript
+    move_slider(notebook_page, explorer, CASTLE_BUDGET - slider_value(explorer))
+    expect(explorer.locator(".wts-badge")).to_contain_text("the warp pipe", timeout=15_000)
+    expect(explorer.locator(".wts-turns")).to_have_text("17 turns", timeout=15_000)
+    expect(explorer.locator(".wts-map img").first).not_to_have_attribute("src", map_without_marker)
+    assert error_outputs(notebook_page) == [], "moving the slider put an error on the page"
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-1-4")
+    after = ExplorerView.read(explorer)
+    assert "47" in after.badge and "mark_star" in after.transcript and "turn 17" in after.transcript
+    assert after.plot != before.plot

@@ -12,7 +12,8 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from whentostop.checks import by_tag, exercises
+from whentostop import loop
+from whentostop.checks import FROM_SCRATCH, by_tag, exercises, predictions, question_by_tag, quiz
 from whentostop.mock import MockServer
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -21,6 +22,7 @@ LESSONS = {
     "1-1_the_clock": "1-1",
     "1-2_the_flag": "1-2",
     "1-3_the_warp_pipe": "1-3",
+    "1-4_the_castle": "1-4",
 }
 ALL = sorted(p.stem for p in NOTEBOOKS.glob("*.ipynb"))
 CELL_TIMEOUT_S = 60
@@ -34,17 +36,21 @@ def read(name: str) -> nbformat.NotebookNode:
     return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
 
 
-def tagged(nb: nbformat.NotebookNode) -> list[tuple[nbformat.NotebookNode, str]]:
-    """(cell, tag) for every exercise answer cell."""
+def tagged(nb: nbformat.NotebookNode, prefix: str = "exercise-") -> list[tuple[nbformat.NotebookNode, str]]:
+    """(cell, tag) for every cell whose tag starts with `prefix`: exercise answer cells by
+    default, "question-" for the predictions and end-of-level questions."""
     return [(cell, tag) for cell in nb.cells
-            for tag in cell.get("metadata", {}).get("tags", []) if tag.startswith("exercise-")]
+            for tag in cell.get("metadata", {}).get("tags", []) if tag.startswith(prefix)]
 
 
 def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
-    """A copy with every tagged answer cell replaced by its exercise's solution."""
+    """A copy with every tagged answer cell replaced by its exercise's solution, and every
+    question answered with its right letter."""
     nb = copy.deepcopy(nb)
     for cell, tag in tagged(nb):
         cell.source = by_tag(tag).cell(solved=True)
+    for cell, tag in tagged(nb, "question-"):
+        cell.source = question_by_tag(tag).cell(solved=True)
     return nb
 
 
@@ -148,7 +154,61 @@ def test_the_explorer_is_the_last_thing_before_the_exercises(name):
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
     before = [c for c in cells[:start] if c.cell_type == "code"][-1]
     level = "1-2" if LESSONS[name] == "00" else LESSONS[name]   # 00 previews the 1-2 explorer
-    assert before.source.rstrip().endswith(f'explorer("{level}")')
+    assert re.search(rf'explorer\("{level}"(, [^()]*)?\)$', before.source.rstrip()), before.source
+
+
+@pytest.mark.parametrize("name, level", LESSONS.items())
+def test_every_question_has_its_tagged_cell_in_order(name, level):
+    """The predictions come before the runs they are about, in order; the five end-of-level
+    questions close the level, before its key points."""
+    cells = read(name).cells
+    found = tagged(read(name), "question-")
+    wanted = [q.tag for q in (*predictions(level), *quiz(level))]
+    assert [tag for _, tag in found] == wanted
+    for cell, tag in found:
+        assert cell.source == question_by_tag(tag).cell(), f"{tag}: the cell differs from its blank"
+    assert len(quiz(level)) == 5 and predictions(level)
+    first_quiz = next(i for i, c in enumerate(cells) if quiz(level)[0].tag in c.metadata.get("tags", []))
+    exercises_start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
+    assert first_quiz > exercises_start
+
+
+@pytest.mark.parametrize("name", ALL)
+def test_the_first_code_cell_chooses_the_language(name):
+    first = next(c for c in read(name).cells if c.cell_type == "code").source.splitlines()
+    assert first[0] == "from whentostop import set_language"
+    assert first[1].startswith('set_language("en")') and '"pt"' in first[1]
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_matplotlib_is_imported_only_in_cells_of_its_own(name):
+    """A notebook in JupyterLite may have no matplotlib: its import must take down only itself."""
+    for cell in read(name).cells:
+        if cell.cell_type == "code" and re.search(r"^(import matplotlib|from whentostop import plots)",
+                                                  cell.source, re.MULTILINE):
+            lines = [x for x in cell.source.splitlines() if x.strip() and not x.startswith("#")]
+            assert all(re.match(r"(import matplotlib|from whentostop import plots|%matplotlib)", x)
+                       for x in lines), cell.source
+
+
+def test_the_castles_from_scratch_cells_are_the_ones_the_exercises_build_on():
+    cells = {tag.removeprefix("scratch-1-4-"): cell.source
+             for cell, tag in tagged(read("1-4_the_castle"), "scratch-")}
+    assert cells == FROM_SCRATCH
+
+
+def test_the_castles_map_onto_run_agent_quotes_the_loop_as_it_is():
+    """Every line the 1-4 notebook quotes from run_agent is in loop.py: when the loop changes,
+    this fails until the notebook's table follows."""
+    table = next(c.source for c in read("1-4_the_castle").cells
+                 if c.cell_type == "markdown" and "| `run_agent`, in `whentostop/loop.py`" in c.source)
+    source = " ".join(Path(loop.__file__).read_text(encoding="utf-8").split())
+    quoted = [re.findall(r"`([^`]+)`", row.split("|")[2])
+              for row in table.splitlines()[2:] if row.startswith("|")]
+    quoted = [q for row in quoted for q in row]
+    assert len(quoted) >= 9
+    for line in quoted:
+        assert " ".join(line.split()) in source, f"loop.py no longer has: {line}"
 
 
 # --- run from a clean kernel --------------------------------------------------------------------
@@ -161,12 +221,15 @@ def test_notebook_runs_top_to_bottom_as_committed(name, jupyter_env):
 
 
 @pytest.mark.parametrize("name", LESSONS)
-def test_blank_exercises_say_not_attempted_yet(name, jupyter_env):
+def test_blank_exercises_and_questions_say_not_attempted_yet(name, jupyter_env):
     nb = executed(name, False, jupyter_env)
     for cell, tag in tagged(nb):
         shown = text_of(cell)
-        assert "not attempted yet" in shown, f"{tag}: {shown!r}"
+        assert "Not attempted yet" in shown, f"{tag}: {shown!r}"
         assert by_tag(tag).id in shown
+    for cell, tag in tagged(nb, "question-"):
+        shown = text_of(cell)
+        assert "Not attempted yet" in shown and question_by_tag(tag).id in shown, f"{tag}: {shown!r}"
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -182,7 +245,10 @@ def test_notebook_with_solutions_filled_in_passes_every_check(name, jupyter_env)
     assert not errors(nb), "\n".join(errors(nb))
     for cell, tag in tagged(nb):
         shown = text_of(cell)
-        assert f"Exercise {by_tag(tag).id}: Correct: " in shown, f"{tag}: {shown!r}"
+        assert f"Exercise {by_tag(tag).id} — Correct: " in shown, f"{tag}: {shown!r}"
+    for cell, tag in tagged(nb, "question-"):
+        shown = text_of(cell)
+        assert f"{question_by_tag(tag).id}: " in shown and "\nCorrect: " in shown, f"{tag}: {shown!r}"
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -200,7 +266,7 @@ def test_no_output_looks_like_an_api_key(name, jupyter_env):
     assert not KEY_LIKE.search(shown)
 
 
-@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock"])   # the others: same path
+@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock", "1-4_the_castle"])   # the others: same path
 def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyter_env):
     """The environment alone moves every run onto real HTTP (the mock served on a loopback
     socket, standing in for Ollama or vLLM): no cell names the endpoint."""

@@ -55,7 +55,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     link_p.add_argument("--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu")
     link_p.add_argument("--repo", default=None, help="the repository learners pull (default: this project's)")
     link_p.add_argument("--branch", default="main")
-    link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3 or explorer (default 00)")
+    link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)")
 
     args = parser.parse_args(argv)
     if args.lang:

@@ -27,6 +27,7 @@ NOTEBOOKS = {
     "1-1": "1-1_the_clock.ipynb",
     "1-2": "1-2_the_flag.ipynb",
     "1-3": "1-3_the_warp_pipe.ipynb",
+    "1-4": "1-4_the_castle.ipynb",
     "explorer": "explorer.ipynb",
 }
 """Short names a class uses for the notebooks in `notebooks/`."""

@@ -232,22 +232,27 @@ class Level:
 
 
 LEVELS = ("1-1", "1-2", "1-3")
+"""The three exits' levels: each has an explorer, and the projector's dashboard shows them."""
+CASTLE = "1-4"
+"""The castle, the last level of the world: notebook 1-4's capstone, a search of 15+ turns."""
+SHIPPED = (*LEVELS, CASTLE)
+"""Every level shipped in `data/levels/`."""
 
 
 def load_level(name_or_path: str | Path) -> Level:
-    """Load a shipped level (`"1-1"`, `"1-2"`, `"1-3"`) or any level file of the same format."""
+    """Load a shipped level (`"1-1"` ... `"1-4"`) or any level file of the same format."""
     return Level(spec=_spec(str(name_or_path)))
 
 
 @cache
 def _spec(name_or_path: str) -> LevelSpec:
-    if name_or_path in LEVELS:
+    if name_or_path in SHIPPED:
         text = data_file("levels", f"{name_or_path}.json").read_text(encoding="utf-8")
     else:
         path = Path(name_or_path)
         if not path.is_file():
             raise FileNotFoundError(_(
                 "no level {name!r}: use one of {levels} or a path to a level file"
-            ).format(name=name_or_path, levels=", ".join(LEVELS)))
+            ).format(name=name_or_path, levels=", ".join(SHIPPED)))
         text = path.read_text(encoding="utf-8")
     return LevelSpec.model_validate(json.loads(text))
