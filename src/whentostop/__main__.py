@@ -80,23 +80,27 @@ def _run(args: argparse.Namespace) -> int:
             on_max_turns="wrap_up" if args.wrap_up else "stop",
         )
     except EndpointError as exc:
-        partial = exc.run
-        if args.json:
-            print(json.dumps({"stop": None, "error": str(exc), "answer": None,
-                              "turns": _turns(partial) if partial else []}))
-        else:
-            if partial and partial.turns:
-                print(transcript(partial))
-            print(_("error: {error}").format(error=exc), file=sys.stderr)
-        return 2
+        return _failed(args, exc, exc.run)
     except ValueError as exc:
-        print(_("error: {error}").format(error=exc), file=sys.stderr)
-        return 2
+        return _failed(args, exc)
     if args.json:
         print(json.dumps(as_json(run)))
     else:
         print(transcript(run))
     return 0 if run.has_answer else 1
+
+
+def _failed(args: argparse.Namespace, exc: BaseException, partial: Run | None = None) -> int:
+    """A usage error or a broken run: the run so far, then one `error: …` line; exit 2.
+    With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
+    error = " ".join(str(exc).split()) or type(exc).__name__
+    if args.json:
+        print(json.dumps({"stop": None, "error": error, "answer": None,
+                          "turns": _turns(partial) if partial else []}))
+    elif partial and partial.turns:
+        print(transcript(partial))
+    print(_("error: {error}").format(error=error), file=sys.stderr)
+    return 2
 
 
 def as_json(run: Run) -> dict[str, Any]:

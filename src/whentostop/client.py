@@ -12,7 +12,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -44,6 +44,12 @@ MAX_RETRY_WAIT_S = 20.0
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 RETRY_STATUSES = {429, 500, 502, 503, 504}
+ACCEPT_ENCODING = "gzip, deflate"
+"""The only compressions asked for, and so the only ones read (`_inflated`); any other is a
+`BadResponse`. httpx would also offer br and zstd when their packages happen to be installed."""
+_PIECE = 64 * 1024
+"""Decompressed bytes are produced at most this many at a time, so they are counted as they
+grow: a few kilobytes that inflate to gigabytes never reach memory whole."""
 
 OnRetry = Callable[[int, str, float], None]
 """`on_retry(attempt, reason, wait_s)`: called before each retried request."""
@@ -108,7 +114,7 @@ class OpenAIChat:
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
             base_url=self.base_url,
-            headers=self._headers,
+            headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
             timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
             transport=transport or _network_transport(),
         )
@@ -219,6 +225,10 @@ class OpenAIChat:
             ) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
+        except httpx.DecodingError:  # only a transport of its own decodes before we do
+            raise BadResponse(
+                _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
+                  "not").format(url=self.url, encoding="?"), url=self.url) from None
         except httpx.TransportError as exc:
             raise EndpointUnreachable(
                 _("The connection to {url} failed ({kind}: {detail}). Is the server still "
@@ -242,24 +252,62 @@ class OpenAIChat:
             .format(url=self.url, limit=limit) + " " + _timeout_advice(),
             url=self.url,
         )
-        chunks: list[bytes] = []
-        size = 0
-        try:
+        too_big = BadResponse(
+            _("{url} sent more than {limit:,} bytes: not a chat completion")
+            .format(url=self.url, limit=MAX_RESPONSE_BYTES),
+            url=self.url,
+        )
+
+        def arriving() -> Iterator[bytes]:
+            size = 0
             for chunk in response.iter_raw():
                 size += len(chunk)
                 if size > MAX_RESPONSE_BYTES:
-                    raise BadResponse(
-                        _("{url} sent more than {limit:,} bytes: not a chat completion")
-                        .format(url=self.url, limit=MAX_RESPONSE_BYTES),
-                        url=self.url,
-                    )
+                    raise too_big
                 if time.monotonic() > stop_at:
                     raise still_arriving
-                chunks.append(chunk)
+                yield chunk
+
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for piece in self._inflated(response, arriving()):
+                size += len(piece)
+                if size > MAX_RESPONSE_BYTES:
+                    raise too_big
+                if time.monotonic() > stop_at:
+                    raise still_arriving
+                chunks.append(piece)
         except httpx.TimeoutException:
             raise still_arriving from None
-        return httpx.Response(response.status_code, headers=response.headers,
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=headers,
                               content=b"".join(chunks), request=response.request)
+
+    def _inflated(self, response: httpx.Response, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """The body with its `Content-Encoding` undone (gzip and deflate, in any number of
+        layers), in pieces of at most `_PIECE` bytes; `BadResponse` for an encoding this client
+        did not ask for, and for a body that is not what its header says."""
+        said = response.headers.get("content-encoding", "")
+        codings = [c.strip().lower() for c in said.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        unknown = [c for c in codings if c not in ("gzip", "x-gzip", "deflate")]
+        if unknown:
+            raise BadResponse(
+                _("{url} answered with Content-Encoding: {encoding}, which this client did not "
+                  "ask for (it asks for {accepted})").format(
+                    url=self.url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
+                url=self.url)
+        lie = BadResponse(
+            _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
+              "not").format(url=self.url, encoding=excerpt(said, 60)), url=self.url)
+        cut = BadResponse(
+            _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
+                url=self.url, encoding=excerpt(said, 60)), url=self.url)
+        for coding in reversed(codings):  # the header lists them in the order they were applied
+            chunks = _inflate(chunks, coding, lie, cut)
+        return chunks
 
     def _unreachable(self, detail: str) -> str:
         import httpx
@@ -332,6 +380,39 @@ class OpenAIChat:
 
 def _timeout_advice() -> str:
     return _("A slow model needs a longer timeout_s; a stuck one needs a deadline_s.")
+
+
+def _inflate(chunks: Iterator[bytes], coding: str, lie: BadResponse,
+             cut: BadResponse) -> Iterator[bytes]:
+    """One layer of gzip or deflate undone, `_PIECE` bytes at most at a time (zlib's
+    `max_length`): what is left of the input waits in `unconsumed_tail` until asked for.
+    `deflate` is tried zlib-wrapped, then raw, as servers send both."""
+    import zlib
+
+    wbits = 16 + zlib.MAX_WBITS if coding in ("gzip", "x-gzip") else zlib.MAX_WBITS
+    inflater = zlib.decompressobj(wbits)
+    started = arrived = False
+    for chunk in chunks:
+        data = chunk
+        arrived = arrived or bool(chunk)
+        while data and not inflater.eof:
+            try:
+                piece = inflater.decompress(data, _PIECE)
+            except zlib.error:
+                if started or wbits != zlib.MAX_WBITS:
+                    raise lie from None
+                wbits, inflater = -zlib.MAX_WBITS, zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            started = True
+            data = inflater.unconsumed_tail
+            if piece:
+                yield piece
+            while len(piece) == _PIECE and not data and not inflater.eof:
+                piece = inflater.decompress(b"", _PIECE)  # output still held inside zlib
+                if piece:
+                    yield piece
+    if arrived and not inflater.eof:  # an empty body is empty, whatever its header says
+        raise cut
 
 
 def _network_transport() -> httpx.BaseTransport:
