@@ -8,11 +8,14 @@ Searching for a fragment of it catches a key cut in half by an excerpt, too.
 
 from __future__ import annotations
 
+import html
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
 import httpx
@@ -103,6 +106,150 @@ def test_the_key_never_appears_in_the_command_line_output(act, as_json):
     assert server.requests and server.requests[0].headers["authorization"] == f"Bearer {KEY}"
     assert CANARY not in done.stdout and CANARY not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- a key echoed in another spelling, or carried in the URL -------------------------------
+
+
+SLASHED = "sk-test/LEAKCANARY/1234+567890="  # a key with characters JSON and URLs escape
+
+
+def json_escaped(text: str, every: bool = True) -> str:
+    r"""`text` as a JSON string's inside, its characters as \uXXXX escapes (and `/` as `\/`)."""
+    return "".join(
+        "\\/" if c == "/" else f"\\u{ord(c):04x}" if every or c.isupper() else c for c in text)
+
+
+def decoded(text: str) -> str:
+    """`text` with the escapes of JSON, URLs and HTML undone, twice (an escape of an escape)."""
+    for _ in range(2):
+        text = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+        text = html.unescape(urllib.parse.unquote(re.sub(r"\\+/", "/", text)))
+    return text
+
+
+def percent(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" for c in text)
+
+
+def html_refs(text: str) -> str:
+    return "".join(f"&#{ord(c)};" if i % 2 else f"&#x{ord(c):x};" for i, c in enumerate(text))
+
+
+def echo_raw(status: int, template: str, content_type: str = "application/json"):
+    """Answer `template` with {key} replaced by the bare key the client sent, as written."""
+    def act(h, req):
+        key = req.headers["authorization"].removeprefix("Bearer ")
+        send(h, status, template.replace("{key}", key), content_type=content_type)
+    return act
+
+
+def spelled(status: int, spell, content_type: str = "application/json", template: str | None = None):
+    template = template or '{"error": {"message": "invalid key: {key}"}}'
+
+    def act(h, req):
+        key = req.headers["authorization"].removeprefix("Bearer ")
+        send(h, status, template.replace("{key}", spell(key)), content_type=content_type)
+    return act
+
+
+ESCAPED_ECHOES = {
+    "json \\u escapes": spelled(401, json_escaped),
+    "json \\u escapes, upper-case hex": spelled(401, lambda k: json_escaped(k).upper().replace("\\U", "\\u")),
+    "some characters escaped": spelled(401, lambda k: json_escaped(k, every=False)),
+    "json \\/": spelled(401, lambda k: k.replace("/", "\\/")),
+    "percent-encoded in a URL": spelled(404, lambda k: "https://gw.example/v1?key=" + percent(k)),
+    "html character references": spelled(502, html_refs, "text/html",
+                                         "<html><body>bad upstream key {key}</body></html>"),
+    "html page, json-escaped": spelled(502, json_escaped, "text/html",
+                                       '<script>var k = "{key}";</script>'),
+    "upper-cased": spelled(403, str.upper),
+    "cut by the gateway": spelled(401, lambda k: k[:20] + "..."),
+    "its tail, by the gateway": spelled(401, lambda k: "..." + k[6:]),
+    "in an error object, not a string": spelled(
+        400, json_escaped, template='{"error": {"message": {"detail": "key {key} refused"}}}'),
+    "in a reply with no choices": spelled(200, json_escaped, template='{"echo": "{key}"}'),
+    "in a 200's text": spelled(200, json_escaped, template=(
+        '{"choices": [{"message": {"role": "assistant", "content": "You sent {key}"}}]}')),
+    "in a 200's tool call": spelled(200, json_escaped, template=(
+        '{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c", '
+        '"type": "function", "function": {"name": "{key}", "arguments": "{\\"key\\": \\"{key}\\"}"}}]}}]}')),
+}
+
+
+@pytest.mark.parametrize("secret", [KEY, SLASHED])
+@pytest.mark.parametrize("echo", ESCAPED_ECHOES.values(), ids=ESCAPED_ECHOES.keys())
+def test_a_key_echoed_in_another_spelling_is_redacted_too(monkeypatch, secret, echo):
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with FaultyServer([echo]) as server:
+        model = connect("m", base_url=server.base_url, max_retries=0)
+        ending = run_to_end(model=model, max_turns=1)
+    assert server.requests[0].headers["authorization"] == f"Bearer {secret}"
+    shown = decoded(everything_shown(ending, model))
+    assert CANARY.lower() not in shown.lower()
+    assert "***" in shown
+
+
+@pytest.mark.parametrize("echo", [ESCAPED_ECHOES["json \\u escapes"], ESCAPED_ECHOES["in a 200's text"]])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_escaped_key_never_appears_in_the_command_line_output(echo, as_json):
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    env.pop("OPENAI_BASE_URL", None)
+    with FaultyServer([echo]) as server:
+        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
+               "--model", "m", "--max-turns", "1"] + (["--json"] if as_json else [])
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode in (0, 2), done.stderr
+    assert CANARY.lower() not in decoded(done.stdout + done.stderr).lower()
+
+
+def with_userinfo(url: str, userinfo: str) -> str:
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{userinfo}@{rest}"
+
+
+@pytest.mark.parametrize("userinfo", [f"user:{KEY}", KEY, f"user:{percent(KEY)}"],
+                         ids=["user:key", "key as user", "percent-encoded"])
+def test_a_key_in_the_base_urls_userinfo_is_sent_but_never_shown(userinfo):
+    with FaultyServer([echo_authorization(401)]) as server:
+        model = connect("m", base_url=with_userinfo(server.base_url, userinfo), max_retries=0)
+        ending = run_to_end(model=model)
+    assert server.requests[0].headers["authorization"].startswith("Basic ")  # httpx sent it
+    assert isinstance(ending.error, AuthenticationError)
+    assert model.base_url == with_userinfo(server.base_url, "***")
+    assert ending.error.url == with_userinfo(server.base_url, "***") + "/chat/completions"
+    assert CANARY not in everything_shown(ending, model)
+    assert "Basic ***" in str(ending.error)  # the echoed header: base64 of user:key
+
+
+def test_a_key_in_the_userinfo_of_an_unreachable_url_is_not_in_the_error():
+    from conftest import free_port
+
+    url = f"http://user:{KEY}@127.0.0.1:{free_port()}/v1"
+    model = connect("m", base_url=url)
+    ending = run_to_end(model=model)
+    assert "Could not reach http://***@127.0.0.1:" in str(ending.error)
+    assert CANARY not in everything_shown(ending, model)
+
+
+def test_a_key_in_the_userinfo_of_openai_base_url_is_not_in_a_usage_error(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://user:{KEY}@127.0.0.1:9/v1")
+    with pytest.raises(ValueError) as caught:
+        connect()
+    assert "Which model at http://***@127.0.0.1:9/v1?" in str(caught.value)
+    assert CANARY not in str(caught.value)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_key_in_the_userinfo_never_appears_in_the_command_line_output(as_json):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    with FaultyServer([echo_authorization(401)]) as server:
+        cmd = [sys.executable, "-m", "whentostop", "run", "--model", "m",
+               "--base-url", with_userinfo(server.base_url, f"user:{KEY}")]
+        done = subprocess.run(cmd + (["--json"] if as_json else []), env=env,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert CANARY not in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
 def test_committed_notebooks_have_no_outputs_and_no_keys():

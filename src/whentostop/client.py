@@ -107,18 +107,20 @@ class OpenAIChat:
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
-        self.base_url = base_url.rstrip("/")
+        real_url = base_url.rstrip("/")
+        self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self._secret = api_key or ""
+        self._safe = _redactor((self._secret, *_userinfo_secrets(real_url)))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
-            base_url=self.base_url,
+            base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
             timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
             transport=transport or _network_transport(),
         )
-        self._endpoint = httpx.URL(self.url)  # parsed once, not per request
+        self._endpoint = httpx.URL(f"{real_url}/chat/completions")  # parsed once, not per request
 
     def __repr__(self) -> str:
         key = ", api_key=***" if self._secret else ""
@@ -333,7 +335,7 @@ class OpenAIChat:
         self, response: httpx.Response, retries: list[str], why_not: str = ""
     ) -> EndpointHTTPError:
         status = response.status_code
-        said = _error_text(self._safe(response.text))
+        said = _error_text(response.text, self._safe)
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
@@ -360,26 +362,166 @@ class OpenAIChat:
         return cls(message, status=status, url=self.url, retries=retries)
 
     def _parse(self, response: httpx.Response) -> Completion:
-        text = self._safe(response.text)  # before any excerpt: a cut key must not leak either
+        text = response.text
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
+            text = self._safe(text)  # before any excerpt: a cut key must not leak either
             raise BadResponse(
                 _("{url} answered with something that is not JSON: {excerpt}").format(
                     url=self.url, excerpt=excerpt(text) or _("(an empty body)")),
                 url=self.url,
             ) from None
         try:
-            return parse_completion(data)
+            # the key hidden in what JSON decoded, before anything is quoted or kept
+            return parse_completion(self._hidden(data))
+        except RecursionError:
+            raise BadResponse(_("{url} answered with JSON nested too deeply to read").format(
+                url=self.url), url=self.url) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
-    def _safe(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+    def _hidden(self, value: Any) -> Any:
+        """Parsed JSON with every string in it (keys too) passed through `_safe`: what a
+        reply's escapes (`\\uXXXX`, `\\/`) spelled differently is plain text by now."""
+        if isinstance(value, str):
+            return self._safe(value)
+        if isinstance(value, list):
+            return [self._hidden(item) for item in value]
+        if isinstance(value, dict):
+            return {self._safe(k): self._hidden(v) for k, v in value.items()}
+        return value
 
 
 def _timeout_advice() -> str:
     return _("A slow model needs a longer timeout_s; a stuck one needs a deadline_s.")
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown: its user-info (`http://user:KEY@host`, a key some gateways
+    take in the URL) replaced by `***`; the rest as written."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    if not sep or "@" not in rest[:end]:
+        return url
+    return f"{scheme}://***@{rest[:end].rpartition('@')[2]}{rest[end:]}"
+
+
+def _userinfo_secrets(url: str) -> list[str]:
+    """The secrets in `url`'s user-info, as written, decoded, and as the `Basic` credentials
+    httpx sends for them. A user name is a secret only when no password follows it (a token)."""
+    import base64
+    from urllib.parse import unquote
+
+    _, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo = rest[:end].rpartition("@")[0] if sep else ""
+    if not userinfo:
+        return []
+    user, _, password = userinfo.partition(":")
+    basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    token = password or user
+    return [userinfo, token, unquote(token), basic]
+
+
+SECRET_FRAGMENT = 8
+"""A run of this many characters of a key, or more, is hidden too: a gateway may cut the key
+it echoes, and a fragment is still a secret."""
+
+
+@functools.lru_cache(maxsize=16)
+def _redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
+    """What hides `secrets` in text an endpoint sent back, as `***`: each secret in any spelling
+    the layers between may give it (as written, in any case, JSON's `\\uXXXX`, `\\/` and
+    `\\"`, URLs' `%XX`, HTML's `&#NN;`, `&#xHH;` and named references, base64), and any run of
+    `SECRET_FRAGMENT` or more of its characters as written. Built once per set of secrets."""
+    import base64
+    import re
+
+    if not any(secrets):
+        return _as_is
+    forms = sorted({s for s in secrets if s} | {base64.b64encode(s.encode()).decode()
+                                                for s in secrets if s}, key=len, reverse=True)
+    long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
+    short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
+    literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
+
+    @functools.cache
+    def spelled() -> re.Pattern[str]:  # compiled when first needed: ~50 ms for a long key
+        return re.compile("|".join("".join(_spellings(c) for c in s) for s in forms),
+                          re.IGNORECASE)
+
+    def hide(text: str) -> str:
+        if "\\" in text or "%" in text or "&" in text:  # the only spellings but the plain one
+            text = spelled().sub("***", text)
+        elif literal is not None:
+            text = literal.sub("***", text)
+        for secret in long_ones:
+            text = _hide_fragments(text, secret)
+        return text
+
+    return hide
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def _spellings(char: str) -> str:
+    """A regular expression for one character of a secret, in every spelling `_redactor` knows."""
+    import re
+
+    code = ord(char)
+    options = [re.escape(char), rf"\\u{code:04x}", "".join(f"%{b:02x}" for b in char.encode()),
+               f"&#0*{code};", f"&#x0*{code:x};"]
+    options += [re.escape(f"&{name}") for name in _html_names().get(char, ())]
+    if char in '/"\\':
+        options.append(re.escape("\\" + char))
+    return "(?:" + "|".join(options) + ")"
+
+
+@functools.cache
+def _html_names() -> dict[str, list[str]]:
+    """HTML's named character references, by the character they stand for (`/`: `sol;`)."""
+    import html.entities
+
+    names: dict[str, list[str]] = {}
+    for name, char in html.entities.html5.items():
+        if name.endswith(";"):
+            names.setdefault(char, []).append(name)
+    return names
+
+
+def _hide_fragments(text: str, secret: str) -> str:
+    """`text` with every run of `SECRET_FRAGMENT` or more characters of `secret` (lower-case)
+    replaced by `***`. Any such run holds one of the secret's 4-character blocks that start at
+    a multiple of 4, so `str.find` of those blocks finds every candidate at C speed."""
+    low, spans = text.lower(), []
+    if len(low) != len(text):  # a few characters lower-case to two: keep positions aligned
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    for start in range(0, len(secret) - 3, 4):
+        block = secret[start:start + 4]
+        at = low.find(block)
+        while at != -1:
+            left, right, i, j = at, at + 4, start, start + 4
+            while i > 0 and left > 0 and low[left - 1] == secret[i - 1]:
+                left, i = left - 1, i - 1
+            while j < len(secret) and right < len(low) and low[right] == secret[j]:
+                right, j = right + 1, j + 1
+            if right - left >= SECRET_FRAGMENT:
+                spans.append((left, right))
+            at = low.find(block, at + 1)
+    merged: list[list[int]] = []
+    for left, right in sorted(spans):
+        if merged and left <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], right)
+        else:
+            merged.append([left, right])
+    pieces, end = [], 0
+    for left, right in merged:
+        pieces += [text[end:left], "***"]
+        end = right
+    return "".join(pieces) + text[end:]
 
 
 def _inflate(chunks: Iterator[bytes], coding: str, lie: BadResponse,
@@ -526,15 +668,16 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
     return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
 
 
-def _error_text(text: str) -> str:
-    """A short excerpt of an error body: its `error.message` if it has one."""
+def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
+    """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
+    redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return excerpt(text) or _("(empty body)")
+        return excerpt(hide(text)) or _("(empty body)")
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return excerpt(str(data["error"].get("message", data["error"])))
-    return excerpt(json_text(data))
+        return excerpt(hide(str(data["error"].get("message", data["error"]))))
+    return excerpt(hide(json_text(data)))
 
 
-__all__ = ["ChatModel", "Completion", "OpenAIChat", "parse_completion"]
+__all__ = ["ChatModel", "Completion", "OpenAIChat", "parse_completion", "shown_url"]

@@ -14,7 +14,7 @@ import os
 from functools import cache
 from typing import Any
 
-from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat
+from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat, shown_url
 from .i18n import _
 
 MOCK_BASE_URL = "http://whentostop.mock/v1"
@@ -81,7 +81,7 @@ def connect(
         raise ValueError(_(
             "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
             "name from `ollama list`, such as llama3.2)."
-        ).format(endpoint=endpoint))
+        ).format(endpoint=shown_url(endpoint)))
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIChat(model, endpoint, api_key=api_key, timeout_s=timeout_s,
                       max_retries=max_retries)
