@@ -80,9 +80,13 @@ def _run(args: argparse.Namespace) -> int:
             on_max_turns="wrap_up" if args.wrap_up else "stop",
         )
     except EndpointError as exc:
-        return _failed(args, exc, exc.run)
+        return _failed(args, str(exc), exc.run)
     except ValueError as exc:
-        return _failed(args, exc)
+        return _failed(args, str(exc))
+    except KeyboardInterrupt as exc:  # Ctrl-C: the run so far, one line, and the shell's 130
+        partial: Run | None = getattr(exc, "run", None)
+        _failed(args, partial.error if partial and partial.error else _("interrupted"), partial)
+        return 130
     if args.json:
         print(json.dumps(as_json(run)))
     else:
@@ -90,10 +94,10 @@ def _run(args: argparse.Namespace) -> int:
     return 0 if run.has_answer else 1
 
 
-def _failed(args: argparse.Namespace, exc: BaseException, partial: Run | None = None) -> int:
+def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:
     """A usage error or a broken run: the run so far, then one `error: …` line; exit 2.
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
-    error = " ".join(str(exc).split()) or type(exc).__name__
+    error = " ".join(error.split())
     if args.json:
         print(json.dumps({"stop": None, "error": error, "answer": None,
                           "turns": _turns(partial) if partial else []}))
