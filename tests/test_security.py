@@ -378,3 +378,92 @@ def test_serve_still_answers_after_all_that(serve):
     run = run_to_end(model=connect("searcher", base_url=f"http://127.0.0.1:{port}/v1"),
                      prompt="Find the star in this level.", max_turns=3).run
     assert run.stop is not None and run.turns
+
+
+def nested(depth: int, where: str) -> bytes:
+    """A request body with `depth` nested arrays: the whole body, or inside a message."""
+    deep = "[" * depth + "]" * depth
+    if where == "body":
+        return deep.encode()
+    message = {"role": "user", "content": "<deep>"}
+    if where == "tool call":
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "x", "arguments": "<deep>"}}]}
+    body = json.dumps({"model": "searcher", "messages": [{"role": "user", "content": "hi"}, message]})
+    return body.replace('"<deep>"', deep).encode()
+
+
+@pytest.mark.parametrize("depth, where", [(100_000, "body"), (100_000, "content"), (5_000, "content"),
+                                          (900, "content"), (900, "tool call")])
+def test_serve_answers_a_deeply_nested_body_with_a_json_400(serve, depth, where):
+    port, _ = serve
+    response = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions",
+                          content=nested(depth, where), timeout=10)
+    assert_openai_error(response.status_code, response.json(), 400)
+    assert "nested too deeply" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("persona", ["slow:1e9", "slow:inf", "slow:1e400", "slow:nan", "slow:-1",
+                                     "slow:61"])
+def test_serve_refuses_a_slow_persona_beyond_its_cap_at_once(serve, persona):
+    from whentostop.mock.personas import MAX_SLOW_S
+
+    port, _ = serve
+    body = {"model": persona, "messages": [{"role": "user", "content": "hi"}]}
+    response = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=10)
+    assert_openai_error(response.status_code, response.json(), 404)
+    assert f"slow takes 0 to {MAX_SLOW_S:g} seconds" in response.json()["error"]["message"]
+
+
+def test_a_slow_persona_beyond_the_cap_is_not_found_in_process_too():
+    from whentostop import NotFound
+
+    with pytest.raises(NotFound, match="slow takes 0 to 60 seconds"):
+        connect("slow:1e9").complete([{"role": "user", "content": "hi"}], [])
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="Linux: SIGSTOP and its TCP backlog")
+def test_serve_takes_a_burst_of_a_class_worth_of_connections(tmp_path):
+    """A class sharing one `serve`: 100 learners connect at the same moment. The server is
+    paused (SIGSTOP) while they connect, so every connection must fit in its listen backlog
+    (socketserver's default of 5 drops the rest: their connects wait a second, or fail)."""
+    import selectors
+    import signal
+    import time
+
+    from conftest import free_port, running
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
+    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env,
+                 log=tmp_path / "serve.log") as proc:
+        os.kill(proc.pid, signal.SIGSTOP)
+        socks = []
+        try:
+            with selectors.DefaultSelector() as selector:
+                for _ in range(100):
+                    sock = socket.socket()
+                    sock.setblocking(False)
+                    sock.connect_ex(("127.0.0.1", port))
+                    selector.register(sock, selectors.EVENT_WRITE)
+                    socks.append(sock)
+                connected, deadline = set(), time.monotonic() + 3
+                while len(connected) < len(socks) and time.monotonic() < deadline:
+                    for key, _ in selector.select(timeout=0.1):
+                        if key.fileobj.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                            connected.add(key.fileobj)
+                        selector.unregister(key.fileobj)
+            assert len(connected) == 100, f"only {len(connected)} of 100 got through the backlog"
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        try:
+            for sock in socks:
+                sock.setblocking(True)
+                sock.settimeout(10)
+                sock.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answers = [sock.makefile("rb").readline() for sock in socks]
+        finally:
+            for sock in socks:
+                sock.close()
+    assert answers == [b"HTTP/1.1 200 OK\r\n"] * 100
