@@ -68,9 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    level = load_level(args.level)
-    names = [n.strip() for n in args.tools.split(",")] if args.tools else []
     try:
+        level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
+        names = [n.strip() for n in args.tools.split(",")] if args.tools else []
         # a --model on the command line is meant as given, whatever WHENTOSTOP_MODEL says
         endpoint = args.base_url or (os.environ.get("OPENAI_BASE_URL") if args.model else None)
         model = connect(args.model, base_url=endpoint or None)
@@ -81,7 +81,7 @@ def _run(args: argparse.Namespace) -> int:
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
-    except ValueError as exc:
+    except (OSError, ValueError) as exc:
         return _failed(args, str(exc))
     except KeyboardInterrupt as exc:  # Ctrl-C: the run so far, one line, and the shell's 130
         partial: Run | None = getattr(exc, "run", None)
