@@ -54,9 +54,10 @@ class LevelSpec(BaseModel):
         for area, blocks in self.areas.items():
             for number in blocks:
                 if number in where:
-                    raise ValueError(
-                        f"block {number} is in both area {where[number]!r} and area {area!r}: "
-                        "block numbers must be unique across the whole level")
+                    raise ValueError(_(
+                        "block {number} is in both area {first!r} and area {second!r}: block "
+                        "numbers must be unique across the whole level").format(
+                            number=number, first=where[number], second=area))
                 where[number] = area
         stars = [n for blocks in self.areas.values() for n, item in blocks.items() if item == "star"]
         if len(stars) > 1:
