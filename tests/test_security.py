@@ -220,6 +220,7 @@ def test_a_key_in_the_base_urls_userinfo_is_sent_but_never_shown(userinfo):
     assert ending.error.url == with_userinfo(server.base_url, "***") + "/chat/completions"
     assert CANARY not in everything_shown(ending, model)
     assert "Basic ***" in str(ending.error)  # the echoed header: base64 of user:key
+    assert "refused the API key. Check the credentials in the base URL" in str(ending.error)
 
 
 def test_a_key_in_the_userinfo_of_an_unreachable_url_is_not_in_the_error():

@@ -112,7 +112,8 @@ class OpenAIChat:
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self._secret = api_key or ""
-        self._safe = _redactor((self._secret, *_userinfo_secrets(real_url)))
+        self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
+        self._safe = _redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         self._http = httpx.Client(
             base_url=real_url,
@@ -339,9 +340,11 @@ class OpenAIChat:
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
-            what = (_("the endpoint refused the API key") if self._secret else
+            what = (_("the endpoint refused the API key") if self._secret or self._in_url else
                     _("the endpoint wants an API key and none was given"))
-            advice = _("Check OPENAI_API_KEY (its value is not shown here).")
+            advice = (_("Check the credentials in the base URL (they are not shown here).")
+                      if self._in_url and not self._secret else
+                      _("Check OPENAI_API_KEY (its value is not shown here)."))
         elif status == 404:
             cls, what = NotFound, _("no model {name!r}, or no such path").format(name=self.name)
             advice = _("Check the model name and that the base URL ends in /v1.")
