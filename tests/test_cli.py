@@ -106,3 +106,10 @@ def test_a_broken_level_file_prints_no_traceback_from_the_real_command(tmp_path)
                           capture_output=True, text=True, timeout=60)
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: ") and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://user:sk-secret-LEAK@host\x00/v1"])
+def test_a_malformed_base_url_is_one_error_line_and_exit_2(capsys, url):
+    assert main(["run", "--base-url", url, "--model", "m"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ") and "is not a valid URL" in line and "LEAK" not in line

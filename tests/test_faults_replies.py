@@ -326,3 +326,26 @@ def test_the_command_line_reports_a_lying_encoding_in_one_line_and_exits_2(as_js
     assert len(lines) == 1 and lines[0].startswith("error: ") and "but is not" in lines[0]
     if as_json:
         assert json.loads(done.stdout)["error"].endswith(lines[0].removeprefix("error: "))
+
+
+CAFE = json.dumps(chat("café"), ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32", "latin-1", "nonsense", "utf-8"])
+def test_a_reply_whose_charset_lies_is_read_as_json_is_written_utf_8(charset):
+    ending, _ = run_script([reply(CAFE, content_type=f"application/json; charset={charset}")])
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "café"
+
+
+def test_a_reply_in_the_charset_it_names_is_still_read():
+    body = json.dumps(chat("café"), ensure_ascii=False).encode("latin-1")
+    ending, _ = run_script([reply(body, content_type="application/json; charset=latin-1")])
+    assert ending.run.answer == "café"
+
+
+def test_an_error_body_whose_charset_lies_is_still_an_http_error():
+    from whentostop import EndpointHTTPError
+
+    ending, _ = run_script([reply(b'{"error": {"message": "no"}}', status=400,
+                                  content_type="application/json; charset=utf-16")])
+    assert isinstance(ending.error, EndpointHTTPError) and "The endpoint said: no" in str(ending.error)

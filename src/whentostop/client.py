@@ -115,6 +115,12 @@ class OpenAIChat:
         self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
         self._safe = _redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        try:
+            httpx.URL(real_url)
+        except httpx.InvalidURL as exc:
+            raise ValueError(_("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / "
+                               "base_url.").format(url=self.base_url,
+                                                   reason=self._safe(str(exc)))) from None
         self._http = httpx.Client(
             base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
@@ -336,7 +342,7 @@ class OpenAIChat:
         self, response: httpx.Response, retries: list[str], why_not: str = ""
     ) -> EndpointHTTPError:
         status = response.status_code
-        said = _error_text(response.text, self._safe)
+        said = _error_text(_body_text(response), self._safe)
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
@@ -365,7 +371,7 @@ class OpenAIChat:
         return cls(message, status=status, url=self.url, retries=retries)
 
     def _parse(self, response: httpx.Response) -> Completion:
-        text = response.text
+        text = _body_text(response)
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
@@ -394,6 +400,21 @@ class OpenAIChat:
         if isinstance(value, dict):
             return {self._safe(k): self._hidden(v) for k, v in value.items()}
         return value
+
+
+def _body_text(response: httpx.Response) -> str:
+    """The body as text. JSON is UTF-8 (RFC 8259) whatever the `charset` says, so that is tried
+    first; then the charset, then UTF-8 with replacement characters: a charset that lies, or
+    that Python does not know, never raises."""
+    content = response.content
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return content.decode(response.charset_encoding or "utf-8", errors="replace")
+    except (LookupError, UnicodeError):
+        return content.decode("utf-8", errors="replace")
 
 
 def _timeout_advice() -> str:

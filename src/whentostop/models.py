@@ -101,8 +101,8 @@ def _listed_models(endpoint: str) -> frozenset[str]:
     try:
         data = httpx.get(f"{endpoint}/models", timeout=2.0).json()
         return frozenset(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict))
-    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
-        return frozenset()
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, AttributeError, TypeError):
+        return frozenset()  # an invalid URL: the client says so, naming it
 
 
 __all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock"]
