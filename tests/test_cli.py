@@ -68,12 +68,15 @@ BROKEN_LEVELS = {
     "a key twice": b'{"name": "x", "areas": {"pipe": {"1": "coin", "1": "star"}}}',
     "empty": b"",
     "a folder": "folder",
+    "no name": "",
 }
 
 
 def broken_level(tmp_path, kind: str):
     path = tmp_path / "my-level.json"
     content = BROKEN_LEVELS[kind]
+    if content == "":
+        return ""
     if content == "folder":
         path.mkdir()
     elif content is not None:

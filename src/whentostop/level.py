@@ -259,7 +259,7 @@ def load_level(name_or_path: str | Path) -> Level:
     if name in LEVELS:
         return Level(spec=_shipped(name))
     path = Path(name)
-    if path.is_dir():
+    if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
     if not path.is_file():
         raise FileNotFoundError(_(
