@@ -32,9 +32,9 @@ from .intent import Intent, read_intent
 
 PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
 DEFAULT_SLOW_S = 2.0
-MAX_SLOW_S = 60.0
-"""The longest a `slow:SECONDS` reply may take: a longer one would hold a server thread for
-nothing (the client's own limit, 60 s by default, gives up first)."""
+MAX_SLOW_S = 600.0
+"""The longest a `slow:SECONDS` reply may take (ten minutes: a lesson can show a reply that takes
+minutes); a longer one would hold a server thread for nothing, or for ever."""
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _AREAS = re.compile(r"Areas:\s*([^\n]+?)\.?\s*$", re.MULTILINE)
