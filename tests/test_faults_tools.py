@@ -287,3 +287,25 @@ def test_a_tool_runs_again_once_its_hung_calls_have_finished():
     while live_tool_threads() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert slow("{}").output == "done"
+
+
+def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
+    """A notebook cell run again defines the function again: a new object, the same tool."""
+    from whentostop.tools import MAX_ABANDONED_CALLS
+
+    release = threading.Event()
+    before = live_tool_threads()
+    outputs = []
+    try:
+        for _ in range(MAX_ABANDONED_CALLS + 20):
+            def redefined() -> str:
+                """Hangs until released."""
+                release.wait(20)
+                return "done"
+
+            outputs.append(tool(redefined, timeout_s=0.02)("{}").output)
+        running = live_tool_threads() - before
+    finally:
+        release.set()
+    assert running == MAX_ABANDONED_CALLS
+    assert sum("was not run" in o for o in outputs) == 20

@@ -323,7 +323,7 @@ def _build_input_model(
 
 
 _ABANDONED: dict[Any, list[threading.Thread]] = {}
-"""The threads of timed-out calls that still run, by the tool's function."""
+"""The threads of timed-out calls that still run, by where the tool's function was defined."""
 _ABANDONED_LOCK = threading.Lock()
 
 
@@ -332,8 +332,7 @@ def _run_with_timeout(
 ) -> Any:
     if timeout_s is None:
         return fn(*args, **kwargs)
-    key = getattr(fn, "__wrapped__", fn)  # the tool's own function, whatever wraps it
-    key = key if getattr(type(key), "__hash__", None) else id(key)
+    key = _defined_as(getattr(fn, "__wrapped__", fn))  # the tool's own function
     with _ABANDONED_LOCK:
         for name, threads in list(_ABANDONED.items()):  # forget the calls that have finished
             _ABANDONED[name] = [t for t in threads if t.is_alive()]
@@ -382,6 +381,15 @@ def _run_inline(
     if time.monotonic() - started > timeout_s:
         raise TimeoutError
     return value
+
+
+def _defined_as(fn: Callable[..., Any]) -> Any:
+    """Where `fn` was defined (module and qualified name): a notebook cell run again makes a new
+    function object, but it is the same tool. Identity for a callable without a name."""
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if isinstance(module, str) and isinstance(name, str):
+        return module, name
+    return fn if getattr(type(fn), "__hash__", None) else id(fn)
 
 
 def _time_limit(timeout_s: float | None, deadline: float | None) -> tuple[float | None, bool]:
