@@ -8,6 +8,7 @@ Searching for a fragment of it catches a key cut in half by an excerpt, too.
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import os
@@ -124,6 +125,7 @@ def decoded(text: str) -> str:
     """`text` with the escapes of JSON, URLs and HTML undone, twice (an escape of an escape)."""
     for _ in range(2):
         text = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+        text = re.sub(r"\\+x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
         text = html.unescape(urllib.parse.unquote(re.sub(r"\\+/", "/", text)))
     return text
 
@@ -150,6 +152,7 @@ def spelled(status: int, spell, content_type: str = "application/json", template
     def act(h, req):
         key = req.headers["authorization"].removeprefix("Bearer ")
         send(h, status, template.replace("{key}", spell(key)), content_type=content_type)
+    act.spell = spell
     return act
 
 
@@ -164,6 +167,10 @@ ESCAPED_ECHOES = {
     "html page, json-escaped": spelled(502, json_escaped, "text/html",
                                        '<script>var k = "{key}";</script>'),
     "upper-cased": spelled(403, str.upper),
+    "\\x escapes (a script's string)": spelled(502, lambda k: "".join(f"\\x{ord(c):02x}" for c in k),
+                                            "text/html", "<script>var k = '{key}';</script>"),
+    "base64, url-safe and unpadded": spelled(
+        401, lambda k: base64.urlsafe_b64encode(k.encode()).decode().rstrip("=")),
     "cut by the gateway": spelled(401, lambda k: k[:20] + "..."),
     "its tail, by the gateway": spelled(401, lambda k: "..." + k[6:]),
     "in an error object, not a string": spelled(
@@ -185,8 +192,9 @@ def test_a_key_echoed_in_another_spelling_is_redacted_too(monkeypatch, secret, e
         model = connect("m", base_url=server.base_url, max_retries=0)
         ending = run_to_end(model=model, max_turns=1)
     assert server.requests[0].headers["authorization"] == f"Bearer {secret}"
-    shown = decoded(everything_shown(ending, model))
-    assert CANARY.lower() not in shown.lower()
+    shown = everything_shown(ending, model)
+    assert echo.spell(secret) not in shown  # as the endpoint spelled it
+    assert CANARY.lower() not in decoded(shown).lower()  # nor in any spelling undone
     assert "***" in shown
 
 

@@ -459,15 +459,18 @@ it echoes, and a fragment is still a secret."""
 def _redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
     """What hides `secrets` in text an endpoint sent back, as `***`: each secret in any spelling
     the layers between may give it (as written, in any case, JSON's `\\uXXXX`, `\\/` and
-    `\\"`, URLs' `%XX`, HTML's `&#NN;`, `&#xHH;` and named references, base64), and any run of
-    `SECRET_FRAGMENT` or more of its characters as written. Built once per set of secrets."""
+    `\\"`, `\\xHH`, URLs' `%XX`, HTML's `&#NN;`, `&#xHH;` and named references, base64 in
+    either alphabet), and any run of `SECRET_FRAGMENT` or more of its characters as written.
+    Built once per set of secrets."""
     import base64
     import re
 
     if not any(secrets):
         return _as_is
-    forms = sorted({s for s in secrets if s} | {base64.b64encode(s.encode()).decode()
-                                                for s in secrets if s}, key=len, reverse=True)
+    encoded = [base64.b64encode(s.encode()).decode() for s in secrets if s]
+    encoded += [e.replace("+", "-").replace("/", "_") for e in encoded]  # the URL-safe alphabet
+    forms = sorted({s for s in secrets if s} | {e.rstrip("=") for e in encoded},
+                   key=len, reverse=True)  # unpadded: it also finds the padded
     long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
     short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
     literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
@@ -500,6 +503,8 @@ def _spellings(char: str) -> str:
     code = ord(char)
     options = [re.escape(char), rf"\\u{code:04x}", "".join(f"%{b:02x}" for b in char.encode()),
                f"&#0*{code};", f"&#x0*{code:x};"]
+    if code < 256:
+        options.append(rf"\\x{code:02x}")  # a script's or a repr's escape
     options += [re.escape(f"&{name}") for name in _html_names().get(char, ())]
     if char in '/"\\':
         options.append(re.escape("\\" + char))
