@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
+
+import pytest
 
 from whentostop.__main__ import main
 
@@ -54,3 +58,61 @@ def test_bad_max_turns_is_a_clear_error(capsys):
 def test_unknown_persona_names_the_personas(capsys):
     assert main(["run", "--model", "gpt-7"]) == 2
     assert "searcher, loopboros, sloppy, slow" in capsys.readouterr().err
+
+
+BROKEN_LEVELS = {
+    "missing": None,
+    "truncated": b'{"name": "cut", "areas": {"pipe": {"1": "st',
+    "not UTF-8": b'{"name": "x", "areas": {"pipe": {"1": "caf\xe9"}}}',
+    "invalid": b'{"name": "x", "areas": {"pipe": {"1": "banana", "2": "banana"}}}',
+    "a key twice": b'{"name": "x", "areas": {"pipe": {"1": "coin", "1": "star"}}}',
+    "empty": b"",
+    "a folder": "folder",
+    "no name": "",
+}
+
+
+def broken_level(tmp_path, kind: str):
+    path = tmp_path / "my-level.json"
+    content = BROKEN_LEVELS[kind]
+    if content == "":
+        return ""
+    if content == "folder":
+        path.mkdir()
+    elif content is not None:
+        path.write_bytes(content)
+    return path
+
+
+@pytest.mark.parametrize("kind", BROKEN_LEVELS)
+def test_a_level_file_that_cannot_be_used_is_one_error_line_and_exit_2(tmp_path, capsys, kind):
+    path = broken_level(tmp_path, kind)
+    assert main(["run", "--level", str(path)]) == 2
+    out, err = capsys.readouterr()
+    (line,) = err.splitlines()
+    assert line.startswith("error: ") and str(path) in line and out == ""
+
+
+@pytest.mark.parametrize("kind", BROKEN_LEVELS)
+def test_a_level_file_that_cannot_be_used_is_a_json_error_with_json(tmp_path, capsys, kind):
+    path = broken_level(tmp_path, kind)
+    assert main(["run", "--level", str(path), "--json"]) == 2
+    out, err = capsys.readouterr()
+    data = json.loads(out)
+    assert data["stop"] is None and data["answer"] is None and data["turns"] == []
+    assert str(path) in data["error"] and err.strip() == "error: " + data["error"]
+
+
+def test_a_broken_level_file_prints_no_traceback_from_the_real_command(tmp_path):
+    path = broken_level(tmp_path, "truncated")
+    done = subprocess.run([sys.executable, "-m", "whentostop", "run", "--level", str(path)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert done.stderr.startswith("error: ") and len(done.stderr.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("url", ["http://[::1/v1", "http://user:sk-secret-LEAK@host\x00/v1"])
+def test_a_malformed_base_url_is_one_error_line_and_exit_2(capsys, url):
+    assert main(["run", "--base-url", url, "--model", "m"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.startswith("error: ") and "is not a valid URL" in line and "LEAK" not in line

@@ -271,3 +271,11 @@ def test_a_retry_after_past_the_deadline_fails_at_once_saying_so():
         ending = run_to_end(model=model(server), deadline_s=2)
     assert isinstance(ending.error, ServerError) and len(server.requests) == 1
     assert "Waiting 5.00 s to retry would pass the run's deadline" in str(ending.error)
+
+
+@pytest.mark.parametrize("model", ["searcher", "llama3.2"])
+def test_a_malformed_openai_base_url_is_a_value_error_naming_it(monkeypatch, model):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://[::1/v1")
+    monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
+    with pytest.raises(ValueError, match=r"http://\[::1/v1 is not a valid URL"):
+        connect(model)

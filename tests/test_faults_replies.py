@@ -9,6 +9,11 @@ turn; broken tool calls go back to the model as error results and the loop goes 
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+import tracemalloc
+import zlib
 
 import pytest
 from faulty_server import (
@@ -22,7 +27,7 @@ from faulty_server import (
     run_to_end,
 )
 
-from whentostop import BadResponse, NoAnswer, Stop, ToolResultEvent, connect
+from whentostop import BadResponse, EndpointTimeout, NoAnswer, Stop, ToolResultEvent, connect
 from whentostop.loop import CONTINUE_PROMPT
 
 pytestmark = pytest.mark.timeout(30)
@@ -177,3 +182,170 @@ def test_a_lone_surrogate_in_tool_arguments_does_not_break_the_next_request():
     weird = completion(tool_calls=[call("lookup", '{"key": "\ud800"}')])
     ending, server = run_script([weird, ANSWER])
     assert ending.run.stop == Stop.END_TURN and len(server.requests) == 2
+
+
+# ---- compressed and mislabelled bodies ---------------------------------------------------
+
+
+def gzipped(data: bytes | str, *, wbits: int = 31) -> bytes:
+    """`data` compressed as gzip (wbits 31), zlib-wrapped deflate (15) or raw deflate (-15)."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    return packer.compress(data.encode() if isinstance(data, str) else data) + packer.flush()
+
+
+def padded_bomb(decoded_size: int) -> bytes:
+    """A valid chat completion followed by whitespace up to `decoded_size` bytes, gzipped: a
+    few hundred kilobytes on the wire that a careless client inflates in full."""
+    head = json.dumps(chat("It is 42.")).encode()
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(head)]
+    block = b" " * (1 << 20)
+    for _ in range((decoded_size - len(head)) // len(block)):
+        parts.append(packer.compress(block))
+    return b"".join(parts) + packer.flush()
+
+
+def encoded(body: bytes, encoding: str):
+    return reply(body, headers={"Content-Encoding": encoding})
+
+
+GOOD = json.dumps(chat("It is 42.")).encode()
+
+
+@pytest.mark.parametrize("body, encoding", [
+    (gzipped(GOOD), "gzip"),
+    (gzipped(GOOD), "x-gzip"),
+    (gzipped(GOOD, wbits=15), "deflate"),
+    (gzipped(GOOD, wbits=-15), "deflate"),  # raw deflate, as some servers send it
+    (gzipped(gzipped(GOOD), wbits=15), "gzip, deflate"),  # listed in the order applied
+    (GOOD, "identity"),
+])
+def test_a_compressed_reply_is_decoded(body, encoding):
+    ending, server = run_script([encoded(body, encoding)])
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
+    assert server.requests[0].headers["accept-encoding"] == "gzip, deflate"
+
+
+def test_a_small_compressed_reply_that_inflates_past_the_cap_is_bad_response():
+    from whentostop.client import MAX_RESPONSE_BYTES
+
+    bomb = padded_bomb(40 << 20)  # 40 MiB once inflated, about 40 kB on the wire
+    assert len(bomb) < MAX_RESPONSE_BYTES // 100
+    ending, _ = run_script([encoded(bomb, "gzip")])
+    assert isinstance(ending.error, BadResponse)
+    assert f"sent more than {MAX_RESPONSE_BYTES:,} bytes" in str(ending.error)
+
+
+def test_a_stacked_compression_bomb_is_cut_without_inflating_it_whole():
+    """gzip inside gzip multiplies the ratios: a few kilobytes that inflate to 128 MiB in one
+    step of a per-chunk decoder. Memory must stay near the cap, not near the bomb."""
+    from whentostop.client import MAX_RESPONSE_BYTES
+
+    bomb = gzipped(padded_bomb(128 << 20))
+    assert len(bomb) < 64 * 1024
+    tracemalloc.start()
+    try:
+        ending, _ = run_script([encoded(bomb, "gzip, gzip")])
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert isinstance(ending.error, BadResponse) and "sent more than" in str(ending.error)
+    assert peak < 3 * MAX_RESPONSE_BYTES, f"{peak:,} bytes held at once"
+
+
+@pytest.mark.parametrize("body, encoding, says", [
+    (GOOD, "gzip", "says it is compressed (Content-Encoding: gzip) but is not"),
+    (GOOD, "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
+    (gzipped(GOOD), "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
+    (gzipped(GOOD), "gzip, gzip", "says it is compressed (Content-Encoding: gzip, gzip) but is not"),
+    (gzipped(GOOD)[:-12], "gzip", "the compressed reply is cut short (Content-Encoding: gzip)"),
+    (gzipped(GOOD, wbits=15)[:20], "deflate", "the compressed reply is cut short"),
+    (b"", "gzip", "answered with something that is not JSON: (an empty body)"),
+    (GOOD, "br", "Content-Encoding: br, which this client did not ask for"),
+    (GOOD, "zstd", "Content-Encoding: zstd, which this client did not ask for"),
+    (GOOD, "compress", "Content-Encoding: compress, which this client did not ask for"),
+    (gzipped(GOOD), "gzip, snappy", "Content-Encoding: gzip, snappy, which this client did not ask for"),
+])
+def test_a_reply_whose_content_encoding_lies_is_bad_response(body, encoding, says):
+    ending, server = run_script([encoded(body, encoding)])
+    assert isinstance(ending.error, BadResponse)
+    assert str(ending.error).startswith(f"{server.base_url}/chat/completions")
+    assert says in str(ending.error)
+
+
+def test_a_lying_encoding_on_turn_two_keeps_turn_one():
+    ending, _ = run_script([completion(tool_calls=[call("lookup", {"key": "a"})]),
+                            encoded(GOOD, "gzip")])
+    assert isinstance(ending.error, BadResponse)
+    assert len(ending.run.turns) == 1 and ending.run.messages[-1]["role"] == "tool"
+
+
+def test_a_lying_encoding_on_an_error_status_is_bad_response():
+    ending, _ = run_script([reply(b'{"error": {"message": "nope"}}', status=400,
+                                  headers={"Content-Encoding": "gzip"})])
+    assert isinstance(ending.error, BadResponse) and "but is not" in str(ending.error)
+
+
+def test_a_compressed_reply_that_trickles_still_times_out():
+    body = gzipped(GOOD)
+    with FaultyServer([lambda h, req: _trickle_bytes(h, body)]) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=0.5),
+                            tools=TOOLS)
+    assert isinstance(ending.error, EndpointTimeout)
+    assert "still arriving" in str(ending.error)
+
+
+def _trickle_bytes(h, payload: bytes, delay_s: float = 0.2) -> None:
+    h.send_response(200)
+    h.send_header("Content-Type", "application/json")
+    h.send_header("Content-Encoding", "gzip")
+    h.send_header("Content-Length", str(len(payload)))
+    h.end_headers()
+    h.wfile.flush()
+    for start in range(0, len(payload), 4):
+        if h.server.state.stopping.wait(delay_s):
+            break
+        try:
+            h.wfile.write(payload[start:start + 4])
+            h.wfile.flush()
+        except OSError:
+            break
+    h.close_connection = True
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_the_command_line_reports_a_lying_encoding_in_one_line_and_exits_2(as_json):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    with FaultyServer([encoded(GOOD, "gzip")]) as server:
+        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
+               "--model", "m"] + (["--json"] if as_json else [])
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: ") and "but is not" in lines[0]
+    if as_json:
+        assert json.loads(done.stdout)["error"].endswith(lines[0].removeprefix("error: "))
+
+
+CAFE = json.dumps(chat("café"), ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize("charset", ["utf-16", "utf-32", "latin-1", "nonsense", "utf-8"])
+def test_a_reply_whose_charset_lies_is_read_as_json_is_written_utf_8(charset):
+    ending, _ = run_script([reply(CAFE, content_type=f"application/json; charset={charset}")])
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "café"
+
+
+def test_a_reply_in_the_charset_it_names_is_still_read():
+    body = json.dumps(chat("café"), ensure_ascii=False).encode("latin-1")
+    ending, _ = run_script([reply(body, content_type="application/json; charset=latin-1")])
+    assert ending.run.answer == "café"
+
+
+def test_an_error_body_whose_charset_lies_is_still_an_http_error():
+    from whentostop import EndpointHTTPError
+
+    ending, _ = run_script([reply(b'{"error": {"message": "no"}}', status=400,
+                                  content_type="application/json; charset=utf-16")])
+    assert isinstance(ending.error, EndpointHTTPError) and "The endpoint said: no" in str(ending.error)

@@ -158,3 +158,154 @@ def test_a_huge_tool_output_is_cut_with_a_note_before_it_reaches_the_model():
     note = f"\n[output cut: {size:,} characters, only the first {MAX_OUTPUT_CHARS:,} are shown]"
     assert done.ok and done.output == "x" * MAX_OUTPUT_CHARS + note
     assert ending.run.stop == Stop.END_TURN
+
+
+# ---- formatting a result is part of the call; hung calls do not pile up ------------------
+
+
+class SlowText:
+    """A result whose text takes long to make (a slow `__str__`)."""
+
+    def __init__(self, release: threading.Event) -> None:
+        self.release = release
+
+    def __str__(self) -> str:
+        self.release.wait(10)
+        return "finally"
+
+
+def test_a_result_that_is_slow_to_format_is_cut_by_the_tools_time_limit():
+    release = threading.Event()
+
+    def produce() -> object:
+        """Produce a value."""
+        return SlowText(release)
+
+    try:
+        ending = run_tool(tool(produce, timeout_s=0.3))
+    finally:
+        release.set()
+    (failed,) = ending.run.tool_calls
+    assert failed.output == "Error: produce did not finish within 0.3 s and was abandoned"
+    assert ending.run.stop == Stop.END_TURN
+
+
+def test_a_result_that_is_slow_to_format_is_cut_by_the_run_deadline():
+    release = threading.Event()
+
+    def produce() -> object:
+        """Produce a value."""
+        return SlowText(release)
+
+    try:
+        ending = run_tool(tool(produce, timeout_s=30), deadline_s=0.5)
+    finally:
+        release.set()
+    (failed,) = ending.run.tool_calls
+    assert failed.output == "Error: produce did not finish before the run's deadline and was abandoned"
+    assert ending.run.stop == Stop.DEADLINE
+
+
+class Counted:
+    """An item that counts how often it is written out as text."""
+
+    made = 0
+
+    def __str__(self) -> str:
+        Counted.made += 1
+        return "x"
+
+
+def test_a_huge_list_is_cut_without_writing_it_all_out_first():
+    items = [Counted()] * 15_000_000
+    Counted.made = 0
+
+    def dump() -> list[object]:
+        """Dump every item."""
+        return items
+
+    ending = run_tool(dump)
+    (done,) = ending.run.tool_calls
+    note = (f"\n[output cut: more than {MAX_OUTPUT_CHARS:,} characters, only the first "
+            f"{MAX_OUTPUT_CHARS:,} are shown]")
+    assert done.ok and done.output.startswith('["x", "x", ') and done.output.endswith(note)
+    assert len(done.output) == MAX_OUTPUT_CHARS + len(note)
+    assert Counted.made < 10_000, f"{Counted.made:,} of 15,000,000 items written out"
+
+
+def live_tool_threads() -> int:
+    return sum(1 for t in threading.enumerate() if t.name == "whentostop-tool" and t.is_alive())
+
+
+def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
+    from whentostop.tools import MAX_ABANDONED_CALLS
+
+    release = threading.Event()
+
+    def stuck() -> str:
+        """Never returns (until the test lets it go)."""
+        release.wait(20)
+        return "done"
+
+    calls = MAX_ABANDONED_CALLS + 3
+    script = [completion(tool_calls=[call("stuck", {}, f"c{i}")]) for i in range(calls)] + [ANSWER]
+    before = live_tool_threads()
+    try:
+        with FaultyServer(script) as server:
+            ending = run_to_end(model=connect("m", base_url=server.base_url),
+                                tools=[tool(stuck, timeout_s=0.1)], max_turns=calls + 1)
+        running = live_tool_threads() - before
+    finally:
+        release.set()
+    outputs = [c.output for c in ending.run.tool_calls]
+    abandoned = "Error: stuck did not finish within 0.1 s and was abandoned"
+    assert outputs[:MAX_ABANDONED_CALLS] == [abandoned] * MAX_ABANDONED_CALLS
+    refused = (f"Error: stuck was not run: {MAX_ABANDONED_CALLS} earlier calls of it did not "
+               f"finish within their time limit and are still running (at most "
+               f"{MAX_ABANDONED_CALLS} are left running). It can run again once they finish.")
+    assert outputs[MAX_ABANDONED_CALLS:] == [refused] * 3
+    assert running == MAX_ABANDONED_CALLS  # not one thread per call
+    assert ending.run.stop == Stop.END_TURN
+
+
+def test_a_tool_runs_again_once_its_hung_calls_have_finished():
+    from whentostop.tools import MAX_ABANDONED_CALLS
+
+    release = threading.Event()
+
+    def sometimes() -> str:
+        """Hangs until released."""
+        release.wait(20)
+        return "done"
+
+    slow = tool(sometimes, timeout_s=0.05)
+    for _ in range(MAX_ABANDONED_CALLS):
+        assert "was abandoned" in slow("{}").output
+    assert "was not run" in slow("{}").output
+    release.set()
+    deadline = time.monotonic() + 10
+    while live_tool_threads() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert slow("{}").output == "done"
+
+
+def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
+    """A notebook cell run again defines the function again: a new object, the same tool."""
+    from whentostop.tools import MAX_ABANDONED_CALLS
+
+    release = threading.Event()
+    before = live_tool_threads()
+    outputs = []
+    try:
+        for _ in range(MAX_ABANDONED_CALLS + 20):
+            def redefined() -> str:
+                """Hangs until released."""
+                release.wait(20)
+                return "done"
+
+            outputs.append(tool(redefined, timeout_s=0.02)("{}").output)
+        running = live_tool_threads() - before
+    finally:
+        release.set()
+    assert running == MAX_ABANDONED_CALLS
+    assert sum("was not run" in o for o in outputs) == 20

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-from pydantic import ValidationError
 
 from whentostop import LEVELS, connect, load_level, run_agent
 
@@ -101,10 +100,85 @@ def test_any_file_of_the_documented_format_loads(tmp_path):
 def test_a_malformed_level_file_is_refused_with_the_reason(tmp_path, areas, message):
     path = tmp_path / "bad.json"
     path.write_text(json.dumps({"name": "bad", "areas": areas}))
-    with pytest.raises(ValidationError, match=message):
+    with pytest.raises(ValueError, match=message):
         load_level(path)
 
 
 def test_an_unknown_level_name_says_what_exists():
     with pytest.raises(FileNotFoundError, match="1-1, 1-2, 1-3"):
         load_level("9-9")
+
+
+# ---- level files that would silently lose or hide something are refused ------------------
+
+
+def level_file(tmp_path, areas: str, *, name: str = "my-level.json", head: str = '"name": "mine"'):
+    """A level file written by hand (JSON text, so that keys can repeat)."""
+    path = tmp_path / name
+    path.write_text("{" + head + ', "areas": ' + areas + "}", encoding="utf-8")
+    return path
+
+
+@pytest.mark.parametrize("areas, says", [
+    ('{"castle": {"1": "coin", "01": "star"}}', ["area 'castle'", "block 1 twice", "'1' and '01'"]),
+    ('{"castle": {"1": "coin", "+1": "star"}}', ["area 'castle'", "block 1 twice", "'1' and '+1'"]),
+    ('{"castle": {"01": "star"}}', ["area 'castle'", "block '01'", "plain whole number"]),
+    ('{"castle": {"1_0": "star"}}', ["area 'castle'", "block '1_0'", "plain whole number"]),
+    ('{"castle": {" 2": "star"}}', ["area 'castle'", "block ' 2'", "plain whole number"]),
+    ('{"castle": {"1": "coin", "2": "coin", "1": "star"}}', ["area 'castle'", "block '1'", "twice"]),
+    ('{"castle": {"1": "coin"}, "castle": {"2": "star"}}', ["area 'castle'", "twice"]),
+    ('{"castle": {"1": "coin"}, "sky": {"1": "star"}}', ["block 1", "'castle'", "'sky'", "unique"]),
+    ('{"Castle": {"1": "coin"}, "castle": {"2": "star"}}', ["'Castle'", "'castle'", "case or spaces"]),
+    ('{"castle": {"1": "coin"}, "castle ": {"2": "star"}}', ["'castle'", "'castle '", "case or spaces"]),
+    ('{" castle": {"1": "star"}}', ["area ' castle'", "spaces around"]),
+    ('{"": {"1": "star"}}', ["an area has no name"]),
+])
+def test_a_level_file_that_would_lose_or_hide_something_is_refused_naming_what(tmp_path, areas, says):
+    path = level_file(tmp_path, areas)
+    with pytest.raises(ValueError) as caught:
+        load_level(path)
+    message = str(caught.value)
+    assert message.startswith(str(path)), message
+    for words in says:
+        assert words in message, message
+    assert "\n" not in message
+
+
+def test_a_key_written_twice_at_the_top_of_a_level_file_is_refused(tmp_path):
+    path = level_file(tmp_path, '{"pipe": {"1": "star"}}', head='"name": "a", "name": "b"')
+    with pytest.raises(ValueError, match=r"the key 'name' is written twice"):
+        load_level(path)
+
+
+@pytest.mark.parametrize("content, says", [
+    (b'{"name": "cut", "areas": {"pipe": {"1": "st', "is not valid JSON: Unterminated string"),
+    (b"", "is empty"),
+    (b"\xff\xfe{}", "is not UTF-8 text"),
+    (b'{"name": "x", "areas": {"pipe": {"1": "caf\xe9"}}}', "is not UTF-8 text"),
+    (b"[1, 2]", "is not a valid level"),
+    (b'{"name": "x", "areas": {"pipe": {"1": "banana"}}}', "areas.pipe.1: Input should be"),
+    (b"[" * 100_000, "is nested too deeply"),
+])
+def test_a_level_file_that_cannot_be_read_says_which_file_and_why(tmp_path, content, says):
+    path = tmp_path / "broken.json"
+    path.write_bytes(content)
+    with pytest.raises(ValueError) as caught:
+        load_level(path)
+    assert str(caught.value).startswith(str(path)) and says in str(caught.value)
+    assert "\n" not in str(caught.value)
+
+
+def test_a_level_file_saved_with_a_byte_order_mark_loads(tmp_path):
+    path = tmp_path / "bom.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"name": "b", "areas": {"pipe": {"1": "star"}}}).encode())
+    assert load_level(path).star == ("pipe", 1)
+
+
+@pytest.mark.parametrize("as_path", [True, False])
+def test_an_edited_level_file_is_read_again(tmp_path, as_path):
+    path = tmp_path / "edited.json"
+    path.write_text(json.dumps({"name": "e", "areas": {"pipe": {"1": "coin", "2": "star"}}}))
+    assert load_level(path if as_path else str(path)).star == ("pipe", 2)
+    # the same size, the same moment: neither the length nor the time stamp tells them apart
+    path.write_text(json.dumps({"name": "e", "areas": {"pipe": {"1": "star", "2": "coin"}}}))
+    assert load_level(path if as_path else str(path)).star == ("pipe", 1)

@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import pytest
 from conftest import MAY_GIVE_UP
 from matplotlib.figure import Figure
+from matplotlib.text import Text
 
 from whentostop import Run, ToolCall, Turn, load_level, plots
 from whentostop.usage import cumulative_cost, cumulative_tokens
@@ -173,3 +174,32 @@ def test_a_returned_figure_shows_as_a_png_in_jupyter_without_pyplot(monkeypatch:
     monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
     plots._show_figures_in_jupyter()
     assert png(plots.level_map(load_level("1-1"))).startswith(b"\x89PNG")
+
+
+def test_a_dollar_in_a_levels_title_and_areas_is_drawn_as_written(tmp_path) -> None:
+    """`$` starts matplotlib mathtext: unescaped, the title below is drawn garbled and the
+    second area name cannot be drawn at all (a ValueError when the PNG is made)."""
+    import json
+
+    title, areas = "Pay $5, then $x^2$ more", ["$$ vault", r"cost $\notacommand$"]
+    path = tmp_path / "dollars.json"
+    path.write_text(json.dumps({"name": "d", "title": title, "areas": {
+        areas[0]: {"1": "coin", "2": "star"}, areas[1]: {"3": "coin"}}}), encoding="utf-8")
+    level = load_level(path)
+    search = level.tools("search_blocks")[0]
+    searched = search(json.dumps({"area": areas[0]}))
+    turn = Turn(index=1, prompt_tokens=10, completion_tokens=5, latency_s=0.0,
+                message={"role": "assistant", "content": None}, tool_calls=[ToolCall(
+                    id="c1", name="search_blocks", arguments="{}", input={"area": areas[0]},
+                    output=searched.output, ok=searched.ok)])
+    for run in (None, Run(stop=None, messages=[], turns=[turn], max_turns=3)):
+        fig = plots.level_map(level, run)
+        assert plots.png_bytes(fig).startswith(b"\x89PNG")  # drawn without a mathtext error
+        ax = fig.axes[0]
+        heading = next(t for t in ax.findobj(Text) if t.get_text() == ax.get_title(loc="left"))
+        drawn = [heading, *ax.get_yticklabels()]
+        # what matplotlib itself decides to draw: (the text, whether it is mathtext)
+        shown = [t._preprocess_math(t.get_text()) for t in drawn]
+        assert all(not is_math for _, is_math in shown), shown
+        assert shown[0][0].startswith(title + " — ")
+        assert sorted(text for text, _ in shown[1:]) == sorted(areas)

@@ -8,11 +8,15 @@ Searching for a fragment of it catches a key cut in half by an excerpt, too.
 
 from __future__ import annotations
 
+import base64
+import html
 import json
 import os
+import re
 import socket
 import subprocess
 import sys
+import urllib.parse
 from pathlib import Path
 
 import httpx
@@ -103,6 +107,158 @@ def test_the_key_never_appears_in_the_command_line_output(act, as_json):
     assert server.requests and server.requests[0].headers["authorization"] == f"Bearer {KEY}"
     assert CANARY not in done.stdout and CANARY not in done.stderr
     assert "Traceback" not in done.stderr
+
+
+# ---- a key echoed in another spelling, or carried in the URL -------------------------------
+
+
+SLASHED = "sk-test/LEAKCANARY/1234+567890="  # a key with characters JSON and URLs escape
+
+
+def json_escaped(text: str, every: bool = True) -> str:
+    r"""`text` as a JSON string's inside, its characters as \uXXXX escapes (and `/` as `\/`)."""
+    return "".join(
+        "\\/" if c == "/" else f"\\u{ord(c):04x}" if every or c.isupper() else c for c in text)
+
+
+def decoded(text: str) -> str:
+    """`text` with the escapes of JSON, URLs and HTML undone, twice (an escape of an escape)."""
+    for _ in range(2):
+        text = re.sub(r"\\+u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+        text = re.sub(r"\\+x([0-9a-fA-F]{2})", lambda m: chr(int(m.group(1), 16)), text)
+        text = html.unescape(urllib.parse.unquote(re.sub(r"\\+/", "/", text)))
+    return text
+
+
+def percent(text: str) -> str:
+    return "".join(f"%{ord(c):02X}" for c in text)
+
+
+def html_refs(text: str) -> str:
+    return "".join(f"&#{ord(c)};" if i % 2 else f"&#x{ord(c):x};" for i, c in enumerate(text))
+
+
+def echo_raw(status: int, template: str, content_type: str = "application/json"):
+    """Answer `template` with {key} replaced by the bare key the client sent, as written."""
+    def act(h, req):
+        key = req.headers["authorization"].removeprefix("Bearer ")
+        send(h, status, template.replace("{key}", key), content_type=content_type)
+    return act
+
+
+def spelled(status: int, spell, content_type: str = "application/json", template: str | None = None):
+    template = template or '{"error": {"message": "invalid key: {key}"}}'
+
+    def act(h, req):
+        key = req.headers["authorization"].removeprefix("Bearer ")
+        send(h, status, template.replace("{key}", spell(key)), content_type=content_type)
+    act.spell = spell
+    return act
+
+
+ESCAPED_ECHOES = {
+    "json \\u escapes": spelled(401, json_escaped),
+    "json \\u escapes, upper-case hex": spelled(401, lambda k: json_escaped(k).upper().replace("\\U", "\\u")),
+    "some characters escaped": spelled(401, lambda k: json_escaped(k, every=False)),
+    "json \\/": spelled(401, lambda k: k.replace("/", "\\/")),
+    "percent-encoded in a URL": spelled(404, lambda k: "https://gw.example/v1?key=" + percent(k)),
+    "html character references": spelled(502, html_refs, "text/html",
+                                         "<html><body>bad upstream key {key}</body></html>"),
+    "html page, json-escaped": spelled(502, json_escaped, "text/html",
+                                       '<script>var k = "{key}";</script>'),
+    "upper-cased": spelled(403, str.upper),
+    "\\x escapes (a script's string)": spelled(502, lambda k: "".join(f"\\x{ord(c):02x}" for c in k),
+                                            "text/html", "<script>var k = '{key}';</script>"),
+    "base64, url-safe and unpadded": spelled(
+        401, lambda k: base64.urlsafe_b64encode(k.encode()).decode().rstrip("=")),
+    "cut by the gateway": spelled(401, lambda k: k[:20] + "..."),
+    "its tail, by the gateway": spelled(401, lambda k: "..." + k[6:]),
+    "in an error object, not a string": spelled(
+        400, json_escaped, template='{"error": {"message": {"detail": "key {key} refused"}}}'),
+    "in a reply with no choices": spelled(200, json_escaped, template='{"echo": "{key}"}'),
+    "in a 200's text": spelled(200, json_escaped, template=(
+        '{"choices": [{"message": {"role": "assistant", "content": "You sent {key}"}}]}')),
+    "in a 200's tool call": spelled(200, json_escaped, template=(
+        '{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c", '
+        '"type": "function", "function": {"name": "{key}", "arguments": "{\\"key\\": \\"{key}\\"}"}}]}}]}')),
+}
+
+
+@pytest.mark.parametrize("secret", [KEY, SLASHED])
+@pytest.mark.parametrize("echo", ESCAPED_ECHOES.values(), ids=ESCAPED_ECHOES.keys())
+def test_a_key_echoed_in_another_spelling_is_redacted_too(monkeypatch, secret, echo):
+    monkeypatch.setenv("OPENAI_API_KEY", secret)
+    with FaultyServer([echo]) as server:
+        model = connect("m", base_url=server.base_url, max_retries=0)
+        ending = run_to_end(model=model, max_turns=1)
+    assert server.requests[0].headers["authorization"] == f"Bearer {secret}"
+    shown = everything_shown(ending, model)
+    assert echo.spell(secret) not in shown  # as the endpoint spelled it
+    assert CANARY.lower() not in decoded(shown).lower()  # nor in any spelling undone
+    assert "***" in shown
+
+
+@pytest.mark.parametrize("echo", [ESCAPED_ECHOES["json \\u escapes"], ESCAPED_ECHOES["in a 200's text"]])
+@pytest.mark.parametrize("as_json", [False, True])
+def test_an_escaped_key_never_appears_in_the_command_line_output(echo, as_json):
+    env = {**os.environ, "OPENAI_API_KEY": KEY}
+    env.pop("OPENAI_BASE_URL", None)
+    with FaultyServer([echo]) as server:
+        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
+               "--model", "m", "--max-turns", "1"] + (["--json"] if as_json else [])
+        done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
+    assert done.returncode in (0, 2), done.stderr
+    assert CANARY.lower() not in decoded(done.stdout + done.stderr).lower()
+
+
+def with_userinfo(url: str, userinfo: str) -> str:
+    scheme, rest = url.split("://", 1)
+    return f"{scheme}://{userinfo}@{rest}"
+
+
+@pytest.mark.parametrize("userinfo", [f"user:{KEY}", KEY, f"user:{percent(KEY)}"],
+                         ids=["user:key", "key as user", "percent-encoded"])
+def test_a_key_in_the_base_urls_userinfo_is_sent_but_never_shown(userinfo):
+    with FaultyServer([echo_authorization(401)]) as server:
+        model = connect("m", base_url=with_userinfo(server.base_url, userinfo), max_retries=0)
+        ending = run_to_end(model=model)
+    assert server.requests[0].headers["authorization"].startswith("Basic ")  # httpx sent it
+    assert isinstance(ending.error, AuthenticationError)
+    assert model.base_url == with_userinfo(server.base_url, "***")
+    assert ending.error.url == with_userinfo(server.base_url, "***") + "/chat/completions"
+    assert CANARY not in everything_shown(ending, model)
+    assert "Basic ***" in str(ending.error)  # the echoed header: base64 of user:key
+    assert "refused the API key. Check the credentials in the base URL" in str(ending.error)
+
+
+def test_a_key_in_the_userinfo_of_an_unreachable_url_is_not_in_the_error():
+    from conftest import free_port
+
+    url = f"http://user:{KEY}@127.0.0.1:{free_port()}/v1"
+    model = connect("m", base_url=url)
+    ending = run_to_end(model=model)
+    assert "Could not reach http://***@127.0.0.1:" in str(ending.error)
+    assert CANARY not in everything_shown(ending, model)
+
+
+def test_a_key_in_the_userinfo_of_openai_base_url_is_not_in_a_usage_error(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://user:{KEY}@127.0.0.1:9/v1")
+    with pytest.raises(ValueError) as caught:
+        connect()
+    assert "Which model at http://***@127.0.0.1:9/v1?" in str(caught.value)
+    assert CANARY not in str(caught.value)
+
+
+@pytest.mark.parametrize("as_json", [False, True])
+def test_a_key_in_the_userinfo_never_appears_in_the_command_line_output(as_json):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    with FaultyServer([echo_authorization(401)]) as server:
+        cmd = [sys.executable, "-m", "whentostop", "run", "--model", "m",
+               "--base-url", with_userinfo(server.base_url, f"user:{KEY}")]
+        done = subprocess.run(cmd + (["--json"] if as_json else []), env=env,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2, done.stderr
+    assert CANARY not in done.stdout + done.stderr and "Traceback" not in done.stderr
 
 
 def test_committed_notebooks_have_no_outputs_and_no_keys():
@@ -231,3 +387,92 @@ def test_serve_still_answers_after_all_that(serve):
     run = run_to_end(model=connect("searcher", base_url=f"http://127.0.0.1:{port}/v1"),
                      prompt="Find the star in this level.", max_turns=3).run
     assert run.stop is not None and run.turns
+
+
+def nested(depth: int, where: str) -> bytes:
+    """A request body with `depth` nested arrays: the whole body, or inside a message."""
+    deep = "[" * depth + "]" * depth
+    if where == "body":
+        return deep.encode()
+    message = {"role": "user", "content": "<deep>"}
+    if where == "tool call":
+        message = {"role": "assistant", "content": None, "tool_calls": [
+            {"id": "c", "type": "function", "function": {"name": "x", "arguments": "<deep>"}}]}
+    body = json.dumps({"model": "searcher", "messages": [{"role": "user", "content": "hi"}, message]})
+    return body.replace('"<deep>"', deep).encode()
+
+
+@pytest.mark.parametrize("depth, where", [(100_000, "body"), (100_000, "content"), (5_000, "content"),
+                                          (900, "content"), (900, "tool call")])
+def test_serve_answers_a_deeply_nested_body_with_a_json_400(serve, depth, where):
+    port, _ = serve
+    response = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions",
+                          content=nested(depth, where), timeout=10)
+    assert_openai_error(response.status_code, response.json(), 400)
+    assert "nested too deeply" in response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("persona", ["slow:1e9", "slow:inf", "slow:1e400", "slow:nan", "slow:-1",
+                                     "slow:601"])
+def test_serve_refuses_a_slow_persona_beyond_its_cap_at_once(serve, persona):
+    from whentostop.mock.personas import MAX_SLOW_S
+
+    port, _ = serve
+    body = {"model": persona, "messages": [{"role": "user", "content": "hi"}]}
+    response = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions", json=body, timeout=10)
+    assert_openai_error(response.status_code, response.json(), 404)
+    assert f"slow takes 0 to {MAX_SLOW_S:g} seconds" in response.json()["error"]["message"]
+
+
+def test_a_slow_persona_beyond_the_cap_is_not_found_in_process_too():
+    from whentostop import NotFound
+
+    with pytest.raises(NotFound, match="slow takes 0 to 600 seconds"):
+        connect("slow:1e9").complete([{"role": "user", "content": "hi"}], [])
+
+
+@pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="Linux: SIGSTOP and its TCP backlog")
+def test_serve_takes_a_burst_of_a_class_worth_of_connections(tmp_path):
+    """A class sharing one `serve`: 100 learners connect at the same moment. The server is
+    paused (SIGSTOP) while they connect, so every connection must fit in its listen backlog
+    (socketserver's default of 5 drops the rest: their connects wait a second, or fail)."""
+    import selectors
+    import signal
+    import time
+
+    from conftest import free_port, running
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+    cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
+    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env,
+                 log=tmp_path / "serve.log") as proc:
+        os.kill(proc.pid, signal.SIGSTOP)
+        socks = []
+        try:
+            with selectors.DefaultSelector() as selector:
+                for _ in range(100):
+                    sock = socket.socket()
+                    sock.setblocking(False)
+                    sock.connect_ex(("127.0.0.1", port))
+                    selector.register(sock, selectors.EVENT_WRITE)
+                    socks.append(sock)
+                connected, deadline = set(), time.monotonic() + 3
+                while len(connected) < len(socks) and time.monotonic() < deadline:
+                    for key, _ in selector.select(timeout=0.1):
+                        if key.fileobj.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR) == 0:
+                            connected.add(key.fileobj)
+                        selector.unregister(key.fileobj)
+            assert len(connected) == 100, f"only {len(connected)} of 100 got through the backlog"
+        finally:
+            os.kill(proc.pid, signal.SIGCONT)
+        try:
+            for sock in socks:
+                sock.setblocking(True)
+                sock.settimeout(10)
+                sock.sendall(b"GET /v1/models HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            answers = [sock.makefile("rb").readline() for sock in socks]
+        finally:
+            for sock in socks:
+                sock.close()
+    assert answers == [b"HTTP/1.1 200 OK\r\n"] * 100

@@ -27,7 +27,7 @@ from .errors import (
 )
 from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart
 from .i18n import language, set_language
-from .level import LEVELS, Level, load_level
+from .level import LEVELS, Level, LevelFileError, load_level
 from .loop import run_agent
 from .models import connect
 from .outcome import Run, Stop, ToolCall, Turn
@@ -39,7 +39,8 @@ __version__ = "0.1.0"
 __all__ = [
     "LEVELS", "AuthenticationError", "BadResponse", "ChatModel", "Completion", "DeadlineReached",
     "EndpointError",
-    "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Level", "ModelReply",
+    "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Level", "LevelFileError",
+    "ModelReply",
     "NoAnswer", "NotFound", "OpenAIChat", "Price", "RateLimited", "RetryEvent", "Run",
     "ServerError", "SessionEnd", "Stop", "Tool", "ToolCall", "ToolError", "ToolResultEvent",
     "Turn", "TurnStart", "WhenToStopError", "connect", "cost_per_turn", "cumulative_cost",

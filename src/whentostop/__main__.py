@@ -68,9 +68,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
-    level = load_level(args.level)
-    names = [n.strip() for n in args.tools.split(",")] if args.tools else []
     try:
+        level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
+        names = [n.strip() for n in args.tools.split(",")] if args.tools else []
         # a --model on the command line is meant as given, whatever WHENTOSTOP_MODEL says
         endpoint = args.base_url or (os.environ.get("OPENAI_BASE_URL") if args.model else None)
         model = connect(args.model, base_url=endpoint or None)
@@ -80,23 +80,31 @@ def _run(args: argparse.Namespace) -> int:
             on_max_turns="wrap_up" if args.wrap_up else "stop",
         )
     except EndpointError as exc:
-        partial = exc.run
-        if args.json:
-            print(json.dumps({"stop": None, "error": str(exc), "answer": None,
-                              "turns": _turns(partial) if partial else []}))
-        else:
-            if partial and partial.turns:
-                print(transcript(partial))
-            print(_("error: {error}").format(error=exc), file=sys.stderr)
-        return 2
-    except ValueError as exc:
-        print(_("error: {error}").format(error=exc), file=sys.stderr)
-        return 2
+        return _failed(args, str(exc), exc.run)
+    except (OSError, ValueError) as exc:
+        return _failed(args, str(exc))
+    except KeyboardInterrupt as exc:  # Ctrl-C: the run so far, one line, and the shell's 130
+        partial: Run | None = getattr(exc, "run", None)
+        _failed(args, partial.error if partial and partial.error else _("interrupted"), partial)
+        return 130
     if args.json:
         print(json.dumps(as_json(run)))
     else:
         print(transcript(run))
     return 0 if run.has_answer else 1
+
+
+def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:
+    """A usage error or a broken run: the run so far, then one `error: …` line; exit 2.
+    With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
+    error = " ".join(error.split())
+    if args.json:
+        print(json.dumps({"stop": None, "error": error, "answer": None,
+                          "turns": _turns(partial) if partial else []}))
+    elif partial and partial.turns:
+        print(transcript(partial))
+    print(_("error: {error}").format(error=error), file=sys.stderr)
+    return 2
 
 
 def as_json(run: Run) -> dict[str, Any]:

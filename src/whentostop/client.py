@@ -12,7 +12,7 @@ import functools
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -44,6 +44,12 @@ MAX_RETRY_WAIT_S = 20.0
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 RETRY_STATUSES = {429, 500, 502, 503, 504}
+ACCEPT_ENCODING = "gzip, deflate"
+"""The only compressions asked for, and so the only ones read (`_inflated`); any other is a
+`BadResponse`. httpx would also offer br and zstd when their packages happen to be installed."""
+_PIECE = 64 * 1024
+"""Decompressed bytes are produced at most this many at a time, so they are counted as they
+grow: a few kilobytes that inflate to gigabytes never reach memory whole."""
 
 OnRetry = Callable[[int, str, float], None]
 """`on_retry(attempt, reason, wait_s)`: called before each retried request."""
@@ -101,18 +107,27 @@ class OpenAIChat:
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
-        self.base_url = base_url.rstrip("/")
+        real_url = base_url.rstrip("/")
+        self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self._secret = api_key or ""
+        self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
+        self._safe = _redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
+        try:
+            httpx.URL(real_url)
+        except httpx.InvalidURL as exc:
+            raise ValueError(_("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / "
+                               "base_url.").format(url=self.base_url,
+                                                   reason=self._safe(str(exc)))) from None
         self._http = httpx.Client(
-            base_url=self.base_url,
-            headers=self._headers,
+            base_url=real_url,
+            headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
             timeout=httpx.Timeout(timeout_s, connect=min(10.0, timeout_s)),
             transport=transport or _network_transport(),
         )
-        self._endpoint = httpx.URL(self.url)  # parsed once, not per request
+        self._endpoint = httpx.URL(f"{real_url}/chat/completions")  # parsed once, not per request
 
     def __repr__(self) -> str:
         key = ", api_key=***" if self._secret else ""
@@ -219,6 +234,10 @@ class OpenAIChat:
             ) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
+        except httpx.DecodingError:  # only a transport of its own decodes before we do
+            raise BadResponse(
+                _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
+                  "not").format(url=self.url, encoding="?"), url=self.url) from None
         except httpx.TransportError as exc:
             raise EndpointUnreachable(
                 _("The connection to {url} failed ({kind}: {detail}). Is the server still "
@@ -242,24 +261,62 @@ class OpenAIChat:
             .format(url=self.url, limit=limit) + " " + _timeout_advice(),
             url=self.url,
         )
-        chunks: list[bytes] = []
-        size = 0
-        try:
+        too_big = BadResponse(
+            _("{url} sent more than {limit:,} bytes: not a chat completion")
+            .format(url=self.url, limit=MAX_RESPONSE_BYTES),
+            url=self.url,
+        )
+
+        def arriving() -> Iterator[bytes]:
+            size = 0
             for chunk in response.iter_raw():
                 size += len(chunk)
                 if size > MAX_RESPONSE_BYTES:
-                    raise BadResponse(
-                        _("{url} sent more than {limit:,} bytes: not a chat completion")
-                        .format(url=self.url, limit=MAX_RESPONSE_BYTES),
-                        url=self.url,
-                    )
+                    raise too_big
                 if time.monotonic() > stop_at:
                     raise still_arriving
-                chunks.append(chunk)
+                yield chunk
+
+        chunks: list[bytes] = []
+        size = 0
+        try:
+            for piece in self._inflated(response, arriving()):
+                size += len(piece)
+                if size > MAX_RESPONSE_BYTES:
+                    raise too_big
+                if time.monotonic() > stop_at:
+                    raise still_arriving
+                chunks.append(piece)
         except httpx.TimeoutException:
             raise still_arriving from None
-        return httpx.Response(response.status_code, headers=response.headers,
+        headers = [(k, v) for k, v in response.headers.multi_items()
+                   if k.lower() not in ("content-encoding", "content-length")]
+        return httpx.Response(response.status_code, headers=headers,
                               content=b"".join(chunks), request=response.request)
+
+    def _inflated(self, response: httpx.Response, chunks: Iterator[bytes]) -> Iterator[bytes]:
+        """The body with its `Content-Encoding` undone (gzip and deflate, in any number of
+        layers), in pieces of at most `_PIECE` bytes; `BadResponse` for an encoding this client
+        did not ask for, and for a body that is not what its header says."""
+        said = response.headers.get("content-encoding", "")
+        codings = [c.strip().lower() for c in said.split(",")]
+        codings = [c for c in codings if c and c != "identity"]
+        unknown = [c for c in codings if c not in ("gzip", "x-gzip", "deflate")]
+        if unknown:
+            raise BadResponse(
+                _("{url} answered with Content-Encoding: {encoding}, which this client did not "
+                  "ask for (it asks for {accepted})").format(
+                    url=self.url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
+                url=self.url)
+        lie = BadResponse(
+            _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
+              "not").format(url=self.url, encoding=excerpt(said, 60)), url=self.url)
+        cut = BadResponse(
+            _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
+                url=self.url, encoding=excerpt(said, 60)), url=self.url)
+        for coding in reversed(codings):  # the header lists them in the order they were applied
+            chunks = _inflate(chunks, coding, lie, cut)
+        return chunks
 
     def _unreachable(self, detail: str) -> str:
         import httpx
@@ -285,13 +342,15 @@ class OpenAIChat:
         self, response: httpx.Response, retries: list[str], why_not: str = ""
     ) -> EndpointHTTPError:
         status = response.status_code
-        said = _error_text(self._safe(response.text))
+        said = _error_text(_body_text(response), self._safe)
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
-            what = (_("the endpoint refused the API key") if self._secret else
+            what = (_("the endpoint refused the API key") if self._secret or self._in_url else
                     _("the endpoint wants an API key and none was given"))
-            advice = _("Check OPENAI_API_KEY (its value is not shown here).")
+            advice = (_("Check the credentials in the base URL (they are not shown here).")
+                      if self._in_url and not self._secret else
+                      _("Check OPENAI_API_KEY (its value is not shown here)."))
         elif status == 404:
             cls, what = NotFound, _("no model {name!r}, or no such path").format(name=self.name)
             advice = _("Check the model name and that the base URL ends in /v1.")
@@ -312,26 +371,221 @@ class OpenAIChat:
         return cls(message, status=status, url=self.url, retries=retries)
 
     def _parse(self, response: httpx.Response) -> Completion:
-        text = self._safe(response.text)  # before any excerpt: a cut key must not leak either
+        text = _body_text(response)
         try:
             data = json.loads(text)
         except (ValueError, RecursionError):
+            text = self._safe(text)  # before any excerpt: a cut key must not leak either
             raise BadResponse(
                 _("{url} answered with something that is not JSON: {excerpt}").format(
                     url=self.url, excerpt=excerpt(text) or _("(an empty body)")),
                 url=self.url,
             ) from None
         try:
-            return parse_completion(data)
+            # the key hidden in what JSON decoded, before anything is quoted or kept
+            return parse_completion(self._hidden(data))
+        except RecursionError:
+            raise BadResponse(_("{url} answered with JSON nested too deeply to read").format(
+                url=self.url), url=self.url) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
-    def _safe(self, text: str) -> str:
-        return text.replace(self._secret, "***") if self._secret else text
+    def _hidden(self, value: Any) -> Any:
+        """Parsed JSON with every string in it (keys too) passed through `_safe`: what a
+        reply's escapes (`\\uXXXX`, `\\/`) spelled differently is plain text by now."""
+        if self._safe is _as_is:  # no key to hide (the mock, most local servers)
+            return value
+        if isinstance(value, str):
+            return self._safe(value)
+        if isinstance(value, list):
+            return [self._hidden(item) for item in value]
+        if isinstance(value, dict):
+            return {self._safe(k): self._hidden(v) for k, v in value.items()}
+        return value
+
+
+def _body_text(response: httpx.Response) -> str:
+    """The body as text. JSON is UTF-8 (RFC 8259) whatever the `charset` says, so that is tried
+    first; then the charset, then UTF-8 with replacement characters: a charset that lies, or
+    that Python does not know, never raises."""
+    content = response.content
+    try:
+        return content.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return content.decode(response.charset_encoding or "utf-8", errors="replace")
+    except (LookupError, UnicodeError):
+        return content.decode("utf-8", errors="replace")
 
 
 def _timeout_advice() -> str:
     return _("A slow model needs a longer timeout_s; a stuck one needs a deadline_s.")
+
+
+def shown_url(url: str) -> str:
+    """`url` as it may be shown: its user-info (`http://user:KEY@host`, a key some gateways
+    take in the URL) replaced by `***`; the rest as written."""
+    scheme, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    if not sep or "@" not in rest[:end]:
+        return url
+    return f"{scheme}://***@{rest[:end].rpartition('@')[2]}{rest[end:]}"
+
+
+def _userinfo_secrets(url: str) -> list[str]:
+    """The secrets in `url`'s user-info, as written, decoded, and as the `Basic` credentials
+    httpx sends for them. A user name is a secret only when no password follows it (a token)."""
+    import base64
+    from urllib.parse import unquote
+
+    _, sep, rest = url.partition("://")
+    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
+    userinfo = rest[:end].rpartition("@")[0] if sep else ""
+    if not userinfo:
+        return []
+    user, _, password = userinfo.partition(":")
+    basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
+    token = password or user
+    return [userinfo, token, unquote(token), basic]
+
+
+SECRET_FRAGMENT = 8
+"""A run of this many characters of a key, or more, is hidden too: a gateway may cut the key
+it echoes, and a fragment is still a secret."""
+
+
+@functools.lru_cache(maxsize=16)
+def _redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
+    """What hides `secrets` in text an endpoint sent back, as `***`: each secret in any spelling
+    the layers between may give it (as written, in any case, JSON's `\\uXXXX`, `\\/` and
+    `\\"`, `\\xHH`, URLs' `%XX`, HTML's `&#NN;`, `&#xHH;` and named references, base64 in
+    either alphabet), and any run of `SECRET_FRAGMENT` or more of its characters as written.
+    Built once per set of secrets."""
+    import base64
+    import re
+
+    if not any(secrets):
+        return _as_is
+    encoded = [base64.b64encode(s.encode()).decode() for s in secrets if s]
+    encoded += [e.replace("+", "-").replace("/", "_") for e in encoded]  # the URL-safe alphabet
+    forms = sorted({s for s in secrets if s} | {e.rstrip("=") for e in encoded},
+                   key=len, reverse=True)  # unpadded: it also finds the padded
+    long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
+    short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
+    literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
+
+    @functools.cache
+    def spelled() -> re.Pattern[str]:  # compiled when first needed: ~50 ms for a long key
+        return re.compile("|".join("".join(_spellings(c) for c in s) for s in forms),
+                          re.IGNORECASE)
+
+    def hide(text: str) -> str:
+        if "\\" in text or "%" in text or "&" in text:  # how every other spelling starts
+            text = spelled().sub("***", text)
+        elif literal is not None:
+            text = literal.sub("***", text)
+        for secret in long_ones:
+            text = _hide_fragments(text, secret)
+        return text
+
+    return hide
+
+
+def _as_is(text: str) -> str:
+    return text
+
+
+def _spellings(char: str) -> str:
+    """A regular expression for one character of a secret, in every spelling `_redactor` knows."""
+    import re
+
+    code = ord(char)
+    options = [re.escape(char), rf"\\u{code:04x}", "".join(f"%{b:02x}" for b in char.encode()),
+               f"&#0*{code};", f"&#x0*{code:x};"]
+    if code < 256:
+        options.append(rf"\\x{code:02x}")  # a script's or a repr's escape
+    options += [re.escape(f"&{name}") for name in _html_names().get(char, ())]
+    if char in '/"\\':
+        options.append(re.escape("\\" + char))
+    return "(?:" + "|".join(options) + ")"
+
+
+@functools.cache
+def _html_names() -> dict[str, list[str]]:
+    """HTML's named character references, by the character they stand for (`/`: `sol;`)."""
+    import html.entities
+
+    names: dict[str, list[str]] = {}
+    for name, char in html.entities.html5.items():
+        if name.endswith(";"):
+            names.setdefault(char, []).append(name)
+    return names
+
+
+def _hide_fragments(text: str, secret: str) -> str:
+    """`text` with every run of `SECRET_FRAGMENT` or more characters of `secret` (lower-case)
+    replaced by `***`. Any such run holds one of the secret's 4-character blocks that start at
+    a multiple of 4, so `str.find` of those blocks finds every candidate at C speed."""
+    low, spans = text.lower(), []
+    if len(low) != len(text):  # a few characters lower-case to two: keep positions aligned
+        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    for start in range(0, len(secret) - 3, 4):
+        block = secret[start:start + 4]
+        at = low.find(block)
+        while at != -1:
+            left, right, i, j = at, at + 4, start, start + 4
+            while i > 0 and left > 0 and low[left - 1] == secret[i - 1]:
+                left, i = left - 1, i - 1
+            while j < len(secret) and right < len(low) and low[right] == secret[j]:
+                right, j = right + 1, j + 1
+            if right - left >= SECRET_FRAGMENT:
+                spans.append((left, right))
+            at = low.find(block, at + 1)
+    merged: list[list[int]] = []
+    for left, right in sorted(spans):
+        if merged and left <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], right)
+        else:
+            merged.append([left, right])
+    pieces, end = [], 0
+    for left, right in merged:
+        pieces += [text[end:left], "***"]
+        end = right
+    return "".join(pieces) + text[end:]
+
+
+def _inflate(chunks: Iterator[bytes], coding: str, lie: BadResponse,
+             cut: BadResponse) -> Iterator[bytes]:
+    """One layer of gzip or deflate undone, `_PIECE` bytes at most at a time (zlib's
+    `max_length`): what is left of the input waits in `unconsumed_tail` until asked for.
+    `deflate` is tried zlib-wrapped, then raw, as servers send both."""
+    import zlib
+
+    wbits = 16 + zlib.MAX_WBITS if coding in ("gzip", "x-gzip") else zlib.MAX_WBITS
+    inflater = zlib.decompressobj(wbits)
+    started = arrived = False
+    for chunk in chunks:
+        data = chunk
+        arrived = arrived or bool(chunk)
+        while data and not inflater.eof:
+            try:
+                piece = inflater.decompress(data, _PIECE)
+            except zlib.error:
+                if started or wbits != zlib.MAX_WBITS:
+                    raise lie from None
+                wbits, inflater = -zlib.MAX_WBITS, zlib.decompressobj(-zlib.MAX_WBITS)
+                continue
+            started = True
+            data = inflater.unconsumed_tail
+            if piece:
+                yield piece
+            while len(piece) == _PIECE and not data and not inflater.eof:
+                piece = inflater.decompress(b"", _PIECE)  # output still held inside zlib
+                if piece:
+                    yield piece
+    if arrived and not inflater.eof:  # an empty body is empty, whatever its header says
+        raise cut
 
 
 def _network_transport() -> httpx.BaseTransport:
@@ -445,15 +699,16 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
     return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
 
 
-def _error_text(text: str) -> str:
-    """A short excerpt of an error body: its `error.message` if it has one."""
+def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
+    """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
+    redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:
         data = json.loads(text)
     except (ValueError, RecursionError):
-        return excerpt(text) or _("(empty body)")
+        return excerpt(hide(text)) or _("(empty body)")
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
-        return excerpt(str(data["error"].get("message", data["error"])))
-    return excerpt(json_text(data))
+        return excerpt(hide(str(data["error"].get("message", data["error"]))))
+    return excerpt(hide(json_text(data)))
 
 
-__all__ = ["ChatModel", "Completion", "OpenAIChat", "parse_completion"]
+__all__ = ["ChatModel", "Completion", "OpenAIChat", "parse_completion", "shown_url"]

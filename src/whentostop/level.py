@@ -5,19 +5,23 @@ A level file (JSON, see `data/levels/`) looks like::
     {"name": "1-2", "title": "...", "story": "...",
      "areas": {"overworld": {"1": "coin", "2": "nothing"}, "underground": {"3": "star"}}}
 
-Block numbers are unique across the level (so `mark_star` needs only the number); what a block
-hides is one of ITEMS. At most one block hides the star.
+Block numbers are unique across the level (so `mark_star` needs only the number) and written as
+plain whole numbers; what a block hides is one of ITEMS. At most one block hides the star. Area
+names are found whatever their case (`search_blocks("Castle")`), so no two may differ only in
+case or surrounding spaces. A file that would lose something (a key written twice) or hide it
+(an area no search can find) is refused with a `LevelFileError` that names the file.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PositiveInt, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 from ._data import data_file
 from .i18n import _, ngettext
@@ -46,9 +50,15 @@ class LevelSpec(BaseModel):
     def _check(self) -> LevelSpec:
         if not self.areas or any(not blocks for blocks in self.areas.values()):
             raise ValueError("a level needs at least one area, and every area at least one block")
-        numbers = [n for blocks in self.areas.values() for n in blocks]
-        if len(numbers) != len(set(numbers)):
-            raise ValueError("block numbers must be unique across the whole level")
+        where: dict[int, str] = {}
+        for area, blocks in self.areas.items():
+            for number in blocks:
+                if number in where:
+                    raise ValueError(_(
+                        "block {number} is in both area {first!r} and area {second!r}: block "
+                        "numbers must be unique across the whole level").format(
+                            number=number, first=where[number], second=area))
+                where[number] = area
         stars = [n for blocks in self.areas.values() for n, item in blocks.items() if item == "star"]
         if len(stars) > 1:
             raise ValueError(f"a level hides at most one star; found it in blocks {stars}")
@@ -239,20 +249,151 @@ SHIPPED = (*LEVELS, CASTLE)
 """Every level shipped in `data/levels/`."""
 
 
+class LevelFileError(ValueError):
+    """A level file that cannot be used as it is. The message names the file (and the area and
+    block) and says what to change."""
+
+
 def load_level(name_or_path: str | Path) -> Level:
-    """Load a shipped level (`"1-1"` ... `"1-4"`) or any level file of the same format."""
-    return Level(spec=_spec(str(name_or_path)))
+    """Load a shipped level (`"1-1"` ... `"1-4"`) or any level file of the same format.
+
+    A file is read again on every call, so an edit shows at once; what it holds is parsed once.
+    A missing file is `FileNotFoundError`; one that cannot be used is `LevelFileError`.
+    """
+    name = str(name_or_path)
+    if name in SHIPPED:
+        return Level(spec=_shipped(name))
+    path = Path(name)
+    if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
+        raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
+    if not path.is_file():
+        raise FileNotFoundError(_(
+            "no level {name!r}: use one of {levels} or a path to a level file"
+        ).format(name=name, levels=", ".join(SHIPPED)))
+    return Level(spec=_parsed(path.read_bytes(), name))
 
 
 @cache
-def _spec(name_or_path: str) -> LevelSpec:
-    if name_or_path in SHIPPED:
-        text = data_file("levels", f"{name_or_path}.json").read_text(encoding="utf-8")
-    else:
-        path = Path(name_or_path)
-        if not path.is_file():
-            raise FileNotFoundError(_(
-                "no level {name!r}: use one of {levels} or a path to a level file"
-            ).format(name=name_or_path, levels=", ".join(SHIPPED)))
-        text = path.read_text(encoding="utf-8")
-    return LevelSpec.model_validate(json.loads(text))
+def _shipped(name: str) -> LevelSpec:
+    return _parsed(data_file("levels", f"{name}.json").read_bytes(), name)
+
+
+@lru_cache(maxsize=32)
+def _parsed(content: bytes, source: str) -> LevelSpec:
+    """The level in `content` (the bytes of the file `source`), checked; cached by content."""
+    try:
+        text = content.decode("utf-8-sig")  # a byte-order mark, as some editors write, is fine
+    except UnicodeDecodeError as exc:
+        raise LevelFileError(_(
+            "{file} is not UTF-8 text (byte {byte} at position {position}): save it as UTF-8"
+        ).format(file=source, byte=f"0x{content[exc.start]:02x}", position=exc.start)) from None
+    if not text.strip():
+        raise LevelFileError(_("{file} is empty: a level file is a JSON object").format(
+            file=source))
+    try:
+        data = json.loads(text, object_pairs_hook=_JSONObject.of)
+    except json.JSONDecodeError as exc:
+        raise LevelFileError(_(
+            "{file} is not valid JSON: {reason} (line {line}, column {column})"
+        ).format(file=source, reason=exc.msg, line=exc.lineno, column=exc.colno)) from None
+    except RecursionError:
+        raise LevelFileError(_("{file} is nested too deeply to be a level").format(
+            file=source)) from None
+    _check_as_written(data, source)
+    try:
+        return LevelSpec.model_validate(data)
+    except ValidationError as exc:
+        problems = "; ".join(
+            (".".join(str(p) for p in e["loc"]) + ": " if e["loc"] else "")
+            + str(e["msg"]).removeprefix("Value error, ")
+            for e in exc.errors(include_url=False))
+        raise LevelFileError(_("{file} is not a valid level: {problems}").format(
+            file=source, problems=" ".join(problems.split()))) from None
+
+
+class _JSONObject(dict[str, Any]):
+    """A parsed JSON object that remembers the keys written more than once (JSON keeps only
+    the last of them, silently)."""
+
+    repeated: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, pairs: list[tuple[str, Any]]) -> _JSONObject:
+        made = cls(pairs)
+        if len(made) < len(pairs):
+            keys = [key for key, _ in pairs]
+            made.repeated = tuple(key for key in made if keys.count(key) > 1)
+        return made
+
+
+_PLAIN_NUMBER = re.compile(r"[1-9][0-9]*")
+
+
+def _check_as_written(data: Any, source: str) -> None:
+    """What only the file's text shows, before it is validated: keys written twice, two
+    spellings of one block number, and area names no search can tell apart or find."""
+    twice = _("{file}: {what} is written twice; JSON keeps only the last one, so the other is "
+              "lost")
+    if not isinstance(data, dict):
+        return
+    if _repeated(data):
+        raise LevelFileError(twice.format(file=source, what=_("the key {key!r}").format(
+            key=_repeated(data)[0])))
+    areas = data.get("areas")
+    if not isinstance(areas, dict):
+        return
+    if _repeated(areas):
+        raise LevelFileError(twice.format(file=source, what=_("the area {area!r}").format(
+            area=_repeated(areas)[0])))
+    _check_area_names(list(areas), source)
+    for area, blocks in areas.items():
+        if not isinstance(blocks, dict):
+            continue
+        if _repeated(blocks):
+            raise LevelFileError(twice.format(file=source, what=_(
+                "area {area!r}: block {block!r}").format(area=area, block=_repeated(blocks)[0])))
+        _check_block_numbers(area, list(blocks), source)
+
+
+def _repeated(value: Any) -> tuple[str, ...]:
+    return getattr(value, "repeated", ())
+
+
+def _check_area_names(names: list[str], source: str) -> None:
+    seen: dict[str, str] = {}
+    for name in names:
+        key = name.strip().lower()  # what `Level.area_named` makes of a search
+        if key in seen:
+            raise LevelFileError(_(
+                "{file}: the areas {first!r} and {second!r} differ only in case or spaces: a "
+                "search finds only one of them").format(file=source, first=seen[key],
+                                                        second=name))
+        seen[key] = name
+    for name in names:
+        if not name.strip():
+            raise LevelFileError(_("{file}: an area has no name").format(file=source))
+        if name != name.strip():
+            raise LevelFileError(_(
+                "{file}: the area {area!r} has spaces around its name: a search could never "
+                "find it").format(file=source, area=name))
+
+
+def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
+    spellings: dict[int, str] = {}
+    for written in numbers:
+        try:
+            number = int(written)
+        except ValueError:
+            continue  # not a number at all: validation says so
+        if number in spellings:
+            raise LevelFileError(_(
+                "{file}: area {area!r} has block {number} twice ({first!r} and {second!r}): "
+                "one of them would be lost").format(file=source, area=area, number=number,
+                                                    first=spellings[number], second=written))
+        spellings[number] = written
+    for written in numbers:
+        if not _PLAIN_NUMBER.fullmatch(written):  # "01", "+1", " 1", "1.0" and "1_0" would pass
+            raise LevelFileError(_(
+                "{file}: area {area!r} has block {block!r}: write a block number as a plain "
+                "whole number from 1 up (1, 2, 12), without leading zeros, signs, spaces or "
+                "decimals").format(file=source, area=area, block=written))

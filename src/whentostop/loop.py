@@ -6,12 +6,14 @@
     wall-clock     `deadline_s` passed                       -> Stop.DEADLINE, no answer
 
 Every limit is checked before each request. An endpoint failure raises a typed error that
-carries the partial run; a tool's failure goes back to the model as its result. `run_agent`
-reads as the plain loop of notebook 1-4; the edge cases live in the small helpers below it.
+carries the partial run, and so does Ctrl-C (its `KeyboardInterrupt` goes on, with `.run`);
+a tool's failure goes back to the model as its result. `run_agent` reads as the plain loop of
+notebook 1-4; the edge cases live in the small helpers below it.
 """
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
@@ -49,32 +51,36 @@ def run_agent(
     deadline = None if deadline_s is None else run.started + deadline_s
     schemas = [t.schema for t in by_name.values()]
 
-    for index in range(1, max_turns + 1):
-        # Exit: wall-clock. Turns are not time; checked before every request.
-        if _past(deadline):
-            return _end(run, on_event, Stop.DEADLINE)
-        emit(on_event, TurnStart(turn=index, max_turns=max_turns))
-        turn = _ask(model, run, schemas, index, deadline, on_event)
-        if turn is None:  # the deadline passed while the model was answering
-            return _end(run, on_event, Stop.DEADLINE)
+    try:
+        for index in range(1, max_turns + 1):
+            # Exit: wall-clock. Turns are not time; checked before every request.
+            if _past(deadline):
+                return _end(run, on_event, Stop.DEADLINE)
+            emit(on_event, TurnStart(turn=index, max_turns=max_turns))
+            turn = _ask(model, run, schemas, index, deadline, on_event)
+            if turn is None:  # the deadline passed while the model was answering
+                return _end(run, on_event, Stop.DEADLINE)
 
-        if not turn.message.get("tool_calls"):
-            if turn.truncated:
-                # Cut off mid-reply: not an answer. Ask for the rest; it costs a turn.
-                run.messages.append({"role": "user", "content": CONTINUE_PROMPT})
-                continue
-            # Exit: the flag. The model replied without asking for a tool.
-            return _end(run, on_event, Stop.END_TURN, turn.text)
+            if not turn.message.get("tool_calls"):
+                if turn.truncated:
+                    # Cut off mid-reply: not an answer. Ask for the rest; it costs a turn.
+                    run.messages.append({"role": "user", "content": CONTINUE_PROMPT})
+                    continue
+                # Exit: the flag. The model replied without asking for a tool.
+                return _end(run, on_event, Stop.END_TURN, turn.text)
 
-        terminal = _run_calls(turn, by_name, stop_on, run.messages, deadline, on_event)
-        if terminal is not None:
-            # Exit: the warp pipe. A stop_on tool validated and ran; its input is the answer.
-            return _end(run, on_event, Stop.TERMINAL_TOOL, terminal.input)
+            terminal = _run_calls(turn, by_name, stop_on, run.messages, deadline, on_event)
+            if terminal is not None:
+                # Exit: the warp pipe. A stop_on tool validated and ran; its input is the answer.
+                return _end(run, on_event, Stop.TERMINAL_TOOL, terminal.input)
 
-    # Exit: the clock. Out of turns; the last message is usually a tool call, not an answer.
-    if on_max_turns == "wrap_up" and not _past(deadline):
-        _wrap_up(model, run, schemas, deadline, on_event)
-    return _end(run, on_event, Stop.MAX_TURNS)
+        # Exit: the clock. Out of turns; the last message is usually a tool call, not an answer.
+        if on_max_turns == "wrap_up" and not _past(deadline):
+            _wrap_up(model, run, schemas, deadline, on_event)
+        return _end(run, on_event, Stop.MAX_TURNS)
+    except BaseException as exc:  # Ctrl-C, a tool's SystemExit, a failing endpoint: the run
+        _kept(run, exc, on_event)  # so far goes with the exception, which goes on unchanged
+        raise
 
 
 # -- the helpers the loop reads through ------------------------------------------------------
@@ -180,6 +186,18 @@ def _wrap_up(model: ChatModel, run: Run, schemas: list[dict[str, Any]], deadline
         return
     run.messages.append(completion.message)
     run.wrap_up_turn = Turn.of(index, completion, wrap_up=True)
+
+
+def _kept(run: Run, exc: BaseException, on_event: Listener | None) -> None:
+    """Attach the run so far to the exception that ends it (`exc.run`, the turns already paid
+    for) and, unless the run had already ended, say so in its one session-end event."""
+    if run.stop is None and run.error is None:
+        detail = " ".join(str(exc).split())
+        run.break_off(_("interrupted by {kind}").format(kind=type(exc).__name__)
+                      + (f": {detail}" if detail else ""))
+        emit(on_event, SessionEnd(reason=None, turns=len(run.turns), error=run.error))
+    with contextlib.suppress(AttributeError, TypeError):  # an exception that takes no attributes
+        exc.run = run  # type: ignore[attr-defined]
 
 
 def _announcer(index: int, on_event: Listener | None) -> OnRetry:

@@ -14,7 +14,7 @@ import os
 from functools import cache
 from typing import Any
 
-from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat
+from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat, shown_url
 from .i18n import _
 
 MOCK_BASE_URL = "http://whentostop.mock/v1"
@@ -81,7 +81,7 @@ def connect(
         raise ValueError(_(
             "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
             "name from `ollama list`, such as llama3.2)."
-        ).format(endpoint=endpoint))
+        ).format(endpoint=shown_url(endpoint)))
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIChat(model, endpoint, api_key=api_key, timeout_s=timeout_s,
                       max_retries=max_retries)
@@ -101,8 +101,8 @@ def _listed_models(endpoint: str) -> frozenset[str]:
     try:
         data = httpx.get(f"{endpoint}/models", timeout=2.0).json()
         return frozenset(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict))
-    except (httpx.HTTPError, ValueError, AttributeError, TypeError):
-        return frozenset()
+    except (httpx.HTTPError, httpx.InvalidURL, ValueError, AttributeError, TypeError):
+        return frozenset()  # an invalid URL: the client says so, naming it
 
 
 __all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock"]

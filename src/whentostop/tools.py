@@ -29,6 +29,10 @@ MAX_OUTPUT_CHARS = 16_000
 DEFAULT_TOOL_TIMEOUT_S = 30.0
 """A tool body still running after this long is abandoned; the timeout goes back to the model."""
 
+MAX_ABANDONED_CALLS = 4
+"""Calls of one tool that timed out and still run (Python cannot stop a thread) before the next
+call of it fails at once: a tool that always hangs cannot pile up threads in a long session."""
+
 
 @dataclass(frozen=True)
 class ToolResult:
@@ -107,12 +111,21 @@ class Tool:
         data = validated.model_dump()
         limit, by_deadline = _time_limit(self.timeout_s, deadline)
         try:
+            # the result is made into text inside the limit too: a slow __str__ is part of the call
             if self.takes_model:
-                value = _run_with_timeout(self.fn, (validated,), {}, limit)
+                text = _run_with_timeout(_formatted(self.fn), (validated,), {}, limit)
             else:
                 kwargs = {name: getattr(validated, name) for name in data}
-                value = _run_with_timeout(self.fn, (), kwargs, limit)
-            text = as_text(value)
+                text = _run_with_timeout(_formatted(self.fn), (), kwargs, limit)
+        except _StillRunning as exc:
+            return ToolResult(
+                False,
+                f"Error: {self.name} was not run: {exc.count} earlier calls of it did not finish "
+                f"within their time limit and are still running (at most {MAX_ABANDONED_CALLS} "
+                f"are left running). It can run again once they finish.",
+                data,
+                time.perf_counter() - start,
+            )
         except TimeoutError:
             when = "before the run's deadline" if by_deadline else f"within {self.timeout_s:g} s"
             return ToolResult(
@@ -140,6 +153,14 @@ class ToolError(Exception):
 
 class ToolInputError(ValueError):
     """The model's arguments for a tool did not parse or validate."""
+
+
+class _StillRunning(Exception):
+    """The tool's earlier calls that timed out still run: `MAX_ABANDONED_CALLS` of them."""
+
+    def __init__(self, count: int) -> None:
+        super().__init__(count)
+        self.count = count
 
 
 def tool(
@@ -205,9 +226,13 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
         text = ""
     elif isinstance(value, (dict, list, tuple, int, float, bool)):
         try:
-            text = json.dumps(value, ensure_ascii=False, default=str)
+            text, whole = _json_head(value, limit)
         except (TypeError, ValueError, RecursionError):
             text = str(value)
+        else:
+            if not whole:  # only the start was written out: a huge list costs no more than that
+                return (text[:limit] + f"\n[output cut: more than {limit:,} characters, only "
+                        f"the first {limit:,} are shown]")
     else:
         text = str(value)  # any other object: what print() would show
     if len(text) > limit:
@@ -216,6 +241,28 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
             + f"\n[output cut: {len(text):,} characters, only the first {limit:,} are shown]"
         )
     return text
+
+
+def _json_head(value: Any, limit: int) -> tuple[str, bool]:
+    """`value` as JSON text, written out only until it passes `limit` characters; whether the
+    text is whole. (json's incremental encoder: one-shot `dumps` writes everything first.)"""
+    parts, size = [], 0
+    for part in json.JSONEncoder(ensure_ascii=False, default=str).iterencode(value):
+        parts.append(part)
+        size += len(part)
+        if size > limit:
+            return "".join(parts), False
+    return "".join(parts), True
+
+
+def _formatted(fn: Callable[..., Any]) -> Callable[..., str]:
+    """`fn`, returning its result as the text the model will read (`as_text`)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> str:
+        return as_text(fn(*args, **kwargs))
+
+    return call
 
 
 @functools.cache
@@ -275,11 +322,25 @@ def _build_input_model(
     return model, False
 
 
+_ABANDONED: dict[Any, list[threading.Thread]] = {}
+"""The threads of timed-out calls that still run, by where the tool's function was defined."""
+_ABANDONED_LOCK = threading.Lock()
+
+
 def _run_with_timeout(
     fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float | None
 ) -> Any:
     if timeout_s is None:
         return fn(*args, **kwargs)
+    key = _defined_as(getattr(fn, "__wrapped__", fn))  # the tool's own function
+    with _ABANDONED_LOCK:
+        for name, threads in list(_ABANDONED.items()):  # forget the calls that have finished
+            _ABANDONED[name] = [t for t in threads if t.is_alive()]
+            if not _ABANDONED[name]:
+                del _ABANDONED[name]
+        running = len(_ABANDONED.get(key, ()))
+        if running >= MAX_ABANDONED_CALLS:
+            raise _StillRunning(running)
     box: dict[str, Any] = {}
 
     def target() -> None:
@@ -295,6 +356,8 @@ def _run_with_timeout(
         return _run_inline(fn, args, kwargs, timeout_s)
     worker.join(timeout_s)
     if worker.is_alive():
+        with _ABANDONED_LOCK:
+            _ABANDONED.setdefault(key, []).append(worker)
         raise TimeoutError
     if "error" in box:
         raise box["error"]
@@ -318,6 +381,15 @@ def _run_inline(
     if time.monotonic() - started > timeout_s:
         raise TimeoutError
     return value
+
+
+def _defined_as(fn: Callable[..., Any]) -> Any:
+    """Where `fn` was defined (module and qualified name): a notebook cell run again makes a new
+    function object, but it is the same tool. Identity for a callable without a name."""
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if isinstance(module, str) and isinstance(name, str):
+        return module, name
+    return fn if getattr(type(fn), "__hash__", None) else id(fn)
 
 
 def _time_limit(timeout_s: float | None, deadline: float | None) -> tuple[float | None, bool]:

@@ -18,10 +18,13 @@ from typing import Any
 
 import httpx
 
-from .personas import PERSONAS, persona_of, reply
+from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 """The loopback server refuses bodies larger than this (HTTP 413)."""
+MAX_JSON_DEPTH = 100
+"""A request nested deeper than this is refused (HTTP 400): a chat request is a few levels deep,
+and a deep one would break the parser, or the persona reading it, with a RecursionError."""
 
 
 def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, dict[str, Any]]:
@@ -44,6 +47,10 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         request = json.loads(body or b"")
     except (ValueError, UnicodeDecodeError):
         return _error(400, "the request body is not valid JSON", "invalid_json")
+    except RecursionError:  # deeper than the parser goes
+        return _too_deep_error()
+    if _too_deep(request):  # or deep enough to break a persona reading it
+        return _too_deep_error()
     problem = _check(request)
     if problem:
         return _error(400, problem, "invalid_request")
@@ -51,8 +58,8 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         persona_of(request["model"])
     except ValueError:
         return _error(404, f"The model {request['model']!r} does not exist. Personas: "
-                      f"{', '.join(PERSONAS)} (slow takes seconds: slow:0.5).", "model_not_found",
-                      kind="not_found_error")
+                      f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
+                      "slow:0.5).", "model_not_found", kind="not_found_error")
     try:
         return 200, reply(request, sleep=sleep)
     except httpx.TimeoutException:
@@ -60,6 +67,24 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
         return _error(500, f"the mock model failed: {type(exc).__name__}", "server_error",
                       kind="server_error")
+
+
+def _too_deep(value: Any) -> bool:
+    """Whether `value` (parsed JSON) nests deeper than MAX_JSON_DEPTH; without recursion."""
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_JSON_DEPTH:
+                return True
+            todo.extend((child, depth + 1) for child in
+                        (item.values() if isinstance(item, dict) else item))
+    return False
+
+
+def _too_deep_error() -> tuple[int, dict[str, Any]]:
+    return _error(400, f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} "
+                  "levels)", "invalid_json")
 
 
 def _check(request: Any) -> str | None:

@@ -32,6 +32,9 @@ from .intent import Intent, read_intent
 
 PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
 DEFAULT_SLOW_S = 2.0
+MAX_SLOW_S = 600.0
+"""The longest a `slow:SECONDS` reply may take (ten minutes: a lesson can show a reply that takes
+minutes); a longer one would hold a server thread for nothing, or for ever."""
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
 _AREAS = re.compile(r"Areas:\s*([^\n]+?)\.?\s*$", re.MULTILINE)
@@ -245,14 +248,15 @@ def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, A
 
 
 def persona_of(model: str) -> tuple[str, float]:
-    """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown: ValueError."""
+    """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, or a delay that is
+    not 0 to MAX_SLOW_S seconds: ValueError."""
     name, _, arg = model.partition(":")
     if name not in PERSONAS:
         raise ValueError(model)
     delay = 0.0
     if name == "slow":
         delay = float(arg) if arg else DEFAULT_SLOW_S
-        if not delay >= 0:
+        if not 0 <= delay <= MAX_SLOW_S:  # NaN fails too
             raise ValueError(model)
     return name, delay
 
