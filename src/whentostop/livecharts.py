@@ -5,7 +5,8 @@ millisecond, so a slider answers at once.
 takes 0.2-0.6 s to render on a workshop laptop, too slow to follow a slider (bench/RESULTS.md,
 section 4). These functions read the same data (`usage.split_prompt`, `usage.cumulative_*`,
 `level.view(run)`), draw with the same look (`look.py`) and return an SVG document as text.
-They only read runs; `run=None` is "no run yet".
+They only read runs; `run=None` is "no run yet". Each SVG carries its text alternative
+(`describe.py`) as `<title>` and `<desc>`, and the explorer puts the same words in the `<img alt>`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from . import look
+from . import describe, look
 from .i18n import _
 from .level import Level
-from .look import COMPLETION_COLOUR, NEW_COLOUR, RESENT_COLOUR, TOKENS_COLOUR
+from .look import (
+    CACHED_COLOUR,
+    COMPLETION_COLOUR,
+    NEW_COLOUR,
+    RESENT_COLOUR,
+    SEPARATOR_COLOUR,
+    TOKENS_COLOUR,
+)
 from .outcome import Run, Turn
 from .usage import (
     DEFAULT_PRICE_MODEL,
@@ -48,11 +56,19 @@ def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
     cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
     run = run or Run.empty()
-    right = _cumulative_panel(run, price(model))
+    p = price(model)
+    right = _cumulative_panel(run, p)
+    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn)
     if not tokens_per_turn:
-        return _svg(PANEL_W, PANEL_H, right)
+        return _svg(PANEL_W, PANEL_H, right, alt)
     left = _tokens_panel(run)
-    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>')
+    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
+                alt)
+
+
+def cost_size(tokens_per_turn: bool = True) -> tuple[int, int]:
+    """The cost view's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
+    return (2 * PANEL_W if tokens_per_turn else PANEL_W), PANEL_H
 
 
 def _tokens_panel(run: Run) -> str:
@@ -68,18 +84,26 @@ def _tokens_panel(run: Run) -> str:
     for i, (turn, split) in enumerate(zip(turns, splits)):
         x = LEFT + slot * (i + 0.5) - bar / 2
         y: float = PANEL_H - BOTTOM
-        for value, colour, what in ((split.resent, RESENT_COLOUR, "resent"),
+        # the wrap-up is outlined dashed; other bars get a white line between segments
+        edge = (' stroke="#212121" stroke-dasharray="4 3"' if turn.wrap_up else
+                f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else "")
+        for value, colour, what in ((split.cached, CACHED_COLOUR, "cached"),
+                                    (split.resent - split.cached, RESENT_COLOUR, "resent"),
                                     (split.new, NEW_COLOUR, "new"),
                                     (turn.completion_tokens, COMPLETION_COLOUR, "completion")):
+            if what == "cached" and not value:
+                continue
             h = _scale(value, top)
             y -= h
-            dash = ' stroke="#212121" stroke-dasharray="4 3"' if turn.wrap_up else ""
             parts.append(f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
                          f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
-                         f'fill="{colour}"{dash}/>')
+                         f'fill="{colour}"{edge}/>')
         parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, look.tick_shown(i, len(turns))))
-    parts.append(_legend([(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
-                          (COMPLETION_COLOUR, _(look.REPLY))]))
+    legend = [(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
+              (COMPLETION_COLOUR, _(look.REPLY))]
+    if any(split.cached for split in splits):
+        legend.insert(0, (CACHED_COLOUR, _(look.CACHED)))
+    parts.append(_legend(legend))
     return "".join(parts)
 
 
@@ -106,15 +130,17 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     return "".join(parts)
 
 
+_MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 50
+
+
 def map_svg(level: Level, run: Run | None = None) -> str:
     """The level as rows of numbered `?` blocks after `run`: searched areas revealed, markers
     drawn."""
     view = level.view(run)
     areas = view.blocks
     marks = {m.block: m.correct for m in view.markers}
-    cell_w, cell_h, label_w, top = 104, 96, 130, 50
-    width = label_w + cell_w * max(len(b) for b in areas.values()) + 10
-    height = top + cell_h * len(areas) + 34
+    cell_w, cell_h, label_w, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP
+    width, height = map_size(level)
     parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
              f"{escape(view.title)}</text>"]
     for row, (area, blocks) in enumerate(areas.items()):
@@ -124,7 +150,14 @@ def map_svg(level: Level, run: Run | None = None) -> str:
             parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
     parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
                  f"{escape(_(look.MAP_LEGEND))}</text>")
-    return _svg(width, height, "".join(parts))
+    return _svg(width, height, "".join(parts), describe.map_alt(level, run))
+
+
+def map_size(level: Level) -> tuple[int, int]:
+    """The map's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
+    areas = level.areas
+    return _MAP_LABEL_W + _MAP_CELL_W * max(len(b) for b in areas.values()) + 10, \
+        _MAP_TOP + _MAP_CELL_H * len(areas) + 34
 
 
 def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
@@ -152,9 +185,14 @@ def _block(x: float, y: float, number: int, item: str | None, mark: bool | None)
 # -- drawing helpers ---------------------------------------------------------------------------
 
 
-def _svg(width: float, height: float, body: str) -> str:
+def _svg(width: float, height: float, body: str, alt: str) -> str:
+    """An SVG document whose first children are its title (the first sentence of `alt`) and
+    its description (all of `alt`), referenced by `aria-labelledby`."""
+    title = alt.split(". ", 1)[0]
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="#212121">'
+            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="#212121" '
+            'role="img" aria-labelledby="wts-title wts-desc">'
+            f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
             f'<rect width="100%" height="100%" fill="white"/>{body}</svg>')
 
 
