@@ -85,7 +85,7 @@ def _tokens_panel(run: Run) -> str:
         x = LEFT + slot * (i + 0.5) - bar / 2
         y: float = PANEL_H - BOTTOM
         # the wrap-up is outlined dashed; other bars get a white line between segments
-        edge = (' stroke="#212121" stroke-dasharray="4 3"' if turn.wrap_up else
+        edge = (f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"' if turn.wrap_up else
                 f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else "")
         for value, colour, what in ((split.cached, CACHED_COLOUR, "cached"),
                                     (split.resent - split.cached, RESENT_COLOUR, "resent"),
@@ -148,7 +148,7 @@ def map_svg(level: Level, run: Run | None = None) -> str:
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
         for col, (number, item) in enumerate(blocks.items()):
             parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
-    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
+    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
                  f"{escape(_(look.MAP_LEGEND))}</text>")
     return _svg(width, height, "".join(parts), describe.map_alt(level, run))
 
@@ -190,20 +190,20 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="#212121" '
+            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
             'role="img" aria-labelledby="wts-title wts-desc">'
             f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
-            f'<rect width="100%" height="100%" fill="white"/>{body}</svg>')
+            f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>')
 
 
 def _axes(top: float, n: int, xlabel: str, ylabel: str) -> list[str]:
     base = PANEL_H - BOTTOM
-    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="#616161"/>',
-           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="#616161"/>']
+    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
+           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>']
     for tick in _ticks(top):
         y = _y(tick, top)
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
-                   'stroke="#e0e0e0"/>')
+                   f'stroke="{look.GRID_COLOUR}"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
                    f'text-anchor="end">{tick:,.0f}</text>')
     out.append(f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
@@ -231,7 +231,7 @@ def _tick_label(x: float, turn: Turn, show: bool) -> str:
     """The turn's number under its bar; the wrap-up request is labelled a line lower."""
     if turn.wrap_up:
         return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
-                f'text-anchor="end" fill="#424242">{escape(_(look.WRAP_UP))} ↑</text>')
+                f'text-anchor="end" fill="{look.MUTED_COLOUR}">{escape(_(look.WRAP_UP))} ↑</text>')
     if not show:
         return ""
     return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
@@ -244,7 +244,7 @@ def _polyline(xs: Sequence[float], values: Sequence[float], top: float, colour: 
 
 
 def _empty() -> str:
-    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="#757575" '
+    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="{look.MUTED_COLOUR}" '
             f'text-anchor="middle">{escape(_(look.NO_TURNS))}</text>')
 
 

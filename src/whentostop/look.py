@@ -50,6 +50,9 @@ BORDER_COLOUR = "#767676"
 CODE_BACKGROUND = "#F5F5F5"
 TEXT_COLOUR = "#212121"
 MUTED_COLOUR = "#424242"
+AXIS_COLOUR = "#616161"
+GRID_COLOUR = "#E0E0E0"
+"""Grid lines: a faint guide, not needed to read a value (the tick labels are)."""
 BACKGROUND = "#FFFFFF"
 
 

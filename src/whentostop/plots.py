@@ -349,7 +349,7 @@ def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
 
 def _no_turns(ax: Axes) -> None:
     ax.text(0.5, 0.5, _(look.NO_TURNS), transform=ax.transAxes, ha="center", va="center",
-            fontsize=TITLE_PT, color="#757575")
+            fontsize=TITLE_PT, color=look.MUTED_COLOUR)
 
 
 def _plain(text: str) -> str:

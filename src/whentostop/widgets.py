@@ -183,8 +183,8 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     parts = [
         f'<details class="wts-turn" data-turn="{turn.index}"{" open" if opened else ""} '
         f'style="border-left:4px solid {border};padding:2px 8px;margin:6px 0">',
-        f'<summary><b>{html.escape(head)}</b> · {html.escape(calls)} '
-        f'<span style="color:{look.MUTED_COLOUR}">· {html.escape(usage)}</span></summary>',
+        f'<summary><b>{html.escape(head)}</b> · {html.escape(calls)}</summary>',
+        f'<div style="color:{look.MUTED_COLOUR}">{html.escape(usage)}</div>',
     ]
     parts += [_note("↻ " + _("retried: {why}").format(why=r)) for r in turn.retries]
     if turn.text:
