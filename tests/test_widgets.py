@@ -251,7 +251,7 @@ def test_the_explorer_prices_at_the_default_model_and_says_which() -> None:
     ex = explorer("1-2")
     assert ex.price_model == DEFAULT_PRICE_MODEL
     assert f"Cumulative cost at {DEFAULT_PRICE_MODEL}:" in ex.plot_svg
-    assert f"Cumulative cost at gpt-4o-mini" in explorer("1-2", price_model="gpt-4o-mini").plot_svg
+    assert "Cumulative cost at gpt-4o-mini" in explorer("1-2", price_model="gpt-4o-mini").plot_svg
 
 
 def test_the_clock_explorers_map_counts_misspelt_searches_apart() -> None:

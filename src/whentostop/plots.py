@@ -215,7 +215,7 @@ def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
     resent = [s.resent - s.cached for s in splits]
     new = [s.new for s in splits]
     completion = [t.completion_tokens for t in run.all_turns]
-    edges = {"edgecolor": SEPARATOR_COLOUR, "linewidth": 1.2}  # a white line between segments
+    edges: dict[str, Any] = {"edgecolor": SEPARATOR_COLOUR, "linewidth": 1.2}  # white lines between
     if any(cached):
         ax.bar(x, cached, color=CACHED_COLOUR, label=_(look.CACHED), gid="cached", **edges)
     ax.bar(x, resent, bottom=cached, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent",

@@ -29,7 +29,7 @@ import ipywidgets as w
 
 from . import describe, livecharts, look
 from .client import ChatModel
-from .controls import LiveRegion, Pane, TurnsSlider
+from .controls import Choice, LiveRegion, Pane, TurnsSlider
 from .errors import EndpointError
 from .events import Event, TurnStart
 from .i18n import N_, _
@@ -128,6 +128,7 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
     name = html.escape(label or _("Transcript of the run"))
     style = f"height:{height}px;" if height else ""
     box = (f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
+           'data-lm-suppress-shortcuts="true" '
            f'style="{style}overflow:auto;border:1px solid {look.BORDER_COLOUR};padding:0 6px;'
            'box-sizing:border-box">')
     if run is None:
@@ -285,9 +286,9 @@ class Explorer:
             value=max_turns, min=1, max=MAX_TURNS_LIMIT, continuous_update=False,
             description="max_turns", layout=w.Layout(width="100%" if compact else "360px"),
         )
-        self.persona = w.Dropdown(
+        self.persona = Choice(
             options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])), value=start_persona,
-            description=_("model"), style={"description_width": "initial"},
+            description=_("model"),
             layout=w.Layout(width="auto", display="none" if self.live else None),
             disabled=self.live,
         )
