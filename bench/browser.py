@@ -19,6 +19,7 @@ import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -52,13 +53,34 @@ def available() -> str | None:
     return None
 
 
-def measure(page: Any, explorer: Any, samples: int) -> list[float]:
-    """Seconds from keydown to the painted update, `samples` times (after one warm-up),
-    alternating the slider one step left and right."""
+@dataclass
+class Timings:
+    """Seconds per key press: to the page updated, and where that time went."""
+
+    total: list[float] = field(default_factory=list)
+    """keydown -> the first frame painted after the explorer shows the new run."""
+    to_first_output: list[float] = field(default_factory=list)
+    """keydown -> the first output of the explorer changes: the value's trip to the kernel, the
+    run and its drawing there, the first message back."""
+    outputs: list[float] = field(default_factory=list)
+    """first output changed -> last (the live region): the rest of the messages, applied."""
+    paint: list[float] = field(default_factory=list)
+    """last output changed -> painted: the page's layout and paint."""
+    main_thread: list[float] = field(default_factory=list)
+    """The page's own work per press (Chromium's TaskDuration: scripts, style, layout, paint),
+    whatever the kernel and the network took: what the page costs, even on a busy machine."""
+    layout: list[float] = field(default_factory=list)
+    """Of which style recalculation and layout (RecalcStyleDuration + LayoutDuration)."""
+
+
+def measure(page: Any, explorer: Any, samples: int) -> Timings:
+    """Time `samples` key presses (after one warm-up), alternating the slider one step left and
+    right; each split into its parts (`Timings`)."""
     script = """async ([root, key]) => {
         // the slider: ours (a range input) or ipywidgets' (a noUiSlider handle, the code before)
         const input = root.querySelector(
             '.wts-max-turns input[type=range], .wts-max-turns .noUi-handle');
+        const slider = root.querySelector('.wts-max-turns');
         const status = root.querySelector('[role=status]');
         const plot = () => root.querySelector('.wts-plot img')?.getAttribute('src');
         const before = [status ? status.textContent : null, plot()];
@@ -66,13 +88,18 @@ def measure(page: Any, explorer: Any, samples: int) -> list[float]:
         input.focus();
         const pressed = new Promise(resolve => input.addEventListener(
             'keydown', e => resolve(e.timeStamp), {capture: true, once: true}));
+        let first = null;
         const painted = new Promise((resolve, reject) => {
             const timer = setTimeout(() => reject(new Error('no update in 30 s')), 30000);
-            const seen = new MutationObserver(() => {
+            const seen = new MutationObserver(records => {
+                if (first === null && records.some(r => !slider.contains(r.target))) {
+                    first = performance.now();
+                }
                 if (!done()) return;
+                const last = performance.now();
                 seen.disconnect();
                 requestAnimationFrame(() => requestAnimationFrame(() => {
-                    clearTimeout(timer); resolve(performance.now());
+                    clearTimeout(timer); resolve([first ?? last, last, performance.now()]);
                 }));
             });
             seen.observe(root, {childList: true, characterData: true, subtree: true,
@@ -82,15 +109,29 @@ def measure(page: Any, explorer: Any, samples: int) -> list[float]:
         return true;
     }"""
     handle = explorer.element_handle()
-    times: list[float] = []
+    out = Timings()
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Performance.enable")
+
+    def metrics() -> dict[str, float]:
+        return {m["name"]: m["value"] for m in cdp.send("Performance.getMetrics")["metrics"]}
+
     for i in range(samples + 1):
         key = "ArrowLeft" if i % 2 == 0 else "ArrowRight"
         page.evaluate(script, [handle, key])
+        before = metrics()
         page.keyboard.press(key)
-        pressed, painted = page.evaluate("() => window.__wts")
+        pressed, (first, last, painted) = page.evaluate("() => window.__wts")
+        after = metrics()
         if i:
-            times.append((painted - pressed) / 1000)
-    return times
+            out.main_thread.append(after["TaskDuration"] - before["TaskDuration"])
+            out.layout.append(after["LayoutDuration"] + after["RecalcStyleDuration"]
+                              - before["LayoutDuration"] - before["RecalcStyleDuration"])
+            out.total.append((painted - pressed) / 1000)
+            out.to_first_output.append((first - pressed) / 1000)
+            out.outputs.append((last - first) / 1000)
+            out.paint.append((painted - last) / 1000)
+    return out
 
 
 def _notebook(path: Path, code: str) -> Path:
@@ -183,9 +224,9 @@ def _page(browser: Any) -> Any:
 
 
 def voila_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
-                    pythonpath: str | None = None) -> dict[str, list[float]]:
+                    pythonpath: str | None = None) -> dict[str, Timings]:
     """Slider -> painted update in Voila: {"explorer": [...], "dashboard": [...]} seconds."""
-    out: dict[str, list[float]] = {}
+    out: dict[str, Timings] = {}
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-voila-") as tmp:
         base = Path(tmp)
         for name, code in NOTEBOOKS.items():
@@ -215,9 +256,9 @@ def voila_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
 
 
 def lab_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
-                  pythonpath: str | None = None) -> dict[str, list[float]]:
+                  pythonpath: str | None = None) -> dict[str, Timings]:
     """Slider -> painted update in JupyterLab (Run All first): {"explorer", "dashboard"}."""
-    out: dict[str, list[float]] = {}
+    out: dict[str, Timings] = {}
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-lab-") as tmp:
         base = Path(tmp)
         root = base / "root"
@@ -278,6 +319,8 @@ if __name__ == "__main__":
     if which in ("lab", "both"):
         results["lab"] = lab_latencies(n, chosen, other)
     for where, found in results.items():
-        for name, times in found.items():
-            print(f"{where:5} {name:9} median {median(times) * 1e3:6.1f} ms  max {max(times) * 1e3:6.1f} ms  "
-                  f"({', '.join(f'{t * 1e3:.0f}' for t in times)})")
+        for name, t in found.items():
+            print(f"{where:5} {name:14} median {median(t.total) * 1e3:6.1f} ms  max "
+                  f"{max(t.total) * 1e3:6.1f} ms | to first output {median(t.to_first_output) * 1e3:5.1f}"
+                  f"  outputs {median(t.outputs) * 1e3:5.1f}  paint {median(t.paint) * 1e3:5.1f}"
+                  f" | page's work {median(t.main_thread) * 1e3:5.1f} (layout {median(t.layout) * 1e3:4.1f})")

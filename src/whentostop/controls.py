@@ -39,7 +39,7 @@ EXPLORER_CSS = f"""
 .wts-range-row {{ display: flex; align-items: center; gap: 8px; width: 100%; color: {TEXT_COLOUR}; }}
 .wts-range-row label {{ white-space: nowrap; }}
 .wts-range-row input[type=range] {{ flex: 1 1 auto; min-width: 80px; accent-color: {FOCUS_COLOUR}; }}
-.wts-choice-row {{ display: flex; align-items: center; gap: 8px; margin: 2px 8px 2px 0;
+.wts-choice-row {{ display: flex; align-items: center; gap: 8px; margin: 2px 8px 2px 12px;
   color: {TEXT_COLOUR}; }}
 .wts-choice-row select {{ font-size: inherit; padding: 2px 4px; border: 1px solid {BORDER_COLOUR};
   border-radius: 2px; background: {BACKGROUND}; color: {TEXT_COLOUR}; }}
