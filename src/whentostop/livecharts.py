@@ -130,7 +130,9 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     return "".join(parts)
 
 
-_MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 50
+_MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
+"""A block's cell, the area labels' column, and the room above the rows for the title: the
+level's name, then the news of the run on up to two lines."""
 
 
 def map_svg(level: Level, run: Run | None = None) -> str:
@@ -141,8 +143,14 @@ def map_svg(level: Level, run: Run | None = None) -> str:
     marks = {m.block: m.correct for m in view.markers}
     cell_w, cell_h, label_w, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP
     width, height = map_size(level)
-    parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
-             f"{escape(view.title)}</text>"]
+    # the level's name, then the news of the run on a line of its own: the whole title fits
+    # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
+    name, _sep, news = view.title.partition(" — ")
+    lines = "".join(f'<tspan x="8" dy="22" font-weight="normal" font-size="{TEXT_PX}">'
+                    f"{escape(line)}</tspan>"
+                    for line in _wrap(news, int((width - 16) / (TEXT_PX * 0.6)))[:2])
+    parts = [f'<text class="map-title" x="8" y="24" font-size="{TITLE_PX}" font-weight="bold">'
+             f"{escape(name)}{lines}</text>"]
     for row, (area, blocks) in enumerate(areas.items()):
         y = top + row * cell_h
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
@@ -158,6 +166,17 @@ def map_size(level: Level) -> tuple[int, int]:
     areas = level.areas
     return _MAP_LABEL_W + _MAP_CELL_W * max(len(b) for b in areas.values()) + 10, \
         _MAP_TOP + _MAP_CELL_H * len(areas) + 34
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken between words."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:

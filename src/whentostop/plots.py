@@ -23,6 +23,7 @@ import base64
 import html
 import io
 import math
+import textwrap
 from collections.abc import Mapping
 from typing import Any
 
@@ -171,7 +172,9 @@ def level_map(level: Level, run: Run | None = None, *,
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    ax.set_title(_plain(view.title), fontsize=TITLE_PT + 1, loc="left")
+    name, _sep, news = view.title.partition(" — ")  # the news on lines of its own: it fits
+    news_lines = textwrap.wrap(news, width=max(40, int(fig.get_figwidth() * 8)))
+    ax.set_title(_plain("\n".join([name, *news_lines])), fontsize=TITLE_PT + 1, loc="left")
     return fig
 
 
