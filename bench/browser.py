@@ -13,6 +13,8 @@ import json
 import os
 import secrets
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -25,7 +27,6 @@ from typing import Any
 
 import httpx
 
-ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync", "--no-first-run"]
@@ -40,6 +41,7 @@ NOTEBOOKS = {
 }
 """One code cell each: a single explorer (level 1-1), the projector dashboard, and the same
 dashboard with its outputs drawn by `ipywidgets.HTML` (the code before the fix did)."""
+
 
 def available() -> str | None:
     """Why the browser benchmarks cannot run here, or None when they can."""
@@ -158,8 +160,6 @@ def _env(home: Path, pythonpath: str | None = None) -> dict[str, str]:
 
 
 def _free_port() -> int:
-    import socket
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
@@ -185,8 +185,6 @@ def _server(cmd: list[str], url: str, env: dict[str, str], cwd: Path, log: Path)
                 time.sleep(0.3)
             yield
         finally:
-            import signal
-
             try:
                 os.killpg(proc.pid, signal.SIGTERM)
                 proc.wait(timeout=10)
