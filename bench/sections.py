@@ -565,9 +565,9 @@ def slider_in_browser(cfg: Config) -> Section:
         "The page's own work is Chromium's TaskDuration over the press (scripts, style, layout, "
         "paint), whatever the kernel took: what the page costs even on a busy machine.",
         "The 'ipywidgets.HTML' row draws the dashboard's outputs with ipywidgets.HTML, as the code "
-        "before issue 18 did; the explorer now uses `controls.Pane`, which only swaps its HTML "
-        "(ipywidgets.HTML's view in JupyterLab also runs the page's math typesetter over every "
-        "new value). Each explorer re-runs and redraws only itself (tests/test_widgets.py).",
+        "before issue 18 did; the explorer now uses `controls.Pane`, an anywidget that only swaps "
+        "its HTML: compare the page's own work of the two dashboard rows. Each explorer re-runs "
+        "and redraws only itself (tests/test_widgets.py).",
     ]
     worst = max(median(t.total) for times in found.values() for k, t in times.items()
                 if k in ("explorer", "dashboard"))

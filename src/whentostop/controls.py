@@ -8,8 +8,9 @@
 - `LiveRegion`: one element with `role="status"` (polite, atomic), made once and kept: only its
   text changes, so a screen reader announces each new text. (An `ipywidgets.HTML` replaces its
   content on every change, and a live region that is new on the page is not announced.)
-- `Pane`: an HTML output that only swaps its content (an `ipywidgets.HTML` also runs the page's
-  math typesetter over every new value).
+- `Pane`: an HTML output that only swaps its content. Measured in JupyterLab (bench section 8),
+  the dashboard's page does about half the work per slider move with these as with
+  `ipywidgets.HTML` outputs.
 
 In JupyterLab the keys a control needs (arrows, Home, End, Space, Enter) would otherwise be taken
 by the notebook's shortcuts (select the cell below, enter edit mode): our controls carry
