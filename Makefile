@@ -55,7 +55,14 @@ lite: $(VENV)/.lite-installed
 lite-serve: lite
 	$(BIN)/python lite/serve.py $(LITE_OUT) --port $(LITE_PORT)
 
-test: $(VENV)/.test-installed
+# axe-core for the accessibility tests, from npm at the version the lock file names (when npm is
+# there: without it those tests skip locally; .ci/run installs npm, so CI always has them)
+AXE := tests/a11y/node_modules/axe-core/axe.min.js
+$(AXE): tests/a11y/package.json tests/a11y/package-lock.json
+	cd tests/a11y && npm ci --no-fund --no-audit --loglevel=error
+	touch $@
+
+test: $(VENV)/.test-installed $(if $(shell command -v npm),$(AXE),)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 # ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)

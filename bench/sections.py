@@ -50,6 +50,7 @@ class Config:
     before_reps: int
     peer_reps: int
     widget_sweeps: int
+    browser_samples: int
     notebook_reps: int
     import_reps: int
     growth_reps: int
@@ -60,10 +61,10 @@ class Config:
     def make(cls, quick: bool) -> Config:
         if quick:
             return cls(True, reps=3, socket_reps=2, before_reps=1, peer_reps=1, widget_sweeps=1,
-                       notebook_reps=1, import_reps=2, growth_reps=1, growth_sizes=(10, 50),
+                       browser_samples=2, notebook_reps=1, import_reps=2, growth_reps=1, growth_sizes=(10, 50),
                        slider_values=(1, 25))
         return cls(False, reps=30, socket_reps=15, before_reps=5, peer_reps=10, widget_sweeps=5,
-                   notebook_reps=3, import_reps=9, growth_reps=11)
+                   browser_samples=15, notebook_reps=3, import_reps=9, growth_reps=11)
 
 
 def ratio(a: Samples, b: Samples) -> float:
@@ -534,7 +535,7 @@ LONG_SYSTEM = (
 
 
 def intent(cfg: Config) -> Section:
-    section = Section(8, "The mock's reader of intent: its share of one mock reply")
+    section = Section(9, "The mock's reader of intent: its share of one mock reply")
     from whentostop import load_level, run_agent
     from whentostop.i18n import using
     from whentostop.lesson import give_up, prompt
@@ -595,8 +596,63 @@ def intent(cfg: Config) -> Section:
     return section
 
 
+def slider_in_browser(cfg: Config) -> Section:
+    """Slider -> page updated, in Chromium: Voila and JupyterLab, one explorer and the dashboard
+    (and the dashboard with ipywidgets.HTML outputs, as before the fix), side by side."""
+    import browser
+
+    section = Section(10, "Slider -> page updated in Chromium: Voila and JupyterLab, one explorer "
+                         "and the dashboard")
+    why = browser.available()
+    if why:
+        section.notes = [f"Skipped: {why}."]
+        section.verdicts = [Verdict("8. slider -> page updated", "not measured here", "< 100 ms",
+                                    None)]
+        return section
+    names = ("explorer",) if cfg.quick else tuple(browser.NOTEBOOKS)
+    found = {"Voila": browser.voila_latencies(cfg.browser_samples, names),
+             "JupyterLab": browser.lab_latencies(cfg.browser_samples, names)}
+    base = median(found["Voila"]["explorer"].total)
+    what = {"explorer": "one explorer (1-1)", "dashboard": "the dashboard (three levels)",
+            "dashboard-html": "the dashboard, outputs as ipywidgets.HTML (before the fix)"}
+    section.header = ["page", "what moved", "median", "max", "ratio to Voila, one explorer",
+                      "to the first output", "outputs applied", "layout and paint",
+                      "the page's own work (of which style and layout)"]
+    for where, times in found.items():
+        for name, t in times.items():
+            section.rows.append([
+                where, what[name], ms(median(t.total)), ms(max(t.total)),
+                f"{median(t.total) / base:.2f}", ms(median(t.to_first_output)),
+                ms(median(t.outputs)), ms(median(t.paint)),
+                f"{ms(median(t.main_thread))} ({ms(median(t.layout))})"])
+    section.notes = [
+        f"{cfg.browser_samples} key presses each (after one warm-up), alternating the 1-1 "
+        "explorer's max_turns one step left and right (a 9- and a 10-turn Loopboros run), in "
+        "headless Chromium driven by Playwright as the browser tests drive it (bench/browser.py).",
+        "The clock starts at the keydown's own timestamp and stops at the first painted frame after "
+        "the explorer's chart is replaced and its live region announces the new run (set last): "
+        "the kernel's round trip, the run, and the page's layout and paint included. The last three "
+        "columns split it (medians): keydown -> the first output changes (the value's trip to the "
+        "kernel, the run and its drawing there, the first message back); first -> last output "
+        "changed (the other messages, applied); last -> painted.",
+        "The page's own work is Chromium's TaskDuration over the press (scripts, style, layout, "
+        "paint), whatever the kernel took: what the page costs even on a busy machine.",
+        "The 'ipywidgets.HTML' row draws the dashboard's outputs with ipywidgets.HTML, as the code "
+        "before issue 18 did; the explorer now uses `controls.Pane`, an anywidget that only swaps "
+        "its HTML: compare the page's own work of the two dashboard rows. Each explorer re-runs "
+        "and redraws only itself (tests/test_widgets.py).",
+    ]
+    worst = max(median(t.total) for times in found.values() for k, t in times.items()
+                if k in ("explorer", "dashboard"))
+    section.verdicts = [Verdict(
+        "8. slider -> page updated (slowest median of Voila/Lab x explorer/dashboard)",
+        ms(worst), "< 100 ms", worst < 0.1)]
+    return section
+
+
 SECTIONS = {
     1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
     8: lite,
     9: intent,
+    10: slider_in_browser,
 }

@@ -160,21 +160,25 @@ class ExplorerView:
         )
 
 
+SLIDER = ".wts-max-turns input[type=range]"
+"""The max_turns slider: a native range input named by its label (`whentostop.controls`)."""
+
+
 def slider_value(explorer) -> int:
     """The max_turns slider's value as its readout shows it."""
-    return int(explorer.locator(".wts-max-turns .widget-readout").inner_text().strip())
+    return int(explorer.locator(".wts-max-turns output").inner_text().strip())
 
 
 def move_slider(page, explorer, presses: int) -> None:
     """Move the max_turns slider by `presses` keyboard steps (negative: to the left), as a
-    learner would with the handle focused, and wait until the readout shows the new value."""
+    learner would with the slider focused, and wait until the readout shows the new value."""
     start = slider_value(explorer)
-    handle = explorer.locator(".wts-max-turns .noUi-handle").first
+    handle = explorer.locator(SLIDER).first
     handle.scroll_into_view_if_needed()
     handle.focus()
     key = "ArrowRight" if presses > 0 else "ArrowLeft"
     for _ in range(abs(presses)):
         handle.press(key)
-    readout = explorer.locator(".wts-max-turns .widget-readout")
+    readout = explorer.locator(".wts-max-turns output")
     page.wait_for_function("([el, want]) => el.textContent.trim() === want",
                            arg=[readout.element_handle(), str(start + presses)], timeout=10_000)

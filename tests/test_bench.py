@@ -15,7 +15,7 @@ import pytest
 pytestmark = pytest.mark.bench
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = [f"## {n}. " for n in range(1, 10)]
+SECTIONS = [f"## {n}. " for n in range(1, 11)]
 
 
 @pytest.fixture(scope="module")

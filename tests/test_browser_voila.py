@@ -24,7 +24,7 @@ def open_explorer(voila, page, notebook: str, which: int):
     explorer = explorers.nth(which) if which >= 0 else explorers.last
     explorer.locator(".wts-turns").wait_for(state="visible", timeout=SHOW_TIMEOUT_MS)
     page.wait_for_function(
-        "el => /\\d+ turns?/.test(el.textContent)",
+        "el => /\\d+ of \\d+ turns?/.test(el.textContent)",
         arg=explorer.locator(".wts-turns").element_handle(), timeout=SHOW_TIMEOUT_MS,
     )
     return explorer
@@ -37,12 +37,12 @@ def move_max_turns_and_check(page, explorer) -> tuple[str, str]:
     before_turns, before_badge = turns.inner_text().strip(), badge.inner_text().strip()
     before_plot = plot.get_attribute("src")
     assert before_plot and before_plot.startswith("data:image/svg+xml;base64,")
-    readout = explorer.locator(".wts-max-turns .widget-readout")
+    readout = explorer.locator(".wts-max-turns output")
     before_readout = readout.inner_text().strip()
-    handle = explorer.locator(".wts-max-turns .noUi-handle")
+    handle = explorer.locator(".wts-max-turns input[type=range]")
     for _ in range(3):  # the first key can land before the page's widgets are wired up
         handle.focus()
-        handle.press("End" if before_turns == "1 turn" else "Home")
+        handle.press("End" if before_turns.startswith("1 of") else "Home")
         try:
             page.wait_for_function(
                 "([el, old]) => el.textContent.trim() !== old",
@@ -62,13 +62,13 @@ def move_max_turns_and_check(page, explorer) -> tuple[str, str]:
     after_turns = turns.inner_text().strip()
     value = readout.inner_text().strip()
     assert value != before_readout
-    assert after_turns in (f"{value} turns", f"{value} turn")
-    assert after_turns.split()[0] in badge.inner_text()
+    assert after_turns.split(" · ")[0] in (f"{value} of {value} turns", f"{value} of {value} turn")
+    assert after_turns.split(" · ")[0] in badge.inner_text()
     page.wait_for_function(  # the widget replaces its <img>: look it up again inside .wts-plot
         "([el, old]) => el.querySelector('img').getAttribute('src') !== old",
         arg=[explorer.locator(".wts-plot").element_handle(), before_plot], timeout=CHANGE_TIMEOUT_MS,
     )
-    return before_turns, after_turns
+    return before_turns.split(" · ")[0], after_turns.split(" · ")[0]
 
 
 def test_projector_dashboard_shows_three_explorers_without_code_and_the_slider_reruns(voila, page) -> None:
@@ -82,8 +82,8 @@ def test_projector_dashboard_shows_three_explorers_without_code_and_the_slider_r
     assert explorers.nth(2).locator(".wts-map img").count() == 1  # 1-3: the marker on the map
     assert "from whentostop" not in page.content()  # Voila hides the code
     before, after = move_max_turns_and_check(page, first)
-    assert (before, after) == ("10 turns", "1 turn")
-    assert "No answer after 1 turn" in first.locator(".wts-badge").inner_text()
+    assert (before, after) == ("10 of 10 turns", "1 of 1 turn")
+    assert "No answer after 1 of 1 turn" in first.locator(".wts-badge").inner_text()
     screenshot(page, "voila-explorer-dashboard")
 
 

@@ -1,5 +1,7 @@
 """Each level notebook in JupyterLab, in headless Chromium, as a learner meets it: Run All, no
-error box anywhere, the explorer on the page, and the max_turns slider changing what it shows.
+error box anywhere, the explorer on the page, and the max_turns slider changing what it shows;
+axe-core finds no WCAG 2.2 A/AA violation in the explorer and the figures (issue 17), and 1-3's
+sloppy caller shows its rejected call without scrolling the transcript (issue 15).
 
 The notebooks are copied to a temporary folder first, so the committed ones stay output-free.
 Screenshots of each explorer go to test-artifacts/ (git-ignored).
@@ -13,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from a11ypage import axe_violations, describe_violations
 from conftest import NOTEBOOKS, screenshot
 from labpage import (
     ExplorerView,
@@ -72,6 +75,13 @@ def run_level(page, lab: Lab, level: str):
     return explorer
 
 
+def assert_no_accessibility_violations(page) -> None:
+    """axe on our elements (the explorer, the figures) as JupyterLab shows them."""
+    assert page.locator("img.wts-figure").count() >= 1, "the figures are not <img alt> yet"
+    found = axe_violations(page)
+    assert found == [], describe_violations(found)
+
+
 def screenshot_explorer(page, explorer, name: str) -> None:
     """Keep a picture of the whole explorer, top first, as the learner scrolls to it."""
     page.set_viewport_size({"width": 1400, "height": 1800})
@@ -84,7 +94,8 @@ def shorten_to_the_clock(page, explorer) -> tuple[ExplorerView, ExplorerView]:
     """Move max_turns down to SHORT_BUDGET; return what the explorer showed before and after."""
     before = ExplorerView.read(explorer)
     move_slider(page, explorer, SHORT_BUDGET - slider_value(explorer))
-    expect(explorer.locator(".wts-turns")).to_have_text(f"{SHORT_BUDGET} turns", timeout=15_000)
+    expect(explorer.locator(".wts-turns")).to_contain_text(
+        f"{SHORT_BUDGET} of {SHORT_BUDGET} turns", timeout=15_000)
     expect(explorer.locator(".wts-badge")).to_contain_text("the clock", timeout=15_000)
     if before.plot:  # the plot is drawn last, just after the badge and the transcript
         expect(explorer.locator(".wts-plot img").first).not_to_have_attribute(
@@ -107,15 +118,27 @@ def assert_everything_followed_the_slider(before: ExplorerView, after: ExplorerV
 @pytest.mark.timeout(300)
 def test_level_1_1_runs_and_its_slider_moves_the_clock(notebook_page, lab: Lab) -> None:
     explorer = run_level(notebook_page, lab, "1-1")
+    assert_no_accessibility_violations(notebook_page)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-1")
     before, after = shorten_to_the_clock(notebook_page, explorer)
     assert "the clock" in before.badge
     assert_everything_followed_the_slider(before, after)
+    # the keyboard alone, as in Voila: JupyterLab's notebook shortcuts must not take the keys
+    status = explorer.locator("[role=status]")
+    for control, key in ((".wts-persona select", "ArrowDown"), (".wts-give-up input", "Space")):
+        said = status.text_content()
+        explorer.locator(control).focus()
+        notebook_page.keyboard.press(key)
+        notebook_page.wait_for_function("([el, old]) => el.textContent !== old",
+                                        arg=[status.element_handle(), said], timeout=15_000)
+    assert explorer.locator(".wts-persona select").input_value() == "sloppy"
+    assert explorer.locator(".wts-give-up input").is_checked()
 
 
 @pytest.mark.timeout(300)
 def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(notebook_page, lab: Lab) -> None:
     explorer = run_level(notebook_page, lab, "1-2")
+    assert_no_accessibility_violations(notebook_page)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-2")
     before, after = shorten_to_the_clock(notebook_page, explorer)
     assert "the flag" in before.badge and "the clock" not in before.badge
@@ -127,6 +150,7 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(no
     explorer = run_level(notebook_page, lab, "1-3")
     level_map = explorer.locator(".wts-map img").first
     level_map.wait_for(timeout=30_000)
+    assert_no_accessibility_violations(notebook_page)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-3")
     map_with_marker = level_map.get_attribute("src")
     before, after = shorten_to_the_clock(notebook_page, explorer)
@@ -154,3 +178,21 @@ def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(no
     after = ExplorerView.read(explorer)
     assert "47" in after.badge and "mark_star" in after.transcript and "turn 17" in after.transcript
     assert after.plot != before.plot
+
+
+def test_level_1_3_sloppy_callers_rejected_call_is_in_view_without_scrolling(notebook_page, lab: Lab) -> None:
+    explorer = run_level(notebook_page, lab, "1-3")
+    status = explorer.locator("[role=status]")
+    before = status.text_content()
+    explorer.locator(".wts-persona select").select_option("sloppy")
+    notebook_page.wait_for_function("([el, old]) => el.textContent !== old",
+                                    arg=[status.element_handle(), before], timeout=15_000)
+    box = explorer.locator(".wts-transcript-box")
+    rejected = box.locator(".wts-call-failed")
+    rejected.wait_for(timeout=15_000)
+    box.scroll_into_view_if_needed()
+    assert box.evaluate("el => el.scrollTop") == 0
+    outer, inner = box.bounding_box(), rejected.bounding_box()
+    assert outer and inner and outer["y"] <= inner["y"] and (
+        inner["y"] + inner["height"] <= outer["y"] + outer["height"]), (outer, inner)
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-1-3-sloppy")

@@ -7,7 +7,7 @@ import xml.etree.ElementTree as ET
 
 from whentostop import connect, load_level, run_agent
 from whentostop.livecharts import cost_svg, map_svg
-from whentostop.usage import cumulative_cost, split_prompt
+from whentostop.usage import DEFAULT_PRICE_MODEL, cumulative_cost, split_prompt
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
@@ -27,7 +27,7 @@ def test_every_turn_has_its_three_stacked_bars_with_the_runs_numbers():
     heights = [float(b.get("height")) for b in resent]
     assert all(b > a for a, b in zip(heights[1:25], heights[2:25]))  # the history grows
     assert "wrap-up" in svg
-    assert f"${cumulative_cost(run, 'gpt-4o-mini')[-1]:.4f}" in svg
+    assert f"${cumulative_cost(run, DEFAULT_PRICE_MODEL)[-1]:.4f}" in svg
 
 
 def test_a_run_with_no_turns_says_so():

@@ -3,6 +3,8 @@ figure carries a title and labelled axes a projector can show."""
 
 from __future__ import annotations
 
+import base64
+import html
 from collections.abc import Callable
 from types import SimpleNamespace
 
@@ -165,15 +167,23 @@ def test_plots_leave_no_pyplot_figures_open(loopboros: Run) -> None:
     assert plt.get_fignums() == before
 
 
-def test_a_returned_figure_shows_as_a_png_in_jupyter_without_pyplot(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_returned_figure_shows_as_an_image_with_alt_text_in_jupyter_without_pyplot(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     import IPython
-    from IPython.core.formatters import PNGFormatter
+    from IPython.core.formatters import DisplayFormatter
 
-    png = PNGFormatter()
-    shell = SimpleNamespace(display_formatter=SimpleNamespace(formatters={"image/png": png}))
-    monkeypatch.setattr(IPython, "get_ipython", lambda: shell)
+    formatter = DisplayFormatter()
+    monkeypatch.setattr(IPython, "get_ipython",
+                        lambda: SimpleNamespace(display_formatter=formatter))
     plots._show_figures_in_jupyter()
-    assert png(plots.level_map(load_level("1-1"))).startswith(b"\x89PNG")
+    fig = plots.level_map(load_level("1-1"))
+    shown, _ = formatter.format(fig)
+    assert base64.b64decode(shown["image/png"]).startswith(b"\x89PNG")
+    assert f'alt="{html.escape(fig.alt_text)}"' in shown["text/html"]
+    assert shown["image/png"] in shown["text/html"]  # one drawing for both
+    plain, _ = formatter.format(Figure())  # any other Figure still shows as a PNG
+    assert plain["image/png"].startswith(b"\x89PNG")
 
 
 def test_a_dollar_in_a_levels_title_and_areas_is_drawn_as_written(tmp_path) -> None:
@@ -201,5 +211,22 @@ def test_a_dollar_in_a_levels_title_and_areas_is_drawn_as_written(tmp_path) -> N
         # what matplotlib itself decides to draw: (the text, whether it is mathtext)
         shown = [t._preprocess_math(t.get_text()) for t in drawn]
         assert all(not is_math for _, is_math in shown), shown
-        assert shown[0][0].startswith(title + " — ")
+        assert shown[0][0].startswith(title)
         assert sorted(text for text, _ in shown[1:]) == sorted(areas)
+
+
+
+def test_the_png_of_a_described_figure_is_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    import IPython
+    from IPython.core.formatters import DisplayFormatter
+
+    formatter = DisplayFormatter()
+    monkeypatch.setattr(IPython, "get_ipython",
+                        lambda: SimpleNamespace(display_formatter=formatter))
+    formatter.formatters["image/png"].for_type(Figure, plots.png_bytes)  # as %matplotlib inline
+    plots._show_figures_in_jupyter()
+    drawn: list[int] = []
+    real = plots.png_bytes
+    monkeypatch.setattr(plots, "png_bytes", lambda fig, **kw: drawn.append(1) or real(fig, **kw))
+    formatter.format(plots.level_map(load_level("1-1")))
+    assert len(drawn) == 1

@@ -18,7 +18,14 @@ from whentostop.lesson import give_up
 from whentostop.mock import MockServer
 from whentostop.mock.intent import read_intent
 from whentostop.models import is_mock
-from whentostop.widgets import badge_html, dashboard, explorer, transcript_html, turns_text
+from whentostop.widgets import (
+    badge_html,
+    dashboard,
+    explorer,
+    notable_turns,
+    transcript_html,
+    turns_text,
+)
 
 
 def text_of(html: str) -> str:
@@ -35,8 +42,8 @@ def test_level_1_1_starts_with_the_loopboros_stopped_by_the_clock() -> None:
     ex = explorer("1-1")
     assert ex.run.stop == Stop.MAX_TURNS and len(ex.run.turns) == 10
     assert "the clock" in ex.badge.value and "No answer" in ex.badge.value
-    assert "10 turns" in ex.badge.value
-    assert ex.turns.value == "10 turns"
+    assert "10 of 10 turns" in ex.badge.value
+    assert text_of(ex.turns.value).split() == ["10", "of", "10", "turns", "·", "run", "1"]
 
 
 def test_moving_the_slider_reruns_with_the_new_budget() -> None:
@@ -44,13 +51,13 @@ def test_moving_the_slider_reruns_with_the_new_budget() -> None:
     first_plot = ex.plot_svg
     ex.max_turns.value = 3
     assert len(ex.run.turns) == 3 and ex.run.max_turns == 3
-    assert ex.turns.value == "3 turns"
-    assert "No answer after 3 turns" in text_of(ex.badge.value)
+    assert "3 of 3 turns" in text_of(ex.turns.value)
+    assert "No answer after 3 of 3 turns" in text_of(ex.badge.value)
     assert text_of(ex.transcript.value).count("turn ") == 3
     assert svg_in(ex.plot.value) == ex.plot_svg != first_plot
     first_map = ex.map_svg
     ex.max_turns.value = 1
-    assert ex.turns.value == "1 turn"
+    assert "1 of 1 turn" in text_of(ex.turns.value)
     assert ex.level.view(ex.run).searched == ("overworld",)  # the map follows the run
     assert svg_in(ex.map.value) == ex.map_svg != first_map
 
@@ -104,13 +111,13 @@ def test_the_wrap_up_is_labelled_not_an_answer_and_the_badge_still_says_no_answe
     ex.wrap_up.value = True
     assert ex.run.wrap_up_turn is not None and len(ex.run.turns) == 4
     assert "wrap-up — not an answer" in ex.transcript.value
-    assert "No answer" in ex.badge.value and ex.turns.value == "4 turns"
+    assert "No answer" in ex.badge.value and "4 of 4 turns" in text_of(ex.turns.value)
 
 
 def test_level_1_2_raises_the_flag_in_three_turns_and_the_map_shows_the_star() -> None:
     ex = explorer("1-2")
     assert ex.run.stop == Stop.END_TURN and len(ex.run.turns) == 3
-    assert "the flag" in ex.badge.value and "3 turns" in ex.badge.value
+    assert "the flag" in ex.badge.value and "3 of 10 turns" in ex.badge.value
     assert ex.level.view(ex.run).searched == ("overworld", "underground")
     assert svg_in(ex.map.value) == ex.map_svg
 
@@ -154,8 +161,10 @@ def test_controls_follow_the_widget_contract() -> None:
     for widget, cls in [(slider, "wts-max-turns"), (ex.badge, "wts-badge"), (ex.turns, "wts-turns"),
                         (ex.transcript, "wts-transcript"), (ex.plot, "wts-plot"), (ex.map, "wts-map")]:
         assert cls in widget._dom_classes
-    assert ex.transcript.layout.height == "400px" and ex.transcript.layout.overflow == "auto"
-    assert ex.plot.layout.height and ex.map.layout.height  # fixed: the page does not jump
+    assert 'style="height:400px;overflow:auto' in ex.transcript.value  # fixed: no jump
+    # the views keep their aspect ratio at any width: the page does not jump, no gap below
+    assert re.search(r'<img [^>]*width="\d+" height="\d+"', ex.plot.value)
+    assert re.search(r'<img [^>]*width="\d+" height="\d+"', ex.map.value)
     assert ex.run_button.layout.display == "none"  # the mock needs no Run button
 
 
@@ -192,22 +201,22 @@ def test_an_unreachable_endpoint_shows_a_plain_message_and_no_traceback() -> Non
     ex.run_button.click()  # must not raise
     assert ex.error and "Could not reach http://127.0.0.1:9/v1" in ex.error
     assert "Could not reach" in ex.progress.value and "Traceback" not in ex.progress.value
-    assert "endpoint error" in ex.badge.value and "No answer after 0 turns" in ex.badge.value
+    assert "endpoint error" in ex.badge.value and "No answer after 0 of 10 turns" in ex.badge.value
     assert ex.run is not None and ex.run.turns == []
     assert "The endpoint failed" in ex.transcript.value
     assert not ex.run_button.disabled  # the instructor can fix the server and press Run again
 
 
 @pytest.mark.parametrize("stop, colour, words", [
-    (Stop.END_TURN, "#2e7d32", "the flag"),
-    (Stop.TERMINAL_TOOL, "#6a1b9a", "the warp pipe"),
-    (Stop.MAX_TURNS, "#c62828", "the clock — No answer"),
-    (Stop.DEADLINE, "#ef6c00", "the deadline — No answer"),
+    (Stop.END_TURN, "#2E7D32", "the flag"),
+    (Stop.TERMINAL_TOOL, "#6A1B9A", "the warp pipe"),
+    (Stop.MAX_TURNS, "#C62828", "the clock — No answer"),
+    (Stop.DEADLINE, "#A84300", "the deadline — No answer"),
 ])
 def test_badge_colour_and_words_per_exit(stop: Stop, colour: str, words: str) -> None:
     run = Run(stop=stop, messages=[], turns=[], max_turns=2, _answer="x")
     badge = badge_html(run)
-    assert colour in badge and words in badge and "0 turns" in badge
+    assert colour in badge and words in badge and "0 of 2 turns" in badge
 
 
 def test_transcript_escapes_what_the_model_and_tools_said() -> None:
@@ -240,3 +249,123 @@ def test_a_mock_model_object_keeps_the_explorer_instant_and_picks_its_persona() 
     ex = explorer("1-3", model=connect("sloppy"))
     assert not ex.live and ex.persona.value == "sloppy"
     assert ex.run.stop == Stop.TERMINAL_TOOL and len(ex.run.turns) == 6
+
+
+# -- issue 15: what a learner and an instructor trip on ----------------------------------------
+
+
+def test_a_rerun_with_the_same_result_still_shows_that_it_ran() -> None:
+    ex = explorer("1-1")
+    badge, before = ex.badge.value, text_of(ex.turns.value)
+    ex.give_up.value = True  # the Loopboros ignores the permission: the same clock
+    assert ex.badge.value == badge
+    assert "run 2" in text_of(ex.turns.value) and text_of(ex.turns.value) != before
+    assert ex.runs == 2
+
+
+def test_the_transcript_opens_the_rejected_call_and_folds_the_routine_turns() -> None:
+    ex = explorer("1-3", persona="sloppy")
+    assert notable_turns(ex.run) == {5, 6}  # the rejected mark_star, and the answer
+    shown = ex.transcript.value
+    opened = re.findall(r'<details class="wts-turn" data-turn="(\d+)" open', shown)
+    assert opened == ["5", "6"]
+    folded = re.findall(r'<details class="wts-turn" data-turn="(\d+)" style', shown)
+    assert folded == ["1", "2", "3", "4"]
+    assert shown.count('class="wts-call wts-call-failed"') == 1
+    # a folded turn still says in one line what it called
+    assert "search_blocks ✓" in text_of(shown.split('data-turn="2"')[1].split("</summary>")[0])
+
+
+def test_a_short_run_opens_every_turn() -> None:
+    ex = explorer("1-2")
+    assert notable_turns(ex.run) == {1, 2, 3}
+
+
+def test_the_explorer_prices_at_the_default_model_and_says_which() -> None:
+    from whentostop.usage import DEFAULT_PRICE_MODEL
+
+    ex = explorer("1-2")
+    assert ex.price_model == DEFAULT_PRICE_MODEL
+    assert f"Cumulative cost at {DEFAULT_PRICE_MODEL}:" in ex.plot_svg
+    assert "Cumulative cost at gpt-4o-mini" in explorer("1-2", price_model="gpt-4o-mini").plot_svg
+
+
+def test_the_clock_explorers_map_counts_misspelt_searches_apart() -> None:
+    ex = explorer("1-1", max_turns=25)
+    view = ex.level.view(ex.run)
+    assert view.misspelt > 0
+    title = f"{len(view.searched)} searches, no star ({view.misspelt} more misspelt: no such area)"
+    assert title in ex.map_svg
+    assert title in unescape(re.search(r'alt="([^"]*)"', ex.map.value).group(1))
+
+
+# -- issue 17: every learner can use it --------------------------------------------------------
+
+
+def test_the_live_region_announces_each_run_in_words() -> None:
+    ex = explorer("1-1")
+    assert ex.status.text == ("Level 1-1, run 1: the clock — No answer after 10 of 10 turns, "
+                              "still asking for search_blocks.")
+    ex.max_turns.value = 3
+    assert ex.status.text.startswith("Level 1-1, run 2: the clock — No answer after 3 of 3 turns")
+    ex.persona.value = "searcher"
+    ex.give_up.value = True
+    ex.max_turns.value = 10
+    assert "run 5: the flag — answered in 5 of 10 turns" in ex.status.text
+    assert "wts-status" in ex.status._dom_classes
+
+
+def test_the_announcement_follows_the_language() -> None:
+    from whentostop.i18n import using
+
+    with using("pt"):
+        ex = explorer("1-1", max_turns=2)
+        said = ex.status.text
+    assert said.startswith("Nível 1-1, execução 1: o relógio — ")
+    assert "2 de 2 turnos" in said
+
+
+def test_the_level_title_is_a_heading() -> None:
+    ex = explorer("1-2")
+    header = ex.widget.children[0]
+    assert re.fullmatch(r'<h3 class="wts-level-title">World 1-2: the flag</h3>', header.value)
+    grid = dashboard()
+    assert all(ex.widget.children[0].value.startswith("<h2 ") for ex in grid.explorers)
+
+
+def test_the_transcript_is_a_named_focusable_region() -> None:
+    ex = explorer("1-3")
+    box = re.match(r"<div ([^>]*)>", ex.transcript.value).group(1)
+    assert 'role="region"' in box and 'tabindex="0"' in box
+    assert 'aria-label="Transcript of level 1-3, run 1"' in box
+
+
+def test_the_slider_is_a_labelled_range_and_clamps_its_value() -> None:
+    ex = explorer("1-1")
+    assert ex.max_turns.description == "max_turns"
+    assert 'input.type = "range"' in ex.max_turns._esm and "label.htmlFor = id" in ex.max_turns._esm
+    ex.max_turns.value = 99
+    assert ex.max_turns.value == 25 and len(ex.run.turns) == 25
+
+
+def test_every_view_of_the_explorer_has_alt_text_from_the_run() -> None:
+    ex = explorer("1-3")
+    plot_alt = unescape(re.search(r'alt="([^"]*)"', ex.plot.value).group(1))
+    map_alt = unescape(re.search(r'alt="([^"]*)"', ex.map.value).group(1))
+    assert "the warp pipe" in plot_alt and f"{ex.run.total_tokens:,} tokens" in plot_alt
+    assert "right, the star is there" in map_alt and "castle" in map_alt
+
+
+# -- issue 18: only what moved is redrawn ------------------------------------------------------
+
+
+def test_in_the_dashboard_only_the_explorer_whose_control_moved_reruns_and_redraws() -> None:
+    grid = dashboard()
+    first, *others = grid.explorers
+    sent: list[str] = []
+    for ex in others:
+        for pane in (ex.badge, ex.turns, ex.transcript, ex.plot, ex.map, ex.status):
+            pane.observe(lambda change, name=ex.level_name: sent.append(name))
+    first.max_turns.value = 4
+    assert first.runs == 2 and [ex.runs for ex in others] == [1, 1]
+    assert sent == []

@@ -5,7 +5,8 @@ millisecond, so a slider answers at once.
 takes 0.2-0.6 s to render on a workshop laptop, too slow to follow a slider (bench/RESULTS.md,
 section 4). These functions read the same data (`usage.split_prompt`, `usage.cumulative_*`,
 `level.view(run)`), draw with the same look (`look.py`) and return an SVG document as text.
-They only read runs; `run=None` is "no run yet".
+They only read runs; `run=None` is "no run yet". Each SVG carries its text alternative
+(`describe.py`) as `<title>` and `<desc>`, and the explorer puts the same words in the `<img alt>`.
 """
 
 from __future__ import annotations
@@ -15,10 +16,17 @@ import math
 from collections.abc import Sequence
 from html import escape
 
-from . import look
+from . import describe, look
 from .i18n import _
 from .level import Level
-from .look import COMPLETION_COLOUR, NEW_COLOUR, RESENT_COLOUR, TOKENS_COLOUR
+from .look import (
+    CACHED_COLOUR,
+    COMPLETION_COLOUR,
+    NEW_COLOUR,
+    RESENT_COLOUR,
+    SEPARATOR_COLOUR,
+    TOKENS_COLOUR,
+)
 from .outcome import Run, Turn
 from .usage import (
     DEFAULT_PRICE_MODEL,
@@ -48,11 +56,19 @@ def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
     cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
     run = run or Run.empty()
-    right = _cumulative_panel(run, price(model))
+    p = price(model)
+    right = _cumulative_panel(run, p)
+    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn)
     if not tokens_per_turn:
-        return _svg(PANEL_W, PANEL_H, right)
+        return _svg(PANEL_W, PANEL_H, right, alt)
     left = _tokens_panel(run)
-    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>')
+    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
+                alt)
+
+
+def cost_size(tokens_per_turn: bool = True) -> tuple[int, int]:
+    """The cost view's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
+    return (2 * PANEL_W if tokens_per_turn else PANEL_W), PANEL_H
 
 
 def _tokens_panel(run: Run) -> str:
@@ -68,18 +84,26 @@ def _tokens_panel(run: Run) -> str:
     for i, (turn, split) in enumerate(zip(turns, splits)):
         x = LEFT + slot * (i + 0.5) - bar / 2
         y: float = PANEL_H - BOTTOM
-        for value, colour, what in ((split.resent, RESENT_COLOUR, "resent"),
+        # the wrap-up is outlined dashed; other bars get a white line between segments
+        edge = (f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"' if turn.wrap_up else
+                f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else "")
+        for value, colour, what in ((split.cached, CACHED_COLOUR, "cached"),
+                                    (split.resent - split.cached, RESENT_COLOUR, "resent"),
                                     (split.new, NEW_COLOUR, "new"),
                                     (turn.completion_tokens, COMPLETION_COLOUR, "completion")):
+            if what == "cached" and not value:
+                continue
             h = _scale(value, top)
             y -= h
-            dash = ' stroke="#212121" stroke-dasharray="4 3"' if turn.wrap_up else ""
             parts.append(f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
                          f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
-                         f'fill="{colour}"{dash}/>')
+                         f'fill="{colour}"{edge}/>')
         parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, look.tick_shown(i, len(turns))))
-    parts.append(_legend([(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
-                          (COMPLETION_COLOUR, _(look.REPLY))]))
+    legend = [(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
+              (COMPLETION_COLOUR, _(look.REPLY))]
+    if any(split.cached for split in splits):
+        legend.insert(0, (CACHED_COLOUR, _(look.CACHED)))
+    parts.append(_legend(legend))
     return "".join(parts)
 
 
@@ -106,25 +130,53 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     return "".join(parts)
 
 
+_MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
+"""A block's cell, the area labels' column, and the room above the rows for the title: the
+level's name, then the news of the run on up to two lines."""
+
+
 def map_svg(level: Level, run: Run | None = None) -> str:
     """The level as rows of numbered `?` blocks after `run`: searched areas revealed, markers
     drawn."""
     view = level.view(run)
     areas = view.blocks
     marks = {m.block: m.correct for m in view.markers}
-    cell_w, cell_h, label_w, top = 104, 96, 130, 50
-    width = label_w + cell_w * max(len(b) for b in areas.values()) + 10
-    height = top + cell_h * len(areas) + 34
-    parts = [f'<text x="8" y="30" font-size="{TITLE_PX}" font-weight="bold">'
-             f"{escape(view.title)}</text>"]
+    cell_w, cell_h, label_w, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP
+    width, height = map_size(level)
+    # the level's name, then the news of the run on a line of its own: the whole title fits
+    # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
+    name, _sep, news = view.title.partition(" — ")
+    lines = "".join(f'<tspan x="8" dy="22" font-weight="normal" font-size="{TEXT_PX}">'
+                    f"{escape(line)}</tspan>"
+                    for line in _wrap(news, int((width - 16) / (TEXT_PX * 0.6)))[:2])
+    parts = [f'<text class="map-title" x="8" y="24" font-size="{TITLE_PX}" font-weight="bold">'
+             f"{escape(name)}{lines}</text>"]
     for row, (area, blocks) in enumerate(areas.items()):
         y = top + row * cell_h
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
         for col, (number, item) in enumerate(blocks.items()):
             parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
-    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="#424242">'
+    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
                  f"{escape(_(look.MAP_LEGEND))}</text>")
-    return _svg(width, height, "".join(parts))
+    return _svg(width, height, "".join(parts), describe.map_alt(level, run))
+
+
+def map_size(level: Level) -> tuple[int, int]:
+    """The map's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
+    areas = level.areas
+    return _MAP_LABEL_W + _MAP_CELL_W * max(len(b) for b in areas.values()) + 10, \
+        _MAP_TOP + _MAP_CELL_H * len(areas) + 34
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters, broken between words."""
+    lines: list[str] = []
+    for word in text.split():
+        if lines and len(lines[-1]) + 1 + len(word) <= width:
+            lines[-1] += " " + word
+        else:
+            lines.append(word)
+    return lines
 
 
 def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
@@ -152,20 +204,25 @@ def _block(x: float, y: float, number: int, item: str | None, mark: bool | None)
 # -- drawing helpers ---------------------------------------------------------------------------
 
 
-def _svg(width: float, height: float, body: str) -> str:
+def _svg(width: float, height: float, body: str, alt: str) -> str:
+    """An SVG document whose first children are its title (the first sentence of `alt`) and
+    its description (all of `alt`), referenced by `aria-labelledby`."""
+    title = alt.split(". ", 1)[0]
     return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="#212121">'
-            f'<rect width="100%" height="100%" fill="white"/>{body}</svg>')
+            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
+            'role="img" aria-labelledby="wts-title wts-desc">'
+            f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
+            f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>')
 
 
 def _axes(top: float, n: int, xlabel: str, ylabel: str) -> list[str]:
     base = PANEL_H - BOTTOM
-    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="#616161"/>',
-           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="#616161"/>']
+    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
+           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>']
     for tick in _ticks(top):
         y = _y(tick, top)
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
-                   'stroke="#e0e0e0"/>')
+                   f'stroke="{look.GRID_COLOUR}"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
                    f'text-anchor="end">{tick:,.0f}</text>')
     out.append(f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
@@ -193,7 +250,7 @@ def _tick_label(x: float, turn: Turn, show: bool) -> str:
     """The turn's number under its bar; the wrap-up request is labelled a line lower."""
     if turn.wrap_up:
         return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
-                f'text-anchor="end" fill="#424242">{escape(_(look.WRAP_UP))} ↑</text>')
+                f'text-anchor="end" fill="{look.MUTED_COLOUR}">{escape(_(look.WRAP_UP))} ↑</text>')
     if not show:
         return ""
     return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
@@ -206,7 +263,7 @@ def _polyline(xs: Sequence[float], values: Sequence[float], top: float, colour: 
 
 
 def _empty() -> str:
-    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="#757575" '
+    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="{look.MUTED_COLOUR}" '
             f'text-anchor="middle">{escape(_(look.NO_TURNS))}</text>')
 
 

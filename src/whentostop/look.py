@@ -12,18 +12,48 @@ from dataclasses import dataclass
 from .i18n import N_, _, ngettext
 from .usage import Price
 
-RESENT_COLOUR = "#9e9e9e"
+# The palette: Okabe & Ito's colours for colour-vision deficiencies, darkened where a colour
+# fell below WCAG's 3:1 for graphics on white; each pair of run colours and of stacked segments
+# stays apart under protanopia, deuteranopia and tritanopia (tests/test_look.py computes both).
+RESENT_COLOUR = "#767676"
 """History sent again: grey, the part of each prompt that was paid for before."""
-NEW_COLOUR = "#1e88e5"
-COMPLETION_COLOUR = "#fb8c00"
-TOKENS_COLOUR = "#3949ab"
-USD_COLOUR = "#2e7d32"
-RUN_COLOURS = ("#3949ab", "#e53935", "#2e7d32", "#fb8c00", "#8e24aa", "#00897b")
-"""One colour per run in a comparison, in order."""
-MARKER_COLOURS = {True: "#2e7d32", False: "#c62828"}
-"""A marker's ring: green on the star, red on the wrong block."""
+CACHED_COLOUR = "#332288"
+"""The part of the history the server reported as cached (`PromptSplit.cached`): indigo."""
+NEW_COLOUR = "#0072B2"
+COMPLETION_COLOUR = "#D55E00"
+TOKENS_COLOUR = "#0072B2"
+USD_COLOUR = "#007A5E"
+SEPARATOR_COLOUR = "#FFFFFF"
+"""A white line between stacked segments, so neighbours never rely on their contrast."""
+RUN_COLOURS = ("#0072B2", "#D55E00", "#000000", "#007A5E", "#A8487F", "#7A5C00")
+"""One colour per run in a comparison, in order; `RUN_MARKERS` and `RUN_LINESTYLES` are the
+second channel, so runs are told apart without colour too."""
+RUN_MARKERS = ("o", "s", "^", "D", "v", "P")
+RUN_LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
+MARKER_COLOURS = {True: "#2E7D32", False: "#C62828"}
+"""A marker's ring: green on the star, red on the wrong block (the caption says it in words)."""
+BADGE_COLOURS = {
+    "end_turn": "#2E7D32", "terminal_tool": "#6A1B9A", "max_turns": "#C62828",
+    "deadline": "#A84300", "budget": "#A84300", "broken": "#455A64", "not_run": "#616161",
+}
+"""Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value)."""
+NOTE_COLOUR = "#A84300"
+"""Retries, cut-off replies and the wrap-up in the transcript: dark orange text on white."""
+ERROR_COLOUR = "#B71C1C"
+ERROR_BACKGROUND = "#FFEBEE"
+OK_COLOUR = "#2E7D32"
+PIPE_COLOUR = "#6A1B9A"
+FOCUS_COLOUR = "#0072B2"
+"""The ring every control shows when it has the keyboard focus."""
+BORDER_COLOUR = "#767676"
+"""Boxes a learner must find (the transcript): 3:1 or more against white."""
+CODE_BACKGROUND = "#F5F5F5"
 TEXT_COLOUR = "#212121"
 MUTED_COLOUR = "#424242"
+AXIS_COLOUR = "#616161"
+GRID_COLOUR = "#E0E0E0"
+"""Grid lines: a faint guide, not needed to read a value (the tick labels are)."""
+BACKGROUND = "#FFFFFF"
 
 
 @dataclass(frozen=True)
@@ -72,6 +102,7 @@ TOKENS_IN_TURN = N_("tokens in this turn")
 CUMULATIVE_TOKENS = N_("cumulative tokens")
 CUMULATIVE_USD = N_("cumulative cost (USD)")
 RESENT = N_("history sent again")
+CACHED = N_("history, cached by the server")
 NEW = N_("new this turn")
 REPLY = N_("model's reply")
 TOKENS_SO_FAR = N_("tokens so far")

@@ -78,6 +78,8 @@ class Turn:
     """One line per retried request (429 or 5xx) before this turn's reply; not turns."""
     wrap_up: bool = False
     """True for the opt-in wrap-up request after the clock: not part of the budget."""
+    cached_tokens: int = 0
+    """The prompt tokens the server reported as cached (0 when it does not say)."""
 
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:

@@ -12,14 +12,20 @@ workshop projector (12 pt and up).
     plots.level_map(level, run)             # the ? blocks, searched areas revealed, markers
 
 They only read runs (`level.view(run)` for the map), and draw with the same look as the
-explorer's SVG views (`look.py`); their words follow `set_language`.
+explorer's SVG views (`look.py`); their words follow `set_language`. Each figure carries its text
+alternative (`fig.alt_text`, from `describe.py`): in Jupyter and Voila it shows as an
+`<img alt=...>`, so a screen reader reads what the figure shows.
 """
 
 from __future__ import annotations
 
+import base64
+import html
 import io
 import math
+import textwrap
 from collections.abc import Mapping
+from typing import Any
 
 from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
@@ -27,14 +33,18 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from . import look
+from . import describe, look
 from .i18n import _
 from .level import Level
 from .look import (
+    CACHED_COLOUR,
     COMPLETION_COLOUR,
     NEW_COLOUR,
     RESENT_COLOUR,
     RUN_COLOURS,
+    RUN_LINESTYLES,
+    RUN_MARKERS,
+    SEPARATOR_COLOUR,
     TOKENS_COLOUR,
     USD_COLOUR,
 )
@@ -42,7 +52,8 @@ from .outcome import Run, Turn
 from .usage import DEFAULT_PRICE_MODEL, Price, cumulative_tokens, price, split_prompt
 from .usage import cumulative_cost as cumulative_usd
 
-__all__ = ["compare_runs", "cumulative_cost", "level_map", "png_bytes", "tokens_per_turn"]
+__all__ = ["BUILDERS", "DescribedFigure", "compare_runs", "cumulative_cost", "level_map",
+           "png_bytes", "tokens_per_turn"]
 
 TEXT_PT = 13
 """Axis labels, ticks and legends: readable from the back of a room."""
@@ -57,25 +68,49 @@ HALF_W, HALF_H = 0.46, 0.38
 """A block's half width and height: wide enough for "mushroom" at 12 pt."""
 
 
-def tokens_per_turn(run: Run, *, figsize: tuple[float, float] = WIDE) -> Figure:
+class DescribedFigure(Figure):
+    """A matplotlib Figure that carries its text alternative, `alt_text`.
+
+    In Jupyter and Voila it is shown as an `<img alt=...>` (HTML) beside the usual PNG, drawn
+    once for both: JupyterLab's own PNG view has no alt text.
+    """
+
+    alt_text: str = ""
+
+    def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
+        png = base64.b64encode(png_bytes(self)).decode()
+        width, height = (round(v) for v in self.get_size_inches() * 100)
+        shown = (f'<img class="wts-figure" src="data:image/png;base64,{png}" '
+                 f'alt="{html.escape(self.alt_text)}" width="{width}" height="{height}" '
+                 'style="max-width:100%;height:auto">')
+        return {"text/html": shown, "image/png": png, "text/plain": self.alt_text}
+
+
+def _figure(figsize: tuple[float, float], alt: str) -> DescribedFigure:
+    fig = DescribedFigure(figsize=figsize, layout="constrained")
+    fig.alt_text = alt
+    return fig
+
+
+def tokens_per_turn(run: Run, *, figsize: tuple[float, float] = WIDE) -> DescribedFigure:
     """Stacked bars per turn: the history sent again, what is new, and the model's reply.
 
     The grey part grows every turn: that is the whole conversation being paid for again.
     """
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = _figure(figsize, describe.tokens_alt(run))
     _draw_tokens_per_turn(fig.add_subplot(), run)
     return fig
 
 
 def cumulative_cost(
     run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: tuple[float, float] = WIDE
-) -> Figure:
+) -> DescribedFigure:
     """Cumulative tokens (left axis) and USD at `model`'s list price (right axis), per turn.
 
     A dotted line shows what the run would have cost if every turn cost as much as the first:
     the gap is the price of re-sending the history, growing roughly with the square of the turns.
     """
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = _figure(figsize, describe.cumulative_alt(run, price(model)))
     _draw_cumulative(fig.add_subplot(), run, model)
     return fig
 
@@ -83,15 +118,17 @@ def cumulative_cost(
 def compare_runs(
     runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL, *,
     figsize: tuple[float, float] = WIDE,
-) -> Figure:
-    """Several runs' cumulative tokens on one axes; the legend gives each one's exit and USD."""
+) -> DescribedFigure:
+    """Several runs' cumulative tokens on one axes; the legend gives each one's exit and USD.
+    Each run has its own colour, marker and line style, so they differ without colour too."""
     p = price(model)
-    fig = Figure(figsize=figsize, layout="constrained")
+    fig = _figure(figsize, describe.compare_alt(runs, p))
     ax = fig.add_subplot()
     for i, (label, run) in enumerate(runs.items()):
         usd = cumulative_usd(run, p)
         ax.plot(
-            _x(run), cumulative_tokens(run), marker="o", linewidth=2.5,
+            _x(run), cumulative_tokens(run), marker=RUN_MARKERS[i % len(RUN_MARKERS)],
+            markersize=8, linestyle=RUN_LINESTYLES[i % len(RUN_LINESTYLES)], linewidth=2.5,
             color=RUN_COLOURS[i % len(RUN_COLOURS)], gid=f"run:{label}",
             label=_plain(f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, "
                          f"${usd[-1] if usd else 0:.4f}"),
@@ -106,7 +143,7 @@ def compare_runs(
 
 
 def level_map(level: Level, run: Run | None = None, *,
-              figsize: tuple[float, float] | None = None) -> Figure:
+              figsize: tuple[float, float] | None = None) -> DescribedFigure:
     """The level as rows of numbered `?` blocks, one row per area, after `run` (None: before).
 
     Blocks in areas the model searched are revealed; the star's block is highlighted only once
@@ -116,8 +153,8 @@ def level_map(level: Level, run: Run | None = None, *,
     view = level.view(run)
     areas = view.blocks
     width = max(len(blocks) for blocks in areas.values())
-    fig = Figure(figsize=figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
-                 layout="constrained")
+    fig = _figure(figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
+                  describe.map_alt(level, run))
     ax = fig.add_subplot()
     for row, (_area, blocks) in enumerate(areas.items()):
         y = ROW_GAP * (len(areas) - 1 - row)
@@ -135,8 +172,14 @@ def level_map(level: Level, run: Run | None = None, *,
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
     ax.tick_params(left=False)
-    ax.set_title(_plain(view.title), fontsize=TITLE_PT + 1, loc="left")
+    name, _sep, news = view.title.partition(" — ")  # the news on lines of its own: it fits
+    news_lines = textwrap.wrap(news, width=max(40, int(fig.get_figwidth() * 8)))
+    ax.set_title(_plain("\n".join([name, *news_lines])), fontsize=TITLE_PT + 1, loc="left")
     return fig
+
+
+BUILDERS = ("tokens_per_turn", "cumulative_cost", "compare_runs", "level_map")
+"""Every figure builder: each returns a `DescribedFigure` with its text alternative."""
 
 
 def png_bytes(fig: Figure, *, dpi: int = 100) -> bytes:
@@ -155,7 +198,11 @@ def _show_figures_in_jupyter() -> None:
         return
     shell = get_ipython()
     if shell is not None and hasattr(shell, "display_formatter"):
-        shell.display_formatter.formatters["image/png"].for_type(Figure, png_bytes)
+        formatters = shell.display_formatter.formatters
+        formatters["image/png"].for_type(Figure, png_bytes)
+        # A DescribedFigure draws its PNG once, in its own bundle: no second drawing by the
+        # PNG formatter (the inline backend registers one for every Figure).
+        formatters["image/png"].for_type(DescribedFigure, lambda fig: None)
 
 
 _show_figures_in_jupyter()
@@ -167,13 +214,19 @@ _show_figures_in_jupyter()
 def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
     x = _x(run)
     splits = split_prompt(run)
-    resent = [s.resent for s in splits]
+    cached = [s.cached for s in splits]
+    resent = [s.resent - s.cached for s in splits]
     new = [s.new for s in splits]
     completion = [t.completion_tokens for t in run.all_turns]
-    ax.bar(x, resent, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent")
-    ax.bar(x, new, bottom=resent, color=NEW_COLOUR, label=_(look.NEW), gid="new")
-    ax.bar(x, completion, bottom=[r + n for r, n in zip(resent, new)], color=COMPLETION_COLOUR,
-           label=_(look.REPLY), gid="completion")
+    edges: dict[str, Any] = {"edgecolor": SEPARATOR_COLOUR, "linewidth": 1.2}  # white lines between
+    if any(cached):
+        ax.bar(x, cached, color=CACHED_COLOUR, label=_(look.CACHED), gid="cached", **edges)
+    ax.bar(x, resent, bottom=cached, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent",
+           **edges)
+    history = [c + r for c, r in zip(cached, resent)]
+    ax.bar(x, new, bottom=history, color=NEW_COLOUR, label=_(look.NEW), gid="new", **edges)
+    ax.bar(x, completion, bottom=[h + n for h, n in zip(history, new)], color=COMPLETION_COLOUR,
+           label=_(look.REPLY), gid="completion", **edges)
     if run.wrap_up_turn is not None:
         for container in ax.containers:
             if isinstance(container, BarContainer):
@@ -299,7 +352,7 @@ def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
 
 def _no_turns(ax: Axes) -> None:
     ax.text(0.5, 0.5, _(look.NO_TURNS), transform=ax.transAxes, ha="center", va="center",
-            fontsize=TITLE_PT, color="#757575")
+            fontsize=TITLE_PT, color=look.MUTED_COLOUR)
 
 
 def _plain(text: str) -> str:

@@ -17,8 +17,9 @@ from ._data import data_file
 from .i18n import _
 from .outcome import Run
 
-DEFAULT_PRICE_MODEL = "gpt-4o-mini"
-"""The price every chart uses unless told otherwise (the explorer and the notebooks alike)."""
+DEFAULT_PRICE_MODEL = "gpt-4o"
+"""The price every chart uses unless told otherwise: the explorer and the notebooks alike
+(`tests/test_notebooks_prices.py` keeps the notebooks on it)."""
 
 
 class Price(BaseModel):
@@ -82,6 +83,8 @@ class PromptSplit:
 
     resent: int
     new: int
+    cached: int = 0
+    """The part of `resent` the server reported as cached (`cached <= resent`)."""
 
 
 def split_prompt(run: Run) -> list[PromptSplit]:
@@ -90,6 +93,7 @@ def split_prompt(run: Run) -> list[PromptSplit]:
     previous = 0
     for turn in run.all_turns:
         resent = min(previous, turn.prompt_tokens)
-        splits.append(PromptSplit(resent=resent, new=turn.prompt_tokens - resent))
+        splits.append(PromptSplit(resent=resent, new=turn.prompt_tokens - resent,
+                                  cached=min(turn.cached_tokens, resent)))
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits

@@ -6,16 +6,20 @@
 A thin layer over `run_agent` and `whentostop.livecharts` (SVG, because a matplotlib figure is
 too slow to follow a slider; `whentostop.plots` draws the same views for the notebooks). What
 can be checked without a browser lives in plain functions that return strings (`badge_html`,
-`transcript_html`, `turns_text`);
-the `Explorer` only wires controls to them. On the mock every change re-runs the level at once;
-on a real endpoint nothing runs until the Run button is pressed, and a progress line follows
-the turns.
+`transcript_html`, `turns_line`, and `describe.py` for the words a screen reader gets); the
+`Explorer` only wires controls to them. On the mock every change re-runs the level at once; on a
+real endpoint nothing runs until the Run button is pressed, and a progress line follows the
+turns.
+
+For every learner: the level's title is a heading; the slider is a native range input named by
+its label (`controls.TurnsSlider`); a live region announces how each run ended
+(`controls.LiveRegion`); the transcript is a named, focusable region whose notable turns are open
+(`notable_turns`); every figure has a text alternative computed from the run.
 """
 
 from __future__ import annotations
 
 import html
-import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,22 +27,23 @@ from typing import Any
 
 import ipywidgets as w
 
-from . import livecharts
-from ._text import excerpt
+from . import describe, livecharts, look
 from .client import ChatModel
+from .controls import Choice, LiveRegion, Pane, TurnsSlider
 from .errors import EndpointError
 from .events import Event, TurnStart
-from .i18n import _
+from .i18n import N_, _
 from .lesson import give_up
 from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
 from .loop import run_agent
 from .models import connect, is_mock
 from .outcome import Run, Stop, ToolCall, Turn
+from .usage import DEFAULT_PRICE_MODEL, price
 
 __all__ = [
-    "Explorer", "badge_html", "dashboard", "explorer", "reading_html", "transcript_html",
-    "turns_text",
+    "Explorer", "badge_html", "dashboard", "explorer", "notable_turns", "reading_html",
+    "transcript_html", "turns_line", "turns_text",
 ]
 
 PERSONA_CHOICES = ("searcher", "loopboros", "sloppy")
@@ -64,15 +69,14 @@ SETUPS = {
 }
 OTHER_LEVEL = LevelSetup("searcher", ("search_blocks", TERMINAL), ("stop_on", "give_up", "wrap_up"))
 
-BADGE_STYLE = {
-    # exit: (background, symbol)
-    # (symbols from DejaVu Sans: a projector laptop or headless Chromium may have no emoji font)
-    Stop.END_TURN: ("#2e7d32", "⚑"),
-    Stop.TERMINAL_TOOL: ("#6a1b9a", "⤵"),
-    Stop.MAX_TURNS: ("#c62828", "◷"),
-    Stop.DEADLINE: ("#ef6c00", "◷"),
+BADGE_SYMBOLS = {
+    # (symbols from DejaVu Sans: a projector laptop or headless Chromium may have no emoji font;
+    # the words say it all, the symbol is a second cue)
+    Stop.END_TURN: "⚑", Stop.TERMINAL_TOOL: "⤵", Stop.MAX_TURNS: "◷", Stop.DEADLINE: "◷",
 }
-BROKEN_STYLE = ("#455a64", "✖")
+"""Each exit's symbol on the badge; an exit without one (a later `Stop`) shows "■"."""
+TRANSCRIPT_HEIGHT = {True: 220, False: 400}
+"""The transcript box's fixed height in pixels, compact (a dashboard column) or not."""
 
 
 # -- plain functions: what the explorer shows, as strings --------------------------------------
@@ -80,45 +84,69 @@ BROKEN_STYLE = ("#455a64", "✖")
 
 def turns_text(run: Run | None) -> str:
     """ "1 turn" / "N turns": the budgeted turns the run took (the wrap-up is not one)."""
-    n = len(run.turns) if run else 0
-    return f"{n} turn" if n == 1 else f"{n} turns"
+    return look.turns_text(len(run.turns) if run else 0)
+
+
+def turns_line(run: Run | None, run_number: int) -> str:
+    """ "3 of 25 turns · run 4": the turns against the budget, and which run this is, so a re-run
+    whose result did not change still shows that it ran."""
+    turns = describe.of_turns(len(run.turns), run.max_turns) if run else _("no run yet")
+    number = _("run {number}").format(number=run_number)
+    return (f'<span class="wts-turn-count">{html.escape(turns)}</span> · '
+            f'<span class="wts-run-count">{html.escape(number)}</span>')
 
 
 def badge_html(run: Run | None, error: str | None = None) -> str:
-    """How the run ended, coloured by exit; the clock and the deadline say "No answer"."""
+    """How the run ended, in words (`describe.ending`), on a pill coloured by exit; the clock and
+    the deadline say "no answer"."""
     if run is None:
-        return _pill("#757575", "▶", "not run yet — press Run")
-    turns = turns_text(run)
+        return _pill(look.BADGE_COLOURS["not_run"], "▶", describe.ending(None))
     if run.stop is None:
-        colour, symbol = BROKEN_STYLE
-        why = f" ({excerpt(error or run.error or '', 80)})" if (error or run.error) else ""
-        return _pill(colour, symbol, f"endpoint error — No answer after {turns}{why}")
-    colour, symbol = BADGE_STYLE[run.stop]
-    if run.stop == Stop.END_TURN:
-        text = f"{run.exit_name} — answered in {turns}: “{excerpt(str(run.answer), 70)}”"
-    elif run.stop == Stop.TERMINAL_TOOL:
-        text = f"{run.exit_name} — answer as data in {turns}: {json.dumps(run.answer)}"
-    else:
-        asking = ", ".join(dict.fromkeys(run.still_asking_for))
-        still = f", still asking for {asking}" if asking else ""
-        text = f"{run.exit_name} — No answer after {turns}{still}"
-    return _pill(colour, symbol, text)
+        return _pill(look.BADGE_COLOURS["broken"], "✖", describe.ending(run, error))
+    colour = look.BADGE_COLOURS.get(run.stop.value, look.BADGE_COLOURS["broken"])
+    return _pill(colour, BADGE_SYMBOLS.get(run.stop, "■"), describe.ending(run, error))
 
 
-def transcript_html(run: Run | None) -> str:
-    """The run turn by turn: the model's text, each tool call with its input and output
-    (errors marked), and the wrap-up labelled as what it is — not an answer."""
+def notable_turns(run: Run) -> set[int]:
+    """The turns the transcript opens: the first with a failed tool call (the rejected input, a
+    misspelt area), any retried or cut-off reply, the last turn and the wrap-up; a short run
+    opens them all. The others stay one line each, so the notable ones are in view."""
+    turns = run.all_turns
+    if len(turns) <= 3:
+        return {t.index for t in turns}
+    shown = {turns[-1].index, run.turns[-1].index} if run.turns else {turns[-1].index}
+    failed = [t.index for t in run.turns if any(c.failed for c in t.tool_calls)]
+    shown |= set(failed[:1])
+    shown |= {t.index for t in turns if t.retries or t.truncated}
+    return shown
+
+
+def transcript_html(run: Run | None, *, label: str = "", height: int | None = None) -> str:
+    """The run turn by turn, in a focusable, named scroll box: the model's text, each tool call
+    with its input and output (errors marked), and the wrap-up labelled as what it is — not an
+    answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`)."""
+    name = html.escape(label or _("Transcript of the run"))
+    style = f"height:{height}px;" if height else ""
+    box = (f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
+           'data-lm-suppress-shortcuts="true" '
+           f'style="{style}overflow:auto;border:1px solid {look.BORDER_COLOUR};padding:0 6px;'
+           'box-sizing:border-box">')
     if run is None:
-        return '<div class="wts-empty">No run yet.</div>'
-    blocks = [_turn_html(turn, run) for turn in run.turns]
-    if run.wrap_up_turn is not None:
-        blocks.append(_turn_html(run.wrap_up_turn, run))
+        return box + _empty(_("No run yet.")) + "</div>"
+    opened = notable_turns(run)
+    blocks = [_turn_html(turn, run, turn.index in opened) for turn in run.all_turns]
     if run.error:
+        failed = _("The endpoint failed: {error}").format(error=run.error)
         blocks.append(
-            f'<div class="wts-error" style="color:#b71c1c;font-weight:bold;margin:6px 0">'
-            f"✖ The endpoint failed: {html.escape(run.error)}</div>"
+            f'<div class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold;margin:6px 0">'
+            f"✖ {html.escape(failed)}</div>"
         )
-    return "".join(blocks) or '<div class="wts-empty">No turns.</div>'
+    return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
+
+
+def _empty(text: str) -> str:
+    return f'<div class="wts-empty">{html.escape(text)}</div>'
+
 
 
 def reading_html(system: str, task: str) -> str:
@@ -133,65 +161,87 @@ def reading_html(system: str, task: str) -> str:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
         text = _("the mock reads no permission to give up in this prompt")
-    colour = "#2e7d32" if intent.allowed else "#c62828" if intent.refused else "#616161"
+    colour = (look.OK_COLOUR if intent.allowed else look.ERROR_COLOUR if intent.refused
+              else look.MUTED_COLOUR)
     return f'<span class="wts-reading" style="color:{colour};font-size:13px">{html.escape(text)}</span>'
 
 
 def progress_text(event: Event) -> str | None:
     """The progress line for one event of a live run: "turn N of M…" when a turn starts."""
     if isinstance(event, TurnStart):
-        return f"turn {event.turn} of {event.max_turns}… waiting for the model"
+        return _("turn {turn} of {max_turns}… waiting for the model").format(
+            turn=event.turn, max_turns=event.max_turns)
     return None
 
 
-def svg_img(svg: str, alt: str) -> str:
-    """An <img> holding an SVG inline: renders in Voila and JupyterLab alike, testable as text."""
-    return (f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" '
-            'style="width:100%;height:100%;object-fit:contain;object-position:left top">')
+def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
+    """An <img> holding an SVG inline: renders in Voila and JupyterLab alike, testable as text.
+    With its `size`, the image keeps its aspect ratio at any column width (no gap below it, and
+    the page does not jump when it is redrawn)."""
+    dims = f'width="{size[0]}" height="{size[1]}" ' if size else ""
+    return (f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
+            'style="display:block;width:100%;height:auto">')
 
 
 def _pill(colour: str, symbol: str, text: str) -> str:
     return (f'<span style="display:inline-block;background:{colour};color:white;padding:4px 12px;'
             f'border-radius:14px;font-weight:bold;font-size:15px;line-height:1.4">'
-            f"{symbol} {html.escape(text)}</span>")
+            f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>')
 
 
-def _turn_html(turn: Turn, run: Run) -> str:
+def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     if turn.wrap_up:
-        head = f"wrap-up — not an answer (request {turn.index}, after the clock)"
-        border = "#ef6c00;border-left-style:dashed"
+        head = _("wrap-up — not an answer (request {n}, after the clock)").format(n=turn.index)
+        border = f"{look.NOTE_COLOUR};border-left-style:dashed"
     else:
-        head, border = f"turn {turn.index}", "#90a4ae"
-    usage = f"{turn.prompt_tokens:,} prompt + {turn.completion_tokens:,} completion tokens"
+        head, border = _("turn {n}").format(n=turn.index), look.BORDER_COLOUR
+    calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or _("reply")
+    usage = _("{prompt:,} prompt + {completion:,} completion tokens").format(
+        prompt=turn.prompt_tokens, completion=turn.completion_tokens)
     parts = [
-        f'<div class="wts-turn" style="border-left:4px solid {border};padding:2px 8px;margin:6px 0">',
-        f'<div style="font-weight:bold">{html.escape(head)} '
-        f'<span style="font-weight:normal;color:#616161">· {usage}</span></div>',
+        f'<details class="wts-turn" data-turn="{turn.index}"{" open" if opened else ""} '
+        f'style="border-left:4px solid {border};padding:2px 8px;margin:6px 0">',
+        f'<summary><b>{html.escape(head)}</b> · {html.escape(calls)}</summary>',
+        f'<div style="color:{look.MUTED_COLOUR}">{html.escape(usage)}</div>',
     ]
-    parts += [f'<div style="color:#ef6c00">↻ retried: {html.escape(r)}</div>' for r in turn.retries]
+    parts += [_note("↻ " + _("retried: {why}").format(why=r)) for r in turn.retries]
     if turn.text:
-        parts.append(f'<div style="margin:2px 0"><i>model:</i> {html.escape(turn.text)}</div>')
+        said = _("model:")
+        parts.append(f'<div style="margin:2px 0"><i>{html.escape(said)}</i> '
+                     f'{html.escape(turn.text)}</div>')
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
-        parts.append('<div style="color:#ef6c00">✂ reply cut off (finish_reason: length)</div>')
-    parts.append("</div>")
+        parts.append(_note("✂ " + _("reply cut off (finish_reason: length)")))
+    parts.append("</details>")
     return "".join(parts)
 
 
-def _call_html(call: ToolCall, run: Run) -> str:
+def _note(text: str) -> str:
+    return f'<div style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
+
+
+def _call_mark(call: ToolCall, run: Run) -> tuple[str, str, str]:
+    """(mark, words, colour) of a call's result."""
     if not call.ran:
-        status, colour = "not run", "#757575"
-    elif call.failed:
-        status, colour = "✗ error", "#c62828"
-    elif call.name in run.stop_on:
-        status, colour = "✓ warp pipe: its input is the answer", "#6a1b9a"
-    else:
-        status, colour = "✓", "#2e7d32"
+        return "–", _("not run"), look.MUTED_COLOUR
+    if call.failed:
+        return "✗", _("✗ error"), look.ERROR_COLOUR
+    if call.name in run.stop_on:
+        return "✓", _("✓ warp pipe: its input is the answer"), look.PIPE_COLOUR
+    return "✓", "✓", look.OK_COLOUR
+
+
+def _call_html(call: ToolCall, run: Run) -> str:
+    _mark, status, colour = _call_mark(call, run)
+    kind = "wts-call wts-call-failed" if call.failed else "wts-call"
+    calls = _("calls")
     return (
-        f'<div style="margin:2px 0"><i>calls</i> <code>{html.escape(call.name)}({html.escape(call.arguments)})'
-        f'</code> <span style="color:{colour};font-weight:bold">{status}</span></div>'
+        f'<div class="{kind}" style="margin:2px 0"><i>{html.escape(calls)}</i> '
+        f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
+        f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
         f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;font-size:12px;'
-        f'background:{"#ffebee" if call.failed else "#f5f5f5"};color:{colour if call.failed else "#212121"}">'
+        f'background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};'
+        f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
         f"{html.escape(call.output)}</pre>"
     )
 
@@ -199,8 +249,16 @@ def _call_html(call: ToolCall, run: Run) -> str:
 # -- the widget --------------------------------------------------------------------------------
 
 
+SWITCH_LABELS = {
+    "stop_on": N_("stop_on=['mark_star'] — the warp pipe"),
+    "give_up": N_("allow giving up (system prompt)"),
+    "wrap_up": N_("wrap-up request after the clock"),
+}
+
+
 class Explorer:
-    """One level's explorer. `ex.widget` is the root VBox; `ex.run` the last Run."""
+    """One level's explorer. `ex.widget` is the root VBox; `ex.run` the last Run; `ex.runs` how
+    many runs it has made."""
 
     def __init__(
         self,
@@ -215,12 +273,16 @@ class Explorer:
         prompt: str | None = None,
         compact: bool = False,
         show_map: bool | None = None,
+        price_model: str = DEFAULT_PRICE_MODEL,
+        heading_level: int = 3,
     ) -> None:
         self.level_name = level
         self.setup = SETUPS.get(level, OTHER_LEVEL)
         self.prompt = prompt
         """The task; None means the lesson's, in the language in effect at each run."""
         self.compact = compact
+        self.price_model = price_model
+        """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
         if model is None and os.environ.get("OPENAI_BASE_URL"):
             model = connect()
         self.live = model is not None and not is_mock(model)
@@ -229,6 +291,7 @@ class Explorer:
             self._models[model.name] = model
         self._model = model
         self.run: Run | None = None
+        self.runs = 0
         self.error: str | None = None
         self.level: Level = load_level(level)
         self.plot_svg = ""
@@ -236,38 +299,37 @@ class Explorer:
 
         start_persona = persona or (model.name if model is not None and not self.live else None) \
             or self.setup.persona
-        self.max_turns = w.IntSlider(
+        self.max_turns = TurnsSlider(
             value=max_turns, min=1, max=MAX_TURNS_LIMIT, continuous_update=False,
-            description="max_turns", style={"description_width": "initial"},
-            layout=w.Layout(width="320px"),
+            description="max_turns", layout=w.Layout(width="100%" if compact else "360px"),
         )
-        self.persona = w.Dropdown(
+        self.persona = Choice(
             options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])), value=start_persona,
-            description="model", style={"description_width": "initial"},
-            layout=w.Layout(width="200px", display="none" if self.live else None),
+            description=_("model"),
+            layout=w.Layout(width="auto", display="none" if self.live else None),
             disabled=self.live,
         )
-        self.stop_on = self._switch("stop_on=['mark_star'] — the warp pipe",
-                                    self.setup.stop_on if stop_on is None else stop_on)
-        self.give_up = self._switch(_("allow giving up (system prompt)"), allow_give_up)
+        self.stop_on = self._switch("stop_on", self.setup.stop_on if stop_on is None else stop_on)
+        self.give_up = self._switch("give_up", allow_give_up)
         self.system_prompt = w.Text(
             value=give_up(), continuous_update=False, description=_("system prompt"),
             style={"description_width": "initial"}, layout=w.Layout(width="100%"))
         """The give-up words sent when the switch is on: the lesson's, or the learner's own."""
-        self.reading = w.HTML(layout=w.Layout(min_height="20px"))
-        self.wrap_up = self._switch("wrap-up request after the clock", wrap_up)
-        self.run_button = w.Button(description="Run", button_style="primary", icon="play",
+        self.reading = Pane(layout=w.Layout(min_height="20px"))
+        self.wrap_up = self._switch("wrap_up", wrap_up)
+        self.run_button = w.Button(description=_("Run"), button_style="primary", icon="play",
                                    layout=w.Layout(display=None if self.live else "none"))
-        self.badge = w.HTML(layout=w.Layout(min_height="34px"))
-        self.turns = w.HTML(layout=w.Layout(min_height="34px"))
-        self.progress = w.HTML(layout=w.Layout(min_height="24px", display=None if self.live else "none"))
-        self.transcript = w.HTML(layout=w.Layout(
-            height="220px" if compact else "400px", overflow="auto",
-            border="1px solid #cfd8dc", padding="0 6px"))
-        self.plot = w.HTML(layout=w.Layout(height="300px" if compact else "330px", overflow="hidden"))
-        self.map = w.HTML(layout=w.Layout(height="400px", overflow="hidden"))
+        self.badge = Pane(layout=w.Layout(min_height="34px"))
+        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
+        self.status = LiveRegion()
+        self.progress = Pane(layout=w.Layout(min_height="24px", display=None if self.live else "none"))
+        self.transcript = Pane(layout=w.Layout(width="100%"))
+        self.transcript_height = TRANSCRIPT_HEIGHT[compact]
+        self.plot = Pane(layout=w.Layout(width="100%"))
+        self.map = Pane(layout=w.Layout(width="100%"))
         for widget, name in [(self.max_turns, "wts-max-turns"), (self.persona, "wts-persona"),
                              (self.badge, "wts-badge"), (self.turns, "wts-turns"),
+                             (self.status, "wts-status"),
                              (self.progress, "wts-progress"), (self.transcript, "wts-transcript"),
                              (self.plot, "wts-plot"), (self.map, "wts-map"),
                              (self.run_button, "wts-run"), (self.stop_on, "wts-stop-on"),
@@ -276,7 +338,7 @@ class Explorer:
             widget.add_class(name)
         self.show_map = self._map_shown(show_map)
         self.widget = self._layout(self._shown_switches(stop_on, allow_give_up, wrap_up),
-                                   self.show_map)
+                                   self.show_map, heading_level)
 
         for control in (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up,
                         self.system_prompt):
@@ -284,8 +346,9 @@ class Explorer:
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
             self._show()
-            self.progress.value = f"Connected to {html.escape(str(getattr(model, 'base_url', '')))}" \
-                " — nothing runs until you press Run."
+            self.progress.value = html.escape(
+                _("Connected to {url} — nothing runs until you press Run.").format(
+                    url=getattr(model, "base_url", "")))
         else:
             self.rerun()
 
@@ -294,7 +357,8 @@ class Explorer:
         tools = self.setup.tools + ((TERMINAL,) if self.stop_on.value and TERMINAL not in self.setup.tools else ())
         if self.live:
             self.run_button.disabled = True
-            self.progress.value = f"turn 1 of {self.max_turns.value}… starting"
+            self.progress.value = html.escape(_("turn 1 of {max_turns}… starting").format(
+                max_turns=self.max_turns.value))
         try:
             run = run_agent(
                 self.prompt or lesson_prompt(), model=self._current_model(), tools=self.level.tools(*tools),
@@ -311,13 +375,21 @@ class Explorer:
         finally:
             self.run_button.disabled = False
         self.run = run
+        self.runs += 1
         self._show()
         return run
+
+    @property
+    def announcement(self) -> str:
+        """What the live region says now: the level, the run's number and how it ended."""
+        if self.run is None:
+            return describe.ending(None)
+        return describe.announcement(self.level_name, self.runs, self.run, self.error)
 
     # -- internals ---------------------------------------------------------------------------
 
     def _system(self) -> str | None:
-        """The system prompt of the next run: the text field's words when giving up is allowed."""
+        """The system prompt of the next run: the give-up words when the switch is on."""
         return (self.system_prompt.value.strip() or None) if self.give_up.value else None
 
     def _current_model(self) -> ChatModel:
@@ -331,7 +403,8 @@ class Explorer:
 
     def _changed(self, change: dict[str, Any]) -> None:
         if self.live:
-            self.progress.value = "Controls changed — press Run to run the level with them."
+            self.progress.value = html.escape(
+                _("Controls changed — press Run to run the level with them."))
         else:
             self.rerun()
 
@@ -341,27 +414,38 @@ class Explorer:
             self.progress.value = html.escape(text)
 
     def _show(self) -> None:
-        """Render first, then set every output in one go, so the page updates all at once."""
+        """Draw first, then set every output in one go, so the page updates all at once. Only
+        this explorer's outputs change; an output whose text is the same sends nothing."""
         run = self.run
-        self.plot_svg = livecharts.cost_svg(run, tokens_per_turn=not self.compact)
+        shown = run or Run.empty(self.max_turns.value)
+        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact)
+        plot_alt = describe.cost_alt(shown, price(self.price_model),
+                                     tokens_per_turn=not self.compact)
         self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
-                f'<span class="wts-error" style="color:#b71c1c;font-weight:bold">✖ '
+                f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
                 f"{html.escape(self.error)}</span>" if self.error else
-                f"done: {turns_text(run)} in {run.elapsed_s:.1f} s" if run else self.progress.value
+                html.escape(_("done: {turns} in {seconds:.1f} s").format(
+                    turns=turns_text(run), seconds=run.elapsed_s)) if run else self.progress.value
             )
         self.badge.value = badge_html(run, self.error)
         system = self._system()
         self.reading.value = "" if self.live or system is None else reading_html(
             system, self.prompt or lesson_prompt())
-        self.turns.value = turns_text(run)
-        self.transcript.value = transcript_html(run)
-        self.map.value = svg_img(self.map_svg, f"level map {self.level_name}") if self.show_map else ""
-        self.plot.value = svg_img(self.plot_svg, f"cost plot: {turns_text(run)}")
+        self.turns.value = turns_line(run, self.runs)
+        self.transcript.value = transcript_html(
+            run, height=self.transcript_height,
+            label=_("Transcript of level {level}, run {number}").format(
+                level=self.level_name, number=self.runs))
+        if self.show_map:
+            self.map.value = svg_img(self.map_svg, describe.map_alt(self.level, run),
+                                     livecharts.map_size(self.level))
+        self.plot.value = svg_img(self.plot_svg, plot_alt, livecharts.cost_size(not self.compact))
+        self.status.text = self.announcement
 
-    def _switch(self, description: str, value: bool) -> w.Checkbox:
-        return w.Checkbox(value=value, description=description, indent=False,
+    def _switch(self, name: str, value: bool) -> w.Checkbox:
+        return w.Checkbox(value=value, description=_(SWITCH_LABELS[name]), indent=False,
                           layout=w.Layout(width="auto"))
 
     def _shown_switches(self, stop_on: bool | None, give_up: bool, wrap_up: bool) -> list[w.Checkbox]:
@@ -376,26 +460,34 @@ class Explorer:
             return show_map
         return not self.compact or TERMINAL in self.setup.tools
 
-    def _layout(self, switches: Sequence[w.Widget], show_map: bool) -> w.VBox:
-        title = self.level.title
-        header = w.HTML(f'<div style="font-size:18px;font-weight:bold">{html.escape(title)}</div>')
-        controls = w.HBox([self.max_turns, self.persona, self.run_button],
-                          layout=w.Layout(flex_flow="row wrap", align_items="center"))
-        status = w.HBox([self.badge, self.turns], layout=w.Layout(
-            align_items="center", justify_content="space-between", flex_flow="row wrap"))
-        self.turns.layout.margin = "0 8px"
-        parts: list[w.Widget] = [header, controls, w.HBox(list(switches),
-                                 layout=w.Layout(flex_flow="row wrap"))]
-        if self.give_up in switches:  # the learner's own words, and what the mock makes of them
-            parts += [self.system_prompt, self.reading]
+    def _layout(self, switches: Sequence[w.Widget], show_map: bool, heading_level: int) -> w.VBox:
+        """Title (a heading), controls, the badge and turns line, then the views. Compact (a
+        dashboard column): the cost chart right under the badge, so a projector shows every
+        level's badge and chart at once; the map and transcript below it."""
+        level = min(max(heading_level, 1), 6)
+        header = Pane(value=f'<h{level} class="wts-level-title">'
+                            f"{html.escape(self.level.title)}</h{level}>")
+        header.add_class("wts-header")
+        row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
+        controls = w.HBox([self.max_turns, self.run_button] if self.compact else
+                          [self.max_turns, self.persona, self.run_button], layout=row)
+        options = w.HBox(([self.persona] if self.compact else []) + list(switches), layout=row)
+        status = w.HBox([self.badge, self.turns, self.status], layout=w.Layout(
+            align_items="center", flex_flow="row wrap"))
+        parts: list[w.Widget] = [header, controls, options]
+        if self.give_up in switches and not self.compact:  # the learner's own words, and what
+            parts += [self.system_prompt, self.reading]     # the mock makes of them
         parts += [status, self.progress]
-        if show_map and not self.compact:  # a notebook is wide: the map beside the transcript
-            self.map.layout.width = self.transcript.layout.width = "50%"
-            self.map.layout.height = self.transcript.layout.height
-            parts.append(w.HBox([self.map, self.transcript], layout=w.Layout(width="100%")))
-        else:
+        if self.compact:
+            parts.append(self.plot)
             parts += [self.map, self.transcript] if show_map else [self.transcript]
-        parts.append(self.plot)
+        elif show_map:  # a notebook is wide: the map beside the transcript
+            self.map.layout.width = self.transcript.layout.width = "50%"
+            parts.append(w.HBox([self.map, self.transcript],
+                                layout=w.Layout(width="100%", align_items="flex-start")))
+            parts.append(self.plot)
+        else:
+            parts += [self.transcript, self.plot]
         root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
         root.add_class("wts-explorer")
         return root
@@ -414,12 +506,15 @@ def explorer(level: str, **options: Any) -> Explorer:
 
 
 def dashboard(levels: Sequence[str] = LEVELS, *, compact: bool = True, **options: Any) -> w.GridBox:
-    """The levels' explorers side by side, for a projector (`voila notebooks/explorer.ipynb`)."""
+    """The levels' explorers side by side, for a projector (`voila notebooks/explorer.ipynb`):
+    compact columns that show every badge and cost chart at once on a 1280×720 screen. Each
+    explorer re-runs and redraws only itself."""
+    options.setdefault("heading_level", 2)
     explorers = [Explorer(name, compact=compact, **options) for name in levels]
     grid = w.GridBox(
         [ex.widget for ex in explorers],
         layout=w.Layout(grid_template_columns=f"repeat({len(explorers)}, minmax(0, 1fr))",
-                        grid_gap="16px", width="100%"),
+                        grid_gap="16px", width="100%", align_items="flex-start"),
     )
     grid.add_class("wts-dashboard")
     grid.explorers = explorers  # the Explorer objects, for a notebook or a test to drive

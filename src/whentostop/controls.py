@@ -1,0 +1,208 @@
+"""The explorer's own small widgets, where ipywidgets' cannot be made accessible from Python.
+
+- `TurnsSlider`: a native `<input type="range">` with a linked `<label>`. ipywidgets' IntSlider
+  draws a handle with `role="slider"` and no accessible name, and a focusable readout with no
+  name or role; a browser's own range input is named by its label, moved by the arrow keys,
+  Home and End, and announced by every screen reader.
+- `Choice`: a native `<select>` with a linked `<label>` (the model list).
+- `LiveRegion`: one element with `role="status"` (polite, atomic), made once and kept: only its
+  text changes, so a screen reader announces each new text. (An `ipywidgets.HTML` replaces its
+  content on every change, and a live region that is new on the page is not announced.)
+- `Pane`: an HTML output that only swaps its content. Measured in JupyterLab (bench section 8),
+  the dashboard's page does about half the work per slider move with these as with
+  `ipywidgets.HTML` outputs.
+
+In JupyterLab the keys a control needs (arrows, Home, End, Space, Enter) would otherwise be taken
+by the notebook's shortcuts (select the cell below, enter edit mode): our controls carry
+`data-lm-suppress-shortcuts`, the attribute JupyterLab's shortcut handler stops at.
+
+Each is an anywidget: a few lines of standard JavaScript in `_esm`, the same in JupyterLab, Voila
+and Jupyter Notebook. Their `_css` also gives every control of the explorer a visible focus ring.
+"""
+
+from __future__ import annotations
+
+import anywidget
+import traitlets
+
+from .look import BACKGROUND, BORDER_COLOUR, FOCUS_COLOUR, TEXT_COLOUR
+
+EXPLORER_CSS = f"""
+.wts-explorer :is(select, input, button, summary, [tabindex]):focus-visible {{
+  outline: 3px solid {FOCUS_COLOUR} !important; outline-offset: 2px !important;
+}}
+.wts-live {{
+  position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
+  overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0;
+}}
+.wts-explorer .wts-level-title {{ font-size: 18px; font-weight: bold; margin: 4px 0; line-height: 1.3; }}
+.wts-explorer details.wts-turn > summary {{ cursor: pointer; padding: 1px 0; }}
+.wts-range-row {{ display: flex; align-items: center; gap: 8px; width: 100%; color: {TEXT_COLOUR}; }}
+.wts-range-row label {{ white-space: nowrap; }}
+.wts-range-row input[type=range] {{ flex: 1 1 auto; min-width: 80px; accent-color: {FOCUS_COLOUR}; }}
+.wts-choice-row {{ display: flex; align-items: center; gap: 8px; margin: 2px 8px 2px 12px;
+  color: {TEXT_COLOUR}; }}
+.wts-choice-row select {{ font-size: inherit; padding: 2px 4px; border: 1px solid {BORDER_COLOUR};
+  border-radius: 2px; background: {BACKGROUND}; color: {TEXT_COLOUR}; }}
+.wts-range-row output {{ min-width: 2ch; text-align: right; font-weight: bold;
+  background: {BACKGROUND}; }}
+"""
+"""Focus rings on every control of the explorer, the visually hidden live region, the slider."""
+
+_SLIDER_ESM = """
+let made = 0;
+function render({ model, el }) {
+  const id = `wts-range-${Date.now().toString(36)}-${made++}`;
+  const row = document.createElement("div");
+  row.className = "wts-range-row";
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  const input = document.createElement("input");
+  input.type = "range";
+  input.id = id;
+  input.step = "1";
+  // JupyterLab's shortcuts must not take the arrow keys, Home and End from the slider
+  input.setAttribute("data-lm-suppress-shortcuts", "true");
+  const out = document.createElement("output");
+  out.htmlFor = id;
+  out.className = "widget-readout";
+  row.append(label, input, out);
+  el.appendChild(row);
+  const show = () => {
+    label.textContent = model.get("description");
+    input.min = String(model.get("min"));
+    input.max = String(model.get("max"));
+    input.value = String(model.get("value"));
+    input.disabled = model.get("disabled");
+    out.textContent = String(model.get("value"));
+  };
+  const send = () => {
+    const value = Number(input.value);
+    out.textContent = String(value);
+    if (value !== model.get("value")) {
+      model.set("value", value);
+      model.save_changes();
+    }
+  };
+  input.addEventListener("input", () => {
+    out.textContent = input.value;
+    if (model.get("continuous_update")) send();
+  });
+  input.addEventListener("change", send);
+  show();
+  model.on("change", show);
+  return () => model.off("change", show);
+}
+export default { render };
+"""
+
+_CHOICE_ESM = """
+let made = 0;
+function render({ model, el }) {
+  const id = `wts-choice-${Date.now().toString(36)}-${made++}`;
+  const row = document.createElement("div");
+  row.className = "wts-choice-row";
+  const label = document.createElement("label");
+  label.htmlFor = id;
+  const select = document.createElement("select");
+  select.id = id;
+  // JupyterLab's shortcuts must not take the arrow keys from the list
+  select.setAttribute("data-lm-suppress-shortcuts", "true");
+  row.append(label, select);
+  el.appendChild(row);
+  const show = () => {
+    label.textContent = model.get("description");
+    const options = model.get("options");
+    if ([...select.options].map(o => o.value).join(",") !== options.join(",")) {
+      select.replaceChildren(...options.map(name => new Option(name, name)));
+    }
+    select.value = model.get("value");
+    select.disabled = model.get("disabled");
+  };
+  select.addEventListener("change", () => {
+    model.set("value", select.value);
+    model.save_changes();
+  });
+  show();
+  model.on("change", show);
+  return () => model.off("change", show);
+}
+export default { render };
+"""
+
+_LIVE_ESM = """
+function render({ model, el }) {
+  const region = document.createElement("div");
+  region.className = "wts-live";
+  region.setAttribute("role", "status");
+  region.setAttribute("aria-live", "polite");
+  region.setAttribute("aria-atomic", "true");
+  el.appendChild(region);
+  const show = () => { region.textContent = model.get("text"); };
+  show();
+  model.on("change:text", show);
+  return () => model.off("change:text", show);
+}
+export default { render };
+"""
+
+_PANE_ESM = """
+function render({ model, el }) {
+  const show = () => { el.innerHTML = model.get("value"); };
+  show();
+  model.on("change:value", show);
+  return () => model.off("change:value", show);
+}
+export default { render };
+"""
+
+
+class TurnsSlider(anywidget.AnyWidget):
+    """An integer slider named by its label; `value` changes when the learner lets go (or on
+    every step with `continuous_update=True`), like `ipywidgets.IntSlider`."""
+
+    _esm = _SLIDER_ESM
+    _css = EXPLORER_CSS
+    value = traitlets.Int(10).tag(sync=True)
+    min = traitlets.Int(1).tag(sync=True)
+    max = traitlets.Int(25).tag(sync=True)
+    description = traitlets.Unicode("").tag(sync=True)
+    disabled = traitlets.Bool(False).tag(sync=True)
+    continuous_update = traitlets.Bool(False).tag(sync=True)
+
+    @traitlets.validate("value")
+    def _within_range(self, proposal: traitlets.Bunch) -> int:
+        return max(self.min, min(self.max, int(proposal["value"])))
+
+
+class Choice(anywidget.AnyWidget):
+    """A drop-down list named by its label: `value` is one of `options`, like
+    `ipywidgets.Dropdown` (whose list loses its arrow keys to JupyterLab's shortcuts)."""
+
+    _esm = _CHOICE_ESM
+    _css = EXPLORER_CSS
+    value = traitlets.Unicode("").tag(sync=True)
+    options = traitlets.List(traitlets.Unicode()).tag(sync=True)
+    description = traitlets.Unicode("").tag(sync=True)
+    disabled = traitlets.Bool(False).tag(sync=True)
+
+    @traitlets.validate("value")
+    def _one_of_the_options(self, proposal: traitlets.Bunch) -> str:
+        if self.options and proposal["value"] not in self.options:
+            raise traitlets.TraitError(f"{proposal['value']!r} is not one of {self.options}")
+        return str(proposal["value"])
+
+
+class LiveRegion(anywidget.AnyWidget):
+    """A polite, atomic status region: set `text`, and a screen reader reads it out."""
+
+    _esm = _LIVE_ESM
+    _css = EXPLORER_CSS
+    text = traitlets.Unicode("").tag(sync=True)
+
+
+class Pane(anywidget.AnyWidget):
+    """HTML that only swaps its content: `value` as in `ipywidgets.HTML`."""
+
+    _esm = _PANE_ESM
+    value = traitlets.Unicode("").tag(sync=True)

@@ -1,0 +1,187 @@
+"""What each view shows, in words: the text alternatives of the figures and the announcement of
+how a run ended.
+
+A learner who cannot see a chart gets the same facts from these sentences: what was run, how it
+ended, the totals, the shape of the growth, the areas searched and the marker's verdict. They are
+computed from the run (never written by hand per figure), in the language in effect, and used by
+the SVG views (`livecharts`: `<title>`, `<desc>` and the `<img alt>`), the matplotlib figures
+(`plots`: an `<img alt>` in Jupyter and Voila) and the explorer's badge and live region.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+
+from ._text import excerpt
+from .i18n import N_, _, ngettext
+from .level import Level
+from .outcome import Run, Stop
+from .usage import Price, cumulative_cost, cumulative_tokens, split_prompt
+
+GROWTH_FASTER = 1.5
+"""A run whose tokens reach this many times "every turn like turn 1" is said to grow faster
+than linearly (the Loopboros's 10 turns: about 2.5; two turns of the flag: about 1.2)."""
+
+EXIT_SAID = {
+    Stop.END_TURN: N_("{exit} — answered in {turns}: “{answer}”"),
+    Stop.TERMINAL_TOOL: N_("{exit} — answer as data in {turns}: {answer}"),
+}
+
+
+def of_turns(n: int, max_turns: int) -> str:
+    """ "3 of 25 turns": the turns a run took against its budget."""
+    return ngettext("{n} of {max_turns} turn", "{n} of {max_turns} turns", max_turns).format(
+        n=n, max_turns=max_turns)
+
+
+def ending(run: Run | None, error: str | None = None) -> str:
+    """How the run ended, in words: the exit, the turns against the budget, the answer or what
+    the model was still asking for. The badge shows it; the live region announces it."""
+    if run is None:
+        return _("not run yet — press Run")
+    turns = of_turns(len(run.turns), run.max_turns)
+    if run.stop is None:
+        why = error or run.error or ""
+        text = _("endpoint error — No answer after {turns}").format(turns=turns)
+        return f"{text} ({excerpt(why, 80)})" if why else text
+    if run.stop == Stop.END_TURN:
+        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
+                                             answer=excerpt(str(run.answer), 70))
+    if run.stop == Stop.TERMINAL_TOOL:
+        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
+                                             answer=json.dumps(run.answer))
+    asking = ", ".join(dict.fromkeys(run.still_asking_for))
+    if asking:
+        return _("{exit} — No answer after {turns}, still asking for {asking}").format(
+            exit=run.exit_name, turns=turns, asking=asking)
+    return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
+
+
+def announcement(level: str, run_number: int, run: Run | None, error: str | None = None) -> str:
+    """What the live region says after each run: the level, which run this is (so a re-run with
+    the same result is still news), and how it ended."""
+    return _("Level {level}, run {number}: {ending}.").format(
+        level=level, number=run_number, ending=ending(run, error))
+
+
+def subject(run: Run) -> str:
+    """What was run: the model and the budget, then how it ended."""
+    model = run.model or _("the model")
+    return _("Model {model}, max_turns={max_turns}: {ending}").format(
+        model=model, max_turns=run.max_turns, ending=ending(run))
+
+
+def growth(run: Run) -> str:
+    """The shape of the cost: how the prompt grew turn by turn, and the total against a run
+    whose every turn cost like the first."""
+    turns = run.all_turns
+    if not turns:
+        return _("No turns yet, so nothing was spent.")
+    total = cumulative_tokens(run)[-1]
+    if len(turns) == 1:
+        return _("One turn of {tokens:,} tokens.").format(tokens=total)
+    first, last = turns[0], turns[-1]
+    ratio = total / (first.total_tokens * len(turns)) if first.total_tokens else 1.0
+    shape = (_("faster than linearly (every turn sends the whole history again)")
+             if ratio >= GROWTH_FASTER else _("about linearly"))
+    return _("The prompt grew from {first:,} tokens at turn {a} to {last:,} at turn {b}; "
+             "{total:,} tokens in all, {ratio:.1f} times what {n} turns would cost if each cost "
+             "like turn 1, so the total grows {shape}.").format(
+        first=first.prompt_tokens, a=first.index, last=last.prompt_tokens, b=last.index,
+        total=total, ratio=ratio, n=len(turns), shape=shape)
+
+
+def cached(run: Run) -> str:
+    """The cached part of the prompts, when the server reported any (else "")."""
+    tokens = sum(split.cached for split in split_prompt(run))
+    if not tokens:
+        return ""
+    return _("The server reported {cached:,} of the prompt tokens as cached.").format(cached=tokens)
+
+
+def wrap_up(run: Run) -> str:
+    if run.wrap_up_turn is None:
+        return ""
+    return _("The wrap-up request after the clock is drawn last: it is not an answer.")
+
+
+def tokens_alt(run: Run) -> str:
+    """The tokens-per-turn chart's text alternative."""
+    return _sentences(_("Tokens per turn: the history is sent again"), subject(run), growth(run),
+                      cached(run), wrap_up(run))
+
+
+def cumulative_alt(run: Run, price: Price) -> str:
+    """The cumulative cost chart's text alternative, with the total at `price`."""
+    tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
+    total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+        model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else
+        _("Cumulative cost at {model}").format(model=price.model))
+    return _sentences(total, subject(run), growth(run), wrap_up(run))
+
+
+def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True) -> str:
+    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn."""
+    if not tokens_per_turn:
+        return cumulative_alt(run, price)
+    tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
+    total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+        model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else "")
+    return _sentences(_("Tokens per turn and cumulative cost"), subject(run), growth(run), total,
+                      cached(run), wrap_up(run))
+
+
+def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
+    """The comparison chart's text alternative: each run's exit, turns, tokens and cost."""
+    parts = [_("Runs compared: cumulative tokens (USD at {model})").format(model=price.model)]
+    for label, run in runs.items():
+        tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
+        parts.append(_("{label}: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
+            label=label, ending=ending(run), tokens=tokens[-1] if tokens else 0,
+            usd=usd[-1] if usd else 0.0))
+    return _sentences(*parts)
+
+
+def map_alt(level: Level, run: Run | None) -> str:
+    """The level map's text alternative: the map's news, which areas were searched (and how
+    many searches were misspelt), whether the star showed up, and each marker's verdict."""
+    view = level.view(run)
+    areas = list(view.blocks)
+    searched = list(dict.fromkeys(view.searched))
+    parts = [view.title]
+    if searched:
+        parts.append(_("Searched {n} of {total} areas: {areas}").format(
+            n=len(searched), total=len(areas), areas=", ".join(searched)))
+        left = [a for a in areas if a not in searched]
+        if left:
+            parts.append(_("Not searched: {areas}").format(areas=", ".join(left)))
+    else:
+        parts.append(_("No area searched yet: every block is still closed"))
+    if view.misspelt:
+        parts.append(ngettext("{n} search named an area the level does not have",
+                              "{n} searches named an area the level does not have",
+                              view.misspelt).format(n=view.misspelt))
+    star = level.star
+    if star is None:
+        parts.append(_("This level hides no star"))
+    elif view.star_found:
+        parts.append(_("The star is in block {block} ({area})").format(block=star[1], area=star[0]))
+    for marker in view.markers:
+        verdict = (_("A marker on block {block} ({area}): right, the star is there")
+                   if marker.correct else
+                   _("A marker on block {block} ({area}): wrong, the star is not there"))
+        parts.append(verdict.format(block=marker.block, area=marker.area))
+    if star is not None and not view.markers:
+        parts.append(_("No marker placed"))
+    return _sentences(*parts)
+
+
+def _sentences(*parts: str) -> str:
+    """Join the non-empty parts as sentences, each ending in one full stop."""
+    out = []
+    for part in parts:
+        part = part.strip()
+        if part:
+            out.append(part if part.endswith((".", "!", "?", "”", ":")) else part + ".")
+    return " ".join(out)
