@@ -69,8 +69,10 @@ FRONTEND_ONLY = {"widgetsnbextension"}
 PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
                 "pyodide-lock.json")
 """The files of the npm package the site needs (not its type stubs, source maps, consoles)."""
-LAB_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager")
-"""The only JupyterLab extensions in the site, whatever else this environment has installed."""
+LAB_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager",
+                  "anywidget")
+"""The only JupyterLab extensions in the site, whatever else this environment has installed
+(anywidget: the explorer's accessible controls, `whentostop.controls`)."""
 
 
 def main(argv: Iterable[str] | None = None) -> int:

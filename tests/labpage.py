@@ -166,7 +166,7 @@ SLIDER = ".wts-max-turns input[type=range]"
 
 def slider_value(explorer) -> int:
     """The max_turns slider's value as its readout shows it."""
-    return int(explorer.locator(".wts-max-turns output").inner_text().strip())
+    return int((explorer.locator(".wts-max-turns output").text_content() or "").strip())
 
 
 def move_slider(page, explorer, presses: int) -> None:
