@@ -70,6 +70,7 @@ BADGE_STYLE = {
     Stop.TERMINAL_TOOL: ("#6a1b9a", "⤵"),
     Stop.MAX_TURNS: ("#c62828", "◷"),
     Stop.DEADLINE: ("#ef6c00", "◷"),
+    Stop.BUDGET: ("#ef6c00", "$"),
 }
 BROKEN_STYLE = ("#455a64", "✖")
 
