@@ -70,9 +70,15 @@ class BudgetStop:
         if self.unit == "tokens":
             return _("the next request would take the run to {n:,} tokens, over the budget of "
                      "{limit:,}").format(n=int(self.would_reach), limit=int(self.limit))
-        return _("the next request would take the run to ${usd:.4f}, over the budget of "
-                 "${limit:.4f} (at {model} prices)").format(
-                     usd=self.would_reach, limit=self.limit, model=self.price_model)
+        return _("the next request would take the run to ${usd}, over the budget of ${limit} "
+                 "(at {model} prices)").format(usd=dollars(self.would_reach),
+                                               limit=dollars(self.limit), model=self.price_model)
+
+
+def dollars(usd: float) -> str:
+    """At least four decimals, more when a small amount needs them: 0.0050, 0.00001, 12.5000."""
+    whole, _dot, cents = f"{usd:.8f}".rstrip("0").partition(".")
+    return f"{whole}.{cents.ljust(4, '0')}"
 
 
 @dataclass
