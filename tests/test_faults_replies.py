@@ -23,9 +23,10 @@ from faulty_server import (
     completion,
     reply,
     run_to_end,
+    send,
 )
 
-from whentostop import BadResponse, NoAnswer, Stop, ToolResultEvent, connect
+from whentostop import BadResponse, EndpointTimeout, NoAnswer, Stop, ToolResultEvent, connect
 from whentostop.loop import CONTINUE_PROMPT, EMPTY_PROMPT
 
 pytestmark = pytest.mark.timeout(30)
@@ -255,3 +256,31 @@ def test_a_server_that_reports_no_usage_cannot_be_budgeted_and_the_run_says_so()
     ending, _ = run_script([reply(no_usage)], max_turns=3, max_tokens_total=10)
     assert ending.run.stop == Stop.MAX_TURNS
     assert len(ending.run.warnings) == 1 and "reported no token usage" in ending.run.warnings[0]
+
+
+# ---- a runaway reply: the default reply cap cuts it ---------------------------------------
+
+
+def runaway(h, req):
+    """A model that repeats itself until its context is full: it stops only at max_tokens."""
+    cap = (req.body or {}).get("max_tokens")
+    if cap is None:
+        h.server.state.stopping.wait(10)  # still generating
+        h.close_connection = True
+        return
+    send(h, 200, chat("and so " * (cap // 2), finish_reason="length", completion_tokens=cap))
+
+
+def test_a_runaway_reply_is_cut_by_the_default_cap_and_reported_not_taken_for_an_answer():
+    with FaultyServer([runaway]) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=5),
+                            tools=TOOLS, max_turns=2)
+    assert ending.run.stop == Stop.MAX_TURNS and all(t.truncated for t in ending.run.turns)
+    assert ending.run.turns[0].completion_tokens == 1024
+
+
+def test_without_a_cap_a_runaway_reply_costs_the_whole_timeout():
+    with FaultyServer([runaway]) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=0.5,
+                                          max_tokens=None), tools=TOOLS)
+    assert isinstance(ending.error, EndpointTimeout)
