@@ -130,6 +130,7 @@ def flag(text: str):
     ("1-2", "The star is somewhere underground.", None),
     ("1-1", "I searched everywhere and couldn't find the star.", True),
     ("1-1", "Não encontrei a estrela em nenhuma área.", True),
+    ("1-1", "I searched all four areas and found nothing.", True),
     ("1-1", "The star is in block 4.", False),
     ("1-3", "Done: the star is marked on block 12.", True),
 ])

@@ -104,7 +104,8 @@ _BLOCK_NAMED = re.compile(r"\b(?:block|bloco|bloque)s?\s*(?:#|n[º°o]\.?\s*|num
                           r"(\d+)", re.IGNORECASE)
 _NOT_FOUND = re.compile(
     r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
-    r"(?:find|locate|see)\b|\bno star\b|\bnot (?:in|on) this level\b|"
+    r"(?:find|locate|see)\b|\bno star\b|\bnot (?:seem to be )?(?:in|on) this level\b|"
+    r"\bfound nothing\b|\bnothing found\b|"
     r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b|"
     r"\bnenhuma estrela\b", re.IGNORECASE)
 
