@@ -17,6 +17,7 @@ from whentostop.__main__ import (
     EXIT_WRONG,
     main,
 )
+from whentostop.client import DEFAULT_MAX_TOKENS
 
 
 def test_run_prints_each_turn_and_the_clock(capsys):
@@ -143,7 +144,7 @@ def test_a_wrong_answer_says_why_under_the_transcript(replay, capsys):
 
 
 @pytest.mark.parametrize("args, sent", [
-    ([], {"max_tokens": 1024}),
+    ([], {"max_tokens": DEFAULT_MAX_TOKENS}),
     (["--max-tokens", "64", "--temperature", "0.2", "--seed", "7"],
      {"max_tokens": 64, "temperature": 0.2, "seed": 7}),
     (["--max-tokens", "0"], {}),

@@ -27,6 +27,7 @@ from faulty_server import (
 )
 
 from whentostop import BadResponse, EndpointTimeout, NoAnswer, Stop, ToolResultEvent, connect
+from whentostop.client import DEFAULT_MAX_TOKENS
 from whentostop.loop import CONTINUE_PROMPT, EMPTY_PROMPT
 
 pytestmark = pytest.mark.timeout(30)
@@ -276,7 +277,7 @@ def test_a_runaway_reply_is_cut_by_the_default_cap_and_reported_not_taken_for_an
         ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=5),
                             tools=TOOLS, max_turns=2)
     assert ending.run.stop == Stop.MAX_TURNS and all(t.truncated for t in ending.run.turns)
-    assert ending.run.turns[0].completion_tokens == 1024
+    assert ending.run.turns[0].completion_tokens == DEFAULT_MAX_TOKENS
 
 
 def test_without_a_cap_a_runaway_reply_costs_the_whole_timeout():

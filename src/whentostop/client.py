@@ -44,14 +44,18 @@ MAX_RETRY_WAIT_S = 20.0
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 RETRY_STATUSES = {429, 500, 502, 503, 504}
-DEFAULT_MAX_TOKENS = 1024
+DEFAULT_MAX_TOKENS = 512
 """The reply-length cap `connect()` gives a real endpoint unless told otherwise (`max_tokens`).
 
 Without a cap, llama.cpp's server (and Ollama) generate until the context is full: a small model
 that starts repeating itself once generated 10,596 tokens in 11 minutes for one request, so a
-runaway reply cost the whole request timeout and then failed. Every reply this lesson needs (a
-tool call, a sentence about the star) is far shorter than 1,024 tokens; a cut-off reply is
-reported (`finish_reason: "length"`, `turn.truncated`) and the loop asks for the rest."""
+runaway reply cost the whole request timeout and then failed. The cap must be short enough that
+a runaway ends *inside* the timeout on a slow machine: a 0.5B model on two CPU cores generated
+25 tokens/s (8.5 when the machine was busy), so 512 tokens take 20-60 s, within the default 60 s
+`timeout_s` (1,024 did not: a runaway cut at 1,024 tokens still timed out at 8.5 tokens/s).
+Every reply this lesson needs (a tool call, a sentence about the star) is far shorter; a cut-off
+reply is reported (`finish_reason: "length"`, `turn.truncated`) and the loop asks for the rest.
+A model that thinks aloud before it answers needs more: pass `max_tokens=` (or None)."""
 
 OnRetry = Callable[[int, str, float], None]
 """`on_retry(attempt, reason, wait_s)`: called before each retried request."""
