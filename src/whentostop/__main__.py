@@ -72,7 +72,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--price", default=None, metavar="MODEL",
                        help="whose prices --max-cost-usd counts (default gpt-4o-mini)")
     run_p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                       help="cap each reply at N tokens (a real endpoint: 512 unless set; 0: no cap)")
+                       help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)")
     run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
     run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
     run_p.add_argument("--text-tool-calls", choices=("note", "accept"), default="note",

@@ -44,18 +44,19 @@ MAX_RETRY_WAIT_S = 20.0
 MAX_RESPONSE_BYTES = 16 * 1024 * 1024
 """A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 RETRY_STATUSES = {429, 500, 502, 503, 504}
-DEFAULT_MAX_TOKENS = 512
+DEFAULT_MAX_TOKENS = 256
 """The reply-length cap `connect()` gives a real endpoint unless told otherwise (`max_tokens`).
 
 Without a cap, llama.cpp's server (and Ollama) generate until the context is full: a small model
 that starts repeating itself once generated 10,596 tokens in 11 minutes for one request, so a
-runaway reply cost the whole request timeout and then failed. The cap must be short enough that
-a runaway ends *inside* the timeout on a slow machine: a 0.5B model on two CPU cores generated
-25 tokens/s (8.5 when the machine was busy), so 512 tokens take 20-60 s, within the default 60 s
-`timeout_s` (1,024 did not: a runaway cut at 1,024 tokens still timed out at 8.5 tokens/s).
-Every reply this lesson needs (a tool call, a sentence about the star) is far shorter; a cut-off
-reply is reported (`finish_reason: "length"`, `turn.truncated`) and the loop asks for the rest.
-A model that thinks aloud before it answers needs more: pass `max_tokens=` (or None)."""
+runaway reply cost the whole request timeout and the run broke on an `EndpointTimeout`. The cap
+must end a runaway *inside* the default 60 s `timeout_s` on a slow machine. Measured with a 0.5B
+model on two CPU cores: 25 tokens/s on a quiet machine, 8.5 and even 4.5 on a busy one, where a
+runaway cut at 1,024 tokens took over 120 s and one cut at 512 took 112 s; 256 tokens take
+10-57 s. Every reply this lesson needs is far shorter (the model's tool calls were 17-40
+tokens); a cut-off reply is reported (`finish_reason: "length"`, `turn.truncated`) and the loop
+asks for the rest, which costs a turn but breaks nothing. A model that thinks aloud before it
+answers needs more: pass `max_tokens=` (or None for no cap)."""
 
 OnRetry = Callable[[int, str, float], None]
 """`on_retry(attempt, reason, wait_s)`: called before each retried request."""

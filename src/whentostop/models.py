@@ -65,7 +65,7 @@ def connect(
     persona (`searcher`, `loopboros`, `sloppy`, `slow`), reached in-process.
 
     Generation settings, sent with every request only when set: `temperature`, `seed`, and
-    `max_tokens`, the cap on each reply. A real endpoint gets `DEFAULT_MAX_TOKENS` (512)
+    `max_tokens`, the cap on each reply. A real endpoint gets `DEFAULT_MAX_TOKENS` (256)
     unless you pass a number, or `None` for no cap: without one, a small local model that
     starts repeating itself can generate for minutes and fail on the timeout (see
     `client.DEFAULT_MAX_TOKENS`). The mock gets a cap only when you pass one, and ignores it.
