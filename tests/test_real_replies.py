@@ -13,7 +13,7 @@ from faulty_server import FaultyServer, chat, reply, run_to_end
 
 from whentostop import Stop, connect, load_level
 from whentostop.__main__ import EXIT_TEXT_TOOL_CALL, EXIT_WRONG, main
-from whentostop.loop import EMPTY_PROMPT
+from whentostop.loop import CONTINUE_PROMPT, EMPTY_PROMPT
 from whentostop.usage import cost_per_turn, price, split_prompt
 
 pytestmark = pytest.mark.timeout(30)
@@ -21,6 +21,7 @@ pytestmark = pytest.mark.timeout(30)
 REPLIES = Path(__file__).resolve().parent / "real_replies"
 FENCED = json.loads((REPLIES / "tool-call-as-fenced-text.json").read_text())
 EMPTY = json.loads((REPLIES / "empty-reply-with-cached-tokens.json").read_text())
+RUNAWAY = json.loads((REPLIES / "tool-calls-as-text-runaway-cut-by-max-tokens.json").read_text())
 OURS = sorted(REPLIES.glob("ours-*.json"))
 ANSWER = chat("The star is in the underground, block 7.")
 
@@ -79,6 +80,23 @@ def test_the_recorded_cached_tokens_are_priced_at_the_cached_rate():
     p = price("gpt-4o-mini")
     assert cost_per_turn(ending.run, p)[0] == pytest.approx((57 * 0.15 + 670 * 0.075 + 0.6) / 1e6)
     assert split_prompt(ending.run)[0].cached == 0  # nothing of *this* run was sent before it
+
+
+def test_a_recorded_runaway_of_calls_written_as_text_cut_by_the_cap_is_not_the_flag():
+    ending, _, server = play([RUNAWAY, ANSWER], level="1-2")
+    cut, answered = ending.run.turns
+    assert cut.truncated and cut.completion_tokens == 512 and cut.cached_tokens == 637
+    assert "cut off (finish_reason: length), so the loop asked for the rest" in cut.notes[0].text
+    assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    assert ending.run.stop == Stop.END_TURN and not ending.run.answer_is_text_tool_call
+
+
+def test_accepted_every_whole_call_of_the_recorded_runaway_runs_and_the_cut_one_does_not():
+    ending, _, _ = play([RUNAWAY, ANSWER], level="1-2", text_tool_calls="accept")
+    calls = ending.run.tool_calls
+    text = RUNAWAY["choices"][0]["message"]["content"]
+    assert len(calls) == text.count("\n") and all(c.name == "search_blocks" for c in calls)
+    assert [c.ok for c in calls[:4]] == [True, True, True, False]  # 1-2 has no castle
 
 
 @pytest.mark.parametrize("path", OURS, ids=lambda p: p.stem)

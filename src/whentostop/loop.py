@@ -226,15 +226,20 @@ def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) 
             "turn them into tool_calls; they were run anyway because text_tool_calls=\"accept\". "
             "{cause}").format(n=turn.index, cause=_cause()))
         return
+    if turn.truncated:
+        read_as = _("the reply was cut off (finish_reason: length), so the loop asked for the rest")
+    else:
+        read_as = _("so the loop read it as the flag — the model asked for a tool, it did not "
+                    "answer")
     turn.notes.append(Note("text_tool_call", _(
         "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
-        "it into tool_calls, so the loop read it as the flag — the model asked for a tool, it "
-        "did not answer.").format(tools=names, text=excerpt(turn.text, 160))))
+        "it into tool_calls; {read_as}.").format(tools=names, text=excerpt(turn.text, 160),
+                                                 read_as=read_as)))
     _warn(run, "text_tool_call", _(
-        "On turn {n} the model wrote a tool call as text ({tools}) and the server returned it as "
-        "text, not as tool_calls: the run ended on the flag with that call as its \"answer\". "
-        "{cause} To run such calls anyway, labelled, pass text_tool_calls=\"accept\".").format(
-            n=turn.index, tools=names, cause=_cause()))
+        "On turn {n} the model wrote a tool call as text ({tools}), and the server returned it as "
+        "text, not as tool_calls. To the loop a reply without tool_calls is the flag, so such a "
+        "call ends the run as its \"answer\". {cause} To run such calls anyway, labelled, pass "
+        "text_tool_calls=\"accept\".").format(n=turn.index, tools=names, cause=_cause()))
 
 
 def _cause() -> str:
