@@ -243,10 +243,12 @@ def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) 
 
 
 def _cause() -> str:
-    return _("The likely cause is the server's tool-call parser or chat template, not the loop: "
-             "start llama.cpp's llama-server with --jinja (it then uses the model's own template "
-             "and parses its calls); on Ollama, use a model whose template supports tools "
-             "(`ollama show MODEL` lists tools among its capabilities).")
+    return _("The likely cause is the server's tool-call parser or chat template, or a model "
+             "too small to follow it — not the loop: start llama.cpp's llama-server with --jinja "
+             "(it then uses the model's own template and parses its calls); on Ollama, use a "
+             "model whose template supports tools (`ollama show MODEL` lists tools among its "
+             "capabilities). If that is already so, the model did not write its call the way its "
+             "template asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model.")
 
 
 def _warn(run: Run, kind: str, text: str) -> None:
