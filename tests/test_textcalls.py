@@ -16,6 +16,7 @@ SKY = TextCall("search_blocks", '{"area": "sky"}')
     '{"name": "search_blocks", "arguments": {"area": "sky"}}',
     '```json\n{"name": "search_blocks", "arguments": {"area": "sky"}}\n```',
     '```\n{"name": "search_blocks", "arguments": {"area": "sky"}}\n```',
+    '```json\n{\n  "name": "search_blocks",\n  "arguments": {\n    "area": "sky"\n  }\n}\n```',  # seen
     '<tool_call>\n{"name": "search_blocks", "arguments": {"area": "sky"}}\n</tool_call>',
     '<tool_call>{"name": "search_blocks", "arguments": {"area": "sky"}}',  # never closed
     '[TOOL_CALLS] [{"name": "search_blocks", "arguments": {"area": "sky"}}]',
