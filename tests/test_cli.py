@@ -7,8 +7,19 @@ import subprocess
 import sys
 
 import pytest
+from faulty_server import ANSWER, FaultyServer
+from replay_server import ReplayServer
 
-from whentostop.__main__ import main
+from whentostop.__main__ import (
+    EXIT_ANSWER,
+    EXIT_CODES,
+    EXIT_ERROR,
+    EXIT_NO_ANSWER,
+    EXIT_TEXT_TOOL_CALL,
+    EXIT_WRONG,
+    main,
+)
+from whentostop.client import DEFAULT_MAX_TOKENS
 
 
 def test_run_prints_each_turn_and_the_clock(capsys):
@@ -116,3 +127,95 @@ def test_a_malformed_base_url_is_one_error_line_and_exit_2(capsys, url):
     assert main(["run", "--base-url", url, "--model", "m"]) == 2
     (line,) = capsys.readouterr().err.splitlines()
     assert line.startswith("error: ") and "is not a valid URL" in line and "LEAK" not in line
+
+
+# ---- the budget ---------------------------------------------------------------------------
+
+
+def test_a_token_budget_on_the_command_line_stops_on_the_budget(capsys):
+    status = main(["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "25",
+                   "--max-tokens-total", "3000"])
+    out = capsys.readouterr().out
+    assert status == EXIT_NO_ANSWER
+    assert "budget (the budget)" in out and "over the budget of 3,000" in out
+
+
+def test_a_dollar_budget_on_the_command_line_counts_at_the_price_given(capsys):
+    status = main(["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "25",
+                   "--max-cost-usd", "0.002", "--price", "gpt-4o", "--json"])
+    data = json.loads(capsys.readouterr().out)
+    assert status == EXIT_NO_ANSWER and data["stop"] == "budget"
+    assert "(at gpt-4o prices)" in data["no_answer"]
+
+
+def test_an_unknown_price_is_a_clear_error(capsys):
+    assert main(["run", "--max-cost-usd", "1", "--price", "gpt-99"]) == EXIT_ERROR
+    assert "no price for 'gpt-99'; known models: gpt-4o-mini" in capsys.readouterr().err
+
+
+# ---- exit status: an answer, a wrong one, a tool call written as text -----------------------
+
+
+def test_help_lists_every_exit_status(capsys):
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    for code, what in EXIT_CODES.items():
+        assert f"{code} {' '.join(what.split())}" in out
+
+
+def test_a_right_answer_is_judged_and_exits_0(capsys):
+    status = main(["run", "--level", "1-3", "--model", "searcher", "--stop-on", "mark_star"])
+    out = capsys.readouterr().out
+    assert status == EXIT_ANSWER
+    assert "✓ judged on the level: Right: the marker is on block 12 (castle)" in out
+
+
+@pytest.fixture(scope="module")
+def replay():
+    with ReplayServer() as server:
+        yield server.base_url
+
+
+@pytest.mark.parametrize("behaviour, options, expected", [
+    ("fenced", [], EXIT_TEXT_TOOL_CALL),
+    ("tagged", [], EXIT_TEXT_TOOL_CALL),
+    ("bare", ["--tools", "search_blocks"], EXIT_TEXT_TOOL_CALL),
+    ("guess-pipe", ["--stop-on", "mark_star"], EXIT_WRONG),
+    ("guess-text", [], EXIT_WRONG),
+    ("empty", [], EXIT_WRONG),
+    ("repeat", ["--max-turns", "3"], EXIT_NO_ANSWER),
+    ("fenced", ["--stop-on", "mark_star", "--text-tool-calls", "accept"], EXIT_WRONG),
+])
+def test_the_exit_status_tells_a_small_models_failures_from_an_answer(replay, behaviour, options,
+                                                                      expected, capsys):
+    status = main(["run", "--level", "1-2", "--base-url", replay, "--model", f"replay:{behaviour}",
+                   *options])
+    assert status == expected, capsys.readouterr().out
+
+
+def test_a_wrong_answer_says_why_under_the_transcript(replay, capsys):
+    main(["run", "--level", "1-2", "--base-url", replay, "--model", "replay:guess-text"])
+    out = capsys.readouterr().out
+    assert "✗ judged on the level: Wrong: the answer names block 3, but the star is in block 7" in out
+
+
+# ---- generation settings --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("args, sent", [
+    ([], {"max_tokens": DEFAULT_MAX_TOKENS}),
+    (["--max-tokens", "64", "--temperature", "0.2", "--seed", "7"],
+     {"max_tokens": 64, "temperature": 0.2, "seed": 7}),
+    (["--max-tokens", "0"], {}),
+])
+def test_generation_settings_from_the_command_line_are_sent_only_when_set(args, sent, capsys):
+    with FaultyServer([ANSWER]) as server:
+        main(["run", "--base-url", server.base_url, "--model", "m", *args])
+    body = server.requests[0].body
+    assert {k: body[k] for k in ("max_tokens", "temperature", "seed") if k in body} == sent
+
+
+def test_a_bad_generation_setting_is_a_clear_error(capsys):
+    assert main(["run", "--temperature", "9"]) == EXIT_ERROR
+    assert "temperature must be a number from 0 to 2" in capsys.readouterr().err

@@ -227,6 +227,30 @@ def test_retries_do_not_use_up_the_turn_budget():
     assert len(server.requests) == 4
 
 
+def test_retries_are_not_counted_by_the_budget_only_the_usage_of_replies_is():
+    busy = error(503, "busy", {"Retry-After": "0"})
+    with FaultyServer([ASK_LOOKUP, busy, busy, ASK_LOOKUP]) as server:
+        ending = run_to_end(model=model(server), tools=TOOLS, max_turns=10, max_tokens_total=30)
+    # two replies of 13 tokens; the third request would send at least 13 more: refused
+    assert ending.run.stop == Stop.BUDGET and len(ending.run.turns) == 2
+    assert len(server.requests) == 4 and len(ending.run.turns[1].retries) == 2
+
+
+def test_a_budget_does_not_hide_an_endpoint_failure_the_partial_run_is_kept():
+    with FaultyServer([ASK_LOOKUP, error(500, "down")]) as server:
+        ending = run_to_end(model=model(server, max_retries=0), tools=TOOLS,
+                            max_tokens_total=1000)
+    assert isinstance(ending.error, ServerError) and len(ending.run.turns) == 1
+    assert ending.run.max_tokens_total == 1000 and ending.run.budget_stop is None
+
+
+def test_the_deadline_still_cuts_a_hang_when_a_budget_is_set():
+    with FaultyServer([ASK_LOOKUP, hang(10)]) as server:
+        ending = run_to_end(model=model(server, timeout_s=30), tools=TOOLS, deadline_s=1.0,
+                            max_tokens_total=1000)
+    assert ending.run.stop == Stop.DEADLINE and len(ending.run.turns) == 1
+
+
 def test_a_429_that_never_ends_becomes_rate_limited_after_the_retries():
     with FaultyServer([error(429, "quota", {"Retry-After": "0"})]) as server:
         ending = run_to_end(model=model(server, max_retries=2))

@@ -1,9 +1,12 @@
 """Replies that are not what a chat completion should be — not JSON, not a completion, no
-choices, an empty message, cut off by `length` — and tool calls a small model gets wrong:
-broken JSON, arguments that are not an object, an unknown tool, one call id used twice.
+choices, no message, cut off by `length`, empty — and tool calls a small model gets wrong:
+broken JSON, arguments that are not an object, an unknown tool, one call id used twice, a call
+written as text.
 
 The first group ends in `BadResponse` quoting a short excerpt; `length` is reported on the
-turn; broken tool calls go back to the model as error results and the loop goes on.
+turn; an empty reply is the model's turn (never an answer: the loop asks again); broken tool
+calls go back to the model as error results and the loop goes on; a call written as text is
+noted. The budget holds against a server whatever it reports.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ from faulty_server import (
     completion,
     reply,
     run_to_end,
+    send,
 )
 
 from whentostop import BadResponse, EndpointTimeout, NoAnswer, Stop, ToolResultEvent, connect
-from whentostop.loop import CONTINUE_PROMPT
+from whentostop.client import DEFAULT_MAX_TOKENS
+from whentostop.loop import CONTINUE_PROMPT, EMPTY_PROMPT
 
 pytestmark = pytest.mark.timeout(30)
 
@@ -53,8 +58,6 @@ def run_script(script, **kwargs):
     ({"choices": []}, 'the reply has no choices: {"choices": []}'),
     ({"choices": [{"index": 0}]}, 'the reply\'s first choice has no message: {"index": 0}'),
     ({"error": {"message": "model overloaded"}}, "the endpoint sent an error instead of a reply"),
-    (chat(""), "the reply's message is empty: no text and no tool call"),
-    (chat(None), "the reply's message is empty: no text and no tool call"),
     ({"choices": [{"message": {"content": 7}}]}, "the message content is neither text nor parts: 7"),
 ])
 def test_a_body_that_is_not_a_completion_is_bad_response_quoting_it(body, says):
@@ -349,3 +352,108 @@ def test_an_error_body_whose_charset_lies_is_still_an_http_error():
     ending, _ = run_script([reply(b'{"error": {"message": "no"}}', status=400,
                                   content_type="application/json; charset=utf-16")])
     assert isinstance(ending.error, EndpointHTTPError) and "The endpoint said: no" in str(ending.error)
+
+
+# ---- an empty reply: the model's turn, not an endpoint failure --------------------------
+
+
+@pytest.mark.parametrize("empty", [
+    chat(""), chat(None), chat("  \n "),
+    {"choices": [{"message": {"role": "assistant"}, "finish_reason": "stop"}]},
+    {"choices": [{"message": {"role": "assistant", "content": []}}]},
+])
+def test_an_empty_reply_is_a_turn_and_the_loop_asks_again(empty):
+    ending, server = run_script([reply(empty), ANSWER])
+    assert ending.error is None and ending.run.stop == Stop.END_TURN
+    first, second = ending.run.turns
+    assert first.empty and first.notes[0].kind == "empty_reply" and not second.empty
+    assert ending.run.answer == "It is 42."
+    assert server.requests[1].body["messages"][-1] == {"role": "user", "content": EMPTY_PROMPT}
+
+
+def test_replies_that_stay_empty_end_on_the_clock_with_no_answer():
+    ending, server = run_script([reply(chat(""))], max_turns=3)
+    assert ending.run.stop == Stop.MAX_TURNS and len(server.requests) == 3
+    with pytest.raises(NoAnswer, match="its last reply was empty"):
+        ending.run.answer
+
+
+def test_a_choice_whose_message_is_not_an_object_is_still_bad_response():
+    ending, _ = run_script([reply({"choices": [{"message": "hello"}]})])
+    assert isinstance(ending.error, BadResponse) and "has no message" in str(ending.error)
+
+
+# ---- a tool call written as text ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    '{"name": "lookup", "arguments": {"key": "a"}}',
+    '```json\n{"name": "lookup", "arguments": {"key": "a"}}\n```',
+    '<tool_call>\n{"name": "lookup", "arguments": {"key": "a"}}\n</tool_call>',
+    '{"function": {"name": "lookup", "parameters": {"key": "a"}}}',
+])
+def test_a_call_written_as_text_ends_on_the_flag_noted_or_runs_when_accepted(text):
+    noted, _ = run_script([completion(text)])
+    assert noted.run.stop == Stop.END_TURN and noted.run.answer_is_text_tool_call
+    accepted, server = run_script([completion(text), ANSWER], text_tool_calls="accept")
+    assert accepted.run.stop == Stop.END_TURN and accepted.run.answer == "It is 42."
+    (call,) = accepted.run.tool_calls
+    assert call.ok and call.input == {"key": "a"}
+    sent = server.requests[1].body["messages"]
+    assert sent[-2]["tool_calls"][0]["function"]["name"] == "lookup"  # the model sees a call
+    assert sent[-1] == {"role": "tool", "tool_call_id": call.id, "content": call.output}
+
+
+# ---- the budget against a server ----------------------------------------------------------
+
+
+def test_the_budget_refuses_the_request_that_would_pass_it_it_is_never_sent():
+    # each reply: 10 prompt + 3 completion tokens; the second request costs at least 13 more
+    ending, server = run_script([completion(tool_calls=[call("lookup", {"key": "a"})])],
+                                max_turns=10, max_tokens_total=30)
+    assert ending.run.stop == Stop.BUDGET and len(ending.run.turns) == 2
+    assert len(server.requests) == 2  # the third was refused before it was sent
+    with pytest.raises(NoAnswer, match="take the run to 39 tokens, over the budget of 30"):
+        ending.run.answer
+
+
+def test_a_server_that_reports_huge_usage_is_stopped_after_one_request():
+    huge = chat(tool_calls=[call("lookup", {"key": "a"})], prompt_tokens=10**12)
+    ending, server = run_script([reply(huge)], max_tokens_total=1_000_000)
+    assert ending.run.stop == Stop.BUDGET and len(server.requests) == 1
+
+
+def test_a_server_that_reports_no_usage_cannot_be_budgeted_and_the_run_says_so():
+    no_usage = {"choices": [{"message": {"role": "assistant", "content": None,
+                                         "tool_calls": [call("lookup", {"key": "a"})]}}]}
+    ending, _ = run_script([reply(no_usage)], max_turns=3, max_tokens_total=10)
+    assert ending.run.stop == Stop.MAX_TURNS
+    assert len(ending.run.warnings) == 1 and "reported no token usage" in ending.run.warnings[0]
+
+
+# ---- a runaway reply: the default reply cap cuts it ---------------------------------------
+
+
+def runaway(h, req):
+    """A model that repeats itself until its context is full: it stops only at max_tokens."""
+    cap = (req.body or {}).get("max_tokens")
+    if cap is None:
+        h.server.state.stopping.wait(10)  # still generating
+        h.close_connection = True
+        return
+    send(h, 200, chat("and so " * (cap // 2), finish_reason="length", completion_tokens=cap))
+
+
+def test_a_runaway_reply_is_cut_by_the_default_cap_and_reported_not_taken_for_an_answer():
+    with FaultyServer([runaway]) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=5),
+                            tools=TOOLS, max_turns=2)
+    assert ending.run.stop == Stop.MAX_TURNS and all(t.truncated for t in ending.run.turns)
+    assert ending.run.turns[0].completion_tokens == DEFAULT_MAX_TOKENS
+
+
+def test_without_a_cap_a_runaway_reply_costs_the_whole_timeout():
+    with FaultyServer([runaway]) as server:
+        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=0.5,
+                                          max_tokens=None), tools=TOOLS)
+    assert isinstance(ending.error, EndpointTimeout)

@@ -182,3 +182,93 @@ def test_an_edited_level_file_is_read_again(tmp_path, as_path):
     # the same size, the same moment: neither the length nor the time stamp tells them apart
     path.write_text(json.dumps({"name": "e", "areas": {"pipe": {"1": "star", "2": "coin"}}}))
     assert load_level(path if as_path else str(path)).star == ("pipe", 1)
+
+
+# ---- validated is not correct: the level judges the answer ------------------------------
+
+
+def flag(text: str):
+    """A run that ended on the flag with `text` as its answer."""
+    from whentostop import Run, Stop
+
+    return Run(stop=None, messages=[], turns=[], max_turns=10).finish(Stop.END_TURN, text)
+
+
+@pytest.mark.parametrize("level, text, correct", [
+    ("1-2", "I found the star! It is in the underground, block 7.", True),
+    ("1-2", "A estrela está no subterrâneo, bloco 7.", True),
+    ("1-2", "The star is in block 3.", False),
+    ("1-2", "Blocks 3 and 4 hide nothing special, the star is in block 9.", False),
+    ("1-2", "I could not find the star.", False),
+    ("1-2", "Block 5: coin, Block 6: nothing, Block 7: star.", None),  # several, the star among them
+    ("1-2", "The star is somewhere underground.", None),
+    ("1-1", "I searched everywhere and couldn't find the star.", True),
+    ("1-1", "Não encontrei a estrela em nenhuma área.", True),
+    ("1-1", "I searched all four areas and found nothing.", True),
+    ("1-1", "The star is in block 4.", False),
+    ("1-3", "Done: the star is marked on block 12.", True),
+])
+def test_a_text_answer_is_judged_by_the_block_it_names_or_by_saying_none_was_found(level, text,
+                                                                                    correct):
+    assert load_level(level).judge(flag(text)).correct is correct
+
+
+def test_a_wrong_text_answer_says_where_the_star_is_and_that_a_schema_checks_shape_not_truth():
+    judgement = load_level("1-2").judge(flag("The star is in block 3."))
+    assert judgement.text == ("Wrong: the answer names block 3, but the star is in block 7 "
+                              "(underground). A schema checks an answer's shape, not its truth.")
+
+
+def test_the_searchers_runs_are_judged_right(play):
+    from conftest import MAY_GIVE_UP
+
+    for level, kwargs in [("1-1", {"system": MAY_GIVE_UP}), ("1-2", {}),
+                          ("1-3", {"stop_on": ["mark_star"]}), ("1-3", {})]:
+        run, board, _ = play(level, "searcher", **kwargs)
+        assert board.judge(run).correct is True, (level, run.summary())
+
+
+def test_a_run_without_an_answer_is_not_judged(play):
+    run, board, _ = play("1-1", "loopboros", max_turns=3)
+    judgement = board.judge(run)
+    assert judgement.correct is None and judgement.text == "No answer to judge: the run ended on the clock."
+
+
+def marked(level: str, block: int, search_first: bool):
+    """A run that opened the pipe with mark_star on `block`, after a search or at once."""
+    from whentostop.client import Completion
+
+    def call(name, args, n):
+        return {"role": "assistant", "content": None, "tool_calls": [
+            {"id": f"c{n}", "type": "function",
+             "function": {"name": name, "arguments": json.dumps(args)}}]}
+
+    replies = ([call("search_blocks", {"area": "castle"}, 1)] if search_first else []) + [
+        call("mark_star", {"item": "star", "block": block}, 2)]
+
+    class Scripted:
+        name = "scripted"
+
+        def complete(self, messages, tools, **_):
+            return Completion(replies.pop(0), 10, 5, "tool_calls", 0.0)
+
+    board = load_level(level)
+    return run_agent("Find the star.", model=Scripted(), tools=board.tools(),
+                     stop_on=["mark_star"]), board
+
+
+def test_a_marker_on_the_star_is_right_and_a_guess_is_called_one():
+    run, board = marked("1-3", 12, search_first=True)
+    assert board.judge(run).correct is True
+    assert "guessed" not in board.judge(run).text
+    run, board = marked("1-3", 12, search_first=False)
+    judgement = board.judge(run)
+    assert judgement.correct is True and "never searched: the model guessed" in judgement.text
+
+
+def test_a_marker_that_validated_on_the_wrong_block_is_wrong():
+    run, board = marked("1-1", 4, search_first=False)
+    assert run.answer == {"item": "star", "block": 4}  # it validated: the pipe opened
+    judgement = board.judge(run)
+    assert judgement.correct is False
+    assert judgement.text.startswith("Wrong: the marker is on block 4, but this level hides no star.")

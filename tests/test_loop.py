@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import MAY_GIVE_UP, PROMPT
 
@@ -16,6 +18,8 @@ from whentostop import (
     run_agent,
     tool,
 )
+from whentostop.loop import EMPTY_PROMPT
+from whentostop.usage import DEFAULT_PRICE_MODEL, cost_per_turn, price
 
 
 def test_loopboros_on_the_empty_level_stops_on_the_clock_asking_for_a_tool(play):
@@ -153,6 +157,8 @@ def test_stop_on_a_tool_that_is_not_offered_is_refused():
     ("1-3", "searcher", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
     ("1-3", "sloppy", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
     ("1-1", "slow:0.05", {"deadline_s": 0.12}, Stop.DEADLINE),
+    ("1-1", "loopboros", {"max_turns": 25, "max_tokens_total": 3000}, Stop.BUDGET),
+    ("1-1", "loopboros", {"max_turns": 25, "max_cost_usd": 0.0005}, Stop.BUDGET),
 ])
 def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kwargs, expected, play):
     run, _, events = play(level, persona, **kwargs)
@@ -270,3 +276,194 @@ def test_no_answer_after_a_cut_off_reply_says_so():
     assert run.stop == Stop.MAX_TURNS and all(t.truncated for t in run.turns)
     with pytest.raises(NoAnswer, match="cut off"):
         run.answer
+
+
+# ---- the budget ------------------------------------------------------------------------------
+
+
+def spent_before(run, k: int) -> int:
+    """Tokens the run had spent when it sent request k (0-based)."""
+    return sum(t.total_tokens for t in run.turns[:k])
+
+
+def floor_before(run, k: int) -> int:
+    """The least request k could cost: the history it sends again (0 for the first)."""
+    return 0 if k == 0 else run.turns[k - 1].prompt_tokens + run.turns[k - 1].completion_tokens
+
+
+def test_the_budget_stops_the_run_before_a_request_that_would_certainly_pass_it(play):
+    run, _, events = play("1-1", "loopboros", max_turns=25, max_tokens_total=4000)
+    n = len(run.turns)
+    assert run.stop == Stop.BUDGET and run.exit_name == "the budget" and 1 < n < 25
+    assert run.total_tokens + floor_before(run, n) > 4000  # the next one could not fit
+    assert all(spent_before(run, k) + floor_before(run, k) <= 4000 for k in range(n))
+    assert sum(isinstance(e, TurnStart) for e in events) == n  # the refused request never began
+    assert run.max_tokens_total == 4000 and run.budget_stop.unit == "tokens"
+
+
+def test_no_answer_after_the_budget_names_where_the_next_request_would_take_the_run(play):
+    run, _, _ = play("1-1", "loopboros", max_turns=25, max_tokens_total=4000)
+    reach = run.total_tokens + run.turns[-1].total_tokens
+    with pytest.raises(NoAnswer, match=(
+            rf"the budget stopped the run after {len(run.turns)} turns \(the next request would "
+            rf"take the run to {reach:,} tokens, over the budget of 4,000\) while the model was "
+            r"asking for search_blocks")):
+        run.answer
+
+
+def test_a_dollar_budget_counts_at_the_price_given_and_says_so(play):
+    run, _, _ = play("1-1", "loopboros", max_turns=25, max_cost_usd=0.005, price="gpt-4o")
+    assert run.stop == Stop.BUDGET and run.price_model == "gpt-4o" and run.max_cost_usd == 0.005
+    p = price("gpt-4o")
+    spent = sum(cost_per_turn(run, p))
+    assert spent + floor_before(run, len(run.turns)) * p.cheapest_input_per_million / 1e6 > 0.005
+    before_last = sum(cost_per_turn(run, p)[:-1])
+    assert before_last + floor_before(run, len(run.turns) - 1) * p.cheapest_input_per_million / 1e6 <= 0.005
+    with pytest.raises(NoAnswer, match=r"over the budget of \$0\.0050 \(at gpt-4o prices\)"):
+        run.answer
+
+
+def test_a_dollar_budget_without_a_price_counts_at_the_charts_default_price(play):
+    run, _, _ = play("1-1", "loopboros", max_turns=25, max_cost_usd=0.001)
+    assert run.stop == Stop.BUDGET and run.price_model == DEFAULT_PRICE_MODEL
+
+
+def test_the_first_request_is_always_sent_its_lower_bound_is_zero(play):
+    run, _, _ = play("1-1", "loopboros", max_tokens_total=1)
+    assert run.stop == Stop.BUDGET and len(run.turns) == 1
+
+
+def test_a_budget_that_is_never_reached_changes_nothing(play):
+    capped, _, _ = play("1-3", "searcher", stop_on=["mark_star"], max_tokens_total=1_000_000,
+                        max_cost_usd=100.0)
+    plain, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
+    assert capped.stop == plain.stop == Stop.TERMINAL_TOOL
+    assert capped.total_tokens == plain.total_tokens and capped.budget_stop is None
+
+
+def test_the_clock_can_come_before_the_budget(play):
+    run, _, _ = play("1-1", "loopboros", max_turns=3, max_tokens_total=1_000_000)
+    assert run.stop == Stop.MAX_TURNS
+
+
+def test_a_wrap_up_the_budget_cannot_pay_for_is_not_sent_and_the_clock_stays(play):
+    free, _, _ = play("1-1", "loopboros", max_turns=3)
+    limit = free.total_tokens + free.turns[-1].total_tokens - 1  # three turns fit, a fourth not
+    run, _, events = play("1-1", "loopboros", max_turns=3, on_max_turns="wrap_up",
+                          max_tokens_total=limit)
+    assert run.stop == Stop.MAX_TURNS and len(run.turns) == 3 and run.wrap_up_turn is None
+    assert run.wrap_up_error.startswith("not sent: the next request would take the run to")
+    assert [e.reason for e in events if isinstance(e, SessionEnd)] == [Stop.MAX_TURNS]
+
+
+@pytest.mark.parametrize("kwargs, says", [
+    ({"max_tokens_total": 0}, "max_tokens_total must be a positive int"),
+    ({"max_tokens_total": 2.5}, "max_tokens_total must be a positive int"),
+    ({"max_tokens_total": True}, "max_tokens_total must be a positive int"),
+    ({"max_tokens_total": "100"}, "max_tokens_total must be a positive int"),
+    ({"max_cost_usd": 0}, "max_cost_usd must be a positive number"),
+    ({"max_cost_usd": -0.5}, "max_cost_usd must be a positive number"),
+    ({"max_cost_usd": float("nan")}, "max_cost_usd must be a positive number"),
+    ({"max_cost_usd": "1"}, "max_cost_usd must be a positive number"),
+    ({"max_cost_usd": 1.0, "price": "gpt-99"}, "no price for 'gpt-99'; known models: gpt-4o-mini"),
+    ({"text_tool_calls": "yes"}, "text_tool_calls must be 'note' or 'accept'"),
+])
+def test_budget_and_reading_arguments_are_checked_before_anything_is_sent(kwargs, says):
+    with pytest.raises(ValueError, match=re.escape(says)):
+        run_agent(PROMPT, model=connect("searcher"), tools=load_level("1-2").tools(), **kwargs)
+
+
+# ---- replies that are not what they seem ---------------------------------------------------
+
+
+class Scripted:
+    """A model that sends these assistant messages in turn (the last one repeats)."""
+
+    name = "scripted"
+
+    def __init__(self, *replies: dict) -> None:
+        self.replies, self.sent = replies, 0
+
+    def complete(self, messages, tools, **_):
+        from whentostop.client import Completion
+
+        message = dict(self.replies[min(self.sent, len(self.replies) - 1)])
+        self.sent += 1
+        finish = "tool_calls" if message.get("tool_calls") else "stop"
+        return Completion(message, 100 * self.sent, 5, finish, 0.0)
+
+
+def says(text: str) -> dict:
+    return {"role": "assistant", "content": text}
+
+
+SEARCH_AS_TEXT = '{"name": "search_blocks", "arguments": {"area": "sky"}}'
+
+
+def test_a_tool_call_written_as_text_is_still_the_flag_but_the_run_says_what_it_is():
+    run = run_agent(PROMPT, model=Scripted(says(SEARCH_AS_TEXT)), tools=load_level("1-1").tools())
+    assert run.stop == Stop.END_TURN and run.answer == SEARCH_AS_TEXT  # the rule stays
+    (note,) = run.turns[0].notes
+    assert note.kind == "text_tool_call" and "search_blocks" in note.text
+    assert run.answer_is_text_tool_call
+    (warning,) = run.warnings
+    assert "--jinja" in warning and "Ollama" in warning and 'text_tool_calls="accept"' in warning
+    assert "the answer is a tool call written as text, not an answer" in run.summary()
+
+
+@pytest.mark.parametrize("text", [
+    '{"item": "star", "block": 7}',                       # an answer as JSON, not a call
+    '{"name": "Mario", "age": 3}',                        # a name that is no tool
+    '{"name": "fly", "arguments": {"to": "castle"}}',    # a call to a tool that was not offered
+    "I found the star in block {7}.",
+])
+def test_text_that_only_looks_like_a_call_is_an_answer_without_notes(text):
+    run = run_agent(PROMPT, model=Scripted(says(text)), tools=load_level("1-1").tools())
+    assert run.stop == Stop.END_TURN and run.answer == text
+    assert run.notes == [] and run.warnings == [] and not run.answer_is_text_tool_call
+
+
+def test_accept_runs_tool_calls_written_as_text_labelled_on_the_turn_and_the_run():
+    fenced = says("```json\n" + '{"name": "mark_star", "arguments": {"item": "star", "block": 12}}'
+                  + "\n```")
+    run = run_agent(PROMPT, model=Scripted(says(SEARCH_AS_TEXT), fenced),
+                    tools=load_level("1-3").tools(), stop_on=["mark_star"],
+                    text_tool_calls="accept")
+    assert run.stop == Stop.TERMINAL_TOOL and run.answer == {"item": "star", "block": 12}
+    assert [c.name for c in run.tool_calls] == ["search_blocks", "mark_star"]
+    assert all(t.noted("text_tool_call") and "accept" in t.notes[0].text for t in run.turns)
+    assert run.turns[0].message["tool_calls"][0]["id"] == "text_call_1_1"
+    assert {"role": "tool", "tool_call_id": "text_call_1_1",
+            "content": run.tool_calls[0].output} in run.messages
+    (warning,) = run.warnings
+    assert 'they were run anyway because text_tool_calls="accept"' in warning
+    assert "2 tool calls written as text" in run.summary()
+
+
+def test_an_empty_reply_is_the_models_turn_not_an_answer_and_the_loop_asks_again():
+    run = run_agent(PROMPT, model=Scripted(says(""), says("It is in block 7.")),
+                    tools=load_level("1-2").tools())
+    assert run.stop == Stop.END_TURN and run.answer == "It is in block 7." and len(run.turns) == 2
+    assert run.turns[0].empty and [n.kind for n in run.turns[0].notes] == ["empty_reply"]
+    assert run.messages[2] == {"role": "user", "content": EMPTY_PROMPT}
+    assert len(run.warnings) == 1 and "empty reply" in run.warnings[0]
+
+
+def test_replies_that_stay_empty_end_on_the_clock_saying_so():
+    run = run_agent(PROMPT, model=Scripted(says("  \n")), tools=load_level("1-2").tools(),
+                    max_turns=3)
+    assert run.stop == Stop.MAX_TURNS and all(t.empty for t in run.turns)
+    assert len(run.warnings) == 1 and "3 empty replies" in run.summary()
+    with pytest.raises(NoAnswer, match="while the model was asking for nothing more: its last reply was empty"):
+        run.answer
+
+
+@pytest.mark.parametrize("level,persona,kwargs", [
+    ("1-1", "loopboros", {"max_turns": 12}),
+    ("1-1", "searcher", {"system": MAY_GIVE_UP}),
+    ("1-3", "searcher", {"stop_on": ["mark_star"]}),
+    ("1-3", "sloppy", {"stop_on": ["mark_star"]}),
+])
+def test_the_mock_personas_make_no_notes_and_no_warnings(level, persona, kwargs, play):
+    run, _, _ = play(level, persona, **kwargs)
+    assert run.notes == [] and run.warnings == [] and run.cached_tokens == 0

@@ -42,6 +42,25 @@ def test_the_loop_cannot_tell_the_transport_from_the_socket(server):
     assert is_mock(connect("sloppy")) and not is_mock(connect("sloppy", base_url=server.base_url))
 
 
+@pytest.mark.parametrize("budget", [{"max_tokens_total": 3000}, {"max_cost_usd": 0.002, "price": "gpt-4o"}])
+def test_the_budget_stops_the_same_turn_in_process_and_over_the_socket(server, budget):
+    runs = [run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=25, **budget)
+            for model in (connect("loopboros"), connect("loopboros", base_url=server.base_url))]
+    in_process, over_http = runs
+    assert over_http.stop == in_process.stop == Stop.BUDGET
+    assert len(over_http.turns) == len(in_process.turns) and over_http.messages == in_process.messages
+    assert over_http.budget_stop == in_process.budget_stop
+
+
+def test_the_personas_accept_generation_settings_and_ignore_them(server):
+    plain = run_agent(PROMPT, model=connect("searcher", base_url=server.base_url),
+                      tools=load_level("1-3").tools(), stop_on=["mark_star"])
+    tuned = run_agent(PROMPT, model=connect("searcher", base_url=server.base_url, max_tokens=8,
+                                            temperature=1.5, seed=42),
+                      tools=load_level("1-3").tools(), stop_on=["mark_star"])
+    assert tuned.messages == plain.messages and tuned.answer == {"item": "star", "block": 12}
+
+
 def test_the_seeds_from_scratch_loop_works_with_only_base_url_and_model_changed(server):
     """A plain-HTTP loop, no SDK, as a learner would write it from the seed."""
     level = load_level("1-3")

@@ -277,3 +277,24 @@ def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyte
     if name == "00_start_here":
         shown = "\n".join(text_of(cell) for cell in nb.cells)
         assert server.base_url in shown and "offline mock" not in shown
+
+
+SMALL_MODEL_LESSONS = [name for name in ("00_start_here", "1-1_the_clock", "1-2_the_flag",
+                                          "1-3_the_warp_pipe", "1-4_the_castle") if name in ALL]
+
+
+@pytest.mark.parametrize("model", ["qwen2.5-0.5b", "replay:repeat", "replay:fenced"])
+@pytest.mark.parametrize("name", SMALL_MODEL_LESSONS)
+def test_notebook_runs_against_a_small_local_models_replay(name, model, jupyter_env):
+    """Configured for a real small model (tests/replay_server.py replays what Qwen2.5-0.5B did
+    behind llama.cpp: tool calls written as text, empty replies, guessed answers, 1-turn runs),
+    every cell still runs: nothing assumes the mock's long, tidy runs. Three ways: each run a
+    different behaviour; every run on the clock (no answers); every run one turn long."""
+    from replay_server import ReplayServer
+
+    with ReplayServer() as server:
+        env = {**jupyter_env, "OPENAI_BASE_URL": server.base_url, "WHENTOSTOP_MODEL": model}
+        nb = execute(read(name), env)
+        served = len(server.requests)
+    assert not errors(nb), "\n".join(errors(nb))
+    assert served > 0  # the runs really went to the replayed model

@@ -24,6 +24,7 @@ from whentostop import (
     tool,
 )
 from whentostop.client import parse_completion
+from whentostop.textcalls import find_text_calls
 from whentostop.tools import as_tools, call_tool
 
 FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -65,7 +66,11 @@ completions = maybe(st.fixed_dictionaries({
         )),
         "finish_reason": maybe(st.sampled_from(["stop", "tool_calls", "length"])),
     })), min_size=1, max_size=2)),
-    "usage": maybe(st.fixed_dictionaries({"prompt_tokens": json_values, "completion_tokens": json_values})),
+    "usage": maybe(st.fixed_dictionaries(
+        {"prompt_tokens": maybe(st.integers(0, 5000)), "completion_tokens": maybe(st.integers(0, 500))},
+        optional={"prompt_tokens_details": maybe(st.fixed_dictionaries(
+            {"cached_tokens": maybe(st.integers(-10, 6000))}))},
+    )),
 }))
 
 
@@ -84,9 +89,11 @@ def test_parse_completion_returns_a_clean_completion_or_raises_bad_response(data
         assert isinstance(call["id"], str) and call["id"]
         assert isinstance(call["function"]["name"], str)
         assert isinstance(call["function"]["arguments"], str)
-    assert message.get("tool_calls") or message["content"].strip()
+    # no tool call: the text, maybe empty (an empty reply is the model's turn, not an error)
+    assert message.get("tool_calls") or isinstance(message["content"], str)
     assert isinstance(done.prompt_tokens, int) and done.prompt_tokens >= 0
     assert isinstance(done.completion_tokens, int) and done.completion_tokens >= 0
+    assert isinstance(done.cached_tokens, int) and 0 <= done.cached_tokens <= done.prompt_tokens
 
 
 @FAST
@@ -156,16 +163,31 @@ def transport(script: list[tuple[int, Any]]) -> httpx.MockTransport:
     return httpx.MockTransport(respond)
 
 
+def within_budget_when_sent(run, limit: int) -> bool:
+    """Every request the run sent could still fit the budget when it was sent: what it had spent
+    plus the history that request sent again (the previous prompt and reply) was at most it."""
+    spent, floor = 0, 0
+    for turn in run.turns:
+        if spent + floor > limit:
+            return False
+        spent += turn.total_tokens
+        floor = turn.prompt_tokens + turn.completion_tokens
+    return True
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(replies, min_size=1, max_size=6), st.integers(1, 4), st.booleans())
-def test_a_run_against_arbitrary_replies_ends_exactly_once(script, max_turns, wrap_up):
+@given(st.lists(replies, min_size=1, max_size=6), st.integers(1, 4), st.booleans(),
+       st.none() | st.integers(1, 3000), st.sampled_from(["note", "accept"]))
+def test_a_run_against_arbitrary_replies_ends_exactly_once(script, max_turns, wrap_up, budget,
+                                                           text_tool_calls):
     level = load_level("1-3")
     model = OpenAIChat("m", "http://fuzz.invalid/v1", transport=transport(script), max_retries=1)
     events: list = []
     try:
         run = run_agent("Find the star.", model=model, tools=level.tools(), max_turns=max_turns,
                         stop_on=["mark_star"], on_event=events.append,
-                        on_max_turns="wrap_up" if wrap_up else "stop")
+                        on_max_turns="wrap_up" if wrap_up else "stop", max_tokens_total=budget,
+                        text_tool_calls=text_tool_calls)
     except EndpointError as exc:
         assert exc.run is not None and exc.run.stop is None and exc.run.error == str(exc)
         ends = [e for e in events if isinstance(e, SessionEnd)]
@@ -174,14 +196,40 @@ def test_a_run_against_arbitrary_replies_ends_exactly_once(script, max_turns, wr
         return
     ends = [e for e in events if isinstance(e, SessionEnd)]
     assert len(ends) == 1 and ends[0].reason == run.stop
-    assert run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL, Stop.MAX_TURNS)
-    assert 1 <= len(run.turns) <= max_turns
+    assert run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL, Stop.MAX_TURNS, Stop.BUDGET)
+    assert 1 <= len(run.turns) <= max_turns  # the first request is never refused by a budget
+    if budget is not None:
+        assert within_budget_when_sent(run, budget)
     if run.stop == Stop.TERMINAL_TOOL:
         assert run.answer["item"] == "star" and run.answer["block"] > 0
     elif run.stop == Stop.END_TURN:
-        assert isinstance(run.answer, str) and run.answer.strip()
+        assert isinstance(run.answer, str) and run.answer.strip()  # an empty reply never is
+    elif run.stop == Stop.BUDGET:
+        assert budget is not None and run.budget_stop.would_reach > budget and not run.has_answer
     else:
         assert len(run.turns) == max_turns and not run.has_answer
+
+
+@FAST
+@given(st.text(max_size=300) | st.lists(json_values, max_size=3).map(json.dumps),
+       st.sets(tool_names, max_size=3))
+def test_finding_calls_in_any_text_never_raises_and_finds_only_offered_tools(text, offered):
+    for call in find_text_calls(text, offered):
+        assert call.name in offered and isinstance(call.arguments, str)
+
+
+@FAST
+@given(st.text(max_size=40), st.sampled_from(["search_blocks", "mark_star"]),
+       st.dictionaries(st.sampled_from(["area", "item", "block"]),
+                       st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=9),
+                       max_size=2),
+       st.sampled_from(["{call}", "```json\n{call}\n```", "<tool_call>\n{call}\n</tool_call>",
+                        "[TOOL_CALLS] [{call}]"]))
+def test_a_call_written_in_any_known_form_is_found_with_its_arguments(before, name, args, form):
+    text = (before.replace("{", "(").replace("[", "(") + " "
+            + form.format(call=json.dumps({"name": name, "arguments": args})))
+    (found,) = find_text_calls(text, {"search_blocks", "mark_star"})
+    assert found.name == name and json.loads(found.arguments) == json.loads(json.dumps(args))
 
 
 @pytest.mark.parametrize("depth", [10_000, 100_000])

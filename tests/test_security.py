@@ -44,6 +44,13 @@ def echo_in_reply(h, req) -> None:
                                            "content": f"You sent {req.headers['authorization']}"}}]})
 
 
+def echo_as_text_call(h, req) -> None:
+    """A small model writing a tool call as text, with the header it was sent as an argument:
+    the note and the warning quote the reply's text."""
+    call = json.dumps({"name": "search_blocks", "arguments": {"area": req.headers["authorization"]}})
+    send(h, 200, {"choices": [{"message": {"role": "assistant", "content": call}}]})
+
+
 def echo_late(status: int):
     """An error whose key starts near character 200, where an excerpt would cut it in half."""
     return lambda h, req: send(h, status, {"error": {
@@ -53,7 +60,8 @@ def echo_late(status: int):
 def everything_shown(ending, model) -> str:
     """Every string a learner could see from a run or its error."""
     parts = [repr(model), str(model), repr(ending.run), str(ending.run), ending.run.summary(),
-             json.dumps(ending.run.messages), repr(ending.run.turns), repr(ending.events)]
+             json.dumps(ending.run.messages), repr(ending.run.turns), repr(ending.events),
+             *ending.run.warnings, *(note.text for note in ending.run.notes)]
     if ending.error is not None:
         err = ending.error
         parts += [str(err), repr(err), repr(err.args), repr(vars(err)), str(err.run), repr(err.run)]
@@ -67,16 +75,21 @@ def everything_shown(ending, model) -> str:
     (echo_late(401), AuthenticationError),
     (echo_late(503), ServerError),
     (echo_in_reply, Stop.END_TURN),
+    (echo_as_text_call, Stop.END_TURN),
 ])
 def test_the_key_never_appears_in_what_a_run_shows(key, act, outcome):
+    from whentostop import load_level
+
     with FaultyServer([act]) as server:
         model = connect("m", base_url=server.base_url, max_retries=1)
-        ending = run_to_end(model=model)
+        ending = run_to_end(model=model, tools=load_level("1-1").tools())
     assert server.requests[0].headers["authorization"] == f"Bearer {key}"  # it was sent
     if isinstance(outcome, type):
         assert isinstance(ending.error, outcome)
     else:
         assert ending.run.stop == outcome and "***" in ending.run.answer
+    if act is echo_as_text_call:
+        assert ending.run.warnings and ending.run.notes  # they quote the reply: still no key
     assert CANARY not in everything_shown(ending, model)
 
 
@@ -94,7 +107,8 @@ def test_a_key_in_a_bad_body_is_not_quoted(key):
     assert CANARY not in everything_shown(ending, model)
 
 
-@pytest.mark.parametrize("act", [echo_authorization(401), echo_late(500), echo_in_reply])
+@pytest.mark.parametrize("act", [echo_authorization(401), echo_late(500), echo_in_reply,
+                                 echo_as_text_call])
 @pytest.mark.parametrize("as_json", [False, True])
 def test_the_key_never_appears_in_the_command_line_output(act, as_json):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
@@ -103,7 +117,7 @@ def test_the_key_never_appears_in_the_command_line_output(act, as_json):
         cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
                "--model", "m", "--max-turns", "2"] + (["--json"] if as_json else [])
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
-    assert done.returncode in (0, 2), done.stderr
+    assert done.returncode in (0, 2, 3, 4), done.stderr
     assert server.requests and server.requests[0].headers["authorization"] == f"Bearer {KEY}"
     assert CANARY not in done.stdout and CANARY not in done.stderr
     assert "Traceback" not in done.stderr

@@ -80,5 +80,5 @@ def test_the_loop_a_learner_opens_fits_on_one_screen() -> None:
     lines = [line for line in body.splitlines() if line.strip()]
     assert len(lines) <= 40, f"run_agent's body is {len(lines)} lines"
     for exit_comment in ("# Exit: the flag", "# Exit: the warp pipe", "# Exit: the clock",
-                         "# Exit: wall-clock"):
+                         "# Exit: wall-clock", "# Exit: the budget"):
         assert exit_comment in source

@@ -27,10 +27,10 @@ from .errors import (
 )
 from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart
 from .i18n import language, set_language
-from .level import LEVELS, Level, LevelFileError, load_level
+from .level import LEVELS, Judgement, Level, LevelFileError, load_level
 from .loop import run_agent
 from .models import connect
-from .outcome import Run, Stop, ToolCall, Turn
+from .outcome import Note, Run, Stop, ToolCall, Turn
 from .tools import Tool, ToolError, tool
 from .usage import Price, cost_per_turn, cumulative_cost, cumulative_tokens, price, prices
 
@@ -39,9 +39,9 @@ __version__ = "0.1.0"
 __all__ = [
     "LEVELS", "AuthenticationError", "BadResponse", "ChatModel", "Completion", "DeadlineReached",
     "EndpointError",
-    "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Level", "LevelFileError",
-    "ModelReply",
-    "NoAnswer", "NotFound", "OpenAIChat", "Price", "RateLimited", "RetryEvent", "Run",
+    "EndpointHTTPError", "EndpointTimeout", "EndpointUnreachable", "Judgement", "Level",
+    "LevelFileError", "ModelReply", "NoAnswer", "NotFound", "Note", "OpenAIChat", "Price",
+    "RateLimited", "RetryEvent", "Run",
     "ServerError", "SessionEnd", "Stop", "Tool", "ToolCall", "ToolError", "ToolResultEvent",
     "Turn", "TurnStart", "WhenToStopError", "connect", "cost_per_turn", "cumulative_cost",
     "cumulative_tokens", "language", "load_level", "price", "prices", "run_agent", "set_language", "tool",

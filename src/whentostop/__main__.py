@@ -2,11 +2,18 @@
 
     python -m whentostop run --level 1-1 --model loopboros --max-turns 5 [--stop-on mark_star]
                              [--system TEXT] [--deadline-s S] [--wrap-up] [--json]
+                             [--max-tokens-total N] [--max-cost-usd USD [--price MODEL]]
+                             [--max-tokens N] [--temperature T] [--seed N]
+                             [--text-tool-calls note|accept]
     python -m whentostop serve [--host 127.0.0.1] [--port 8765]
     python -m whentostop link [--hub URL] [--repo URL] [--branch main] [--notebook 1-1]
 
-`run` exits 0 when the run has an answer, 1 when it has none (clock or deadline), 2 when the
-endpoint failed. `--model` is a mock persona unless OPENAI_BASE_URL (or --base-url) is set.
+`run` exits with a status that says how the run ended (`EXIT_CODES`): 0 an answer (and, where
+the level can tell, a right one), 1 no answer (the clock, the deadline, the budget), 2 the
+endpoint failed or an argument is wrong, 3 a wrong answer (it validated, but the level knows
+the star is elsewhere), 4 the model wrote its tool calls as text and the server did not parse
+them (the "answer", if any, is not one). `--model` is a mock persona unless OPENAI_BASE_URL (or
+--base-url) is set.
 """
 
 from __future__ import annotations
@@ -16,15 +23,26 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from .errors import EndpointError
 from .i18n import LANGUAGES, _, ngettext, set_language
 from .lesson import prompt
-from .level import load_level
+from .level import Judgement, load_level
 from .loop import run_agent
 from .models import connect
 from .outcome import Run, Stop
+
+EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG, EXIT_TEXT_TOOL_CALL = 0, 1, 2, 3, 4
+EXIT_CODES = {
+    EXIT_ANSWER: "an answer (right, where the level can tell)",
+    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run",
+    EXIT_ERROR: "the endpoint failed, or an argument is wrong",
+    EXIT_WRONG: "a wrong answer: it validated, but the level knows the star is elsewhere",
+    EXIT_TEXT_TOOL_CALL: "the model wrote tool calls as text and the server did not parse them "
+                         "(see the warning; the \"answer\", if any, is not one)",
+}
+"""`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -34,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                         help="the language of what is printed (default: WHENTOSTOP_LANG, else en)")
     commands = parser.add_subparsers(dest="command", required=True)
 
-    run_p = commands.add_parser("run", parents=[common], help="run one level and print how it ended")
+    run_p = commands.add_parser(
+        "run", parents=[common], help="run one level and print how it ended",
+        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()))
     run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
     run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
     run_p.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)")
@@ -45,6 +65,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--tools", default=None, help="comma-separated: offer only these tools")
     run_p.add_argument("--deadline-s", type=float, default=None)
     run_p.add_argument("--wrap-up", action="store_true", help="one tool-less request after the clock")
+    run_p.add_argument("--max-tokens-total", type=int, default=None, metavar="N",
+                       help="the budget: stop before a request would take the run past N tokens")
+    run_p.add_argument("--max-cost-usd", type=float, default=None, metavar="USD",
+                       help="the budget in dollars, at --price's prices")
+    run_p.add_argument("--price", default=None, metavar="MODEL",
+                       help="whose prices --max-cost-usd counts (default gpt-4o-mini)")
+    run_p.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                       help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)")
+    run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
+    run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
+    run_p.add_argument("--text-tool-calls", choices=("note", "accept"), default="note",
+                       help="a tool call the model wrote as text: note it (default) or run it, labelled")
     run_p.add_argument("--json", action="store_true", help="print one JSON object")
 
     serve_p = commands.add_parser("serve", parents=[common], help="serve the mock personas over HTTP")
@@ -73,11 +105,16 @@ def _run(args: argparse.Namespace) -> int:
         names = [n.strip() for n in args.tools.split(",")] if args.tools else []
         # a --model on the command line is meant as given, whatever WHENTOSTOP_MODEL says
         endpoint = args.base_url or (os.environ.get("OPENAI_BASE_URL") if args.model else None)
-        model = connect(args.model, base_url=endpoint or None)
+        max_tokens: int | Literal["default"] | None = (
+            "default" if args.max_tokens is None else (args.max_tokens or None))
+        model = connect(args.model, base_url=endpoint or None, max_tokens=max_tokens,
+                        temperature=args.temperature, seed=args.seed)
         run = run_agent(
             args.prompt or prompt(), model=model, tools=level.tools(*names), max_turns=args.max_turns,
             stop_on=args.stop_on, system=args.system, deadline_s=args.deadline_s,
             on_max_turns="wrap_up" if args.wrap_up else "stop",
+            max_tokens_total=args.max_tokens_total, max_cost_usd=args.max_cost_usd,
+            price=args.price, text_tool_calls=args.text_tool_calls,
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -87,11 +124,27 @@ def _run(args: argparse.Namespace) -> int:
         partial: Run | None = getattr(exc, "run", None)
         _failed(args, partial.error if partial and partial.error else _("interrupted"), partial)
         return 130
+    judgement = level.judge(run)
+    status = exit_status(run, judgement)
     if args.json:
-        print(json.dumps(as_json(run)))
+        print(json.dumps({**as_json(run), "judgement": {"correct": judgement.correct,
+                                                        "text": judgement.text},
+                          "exit_status": status}))
     else:
-        print(transcript(run))
-    return 0 if run.has_answer else 1
+        print(transcript(run, judgement))
+    return status
+
+
+def exit_status(run: Run, judgement: Judgement | None = None) -> int:
+    """How the run ended, as `EXIT_CODES` says: no answer first, then a wrong one, then tool
+    calls written as text (an "answer" that is one is never judged), then a clean answer."""
+    if not run.has_answer:
+        return EXIT_NO_ANSWER
+    if judgement is not None and judgement.correct is False:
+        return EXIT_WRONG
+    if any(note.kind == "text_tool_call" for note in run.notes):
+        return EXIT_TEXT_TOOL_CALL
+    return EXIT_ANSWER
 
 
 def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:
@@ -104,7 +157,7 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
     elif partial and partial.turns:
         print(transcript(partial))
     print(_("error: {error}").format(error=error), file=sys.stderr)
-    return 2
+    return EXIT_ERROR
 
 
 def as_json(run: Run) -> dict[str, Any]:
@@ -115,6 +168,8 @@ def as_json(run: Run) -> dict[str, Any]:
         "wrap_up": run.wrap_up,
         "prompt_tokens": run.prompt_tokens,
         "completion_tokens": run.completion_tokens,
+        "cached_tokens": run.cached_tokens,
+        "warnings": run.warnings,
         "turns": _turns(run),
     }
 
@@ -125,6 +180,7 @@ def _turns(run: Run) -> list[dict[str, Any]]:
             "turn": t.index,
             "prompt_tokens": t.prompt_tokens,
             "completion_tokens": t.completion_tokens,
+            "cached_tokens": t.cached_tokens,
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
@@ -132,25 +188,30 @@ def _turns(run: Run) -> list[dict[str, Any]]:
                 for c in t.tool_calls
             ],
             "wrap_up": t.wrap_up,
+            "notes": [{"kind": n.kind, "text": n.text} for n in t.notes],
         }
         for t in run.all_turns
     ]
 
 
-def transcript(run: Run) -> str:
-    """The run turn by turn, then how it ended: what a learner reads in a terminal."""
+def transcript(run: Run, judgement: Judgement | None = None) -> str:
+    """The run turn by turn, then how it ended (and whether the answer is right, when the
+    level could tell): what a learner reads in a terminal."""
     lines = []
     for t in run.all_turns:
         label = (_("wrap-up (after the clock, not an answer)") if t.wrap_up else
                  _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns))
         lines.append("── " + _("{label} · {prompt} prompt + {completion} completion tokens").format(
-            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens))
+            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens)
+            + (" " + _("({cached} of them cached)").format(cached=t.cached_tokens)
+               if t.cached_tokens else ""))
         if t.text:
             lines.append("   " + _("model: {text}").format(text=t.text))
         for c in t.tool_calls:
             mark = "✓" if c.ok else ("·" if not c.ran else "✗")
             lines.append(f"   {mark} {c.name}({c.arguments})")
             lines.extend(f"       {line}" for line in c.output.splitlines())
+        lines.extend(f"   ⚠ {note.text}" for note in t.notes)
     if run.stop is None:
         lines.append("== " + _("broken: {error}").format(error=run.error))
     elif run.has_answer:
@@ -162,6 +223,10 @@ def transcript(run: Run) -> str:
         lines.append(f"== {run.stop} ({run.exit_name}). {run.no_answer_reason}")
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append("   " + _("(the wrap-up above is a best effort after the clock, not an answer)"))
+    lines.extend("⚠ " + _("warning: {text}").format(text=w) for w in run.warnings)
+    if judgement is not None and run.has_answer:
+        mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
+        lines.append(f"{mark} " + _("judged on the level: {text}").format(text=judgement.text))
     return "\n".join(lines)
 
 

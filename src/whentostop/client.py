@@ -50,6 +50,19 @@ ACCEPT_ENCODING = "gzip, deflate"
 _PIECE = 64 * 1024
 """Decompressed bytes are produced at most this many at a time, so they are counted as they
 grow: a few kilobytes that inflate to gigabytes never reach memory whole."""
+DEFAULT_MAX_TOKENS = 256
+"""The reply-length cap `connect()` gives a real endpoint unless told otherwise (`max_tokens`).
+
+Without a cap, llama.cpp's server (and Ollama) generate until the context is full: a small model
+that starts repeating itself once generated 10,596 tokens in 11 minutes for one request, so a
+runaway reply cost the whole request timeout and the run broke on an `EndpointTimeout`. The cap
+must end a runaway *inside* the default 60 s `timeout_s` on a slow machine. Measured with a 0.5B
+model on two CPU cores: 25 tokens/s on a quiet machine, 8.5 and even 4.5 on a busy one, where a
+runaway cut at 1,024 tokens took over 120 s and one cut at 512 took 112 s; 256 tokens take
+10-57 s. Every reply this lesson needs is far shorter (the model's tool calls were 17-40
+tokens); a cut-off reply is reported (`finish_reason: "length"`, `turn.truncated`) and the loop
+asks for the rest, which costs a turn but breaks nothing. A model that thinks aloud before it
+answers needs more: pass `max_tokens=` (or None for no cap)."""
 
 OnRetry = Callable[[int, str, float], None]
 """`on_retry(attempt, reason, wait_s)`: called before each retried request."""
@@ -65,6 +78,9 @@ class Completion:
     finish_reason: str | None
     latency_s: float
     retries: list[str] = field(default_factory=list)
+    cached_tokens: int = 0
+    """Prompt tokens the server served from its cache (`usage.prompt_tokens_details.
+    cached_tokens`, never more than `prompt_tokens`); 0 when it does not say."""
 
 
 class ChatModel(Protocol):
@@ -103,7 +119,13 @@ class OpenAIChat:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         max_retries: int = DEFAULT_MAX_RETRIES,
         transport: httpx.BaseTransport | None = None,
+        max_tokens: int | None = None,
+        temperature: float | None = None,
+        seed: int | None = None,
     ) -> None:
+        """`max_tokens`, `temperature` and `seed` are sent with every request when set, and
+        only then (a server keeps its own defaults for what is not sent). `max_tokens` caps
+        each reply; see `DEFAULT_MAX_TOKENS` for why `connect()` sets one on a real endpoint."""
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
@@ -111,6 +133,8 @@ class OpenAIChat:
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
         self.timeout_s = timeout_s
         self.max_retries = max_retries
+        self.max_tokens, self.temperature, self.seed = _checked_settings(
+            max_tokens, temperature, seed)
         self._secret = api_key or ""
         self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
         self._safe = _redactor((self._secret, *self._in_url))
@@ -132,6 +156,23 @@ class OpenAIChat:
     def __repr__(self) -> str:
         key = ", api_key=***" if self._secret else ""
         return f"<OpenAIChat model={self.name!r} at {self.base_url}{key}>"
+
+    @property
+    def settings(self) -> dict[str, Any]:
+        """The generation settings sent with every request: only those that were set.
+
+        OpenAI's own API takes the reply cap as `max_completion_tokens` (its newer models
+        refuse `max_tokens`); llama.cpp, Ollama, LM Studio and vLLM all read `max_tokens`.
+        """
+        sent: dict[str, Any] = {}
+        if self.max_tokens is not None:
+            openai = "api.openai.com" in self.base_url or ".openai.azure.com" in self.base_url
+            sent["max_completion_tokens" if openai else "max_tokens"] = self.max_tokens
+        if self.temperature is not None:
+            sent["temperature"] = self.temperature
+        if self.seed is not None:
+            sent["seed"] = self.seed
+        return sent
 
     @property
     def url(self) -> str:
@@ -156,7 +197,7 @@ class OpenAIChat:
         on_retry: OnRetry | None = None,
     ) -> Completion:
         """Send the whole history once; retry 429/5xx with backoff; return the parsed reply."""
-        body: dict[str, Any] = {"model": self.name, "messages": messages}
+        body: dict[str, Any] = {"model": self.name, "messages": messages, **self.settings}
         if tools:
             body["tools"] = tools
             if tool_choice:
@@ -634,20 +675,24 @@ def parse_completion(data: Any) -> Completion:
     text = content if isinstance(content, str) else "".join(
         p["text"] for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
     )
-    if not calls and not text.strip():
-        raise BadResponse(_("the reply's message is empty: no text and no tool call"))
+    # No text and no tool call is still the model's reply (a small model does this): the loop
+    # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
     if calls:
         message["tool_calls"] = calls
     raw_usage = data.get("usage")
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     finish = choice.get("finish_reason")
+    prompt_tokens = _count(usage.get("prompt_tokens"))
+    details = usage.get("prompt_tokens_details")
+    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return Completion(
         message=message,
-        prompt_tokens=_count(usage.get("prompt_tokens")),
+        prompt_tokens=prompt_tokens,
         completion_tokens=_count(usage.get("completion_tokens")),
         finish_reason=finish if isinstance(finish, str) else None,
         latency_s=0.0,
+        cached_tokens=min(cached, prompt_tokens),
     )
 
 
@@ -675,6 +720,23 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
             "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
         })
     return calls
+
+
+def _checked_settings(max_tokens: int | None, temperature: float | None,
+                      seed: int | None) -> tuple[int | None, float | None, int | None]:
+    """The generation settings, checked before anything is sent."""
+    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
+                                   or max_tokens < 1):
+        raise ValueError(_("max_tokens must be a positive int (or None for no cap), got {value!r}")
+                         .format(value=max_tokens))
+    if temperature is not None and (isinstance(temperature, bool)
+                                    or not isinstance(temperature, (int, float))
+                                    or not 0 <= temperature <= 2):
+        raise ValueError(_("temperature must be a number from 0 to 2, got {value!r}")
+                         .format(value=temperature))
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise ValueError(_("seed must be an int, got {value!r}").format(value=seed))
+    return max_tokens, None if temperature is None else float(temperature), seed
 
 
 def _count(value: Any) -> int:
@@ -711,4 +773,6 @@ def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
     return excerpt(hide(json_text(data)))
 
 
-__all__ = ["ChatModel", "Completion", "OpenAIChat", "parse_completion", "shown_url"]
+__all__ = [
+    "DEFAULT_MAX_TOKENS", "ChatModel", "Completion", "OpenAIChat", "parse_completion", "shown_url",
+]

@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 
 from ._data import data_file
 from .i18n import _, ngettext
+from .outcome import Stop
 from .tools import Tool, ToolError, tool
 
 if TYPE_CHECKING:
@@ -92,6 +93,30 @@ class MapView:
     """Whether the map may show the star: its area was searched, or it was marked."""
     title: str
     """The map's heading: the level, and the news of the run so far."""
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """Whether a run's answer is right, where the level can tell (it knows where the star is).
+
+    A schema checks an answer's shape, not its truth: a marker on a guessed block validates.
+    """
+
+    correct: bool | None
+    """True right, False wrong, None when the level cannot tell (no answer, a tool call
+    written as text, an answer that names no block, or several)."""
+    text: str
+    """Why, in the language in effect."""
+
+
+_BLOCK_NAMED = re.compile(r"\b(?:block|bloco|bloque)s?\s*(?:#|n[º°o]\.?\s*|number\s+|número\s+)?"
+                          r"(\d+)", re.IGNORECASE)
+_NOT_FOUND = re.compile(
+    r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
+    r"(?:find|locate|see)\b|\bno star\b|\bnot (?:seem to be )?(?:in|on) this level\b|"
+    r"\bfound nothing\b|\bnothing found\b|"
+    r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b|"
+    r"\bnenhuma estrela\b", re.IGNORECASE)
 
 
 class MarkStarInput(BaseModel):
@@ -193,6 +218,73 @@ class Level:
         else:
             news = _("nothing searched yet")
         return _("{title} — {news}").format(title=self.title, news=news)
+
+    def judge(self, run: Run) -> Judgement:
+        """Whether `run`'s answer is right on this level: a marker on the star's block (the
+        warp pipe), or a text that names it (the flag) — or, on a level with no star, a text
+        that says none was found. A run with no answer, or whose answer is a tool call written
+        as text, is not judged (`correct` is None)."""
+        if not run.has_answer:
+            return Judgement(None, _("No answer to judge: the run ended on {exit}.")
+                             .format(exit=run.exit_name))
+        if run.answer_is_text_tool_call:
+            return Judgement(None, _(
+                "Not an answer: the model asked for a tool in text that the server did not parse "
+                "as a call, so there is nothing to judge."))
+        if run.stop == Stop.TERMINAL_TOOL:
+            return self._judge_marker(run)
+        return self._judge_text(str(run.answer))
+
+    def _judge_marker(self, run: Run) -> Judgement:
+        terminal = next((c for c in reversed(run.tool_calls)
+                         if c.ok and c.name in run.stop_on), None)
+        answer = run.answer if isinstance(run.answer, dict) else {}
+        block = answer.get("block")
+        if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
+            return Judgement(None, _("The level cannot judge an answer delivered by {tool}.")
+                             .format(tool=terminal.name if terminal else "?"))
+        area = self.area_of(block)
+        searched = set(self.view(run).searched)
+        guess = (" " + _("Block {block}'s area was never searched: the model guessed.")
+                 .format(block=block)) if area not in searched else ""
+        star = self.star
+        if star is not None and block == star[1]:
+            return Judgement(True, _("Right: the marker is on block {block} ({area}), where the "
+                                     "star is.").format(block=block, area=star[0]) + guess)
+        return Judgement(False, self._wrong_block(_("the marker is on block {block}")
+                                                  .format(block=block)) + guess)
+
+    def _judge_text(self, text: str) -> Judgement:
+        named = sorted({int(n) for n in _BLOCK_NAMED.findall(text)})
+        star = self.star
+        if len(named) > 1 and star is not None and star[1] in named:
+            return Judgement(None, _("The answer names several blocks ({blocks}): the level "
+                                     "cannot tell which one it means.").format(
+                                         blocks=", ".join(map(str, named))))
+        if star is not None and named == [star[1]]:
+            return Judgement(True, _("Right: the answer names block {block} ({area}), where the "
+                                     "star is.").format(block=star[1], area=star[0]))
+        if named:
+            said = ngettext("the answer names block {blocks}", "the answer names blocks {blocks}",
+                            len(named)).format(blocks=", ".join(map(str, named)))
+            return Judgement(False, self._wrong_block(said))
+        if _NOT_FOUND.search(text):
+            if star is None:
+                return Judgement(True, _("Right: this level hides no star, and the answer says "
+                                         "none was found."))
+            return Judgement(False, _("Wrong: the answer says the star was not found, but it "
+                                      "is in block {block} ({area}).").format(
+                                          block=star[1], area=star[0]))
+        return Judgement(None, _("The answer names no block and does not say the star is "
+                                 "missing: the level cannot tell whether it is right."))
+
+    def _wrong_block(self, said: str) -> str:
+        star = self.star
+        if star is None:
+            return _("Wrong: {said}, but this level hides no star. A schema checks an answer's "
+                     "shape, not its truth.").format(said=said)
+        return _("Wrong: {said}, but the star is in block {block} ({area}). A schema checks an "
+                 "answer's shape, not its truth.").format(said=said, block=star[1], area=star[0])
 
     def search_blocks(self, area: str) -> str:
         """Search the ? blocks in one area of the level. Returns what each one hides."""

@@ -12,9 +12,15 @@ from __future__ import annotations
 
 import os
 from functools import cache
-from typing import Any
+from typing import Any, Literal
 
-from .client import DEFAULT_MAX_RETRIES, DEFAULT_TIMEOUT_S, OpenAIChat, shown_url
+from .client import (
+    DEFAULT_MAX_RETRIES,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_TIMEOUT_S,
+    OpenAIChat,
+    shown_url,
+)
 from .i18n import _
 
 MOCK_BASE_URL = "http://whentostop.mock/v1"
@@ -22,13 +28,18 @@ MOCK_BASE_URL = "http://whentostop.mock/v1"
 
 
 def mock(persona: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-         max_retries: int = DEFAULT_MAX_RETRIES) -> OpenAIChat:
+         max_retries: int = DEFAULT_MAX_RETRIES, max_tokens: int | None = None,
+         temperature: float | None = None, seed: int | None = None) -> OpenAIChat:
     """A mock persona reached in-process, whatever the environment says: what the exercise
-    checks use, so that a verdict never depends on a configured real endpoint."""
+    checks use, so that a verdict never depends on a configured real endpoint.
+
+    The personas accept `max_tokens`, `temperature` and `seed` and ignore them: they are rules,
+    the same every time, and their replies are short."""
     from .mock.endpoint import mock_transport
 
     return OpenAIChat(persona, MOCK_BASE_URL, timeout_s=timeout_s, max_retries=max_retries,
-                      transport=mock_transport())
+                      transport=mock_transport(), max_tokens=max_tokens,
+                      temperature=temperature, seed=seed)
 
 
 def is_mock(model: Any) -> bool:
@@ -49,12 +60,21 @@ def connect(
     api_key: str | None = None,
     timeout_s: float = DEFAULT_TIMEOUT_S,
     max_retries: int = DEFAULT_MAX_RETRIES,
+    max_tokens: int | Literal["default"] | None = "default",
+    temperature: float | None = None,
+    seed: int | None = None,
 ) -> OpenAIChat:
     """The model the loop talks to: the offline mock unless an endpoint is configured.
 
     `base_url` (or `OPENAI_BASE_URL`) selects a real endpoint; `api_key` defaults to
     `OPENAI_API_KEY` and `model` to `WHENTOSTOP_MODEL`. With neither, `model` names a mock
     persona (`searcher`, `loopboros`, `sloppy`, `slow`), reached in-process.
+
+    Generation settings, sent with every request only when set: `temperature`, `seed`, and
+    `max_tokens`, the cap on each reply. A real endpoint gets `DEFAULT_MAX_TOKENS` (256)
+    unless you pass a number, or `None` for no cap: without one, a small local model that
+    starts repeating itself can generate for minutes and fail on the timeout (see
+    `client.DEFAULT_MAX_TOKENS`). The mock gets a cap only when you pass one, and ignores it.
 
     So that a notebook switches by configuration alone: when the endpoint comes from
     `OPENAI_BASE_URL`, a persona name stands for `WHENTOSTOP_MODEL` — your model plays the
@@ -73,7 +93,8 @@ def connect(
                 "offline mock ({personas})."
             ).format(model=configured, personas=", ".join(PERSONAS)))
         return mock(model or configured or "searcher", timeout_s=timeout_s,
-                    max_retries=max_retries)
+                    max_retries=max_retries, temperature=temperature, seed=seed,
+                    max_tokens=None if max_tokens == "default" else max_tokens)
     if base_url is None and is_persona(model) and not _serves(endpoint, model):
         model = configured  # a persona is a role on the mock; the configured model plays it
     model = model or configured
@@ -84,7 +105,8 @@ def connect(
         ).format(endpoint=shown_url(endpoint)))
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIChat(model, endpoint, api_key=api_key, timeout_s=timeout_s,
-                      max_retries=max_retries)
+                      max_retries=max_retries, temperature=temperature, seed=seed,
+                      max_tokens=DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens)
 
 
 def _serves(endpoint: str, persona: str | None) -> bool:

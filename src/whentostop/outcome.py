@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import NoAnswer
 from .i18n import N_, _, ngettext
@@ -26,6 +26,8 @@ class Stop(StrEnum):
     """The clock: the turn budget ran out. No answer; a safety net, treated as a failure."""
     DEADLINE = "deadline"
     """Wall-clock: the run's deadline passed. No answer."""
+    BUDGET = "budget"
+    """The budget: the next request would take the run past its tokens or dollars. No answer."""
 
 
 EXIT_NAMES = {
@@ -33,8 +35,50 @@ EXIT_NAMES = {
     Stop.TERMINAL_TOOL: N_("the warp pipe"),
     Stop.MAX_TURNS: N_("the clock"),
     Stop.DEADLINE: N_("the deadline"),
+    Stop.BUDGET: N_("the budget"),
 }
 """Each exit's name in the lesson (English msgids: `exit_name` shows them translated)."""
+
+
+@dataclass(frozen=True)
+class Note:
+    """Something the library noticed about one reply, in words a learner can act on.
+
+    Kinds: `"text_tool_call"` (the reply's text is a call to an offered tool, which the server
+    did not turn into `tool_calls`), `"empty_reply"` (no text and no tool call).
+    """
+
+    kind: str
+    text: str
+    """What was noticed, in the language in effect when the reply came."""
+
+
+@dataclass(frozen=True)
+class BudgetStop:
+    """Which budget stopped a run, and where the next request would have taken it at least."""
+
+    unit: Literal["tokens", "usd"]
+    would_reach: float
+    """The run's total after the next request, at least: spent so far plus the history that
+    request would send again (the last prompt plus the last reply)."""
+    limit: float
+    price_model: str = ""
+    """Whose prices the dollars were counted at (`unit == "usd"`)."""
+
+    def text(self) -> str:
+        """ "the next request would take the run to N tokens, over the budget of M" """
+        if self.unit == "tokens":
+            return _("the next request would take the run to {n:,} tokens, over the budget of "
+                     "{limit:,}").format(n=int(self.would_reach), limit=int(self.limit))
+        return _("the next request would take the run to ${usd}, over the budget of ${limit} "
+                 "(at {model} prices)").format(usd=dollars(self.would_reach),
+                                               limit=dollars(self.limit), model=self.price_model)
+
+
+def dollars(usd: float) -> str:
+    """At least four decimals, more when a small amount needs them: 0.0050, 0.00001, 12.5000."""
+    whole, _dot, cents = f"{usd:.8f}".rstrip("0").partition(".")
+    return f"{whole}.{cents.ljust(4, '0')}"
 
 
 @dataclass
@@ -77,9 +121,12 @@ class Turn:
     retries: list[str] = field(default_factory=list)
     """One line per retried request (429 or 5xx) before this turn's reply; not turns."""
     wrap_up: bool = False
-    """True for the opt-in wrap-up request after the clock: not part of the budget."""
+    """True for the opt-in wrap-up request after the clock: not part of the turn budget."""
     cached_tokens: int = 0
-    """The prompt tokens the server reported as cached (0 when it does not say)."""
+    """The part of the prompt the server said it had cached (`usage.prompt_tokens_details.
+    cached_tokens`); 0 when it does not say. Hosted APIs bill it at a lower rate."""
+    notes: list[Note] = field(default_factory=list)
+    """What the library noticed about this reply: a tool call written as text, an empty reply."""
 
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
@@ -88,7 +135,7 @@ class Turn:
                    completion_tokens=completion.completion_tokens,
                    latency_s=completion.latency_s, message=completion.message,
                    finish_reason=completion.finish_reason, retries=completion.retries,
-                   wrap_up=wrap_up)
+                   wrap_up=wrap_up, cached_tokens=completion.cached_tokens)
 
     @property
     def total_tokens(self) -> int:
@@ -100,8 +147,17 @@ class Turn:
         return self.finish_reason == "length"
 
     @property
+    def empty(self) -> bool:
+        """The model ended its turn with nothing: no text (or only spaces) and no tool call."""
+        return not self.message.get("tool_calls") and not self.text.strip()
+
+    @property
     def text(self) -> str:
         return message_text(self.message)
+
+    def noted(self, kind: str) -> bool:
+        """Whether a note of this kind was made on the turn."""
+        return any(note.kind == kind for note in self.notes)
 
 
 @dataclass
@@ -123,6 +179,17 @@ class Run:
     """On a partial run: what broke it."""
     wrap_up_error: str | None = None
     """Why the opt-in wrap-up request failed, if it did (the run still stopped on the clock)."""
+    max_tokens_total: int | None = None
+    """The run's token budget (prompt + completion, every request), if it had one."""
+    max_cost_usd: float | None = None
+    """The run's dollar budget, if it had one, counted at `price_model`'s prices."""
+    price_model: str | None = None
+    """Whose prices a dollar budget was counted at."""
+    budget_stop: BudgetStop | None = None
+    """On `Stop.BUDGET`: which budget, and where the next request would have taken the run."""
+    warnings: list[str] = field(default_factory=list)
+    """What the library noticed about the run as a whole, with the likely cause (a server
+    that does not parse tool calls, empty replies), in the language in effect during the run."""
     started: float = field(default_factory=time.monotonic, repr=False)
     """`time.monotonic()` when the run began: `elapsed_s` and the deadline count from it."""
     _answer: Any = field(default=None, repr=False)
@@ -201,12 +268,30 @@ class Run:
         return [call for turn in self.turns for call in turn.tool_calls]
 
     @property
+    def cached_tokens(self) -> int:
+        return sum(t.cached_tokens for t in self.all_turns)
+
+    @property
+    def notes(self) -> list[Note]:
+        """Every turn's notes, in order."""
+        return [note for turn in self.all_turns for note in turn.notes]
+
+    @property
+    def answer_is_text_tool_call(self) -> bool:
+        """The flag was raised by a reply whose text is a tool call the server did not parse:
+        the "answer" is a request for a tool, not an answer."""
+        return (self.stop == Stop.END_TURN and bool(self.turns)
+                and self.turns[-1].noted("text_tool_call"))
+
+    @property
     def no_answer_reason(self) -> str:
         """Why there is no answer, naming the limit and what the model was still asking for."""
         asking = ", ".join(dict.fromkeys(self.still_asking_for)) or _("nothing (it had not replied)")
         last = self.turns[-1] if self.turns else None
         if last is not None and last.truncated and not self.still_asking_for:
             asking = _("nothing more: its last reply was cut off (finish_reason: length)")
+        elif last is not None and last.empty:
+            asking = _("nothing more: its last reply was empty")
         n = len(self.turns)
         if self.stop == Stop.MAX_TURNS:
             where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
@@ -215,6 +300,10 @@ class Run:
                 "the run hit its deadline of {deadline:g} s after {n} turn",
                 "the run hit its deadline of {deadline:g} s after {n} turns", n,
             ).format(deadline=self.deadline_s or 0, n=n)
+        elif self.stop == Stop.BUDGET:
+            where = ngettext("the budget stopped the run after {n} turn ({why})",
+                             "the budget stopped the run after {n} turns ({why})", n).format(
+                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out"))
         elif self.has_answer:
             return ""
         else:
@@ -225,13 +314,33 @@ class Run:
             where=where, asking=asking)
 
     def summary(self) -> str:
-        """One line: how it ended, in how many turns, with how many tokens."""
+        """One line: how it ended, in how many turns, with how many tokens — and, when the
+        library noticed something (a tool call written as text, empty replies), that too."""
         head = _("{stop} ({exit}) after {turns}/{max_turns} turns, {tokens:,} tokens").format(
             stop=self.stop or "broken", exit=self.exit_name, turns=len(self.turns),
             max_turns=self.max_turns, tokens=self.total_tokens)
         if self.has_answer:
-            return _("{head}; answer: {answer!r}").format(head=head, answer=self._answer)
-        return _("{head}; no answer").format(head=head)
+            line = _("{head}; answer: {answer!r}").format(head=head, answer=self._answer)
+        else:
+            line = _("{head}; no answer").format(head=head)
+        return line + "".join(f" — ⚠ {w}" for w in self._noticed())
+
+    def _noticed(self) -> list[str]:
+        """The short form of the notes, for `summary()`."""
+        said = []
+        if self.answer_is_text_tool_call:
+            said.append(_("the answer is a tool call written as text, not an answer (see "
+                          "run.warnings)"))
+        else:
+            n = sum(note.kind == "text_tool_call" for note in self.notes)
+            if n:
+                said.append(ngettext("{n} tool call written as text (see run.warnings)",
+                                     "{n} tool calls written as text (see run.warnings)",
+                                     n).format(n=n))
+        empty = sum(note.kind == "empty_reply" for note in self.notes)
+        if empty:
+            said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
+        return said
 
     def __repr__(self) -> str:
         return f"<Run {self.summary()}>"

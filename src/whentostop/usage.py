@@ -1,7 +1,13 @@
 """Per-turn token ledger and prices: what each turn cost, and how the total grows.
 
 Every turn sends the whole history again, so a turn's prompt is the previous prompt, plus the
-previous reply, plus what is new (tool results). `split_prompt` separates the two.
+previous reply, plus what is new (tool results). `split_prompt` separates the two, and the part
+of the history the server said it had cached. A server that caches prompts (llama.cpp, OpenAI,
+Anthropic) reports it in `usage.prompt_tokens_details.cached_tokens`; hosted APIs bill those
+tokens at their cached-input rate, which `Price.cost` uses where the table has one.
+
+`Budget` is the run's cap in tokens or dollars, checked before each request (`run_agent(...,
+max_tokens_total=..., max_cost_usd=...)`).
 """
 
 from __future__ import annotations
@@ -15,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
 from .i18n import _
-from .outcome import Run
+from .outcome import BudgetStop, Run
 
 DEFAULT_PRICE_MODEL = "gpt-4o"
 """The price every chart uses unless told otherwise: the explorer and the notebooks alike
@@ -30,13 +36,31 @@ class Price(BaseModel):
     model: str
     input_per_million: float = Field(ge=0, description="USD per 1,000,000 prompt tokens")
     output_per_million: float = Field(ge=0, description="USD per 1,000,000 completion tokens")
+    cached_input_per_million: float | None = Field(
+        None, ge=0, description="USD per 1,000,000 prompt tokens served from the provider's "
+        "prompt cache; None where the table has no such rate (they cost the input rate)")
     source: str
     as_of: str
+    retired: str | None = Field(
+        None, description="When the provider retired the model (requests to it fail); its "
+        "price stays in the table for comparisons")
 
-    def cost(self, prompt_tokens: int, completion_tokens: int) -> float:
+    def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
+        """USD for one request: the cached part of the prompt at the cached rate, if any."""
+        cached = min(max(cached_tokens, 0), prompt_tokens)
+        cached_rate = (self.input_per_million if self.cached_input_per_million is None
+                       else self.cached_input_per_million)
         return (
-            prompt_tokens * self.input_per_million + completion_tokens * self.output_per_million
+            (prompt_tokens - cached) * self.input_per_million + cached * cached_rate
+            + completion_tokens * self.output_per_million
         ) / 1_000_000
+
+    @property
+    def cheapest_input_per_million(self) -> float:
+        """The lowest rate a prompt token can cost: the cached rate where there is one."""
+        if self.cached_input_per_million is None:
+            return self.input_per_million
+        return min(self.input_per_million, self.cached_input_per_million)
 
 
 @cache
@@ -62,9 +86,10 @@ def price(model: str | Price) -> Price:
 
 
 def cost_per_turn(run: Run, model: str | Price) -> list[float]:
-    """USD per turn (the wrap-up request included, last, if there was one)."""
+    """USD per turn (the wrap-up request included, last, if there was one), the prompt tokens
+    the server reported as cached counted at the cached rate where the price has one."""
     p = price(model)
-    return [p.cost(t.prompt_tokens, t.completion_tokens) for t in run.all_turns]
+    return [p.cost(t.prompt_tokens, t.completion_tokens, t.cached_tokens) for t in run.all_turns]
 
 
 def cumulative_cost(run: Run, model: str | Price) -> list[float]:
@@ -84,11 +109,13 @@ class PromptSplit:
     resent: int
     new: int
     cached: int = 0
-    """The part of `resent` the server reported as cached (`cached <= resent`)."""
+    """The part of `resent` the server reported as served from its cache (`cached <= resent`):
+    sent again, but billed at the cached rate where there is one."""
 
 
 def split_prompt(run: Run) -> list[PromptSplit]:
-    """Per turn: how much of the prompt was history sent again, and how much was new."""
+    """Per turn: how much of the prompt was history sent again (and how much of that the
+    server had cached), and how much was new."""
     splits: list[PromptSplit] = []
     previous = 0
     for turn in run.all_turns:
@@ -97,3 +124,65 @@ def split_prompt(run: Run) -> list[PromptSplit]:
                                   cached=min(turn.cached_tokens, resent)))
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits
+
+
+def next_prompt_floor(run: Run) -> int:
+    """The fewest prompt tokens the next request can have, from the server's own usage: the
+    last request's prompt plus its reply, since the next one sends all of it again (and the new
+    tool results or prompt on top). 0 before the first reply: no server has counted anything
+    yet, and a guess from the text would be no bound for another tokenizer."""
+    if not run.all_turns:
+        return 0
+    last = run.all_turns[-1]
+    return last.prompt_tokens + last.completion_tokens
+
+
+@dataclass(frozen=True)
+class Budget:
+    """A run's cap in tokens (prompt + completion, every request) and/or dollars.
+
+    Checked before each request against what that request will cost at least
+    (`next_prompt_floor`), so a run stops *before* a request that would certainly go over. The
+    request it does send may still take it past the cap by that request's new part (the tool
+    results and the reply, which nobody can count before they exist). Dollars count the history
+    sent again at the cheapest rate the price has (the cached one, if any): a bound, not a
+    guess about the server's cache.
+    """
+
+    max_tokens_total: int | None = None
+    max_cost_usd: float | None = None
+    price: Price | None = None
+
+    @classmethod
+    def of(cls, max_tokens_total: int | None, max_cost_usd: float | None,
+           price_of: str | Price | None) -> Budget | None:
+        """The checked budget of `run_agent`'s arguments; None when there is no cap."""
+        if max_tokens_total is not None and (isinstance(max_tokens_total, bool) or not isinstance(
+                max_tokens_total, int) or max_tokens_total < 1):
+            raise ValueError(_("max_tokens_total must be a positive int (1 or more), got "
+                               "{value!r}").format(value=max_tokens_total))
+        if max_cost_usd is not None and (isinstance(max_cost_usd, bool) or not isinstance(
+                max_cost_usd, (int, float)) or not max_cost_usd > 0):
+            raise ValueError(_("max_cost_usd must be a positive number of dollars, got {value!r}")
+                             .format(value=max_cost_usd))
+        if max_tokens_total is None and max_cost_usd is None:
+            return None
+        try:
+            p = price(price_of or DEFAULT_PRICE_MODEL) if max_cost_usd is not None else None
+        except KeyError as exc:  # an argument of run_agent: a ValueError, like the others
+            raise ValueError(exc.args[0]) from None
+        return cls(max_tokens_total, None if max_cost_usd is None else float(max_cost_usd), p)
+
+    def over(self, run: Run) -> BudgetStop | None:
+        """Where the next request would take `run` at least, if that is past a cap; else None."""
+        floor = next_prompt_floor(run)
+        if self.max_tokens_total is not None:
+            reach = run.total_tokens + floor
+            if reach > self.max_tokens_total:
+                return BudgetStop("tokens", reach, self.max_tokens_total)
+        if self.max_cost_usd is not None and self.price is not None:
+            spent = sum(cost_per_turn(run, self.price))
+            reach_usd = spent + floor * self.price.cheapest_input_per_million / 1_000_000
+            if reach_usd > self.max_cost_usd:
+                return BudgetStop("usd", reach_usd, self.max_cost_usd, self.price.model)
+        return None

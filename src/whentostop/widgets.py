@@ -73,6 +73,7 @@ BADGE_SYMBOLS = {
     # (symbols from DejaVu Sans: a projector laptop or headless Chromium may have no emoji font;
     # the words say it all, the symbol is a second cue)
     Stop.END_TURN: "⚑", Stop.TERMINAL_TOOL: "⤵", Stop.MAX_TURNS: "◷", Stop.DEADLINE: "◷",
+    Stop.BUDGET: "$",
 }
 """Each exit's symbol on the badge; an exit without one (a later `Stop`) shows "■"."""
 TRANSCRIPT_HEIGHT = {True: 220, False: 400}
