@@ -123,7 +123,10 @@ _STRING = re.compile(r"(?s)^(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\"
 
 
 def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[int, int]]]:
-    """(kind, text, start, end) of each comment and prose string literal of a code cell; lines
+    """(kind, text, start, end) of each comment and prose string literal of a code cell.
+
+    Comments alone on consecutive lines are one piece, their lines joined by newlines (a
+    sentence may run over several), from the first line's start to the last line's end; lines
     that start with `%` or `!` (IPython) are skipped."""
     lines = source.split("\n")
     plain = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
@@ -131,39 +134,91 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
         tokens = list(tokenize.generate_tokens(io.StringIO(plain).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return
+    block: list[tokenize.TokenInfo] = []
+
+    def flush() -> Iterator[tuple[str, str, tuple[int, int], tuple[int, int]]]:
+        if block:
+            text = "\n".join(tok.string[1:].strip() for tok in block)
+            if re.search(r"[A-Za-z]{2,}", text):
+                yield "comments", text, block[0].start, block[-1].end
+            block.clear()
+
     for tok in tokens:
         if tok.type == tokenize.COMMENT:
+            alone = not lines[tok.start[0] - 1][:tok.start[1]].strip()
+            follows = (block and alone and tok.start[0] == block[-1].start[0] + 1
+                       and tok.start[1] == block[-1].start[1])
+            if not follows:
+                yield from flush()
+            if alone:
+                block.append(tok)
+                continue
             text = tok.string[1:].strip()
             if text and re.search(r"[A-Za-z]{2,}", text):
                 yield "comment", text, tok.start, tok.end
-        elif tok.type == tokenize.STRING:
-            m = _STRING.match(tok.string)
-            if m and "b" not in m["prefix"].lower() and is_prose(m["body"]):
-                yield "string", m["body"], tok.start, tok.end
+        elif tok.type in (tokenize.NL, tokenize.NEWLINE):
+            continue
+        else:
+            yield from flush()
+            if tok.type == tokenize.STRING:
+                m = _STRING.match(tok.string)
+                if m and "b" not in m["prefix"].lower() and is_prose(m["body"]):
+                    yield "string", m["body"], tok.start, tok.end
+    yield from flush()
 
 
 def translate_code(source: str, translate: Callable[[str], str]) -> str:
     """The code with its comments and prose literals translated, everything else unchanged."""
     lines = source.split("\n")
-    edits = []
+    edits: list[tuple[int, int, int, int, list[str]]] = []
     for kind, text, start, end in code_pieces(source):
         new = translate(text)
         if new == text:
             continue
-        line = lines[start[0] - 1]
-        if kind == "comment":
-            original = line[start[1]:end[1]]
-            replacement = original.replace(text, new, 1)
-        else:
-            original = line[start[1]:end[1]] if start[0] == end[0] else None
-            if original is None:
-                continue  # a literal over several lines stays as written
-            replacement = original.replace(text, new.replace("\n", "\\n"), 1)
-        edits.append((start[0] - 1, start[1], end[1], replacement))
-    for row, col, end_col, replacement in sorted(edits, reverse=True):
-        line = lines[row]
-        lines[row] = line[:col] + replacement + line[end_col:]
+        row, col = start[0] - 1, start[1]
+        if kind == "comments":  # whole lines: as many comment lines as the translation has
+            indent = lines[row][:col]
+            edits.append((row, end[0] - 1, 0, len(lines[end[0] - 1]),
+                          [f"{indent}# {line}".rstrip() for line in new.split("\n")]))
+        elif kind == "comment":
+            original = lines[row][col:end[1]]
+            edits.append((row, row, col, end[1], [original.replace(text, new, 1)]))
+        elif start[0] == end[0]:  # a literal over several lines stays as written
+            original = lines[row][col:end[1]]
+            edits.append((row, row, col, end[1],
+                          [original.replace(text, new.replace("\n", "\\n"), 1)]))
+    for first, last, col, end_col, replacement in sorted(edits, reverse=True):
+        head, tail = lines[first][:col], lines[last][end_col:]
+        replacement = [head + replacement[0], *replacement[1:]]
+        replacement[-1] += tail
+        lines[first:last + 1] = replacement
     return "\n".join(lines)
+
+
+def mismatches(english: str, translated: str) -> list[str]:
+    """What a translation must keep of its source: the `{fields}` of an f-string, the numbers
+    (a minute count, a turn count: prose must not state other numbers than the English), the
+    code in backticks, the links' targets (other notebooks are re-pointed when built), and the
+    shape of headings and tables."""
+    found = []
+    if fields(english) != fields(translated):
+        found.append("its {fields} changed")
+    def numbers(text: str) -> list[str]:
+        return sorted(re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text)))
+    if [n.replace(",", "").replace(".", "") for n in numbers(english)] != \
+            [n.replace(",", "").replace(".", "") for n in numbers(translated)]:
+        found.append("its numbers changed")
+    if sorted(re.findall(r"`[^`]+`", english)) != sorted(re.findall(r"`[^`]+`", translated)):
+        found.append("its `code` changed")
+    if re.findall(r"\]\(([^)]+)\)", english) != re.findall(r"\]\(([^)]+)\)", translated):
+        found.append("its link targets changed")
+    heading = re.match(r"#+ ", english)
+    if heading and not translated.startswith(heading.group(0)):
+        found.append("its heading level changed")
+    pipes = [line.count("|") for line in english.split("\n")]
+    if any(pipes) and pipes != [line.count("|") for line in translated.split("\n")]:
+        found.append("its table's shape changed")
+    return found
 
 
 def fields(text: str) -> list[str]:
@@ -193,7 +248,7 @@ def extract() -> Catalog:
             elif cell["cell_type"] == "code" and not _exercise_tag(cell):
                 for kind, text, _start, _end in code_pieces(source):
                     catalog.add(text, None, [(where, index)],
-                                auto_comments=["a code comment" if kind == "comment" else
+                                auto_comments=["a code comment" if kind.startswith("comment") else
                                                "a string in code: keep every {field} as it is"])
     for name in sorted({d for e in EDITIONS.values() for d in e.docs}):
         for block in blocks((DOCS / name).read_text(encoding="utf-8")):
@@ -333,8 +388,9 @@ def problems() -> list[str]:
             m = have.get(msgid)
             if m is None or m.fuzzy or not m.string:
                 found.append(f"{edition.lang}: untranslated: {msgid[:70]!r}")
-            elif fields(msgid) != fields(m.string) and "{" in msgid:
-                found.append(f"{edition.lang}: the {{fields}} of {msgid[:50]!r} changed")
+            else:
+                found += [f"{edition.lang}: {problem}: {msgid[:60]!r}"
+                          for problem in mismatches(msgid, m.string)]
         for target, text in outputs(edition).items():
             if not target.exists() or target.read_text(encoding="utf-8") != text:
                 found.append(f"{target.relative_to(ROOT)} is not what the catalogue builds: "
