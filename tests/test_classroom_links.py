@@ -4,7 +4,7 @@ that prints them, and the README's Binder links (which must match what the code 
 from __future__ import annotations
 
 import re
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, quote, urlsplit
 
 import pytest
 from conftest import NOTEBOOKS, ROOT
@@ -12,7 +12,9 @@ from conftest import NOTEBOOKS, ROOT
 from whentostop.__main__ import main
 from whentostop.classroom import (
     DEFAULT_REPO,
+    EDITIONS,
     binder_link,
+    lite_link,
     nbgitpuller_link,
     notebook_file,
     repo_folder,
@@ -102,18 +104,36 @@ def test_every_short_name_names_a_notebook_that_exists() -> None:
     assert not missing, f"classroom.NOTEBOOKS names notebooks that are not in notebooks/: {missing}"
 
 
-def test_cli_link_prints_the_hub_link_and_the_binder_link(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_link_prints_the_hub_binder_and_browser_links(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["link", "--hub", HUB, "--notebook", "1-1", "--branch", "main"]) == 0
     out = capsys.readouterr().out
     links = re.findall(r"^https?://\S+$", out, flags=re.MULTILINE)
-    assert links == [nbgitpuller_link(HUB, notebook="1-1"), binder_link(notebook="1-1")]
+    assert links == [nbgitpuller_link(HUB, notebook="1-1"), binder_link(notebook="1-1"),
+                     lite_link(notebook="1-1")]
 
 
-def test_cli_link_without_a_hub_prints_only_the_binder_link(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_link_without_a_hub_prints_the_binder_and_browser_links(
+        capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["link", "--repo", "https://github.com/me/fork"]) == 0
     out = capsys.readouterr().out
     assert re.findall(r"^https?://\S+$", out, flags=re.MULTILINE) == [
-        binder_link(repo="https://github.com/me/fork")]
+        binder_link(repo="https://github.com/me/fork"),
+        lite_link(repo="https://github.com/me/fork")]
+
+
+@pytest.mark.parametrize("short", sorted(EDITIONS["pt"]))
+def test_cli_link_lang_pt_links_the_portuguese_notebook_that_exists(
+        short: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["link", "--lang", "pt", "--hub", HUB, "--notebook", short]) == 0
+    out = capsys.readouterr().out
+    path = f"notebooks/pt/{EDITIONS['pt'][short]}"
+    assert (NOTEBOOKS.parent / path).exists(), path
+    links = re.findall(r"^https?://\S+$", out, flags=re.MULTILINE)
+    assert links == [nbgitpuller_link(HUB, notebook=short, lang="pt"),
+                     binder_link(notebook=short, lang="pt"), lite_link(notebook=short, lang="pt")]
+    assert all(quote(path.removeprefix("notebooks/"), safe="") in link or
+               quote(path, safe="") in link for link in links)
+    assert "Link do Binder" in out  # the words are Portuguese too
 
 
 def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
@@ -123,8 +143,13 @@ def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(capsys: pytest
     assert "Unknown notebook '2-1'" in captured.err
 
 
+def english(readme: str) -> str:
+    """The README without its Portuguese section (tested on its own)."""
+    return readme[:readme.index("## Em português")] + readme[readme.index("## Two commands"):]
+
+
 def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> None:
-    readme = (ROOT / "README.md").read_text()
+    readme = english((ROOT / "README.md").read_text())
     found = re.findall(r"\]\((https://mybinder\.org/v2/[^)\s]+)\)", readme)
     assert found, "the README has no Binder link"
     badge = re.search(r"\[!\[Launch on Binder\]\([^)]+\)\]\(([^)]+)\)", readme)
@@ -133,6 +158,21 @@ def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> N
     assert set(found) <= expected, set(found) - expected
     for level in ("1-1", "1-2", "1-3", "1-4"):
         assert binder_link(notebook=level) in found
+
+
+def test_readme_portuguese_section_links_the_portuguese_notebooks_the_code_builds() -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme[readme.index("## Em português"):readme.index("## Two commands")]
+    badge = re.search(r"\[!\[Abrir no Binder\]\([^)]+\)\]\(([^)]+)\)", section)
+    assert badge and badge.group(1) == binder_link(notebook="00", lang="pt")
+    binder = set(re.findall(r"\]\((https://mybinder\.org/v2/[^)\s]+)\)", section))
+    browser = set(re.findall(r"\]\((https://[^)\s]*\.github\.io/[^)\s]*)\)", section))
+    assert binder == {binder_link(notebook=n, lang="pt") for n in EDITIONS["pt"]}
+    assert browser == {lite_link(notebook=n, lang="pt") for n in EDITIONS["pt"]}
+    for target in re.findall(r"\]\((docs/[^)]+)\)", section):
+        assert (ROOT / target).exists(), target
+    for name in EDITIONS["pt"].values():
+        assert (NOTEBOOKS / "pt" / name).exists(), name
 
 
 def test_no_binder_folder_hides_the_root_pyproject() -> None:
@@ -246,9 +286,7 @@ def test_lite_link_for_a_repository_not_on_github_is_an_error() -> None:
 
 
 def test_readme_browser_links_are_the_ones_the_code_builds() -> None:
-    from whentostop.classroom import lite_link
-
-    readme = (ROOT / "README.md").read_text()
+    readme = english((ROOT / "README.md").read_text())
     found = re.findall(r"\]\((https://[^)\s]*\.github\.io/[^)\s]*lab/index\.html[^)\s]*)\)", readme)
     first = re.search(r"\[Try it in your browser\]\(([^)]+)\)", readme)
     assert first and first.group(1) == lite_link(notebook="00")

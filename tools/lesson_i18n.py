@@ -29,6 +29,9 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po, write_po
 
+from whentostop.classroom import EDITIONS as CLASSROOM
+from whentostop.classroom import NOTEBOOKS as NOTEBOOKS_EN
+
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 DOCS = ROOT / "docs"
@@ -53,14 +56,7 @@ EDITIONS = {
     "pt": Edition(
         lang="pt",
         locale="pt_BR",
-        notebooks={
-            "00_start_here.ipynb": "00_comece_aqui.ipynb",
-            "1-1_the_clock.ipynb": "1-1_o_relogio.ipynb",
-            "1-2_the_flag.ipynb": "1-2_a_bandeira.ipynb",
-            "1-3_the_warp_pipe.ipynb": "1-3_o_cano_de_atalho.ipynb",
-            "1-4_the_castle.ipynb": "1-4_o_castelo.ipynb",
-            "explorer.ipynb": "painel.ipynb",
-        },
+        notebooks={NOTEBOOKS_EN[short]: name for short, name in CLASSROOM["pt"].items()},
         docs={"workshop.md": "oficina.md", "faults.md": "falhas.md"},
     ),
 }

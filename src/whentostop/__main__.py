@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from typing import Any, Literal
 
 from .errors import EndpointError
-from .i18n import LANGUAGES, _, ngettext, set_language
+from .i18n import LANGUAGES, _, language, ngettext, using
 from .lesson import prompt
 from .level import Judgement, load_level
 from .loop import run_agent
@@ -90,13 +90,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)")
 
     args = parser.parse_args(argv)
-    if args.lang:
-        set_language(args.lang)
-    if args.command == "serve":
-        return _serve(args.host, args.port)
-    if args.command == "link":
-        return _link(args)
-    return _run(args)
+    with using(args.lang or language()):  # for this command only: main() is called in tests too
+        if args.command == "serve":
+            return _serve(args.host, args.port)
+        if args.command == "link":
+            return _link(args)
+        return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -235,7 +234,7 @@ def _link(args: argparse.Namespace) -> int:
 
     try:
         print(describe_links(hub=args.hub, repo=args.repo or DEFAULT_REPO, branch=args.branch,
-                             notebook=args.notebook))
+                             notebook=args.notebook, lang=language()))
     except ValueError as exc:
         print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from .i18n import _
+from .i18n import _, normalize
 
 DEFAULT_REPO = "https://github.com/whentostop/whentostop"
 """The repository's public URL: the one place it is written (README links are built from it)."""
@@ -31,54 +31,73 @@ NOTEBOOKS = {
     "explorer": "explorer.ipynb",
 }
 """Short names a class uses for the notebooks in `notebooks/`."""
+EDITIONS = {
+    "en": NOTEBOOKS,
+    "pt": {
+        "00": "00_comece_aqui.ipynb",
+        "1-1": "1-1_o_relogio.ipynb",
+        "1-2": "1-2_a_bandeira.ipynb",
+        "1-3": "1-3_o_cano_de_atalho.ipynb",
+        "1-4": "1-4_o_castelo.ipynb",
+        "explorer": "painel.ipynb",
+    },
+}
+"""Each edition's notebooks by short name: English in `notebooks/`, another language in
+`notebooks/<lang>/` (built from the English ones by tools/lesson_i18n.py)."""
 
 
-def notebook_file(notebook: str) -> str:
-    """The file name of a notebook given its short name ("1-1") or its file name."""
-    if notebook in NOTEBOOKS:
-        return NOTEBOOKS[notebook]
-    if notebook in NOTEBOOKS.values():
-        return notebook
-    names = ", ".join(NOTEBOOKS)
-    raise ValueError(f"Unknown notebook {notebook!r}: use one of {names}")
+def notebook_file(notebook: str, lang: str = "en") -> str:
+    """The file name of a notebook in an edition, given its short name ("1-1") or the file name
+    of either edition."""
+    files = EDITIONS[normalize(lang)]
+    if notebook in files:
+        return files[notebook]
+    for edition in EDITIONS.values():
+        for short, name in edition.items():
+            if notebook == name:
+                return files[short]
+    raise ValueError(_("Unknown notebook {notebook!r}: use one of {names}").format(
+        notebook=notebook, names=", ".join(files)))
 
 
-def notebook_path(notebook: str) -> str:
+def notebook_path(notebook: str, lang: str = "en") -> str:
     """The notebook's path inside the repository, as JupyterLab's tree URLs want it."""
-    return f"notebooks/{notebook_file(notebook)}"
+    code = normalize(lang)
+    folder = "notebooks" if code == "en" else f"notebooks/{code}"
+    return f"{folder}/{notebook_file(notebook, code)}"
 
 
 def repo_folder(repo: str) -> str:
     """The folder nbgitpuller clones `repo` into: the URL's last segment, exactly as it does."""
     name = repo.rstrip("/").split("/")[-1]
     if not name:
-        raise ValueError(f"Cannot tell the repository's name from {repo!r}")
+        raise ValueError(_("Cannot tell the repository's name from {repo!r}").format(repo=repo))
     return name
 
 
 def nbgitpuller_link(hub: str, *, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                     notebook: str = "00") -> str:
+                     notebook: str = "00", lang: str = "en") -> str:
     """The link a learner clicks on a JupyterHub with nbgitpuller: log in, pull, open the notebook.
 
     `hub` is the hub's address as learners type it (`https://hub.example.edu`, or with a path
     prefix); a trailing `/hub` is tolerated. Every query value is percent-encoded.
     """
-    base = _web_url(hub, "hub").rstrip("/")
+    base = _web_url(hub, _("hub")).rstrip("/")
     if base.endswith("/hub"):
         base = base[: -len("/hub")]
-    urlpath = f"lab/tree/{repo_folder(repo)}/{notebook_path(notebook)}"
+    urlpath = f"lab/tree/{repo_folder(repo)}/{notebook_path(notebook, lang)}"
     query = "&".join(f"{key}={_encode(value)}"
                      for key, value in (("repo", repo), ("branch", branch), ("urlpath", urlpath)))
     return f"{base}/hub/user-redirect/git-pull?{query}"
 
 
 def binder_link(*, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                notebook: str = "00", binder: str = BINDER_URL) -> str:
+                notebook: str = "00", binder: str = BINDER_URL, lang: str = "en") -> str:
     """The mybinder.org link that builds `repo` at `branch` and opens the notebook in JupyterLab.
 
     GitHub repositories use Binder's `gh` provider; any other git URL its generic `git` one.
     """
-    repo_url = _web_url(repo, "repository for Binder")
+    repo_url = _web_url(repo, _("repository for Binder"))
     parts = urlsplit(repo_url)
     segments = [s for s in parts.path.split("/") if s]
     if parts.hostname in ("github.com", "www.github.com") and len(segments) == 2:
@@ -86,18 +105,18 @@ def binder_link(*, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
         spec = f"gh/{owner}/{name}/{_encode(branch)}"
     else:
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
-    urlpath = f"lab/tree/{notebook_path(notebook)}"
+    urlpath = f"lab/tree/{notebook_path(notebook, lang)}"
     return f"{binder.rstrip('/')}/v2/{spec}?urlpath={_encode(urlpath)}"
 
 
-def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00") -> str:
+def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
     """The link that opens the notebook in the browser, on the JupyterLite site `make lite`
     builds and the GitHub Pages workflow publishes (nothing to install, no server).
 
     GitHub Pages serves repository OWNER/NAME at https://OWNER.github.io/NAME/ (a repository
     named OWNER.github.io at the host's root); the site's notebooks are at its top level.
     """
-    parts = urlsplit(_web_url(repo, "repository for GitHub Pages"))
+    parts = urlsplit(_web_url(repo, _("repository for GitHub Pages")))
     segments = [s for s in parts.path.split("/") if s]
     if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
         raise ValueError(_("The JupyterLite site is published with GitHub Pages: the repository "
@@ -105,22 +124,32 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00") -> str:
     owner, name = segments[0].lower(), segments[1].removesuffix(".git")
     site = (f"https://{name.lower()}/" if name.lower() == f"{owner}.github.io"
             else f"https://{owner}.github.io/{name}/")
-    return f"{site}lab/index.html?path={_encode(notebook_file(notebook))}"
+    path = notebook_path(notebook, lang).removeprefix("notebooks/")
+    return f"{site}lab/index.html?path={_encode(path)}"
 
 
 def describe_links(*, hub: str | None, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                   notebook: str = "00") -> str:
-    """What `python -m whentostop link` prints: each link on its own line under a label."""
+                   notebook: str = "00", lang: str = "en") -> str:
+    """What `python -m whentostop link` prints: each link on its own line under a label, for
+    the notebook of the edition `lang`, in the language in effect."""
     lines = []
+    path = notebook_path(notebook, lang)
     if hub:
-        lines += [f"JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
-                  f"into their home folder, {notebook_path(notebook)} opens:",
-                  nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook), ""]
+        lines += [_("JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
+                    "into their home folder, {path} opens:").format(path=path),
+                  nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook, lang=lang),
+                  ""]
     if urlsplit(repo).scheme in ("http", "https"):
-        lines += ["Binder link: no hub needed; a public repository builds on mybinder.org:",
-                  binder_link(repo=repo, branch=branch, notebook=notebook)]
+        lines += [_("Binder link: no hub needed; a public repository builds on mybinder.org:"),
+                  binder_link(repo=repo, branch=branch, notebook=notebook, lang=lang)]
+        try:
+            lines += ["", _("In the browser, nothing to install (the JupyterLite site):"),
+                      lite_link(repo=repo, notebook=notebook, lang=lang)]
+        except ValueError:
+            pass  # a site on GitHub Pages only: no such link for another host
     else:
-        lines += [f"(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)"]
+        lines += [_("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)")
+                  .format(repo=repo)]
     return "\n".join(lines).rstrip()
 
 
@@ -128,8 +157,8 @@ def _web_url(url: str, what: str) -> str:
     """`url` if it is an absolute http(s) address, else an error that shows the expected form."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(f"The {what} must be a full http(s) URL such as https://example.org, "
-                         f"not {url!r}")
+        raise ValueError(_("The {what} must be a full http(s) URL such as https://example.org, "
+                           "not {url!r}").format(what=what, url=url))
     return url
 
 
