@@ -8,22 +8,40 @@ BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
 
+# Installs go through uv, fetched into the venv from the package registry like any dependency
+# (seconds instead of pip's tens of seconds); pip does them where uv cannot be had or cannot
+# install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
+INSTALLER ?= uv
+
 .PHONY: lab test lint i18n bench bench-quick serve clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# $(call install,ARGS): `uv pip install ARGS` into the venv (uv bootstrapped on first use), else pip.
+define install
+	@if [ "$(INSTALLER)" = uv ] && { [ -x $(BIN)/uv ] || \
+	     $(BIN)/python -m pip install --quiet --disable-pip-version-check uv; }; then \
+	    echo "uv pip install $(1)"; \
+	    $(BIN)/uv pip install --quiet --python $(BIN)/python $(1) || { \
+	        echo "uv could not install $(1): trying pip"; \
+	        $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); }; \
+	else \
+	    echo "pip install $(1)"; \
+	    $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); \
+	fi
+endef
 
 $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(call install,-e .)
 	touch $@
 
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(call install,-e '.[test]')
 	touch $@ $(VENV)/.core-installed
 
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
+	$(call install,-e '.[bench,test]')
 	touch $@ $(VENV)/.core-installed $(VENV)/.test-installed
 
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
