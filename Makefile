@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
 INSTALLER ?= uv
 
-.PHONY: lab test lint i18n bench bench-quick serve clean
+.PHONY: lab test lint i18n bench bench-quick serve matrix clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -56,9 +56,19 @@ lab: $(VENV)/.core-installed
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The library, notebook and CLI tests on every other Python the classifiers name (noxfile.py), one
+# nox per Python side by side, each one's output printed when it ends. A missing Python fails.
+matrix: $(VENV)/.test-installed
+	$(MAKE) --no-print-directory -j --output-sync=target \
+		$(addprefix nox-,$(shell $(BIN)/nox --list --json | $(BIN)/python -c \
+		    'import json, sys; print(*(s["session"] for s in json.load(sys.stdin)))'))
+
+nox-%: $(VENV)/.test-installed
+	$(BIN)/nox --error-on-missing-interpreters --session $*
+
 # ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests bench tools
+	$(BIN)/ruff check src tests bench tools noxfile.py
 	$(BIN)/mypy
 
 # extract the learner-facing words, merge them into each language's catalogue, compile
@@ -75,4 +85,4 @@ serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache
+	rm -rf $(VENV) build dist .pytest_cache .nox
