@@ -48,10 +48,20 @@ $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 
-lab: $(VENV)/.core-installed
+# JupyterLab's settings for the lesson, in the venv (never the home folder): no "get notified
+# about official Jupyter news?" toast over the notebooks, no update check.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/whentostop.json
+
+$(LAB_OVERRIDES): jupyter/lab-overrides.json | $(BIN)/python
+	mkdir -p $(dir $@)
+	cp jupyter/lab-overrides.json $@
+
+lab: $(VENV)/.core-installed $(LAB_OVERRIDES)
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
 		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/00_start_here.ipynb $(LAB_ARGS)
+		--LabApp.default_url=/lab/tree/00_start_here.ipynb \
+		--LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+		$(LAB_ARGS)
 
 test: $(VENV)/.test-installed
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
