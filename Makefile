@@ -13,7 +13,7 @@ PYTEST_ARGS ?=
 # install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
 INSTALLER ?= uv
 
-.PHONY: lab test lint i18n bench bench-quick serve matrix clean
+.PHONY: lab test lint i18n bench bench-quick serve matrix nbstripout clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -75,6 +75,16 @@ matrix: $(VENV)/.test-installed
 
 nox-%: $(VENV)/.test-installed
 	$(BIN)/nox --error-on-missing-interpreters --session $*
+
+# Outputs stay in your working copy, never in a commit: nbstripout as this clone's git filter for
+# notebooks. .gitattributes names the filter; this writes its command into .git/config (what
+# `nbstripout --install` does, plus --keep-id: the cells keep the ids they were committed with).
+NBSTRIPOUT = "$(abspath $(BIN))/python" -m nbstripout --keep-id
+nbstripout: $(VENV)/.test-installed
+	git config filter.nbstripout.clean '$(NBSTRIPOUT)'
+	git config filter.nbstripout.smudge cat
+	git config filter.nbstripout.required true
+	git config diff.ipynb.textconv '$(NBSTRIPOUT) -t'
 
 # ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
 lint: $(VENV)/.test-installed
