@@ -47,6 +47,8 @@ $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
+# the folder JupyterLab opens (and saves into)
+NOTEBOOKS ?= notebooks
 
 # JupyterLab's settings for the lesson, in the venv (never the home folder): no "get notified
 # about official Jupyter news?" toast over the notebooks, no update check.
@@ -58,7 +60,7 @@ $(LAB_OVERRIDES): jupyter/lab-overrides.json | $(BIN)/python
 
 lab: $(VENV)/.core-installed $(LAB_OVERRIDES)
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
-		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=notebooks \
+		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=$(NOTEBOOKS) \
 		--LabApp.default_url=/lab/tree/00_start_here.ipynb \
 		--LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 		$(LAB_ARGS)

@@ -32,7 +32,7 @@ from .lesson import give_up
 from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Level, load_level
 from .loop import run_agent
-from .models import connect, is_mock
+from .models import connect, is_mock, serves_personas
 from .outcome import Run, Stop, ToolCall, Turn
 
 __all__ = [
@@ -204,8 +204,9 @@ class Explorer:
         self.prompt = prompt
         """The task; None means the lesson's, in the language in effect at each run."""
         self.compact = compact
-        if model is None and os.environ.get("OPENAI_BASE_URL"):
-            model = connect()
+        if model is None and os.environ.get("OPENAI_BASE_URL") and (
+                os.environ.get("WHENTOSTOP_MODEL") or not serves_personas()):
+            model = connect()  # the configured model; the mock served over HTTP plays personas
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = {}
         if model is not None and not self.live:
