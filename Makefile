@@ -15,8 +15,17 @@ INSTALLER ?= uv
 
 .PHONY: lab test lint i18n bench bench-quick serve matrix nbstripout clean
 
+# The venv. With uv: made without pip (ensurepip is most of `python -m venv`'s time), uv fetched
+# into it by the pip beside $(PYTHON), then pip added by uv (so `%pip install` works in a notebook).
+# Where that cannot be done (no pip beside $(PYTHON), say), a plain venv: uv comes later, or not.
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	@if [ "$(INSTALLER)" = uv ] && $(PYTHON) -m venv --without-pip $(VENV) && \
+	    $(PYTHON) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check uv && \
+	    $(BIN)/uv pip install --quiet --python $(BIN)/python pip; then \
+	    echo "$(VENV): a new venv, with uv"; \
+	else \
+	    echo "$(VENV): a new venv"; rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); \
+	fi
 
 # $(call install,ARGS): `uv pip install ARGS` into the venv (uv bootstrapped on first use), else pip.
 define install
