@@ -18,6 +18,7 @@ from statistics import median
 from typing import Any
 
 from harness import Samples, Section, Verdict, mib, ms, peak_memory, side_by_side, timed, us
+from install import install
 from loops import (
     PERSONA,
     TURNS,
@@ -521,4 +522,5 @@ def growth(cfg: Config) -> Section:
 
 SECTIONS = {
     1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
+    9: install,
 }
