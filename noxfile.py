@@ -82,4 +82,4 @@ def lib(session: nox.Session) -> None:
     """The library, notebook and CLI tests on one Python (pytest arguments after `--`)."""
     session.install("-e", ".[test-core]")
     session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                *(session.posargs or LIBRARY_TESTS))
+                "-m", "not browser and not slow and not bench", *(session.posargs or LIBRARY_TESTS))
