@@ -27,30 +27,34 @@ $(BIN)/python:
 	    echo "$(VENV): a new venv"; rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); \
 	fi
 
-# $(call install,ARGS): `uv pip install ARGS` into the venv (uv bootstrapped on first use), else pip.
+# `uv pip install $(SPEC)` into the venv (uv bootstrapped on first use), else pip. Each stamp
+# below sets its SPEC (a variable, not a $(call) argument: the extras' commas would split it).
 define install
 	@if [ "$(INSTALLER)" = uv ] && { [ -x $(BIN)/uv ] || \
 	     $(BIN)/python -m pip install --quiet --disable-pip-version-check uv; }; then \
-	    echo "uv pip install $(1)"; \
-	    $(BIN)/uv pip install --quiet --python $(BIN)/python $(1) || { \
-	        echo "uv could not install $(1): trying pip"; \
-	        $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); }; \
+	    echo "uv pip install $(SPEC)"; \
+	    $(BIN)/uv pip install --quiet --python $(BIN)/python $(SPEC) || { \
+	        echo "uv could not install $(SPEC): trying pip"; \
+	        $(BIN)/python -m pip install --quiet --disable-pip-version-check $(SPEC); }; \
 	else \
-	    echo "pip install $(1)"; \
-	    $(BIN)/python -m pip install --quiet --disable-pip-version-check $(1); \
+	    echo "pip install $(SPEC)"; \
+	    $(BIN)/python -m pip install --quiet --disable-pip-version-check $(SPEC); \
 	fi
 endef
 
+$(VENV)/.core-installed: SPEC = -e .
 $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
-	$(call install,-e .)
+	$(install)
 	touch $@
 
+$(VENV)/.test-installed: SPEC = -e '.[test]'
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(call install,-e '.[test]')
+	$(install)
 	touch $@ $(VENV)/.core-installed
 
+$(VENV)/.bench-installed: SPEC = -e '.[bench,test]'
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
-	$(call install,-e '.[bench,test]')
+	$(install)
 	touch $@ $(VENV)/.core-installed $(VENV)/.test-installed
 
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
