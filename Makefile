@@ -83,10 +83,11 @@ test: $(VENV)/.test-installed
 
 # The library, notebook and CLI tests on every other Python the classifiers name (noxfile.py), one
 # nox per Python side by side, each one's output printed when it ends. A missing Python fails.
+MATRIX = $(shell $(BIN)/nox --list --json | $(BIN)/python -c \
+	'import json, sys; print(*(s["session"] for s in json.load(sys.stdin)))')
 matrix: $(VENV)/.test-installed
-	$(MAKE) --no-print-directory -j --output-sync=target \
-		$(addprefix nox-,$(shell $(BIN)/nox --list --json | $(BIN)/python -c \
-		    'import json, sys; print(*(s["session"] for s in json.load(sys.stdin)))'))
+	$(if $(strip $(MATRIX)),$(MAKE) --no-print-directory -j --output-sync=target \
+		$(addprefix nox-,$(MATRIX)),@echo "matrix: no other Python in the classifiers")
 
 nox-%: $(VENV)/.test-installed
 	$(BIN)/nox --error-on-missing-interpreters --session $*
