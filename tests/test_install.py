@@ -71,6 +71,10 @@ def test_make_bootstraps_uv_into_the_venv_and_installs_with_it(installed_by_make
     assert "uv pip install -e ." in out
     assert (project / ".venv" / "bin" / "uv").exists()
     assert imports_the_project(project)
+    # pip is there too, so that `%pip install` in a notebook works as in any venv
+    pip = subprocess.run([str(project / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
+                         capture_output=True, text=True, timeout=60)
+    assert pip.returncode == 0 and str(project / ".venv") in pip.stdout
 
 
 def test_where_uv_cannot_install_pip_does(installed_by_make) -> None:
