@@ -230,3 +230,31 @@ def screenshot(page, name: str) -> Path:
     path = ARTIFACTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)
     return path
+
+
+# -- running side by side (pytest-xdist, `make test` runs `-n 4 --dist loadgroup`) --------------
+
+SHARED = {
+    # modules whose tests share one expensive server or build: one worker runs them in turn
+    "test_accessibility": "voila-lab", "test_browser_voila": "voila-lab",
+    "test_jupyterlab_browser": "lab", "test_jupyterhub": "hub", "test_binder_install": "binder",
+    "test_make_lab": "make-lab", "test_recipes": "recipes", "test_install": "install",
+    # the lite site is built into build/lite, which the benchmarks' smoke run measures too
+    "test_lite_browser": "lite", "test_bench": "lite",
+}
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep together what shares a server, a build or a notebook's cached execution: a module
+    in `SHARED` on one worker; the notebook tests grouped by notebook, so each notebook runs
+    once per worker that needs it. Everything else is spread freely."""
+    for item in items:
+        module = item.module.__name__ if item.module else ""
+        name = getattr(item, "callspec", None) and item.callspec.params.get("name")
+        if module in SHARED:
+            group = SHARED[module]
+        elif module in ("test_notebooks", "test_i18n") and name:
+            group = f"notebook-{str(name).split('/')[-1]}"
+        else:
+            continue
+        item.add_marker(pytest.mark.xdist_group(group))

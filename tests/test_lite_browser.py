@@ -30,9 +30,10 @@ from playwright.sync_api import expect
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
-LESSON = sorted(p.relative_to(NOTEBOOKS).as_posix() for p in NOTEBOOKS.rglob("*.ipynb")
-                if ".ipynb_checkpoints" not in p.parts)
-"""Every notebook the site serves (lite/build.py copies notebooks/ whole), by its path there."""
+LESSON = [*sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")), "pt/1-3_o_cano_de_atalho.ipynb"]
+"""Every English notebook the site serves (lite/build.py copies notebooks/ whole), by its path
+there, and one of the Portuguese edition's: its code is the English one's (tests/test_i18n.py),
+and each notebook is a Pyodide kernel started in the page, seconds of CPU each."""
 NEEDS_PLOTTING = re.compile(r"^\s*(import|from) (matplotlib|numpy)\b|\bplots\.|\bnp\.", re.MULTILINE)
 """A cell that imports numpy or matplotlib, or uses what such a cell defines (`plots`, `np`)."""
 PLOTTING_ERROR = re.compile(r"ModuleNotFoundError: No module named '(matplotlib|numpy)'"
@@ -44,6 +45,8 @@ SHOWN = {
     "1-2_the_flag.ipynb": ["end_turn (the flag) after 3/10 turns", "may give up", "Not attempted yet"],
     "1-3_the_warp_pipe.ipynb": ["terminal_tool (the warp pipe) after 5/10 turns",
                                 "{'item': 'star', 'block': 12}", "Not attempted yet"],
+    "pt/1-3_o_cano_de_atalho.ipynb": ["terminal_tool (o cano de atalho) depois de 5/10 turnos",
+                                      "{'item': 'star', 'block': 12}", "Ainda não tentado"],
 }
 """What a learner reads in each notebook's outputs (runs on the offline mock, as in JupyterLab)."""
 BADGES = {
@@ -51,6 +54,7 @@ BADGES = {
     "1-1_the_clock.ipynb": ["the clock"],
     "1-2_the_flag.ipynb": ["the flag"],
     "1-3_the_warp_pipe.ipynb": ["the warp pipe"],
+    "pt/1-3_o_cano_de_atalho.ipynb": ["o cano de atalho"],
     "explorer.ipynb": ["the clock", "the flag", "the warp pipe"],
 }
 """The exit badge of each explorer on the page, in order, after its first run."""
