@@ -15,7 +15,7 @@ from collections.abc import Mapping
 
 from ._text import excerpt
 from .i18n import N_, _, ngettext
-from .level import Level
+from .level import Judgement, Level
 from .outcome import Run, Stop
 from .usage import Price, cumulative_cost, cumulative_tokens, split_prompt
 
@@ -35,9 +35,13 @@ def of_turns(n: int, max_turns: int) -> str:
         n=n, max_turns=max_turns)
 
 
-def ending(run: Run | None, error: str | None = None) -> str:
+def ending(run: Run | None, error: str | None = None, judgement: Judgement | None = None) -> str:
     """How the run ended, in words: the exit, the turns against the budget, the answer or what
-    the model was still asking for. The badge shows it; the live region announces it."""
+    the model was still asking for. The badge shows it; the live region announces it.
+
+    An "answer" that is not a clean one says so: a tool call the model wrote as text (the run's
+    own notes tell), and, with the level's `judgement`, an answer that validated but is wrong (or
+    one that is right)."""
     if run is None:
         return _("not run yet — press Run")
     turns = of_turns(len(run.turns), run.max_turns)
@@ -45,31 +49,53 @@ def ending(run: Run | None, error: str | None = None) -> str:
         why = error or run.error or ""
         text = _("endpoint error — No answer after {turns}").format(turns=turns)
         return f"{text} ({excerpt(why, 80)})" if why else text
+    if run.answer_is_text_tool_call:
+        return _("{exit} — but the model wrote a tool call as text, not an answer ({turns}): "
+                 "“{text}”").format(exit=run.exit_name, turns=turns,
+                                    text=excerpt(" ".join(str(run.answer).split()), 70))
+    wrong = judgement is not None and judgement.correct is False
     if run.stop == Stop.END_TURN:
-        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
-                                             answer=excerpt(str(run.answer), 70))
+        answer = excerpt(str(run.answer), 70)
+        if wrong:
+            return _("{exit} — answered in {turns}, but wrong: “{answer}”").format(
+                exit=run.exit_name, turns=turns, answer=answer)
+        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
+        return said + _right(judgement)
     if run.stop == Stop.TERMINAL_TOOL:
-        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
-                                             answer=json.dumps(run.answer))
+        answer = json.dumps(run.answer)
+        if wrong:
+            return _("{exit} — validated, but the wrong block ({turns}): {answer}").format(
+                exit=run.exit_name, turns=turns, answer=answer)
+        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
+        return said + _right(judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return _("{exit} — No answer after {turns}, still asking for {asking}").format(
             exit=run.exit_name, turns=turns, asking=asking)
+    if run.turns and run.turns[-1].empty:
+        return _("{exit} — No answer after {turns}: the model's last reply was empty").format(
+            exit=run.exit_name, turns=turns)
     return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
 
 
-def announcement(level: str, run_number: int, run: Run | None, error: str | None = None) -> str:
+def _right(judgement: Judgement | None) -> str:
+    """" — right" when the level says the answer is right; else nothing."""
+    return " — " + _("right") if judgement is not None and judgement.correct else ""
+
+
+def announcement(level: str, run_number: int, run: Run | None, error: str | None = None,
+                 judgement: Judgement | None = None) -> str:
     """What the live region says after each run: the level, which run this is (so a re-run with
     the same result is still news), and how it ended."""
     return _("Level {level}, run {number}: {ending}.").format(
-        level=level, number=run_number, ending=ending(run, error))
+        level=level, number=run_number, ending=ending(run, error, judgement))
 
 
-def subject(run: Run) -> str:
+def subject(run: Run, judgement: Judgement | None = None) -> str:
     """What was run: the model and the budget, then how it ended."""
     model = run.model or _("the model")
     return _("Model {model}, max_turns={max_turns}: {ending}").format(
-        model=model, max_turns=run.max_turns, ending=ending(run))
+        model=model, max_turns=run.max_turns, ending=ending(run, judgement=judgement))
 
 
 def growth(run: Run) -> str:
@@ -112,24 +138,26 @@ def tokens_alt(run: Run) -> str:
                       cached(run), wrap_up(run))
 
 
-def cumulative_alt(run: Run, price: Price) -> str:
+def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
     total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
         model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else
         _("Cumulative cost at {model}").format(model=price.model))
-    return _sentences(total, subject(run), growth(run), wrap_up(run))
+    return _sentences(total, subject(run, judgement), growth(run), wrap_up(run))
 
 
-def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True) -> str:
-    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn."""
+def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True,
+             judgement: Judgement | None = None) -> str:
+    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn; how
+    the run ended as the badge says it (`judgement`: the level's verdict on its answer)."""
     if not tokens_per_turn:
-        return cumulative_alt(run, price)
+        return cumulative_alt(run, price, judgement)
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
     total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
         model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else "")
-    return _sentences(_("Tokens per turn and cumulative cost"), subject(run), growth(run), total,
-                      cached(run), wrap_up(run))
+    return _sentences(_("Tokens per turn and cumulative cost"), subject(run, judgement),
+                      growth(run), total, cached(run), wrap_up(run))
 
 
 def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
@@ -174,6 +202,8 @@ def map_alt(level: Level, run: Run | None) -> str:
         parts.append(verdict.format(block=marker.block, area=marker.area))
     if star is not None and not view.markers:
         parts.append(_("No marker placed"))
+    if run is not None and run.stop == Stop.END_TURN:
+        parts.append(level.judge(run).text)  # the markers above already judge the warp pipe
     return _sentences(*parts)
 
 

@@ -18,7 +18,7 @@ from html import escape
 
 from . import describe, look
 from .i18n import _
-from .level import Level
+from .level import Judgement, Level
 from .look import (
     CACHED_COLOUR,
     COMPLETION_COLOUR,
@@ -52,13 +52,14 @@ def data_uri(svg: str) -> str:
 
 
 def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
-             tokens_per_turn: bool = True) -> str:
+             tokens_per_turn: bool = True, judgement: Judgement | None = None) -> str:
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
-    cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
+    cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column). The words
+    say how the run ended as the badge does (`judgement`: the level's verdict on the answer)."""
     run = run or Run.empty()
     p = price(model)
     right = _cumulative_panel(run, p)
-    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn)
+    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn, judgement=judgement)
     if not tokens_per_turn:
         return _svg(PANEL_W, PANEL_H, right, alt)
     left = _tokens_panel(run)

@@ -35,8 +35,11 @@ MARKER_COLOURS = {True: "#2E7D32", False: "#C62828"}
 BADGE_COLOURS = {
     "end_turn": "#2E7D32", "terminal_tool": "#6A1B9A", "max_turns": "#C62828",
     "deadline": "#A84300", "budget": "#A84300", "broken": "#455A64", "not_run": "#616161",
+    "text_tool_call": "#7A4F01", "wrong": "#B71C1C",
 }
-"""Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value)."""
+"""Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value);
+`text_tool_call` and `wrong` mark a flag or a pipe that is not a clean answer: a tool call
+written as text, or an answer the level knows is wrong."""
 NOTE_COLOUR = "#A84300"
 """Retries, cut-off replies and the wrap-up in the transcript: dark orange text on white."""
 ERROR_COLOUR = "#B71C1C"

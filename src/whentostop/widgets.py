@@ -35,7 +35,7 @@ from .events import Event, TurnStart
 from .i18n import N_, _
 from .lesson import give_up
 from .lesson import prompt as lesson_prompt
-from .level import LEVELS, Level, load_level
+from .level import LEVELS, Judgement, Level, load_level
 from .loop import run_agent
 from .models import connect, is_mock
 from .outcome import Run, Stop, ToolCall, Turn
@@ -97,21 +97,28 @@ def turns_line(run: Run | None, run_number: int) -> str:
             f'<span class="wts-run-count">{html.escape(number)}</span>')
 
 
-def badge_html(run: Run | None, error: str | None = None) -> str:
+def badge_html(run: Run | None, error: str | None = None,
+               judgement: Judgement | None = None) -> str:
     """How the run ended, in words (`describe.ending`), on a pill coloured by exit; the clock and
-    the deadline say "no answer"."""
+    the deadline say "no answer". A flag raised by a tool call written as text, and an answer the
+    level knows is wrong (`judgement`), get a pill of their own: not a clean answer."""
     if run is None:
         return _pill(look.BADGE_COLOURS["not_run"], "▶", describe.ending(None))
     if run.stop is None:
         return _pill(look.BADGE_COLOURS["broken"], "✖", describe.ending(run, error))
+    said = describe.ending(run, error, judgement)
+    if run.answer_is_text_tool_call:
+        return _pill(look.BADGE_COLOURS["text_tool_call"], "⚠", said)
+    if judgement is not None and judgement.correct is False:
+        return _pill(look.BADGE_COLOURS["wrong"], "✗", said)
     colour = look.BADGE_COLOURS.get(run.stop.value, look.BADGE_COLOURS["broken"])
-    return _pill(colour, BADGE_SYMBOLS.get(run.stop, "■"), describe.ending(run, error))
+    return _pill(colour, BADGE_SYMBOLS.get(run.stop, "■"), said)
 
 
 def notable_turns(run: Run) -> set[int]:
     """The turns the transcript opens: the first with a failed tool call (the rejected input, a
-    misspelt area), any retried or cut-off reply, the last turn and the wrap-up; a short run
-    opens them all. The others stay one line each, so the notable ones are in view."""
+    misspelt area), any retried or cut-off reply, the first and last with a note (a tool call
+    written as text, an empty reply), the last turn and the wrap-up; a short run opens them all. The others stay one line each, so the notable ones are in view."""
     turns = run.all_turns
     if len(turns) <= 3:
         return {t.index for t in turns}
@@ -119,13 +126,18 @@ def notable_turns(run: Run) -> set[int]:
     failed = [t.index for t in run.turns if any(c.failed for c in t.tool_calls)]
     shown |= set(failed[:1])
     shown |= {t.index for t in turns if t.retries or t.truncated}
+    noted = [t.index for t in turns if t.notes]  # a tool call written as text, an empty reply
+    shown |= set(noted[:1] + noted[-1:])
     return shown
 
 
-def transcript_html(run: Run | None, *, label: str = "", height: int | None = None) -> str:
+def transcript_html(run: Run | None, *, label: str = "", height: int | None = None,
+                    judgement: Judgement | None = None) -> str:
     """The run turn by turn, in a focusable, named scroll box: the model's text, each tool call
-    with its input and output (errors marked), and the wrap-up labelled as what it is — not an
-    answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`)."""
+    with its input and output (errors marked), what the library noticed about a reply (a tool
+    call written as text, an empty reply), and the wrap-up labelled as what it is — not an
+    answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`).
+    Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
     style = f"height:{height}px;" if height else ""
     box = (f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
@@ -142,7 +154,21 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
             f'<div class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold;margin:6px 0">'
             f"✖ {html.escape(failed)}</div>"
         )
+    warning = html.escape(_("Warning:"))
+    blocks += [f'<div class="wts-warning" style="color:{look.NOTE_COLOUR};margin:6px 0">'
+               f"<b>⚠ {warning}</b> {html.escape(w)}</div>" for w in run.warnings]
+    if judgement is not None and run.has_answer:
+        blocks.append(_verdict_html(judgement))
     return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
+
+
+def _verdict_html(judgement: Judgement) -> str:
+    """The level's verdict on the answer: right, wrong, or that it cannot tell."""
+    mark, colour = (("?", look.MUTED_COLOUR) if judgement.correct is None else
+                    ("✓", look.OK_COLOUR) if judgement.correct else ("✗", look.ERROR_COLOUR))
+    return (f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
+            f'style="color:{colour};font-weight:bold;margin:6px 0">'
+            f"{mark} {html.escape(judgement.text)}</div>")
 
 
 def _empty(text: str) -> str:
@@ -196,7 +222,9 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
         border = f"{look.NOTE_COLOUR};border-left-style:dashed"
     else:
         head, border = _("turn {n}").format(n=turn.index), look.BORDER_COLOUR
-    calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or _("reply")
+    calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
+        _("a tool call written as text") if turn.noted("text_tool_call") else
+        _("an empty reply") if turn.noted("empty_reply") else _("reply"))
     usage = _("{prompt:,} prompt + {completion:,} completion tokens").format(
         prompt=turn.prompt_tokens, completion=turn.completion_tokens)
     parts = [
@@ -213,12 +241,14 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
         parts.append(_note("✂ " + _("reply cut off (finish_reason: length)")))
+    parts += [_note("⚠ " + note.text, f"wts-note wts-note-{note.kind}") for note in turn.notes]
     parts.append("</details>")
     return "".join(parts)
 
 
-def _note(text: str) -> str:
-    return f'<div style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
+def _note(text: str, kind: str = "") -> str:
+    cls = f' class="{kind}"' if kind else ""
+    return f'<div{cls} style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
 
 
 def _call_mark(call: ToolCall, run: Run) -> tuple[str, str, str]:
@@ -381,11 +411,19 @@ class Explorer:
         return run
 
     @property
+    def judgement(self) -> Judgement | None:
+        """The level's verdict on the last run's answer (None before a run, or a broken one)."""
+        if self.run is None or self.run.stop is None:
+            return None
+        return self.level.judge(self.run)
+
+    @property
     def announcement(self) -> str:
         """What the live region says now: the level, the run's number and how it ended."""
         if self.run is None:
             return describe.ending(None)
-        return describe.announcement(self.level_name, self.runs, self.run, self.error)
+        return describe.announcement(self.level_name, self.runs, self.run, self.error,
+                                     self.judgement)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -419,9 +457,11 @@ class Explorer:
         this explorer's outputs change; an output whose text is the same sends nothing."""
         run = self.run
         shown = run or Run.empty(self.max_turns.value)
-        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact)
+        judgement = self.judgement
+        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact,
+                                            judgement=judgement)
         plot_alt = describe.cost_alt(shown, price(self.price_model),
-                                     tokens_per_turn=not self.compact)
+                                     tokens_per_turn=not self.compact, judgement=judgement)
         self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
@@ -430,13 +470,13 @@ class Explorer:
                 html.escape(_("done: {turns} in {seconds:.1f} s").format(
                     turns=turns_text(run), seconds=run.elapsed_s)) if run else self.progress.value
             )
-        self.badge.value = badge_html(run, self.error)
+        self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
         self.reading.value = "" if self.live or system is None else reading_html(
             system, self.prompt or lesson_prompt())
         self.turns.value = turns_line(run, self.runs)
         self.transcript.value = transcript_html(
-            run, height=self.transcript_height,
+            run, height=self.transcript_height, judgement=judgement,
             label=_("Transcript of level {level}, run {number}").format(
                 level=self.level_name, number=self.runs))
         if self.show_map:
