@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ._text import excerpt
 from .i18n import N_, _, ngettext
 from .level import Judgement, Level
-from .outcome import Run, Stop
+from .look import RACE_TITLE
+from .outcome import EXIT_NAMES, Run, Stop
 from .usage import Price, cumulative_cost, cumulative_tokens, split_prompt
+
+if TYPE_CHECKING:
+    from .race import Fall, RaceResult
 
 GROWTH_FASTER = 1.5
 """A run whose tokens reach this many times "every turn like turn 1" is said to grow faster
@@ -205,6 +210,96 @@ def map_alt(level: Level, run: Run | None) -> str:
     if run is not None and run.stop == Stop.END_TURN:
         parts.append(level.judge(run).text)  # the markers above already judge the warp pipe
     return _sentences(*parts)
+
+
+# -- the race between the stops ---------------------------------------------------------------
+
+
+def spent_text(value: float, unit: str) -> str:
+    """ "5,766 tokens" or "$0.0194": what a run spent, in the race's unit."""
+    if unit == "usd":
+        return _("${usd:.4f}").format(usd=value)
+    return _("{tokens:,} tokens").format(tokens=int(value))
+
+
+def budget_text(budget: float, unit: str, price_model: str) -> str:
+    """ "a budget of 6,000 tokens" / "a budget of $0.0200 at gpt-4o prices"."""
+    if unit == "usd":
+        return _("a budget of ${usd:.4f} at {model} prices").format(usd=budget, model=price_model)
+    return _("a budget of {tokens:,} tokens").format(tokens=int(budget))
+
+
+def fall_text(fall: Fall, result: RaceResult) -> str:
+    """Where one limit would stop the race's track, in words: "the budget: after turn 10 — the
+    next request would take the run to 6,761 tokens, over the budget of 6,000"."""
+    name = _(EXIT_NAMES[fall.stop])
+    unit = result.limits.unit
+    track = result.track.run
+    if fall.kept is None:
+        if track.has_answer:
+            return _("{exit}: never — the run answers first, on turn {n}").format(
+                exit=name, n=len(track.turns))
+        return _("{exit}: not within the track's {n} turns").format(exit=name, n=len(track.turns))
+    if fall.stop == Stop.DEADLINE:
+        if fall.kept == 0:
+            return _("{exit}: at {seconds:g} s, before the first reply").format(
+                exit=name, seconds=fall.at_s or 0.0)
+        return ngettext("{exit}: at {seconds:g} s, after about {n} turn ({spent})",
+                        "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
+                        fall.kept).format(exit=name, seconds=fall.at_s or 0.0, n=fall.kept,
+                                          spent=spent_text(fall.spent, unit))
+    if fall.stop == Stop.BUDGET:
+        return _("{exit}: after turn {n} — {why}").format(exit=name, n=fall.kept, why=fall.why)
+    return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(
+        exit=name, n=fall.kept, spent=spent_text(fall.spent, unit), seconds=fall.at_s or 0.0)
+
+
+def race_falls(result: RaceResult) -> list[str]:
+    """Each limit's fall in words, the one the track says fires first marked so."""
+    first = result.predicted
+    return [fall_text(f, result) + (" — " + _("fires first") if f is first else "")
+            for f in result.falls]
+
+
+def race_setup(result: RaceResult, model: str, pace_s: float) -> str:
+    """What raced: the model and its pace, and every limit."""
+    limits = result.limits
+    parts = [f"max_turns={limits.max_turns}"]
+    if limits.deadline_s is not None:
+        parts.append(f"deadline_s={limits.deadline_s:g}")  # code: the same in every language
+    if limits.budget is not None:
+        parts.append(budget_text(limits.budget, limits.unit, limits.price_model))
+    return _("{model}, about {pace:g} s a reply: {limits}").format(
+        model=model, pace=pace_s, limits=", ".join(parts))
+
+
+def race_outcome(result: RaceResult) -> str:
+    """What the race's real run did: which limit fired (or that it answered), and its spend."""
+    run = result.run.run
+    spent = result.run.spent(result.limits.unit, result.limits.price_model)
+    total = spent_text(spent[-1] if spent else 0.0, result.limits.unit)
+    if run.stop in (Stop.MAX_TURNS, Stop.DEADLINE, Stop.BUDGET):
+        return _("{exit} fired first, after {turns}: no answer; {spent} in {seconds:.2f} s").format(
+            exit=run.exit_name, turns=of_turns(len(run.turns), run.max_turns), spent=total,
+            seconds=run.elapsed_s)
+    return _("no limit fired: {ending}; {spent} in {seconds:.2f} s").format(
+        ending=ending(run), spent=total, seconds=run.elapsed_s)
+
+
+def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
+    """The race chart's text alternative: what raced, where each limit falls, who fired."""
+    unit = _("dollars") if result.limits.unit == "usd" else _("tokens")
+    return _sentences(_(RACE_TITLE).format(spent=unit),
+                      _("Level {level}, {setup}").format(level=level,
+                                                         setup=race_setup(result, model, pace_s)),
+                      *race_falls(result),
+                      _("The run: {outcome}").format(outcome=race_outcome(result)))
+
+
+def race_announcement(level: str, number: int, result: RaceResult) -> str:
+    """What the race's live region says after each run."""
+    return _("Race on level {level}, run {number}: {outcome}.").format(
+        level=level, number=number, outcome=race_outcome(result))
 
 
 def _sentences(*parts: str) -> str:

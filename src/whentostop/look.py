@@ -46,6 +46,14 @@ ERROR_COLOUR = "#B71C1C"
 ERROR_BACKGROUND = "#FFEBEE"
 OK_COLOUR = "#2E7D32"
 PIPE_COLOUR = "#6A1B9A"
+LIMIT_COLOURS = {"max_turns": "#D55E00", "deadline": "#A8487F", "budget": "#007A5E"}
+"""The race's limits, each a line on the chart beside the run's curve (`TOKENS_COLOUR`): 3:1 or
+more on white and apart from each other under colour-vision deficiencies; each also has its own
+line style (`LIMIT_DASHES`) and a label in words."""
+LIMIT_DASHES = {"max_turns": "", "deadline": "8 4", "budget": "2 3"}
+"""The second channel of each limit's line: solid, dashed, dotted (SVG `stroke-dasharray`)."""
+TRACK_COLOUR = "#767676"
+"""The rest of the race's track (where the run would have gone on): grey, dashed."""
 FOCUS_COLOUR = "#0072B2"
 """The ring every control shows when it has the keyboard focus."""
 BORDER_COLOUR = "#767676"
@@ -116,6 +124,10 @@ NO_TURNS = N_("no turns yet")
 BLOCK = N_("block {n}")
 MARKED = N_("marked")
 WRONG = N_("WRONG")
+RACE_TITLE = N_("The race between the stops: {spent} against turns and against seconds")
+SECONDS = N_("seconds since the run began")
+TRACK = N_("where the run would have gone on")
+THE_RUN = N_("the run")
 MAP_LEGEND = N_("? not searched yet · grey: searched, what it hid · ring: a marker")
 
 

@@ -29,21 +29,23 @@ import ipywidgets as w
 
 from . import describe, livecharts, look
 from .client import ChatModel
-from .controls import Choice, LiveRegion, Pane, TurnsSlider
+from .controls import Choice, LiveRegion, NumberSlider, Pane, TurnsSlider
 from .errors import EndpointError
 from .events import Event, TurnStart
-from .i18n import N_, _
+from .i18n import N_, _, language
 from .lesson import give_up
 from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Judgement, Level, load_level
 from .loop import run_agent
-from .models import connect, is_mock
+from .models import connect, is_mock, mock
 from .outcome import Run, Stop, ToolCall, Turn
+from .race import TRACK_TURNS, Limits, RaceResult, track_of
+from .race import race as run_race
 from .usage import DEFAULT_PRICE_MODEL, price
 
 __all__ = [
-    "Explorer", "badge_html", "dashboard", "explorer", "notable_turns", "reading_html",
-    "transcript_html", "turns_line", "turns_text",
+    "Explorer", "Race", "badge_html", "dashboard", "explorer", "notable_turns", "race",
+    "reading_html", "transcript_html", "turns_line", "turns_text",
 ]
 
 PERSONA_CHOICES = ("searcher", "loopboros", "sloppy")
@@ -539,6 +541,185 @@ class Explorer:
     def __repr__(self) -> str:
         where = "live" if self.live else "mock"
         return f"<Explorer {self.level_name} ({where}): {self.run.summary() if self.run else 'not run'}>"
+
+
+# -- the race between the stops ----------------------------------------------------------------
+
+
+RACE_PACE_S = 0.05
+"""Seconds the race's model takes per reply (the mock's `slow` persona): slow enough that seconds
+count, fast enough that the race follows a control (its 25-turn track takes about 1.3 s)."""
+RACE_DEADLINE = (0.1, 1.5, 0.1)
+"""The race's `deadline_s` slider: from, to, step (seconds)."""
+RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
+"""The race's budget slider per unit: from, to, step, decimals shown."""
+BUDGET_UNITS = {"tokens": "tokens", "USD": "usd"}
+"""The budget's units as the list offers them, and as the race counts them."""
+
+
+class Race:
+    """The race between the stops: `max_turns`, `deadline_s` and a budget on one run, and which
+    fires first. `race.widget` is the root VBox; `race.result` the last `race.RaceResult`.
+
+    It always runs on the mock — the `slow` persona at `pace_s` seconds a reply, whatever endpoint
+    is configured — because the race is about limits against a pace you know; the level's other
+    explorers run on your model."""
+
+    def __init__(
+        self,
+        level: str = "1-1",
+        *,
+        max_turns: int = 15,
+        deadline_s: float = 1.0,
+        budget: float = 6_000,
+        unit: str = "tokens",
+        price_model: str = DEFAULT_PRICE_MODEL,
+        pace_s: float = RACE_PACE_S,
+        heading_level: int = 3,
+    ) -> None:
+        self.level_name = level
+        self.level = load_level(level)
+        self.price_model = price_model
+        self.pace_s = pace_s
+        self.model = mock(f"slow:{pace_s:g}")
+        self.tools = self.level.tools(*SETUPS.get(level, OTHER_LEVEL).tools)
+        self.result: RaceResult | None = None
+        self.runs = 0
+        self.chart_svg = ""
+        self._quiet = False
+        locale = "pt-BR" if language() == "pt" else "en"
+        self.max_turns = TurnsSlider(value=max_turns, min=1, max=TRACK_TURNS, description="max_turns",
+                                     layout=w.Layout(width="360px"))
+        low, high, step = RACE_DEADLINE
+        self.deadline = NumberSlider(value=deadline_s, min=low, max=high, step=step, decimals=1,
+                                     suffix=" s", locale=locale, description="deadline_s",
+                                     layout=w.Layout(width="360px"))
+        self.unit = Choice(options=list(BUDGET_UNITS), description=_("budget in"),
+                           value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()))
+        self.budget = NumberSlider(locale=locale, layout=w.Layout(width="360px"))
+        self._set_budget_range(budget)
+        self.badge = Pane(layout=w.Layout(min_height="34px"))
+        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
+        self.status = LiveRegion()
+        self.chart = Pane(layout=w.Layout(width="100%"))
+        self.falls = Pane(layout=w.Layout(width="100%", min_height="84px"))
+        for widget, name in [(self.max_turns, "wts-max-turns"), (self.deadline, "wts-deadline"),
+                             (self.unit, "wts-budget-unit"), (self.budget, "wts-budget"),
+                             (self.badge, "wts-badge"), (self.turns, "wts-turns"),
+                             (self.status, "wts-status"), (self.chart, "wts-plot"),
+                             (self.falls, "wts-falls")]:
+            widget.add_class(name)
+        self.widget = self._layout(heading_level)
+        self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
+        for control in (self.max_turns, self.deadline, self.budget):
+            control.observe(self._changed, names="value")
+        self.unit.observe(self._unit_changed, names="value")
+        self.rerun()
+
+    @property
+    def limits(self) -> Limits:
+        """The limits the controls say."""
+        return Limits(self.max_turns.value, self.deadline.value, self.budget.value,
+                      BUDGET_UNITS[self.unit.value], self.price_model)  # type: ignore[arg-type]
+
+    def rerun(self) -> RaceResult:
+        """Race again with the controls as they are; show and return the result."""
+        self.result = run_race(lesson_prompt(), model=self.model, tools=self.tools,
+                               limits=self.limits, track=self.track)
+        self.track = self.result.track
+        self.runs += 1
+        self._show()
+        return self.result
+
+    @property
+    def announcement(self) -> str:
+        """What the live region says: the race's number, which limit fired, the run's spend."""
+        if self.result is None:
+            return ""
+        return describe.race_announcement(self.level_name, self.runs, self.result)
+
+    def _unit_changed(self, change: dict[str, Any]) -> None:
+        """Tokens <-> dollars: the budget keeps its place on the track (the same spend, in the
+        other unit, at the race's price), then the race runs once."""
+        tokens = self.track.spent("tokens", self.price_model)
+        usd = self.track.spent("usd", self.price_model)
+        rate = usd[-1] / tokens[-1] if tokens and tokens[-1] else 0.0
+        if BUDGET_UNITS[change["new"]] == "usd":
+            value = self.budget.value * rate
+        else:
+            value = self.budget.value / rate if rate else RACE_BUDGET["tokens"][0]
+        self._set_budget_range(value)
+        self.rerun()
+
+    def _set_budget_range(self, value: float) -> None:
+        """The budget slider for the unit chosen: its range, step, name and value, set at once
+        and without a race for each (`_changed` waits for `_quiet` to end)."""
+        unit = BUDGET_UNITS[self.unit.value]
+        low, high, step, decimals = RACE_BUDGET[unit]
+        self._quiet = True
+        try:
+            with self.budget.hold_trait_notifications():
+                self.budget.min, self.budget.max, self.budget.step = low, high, step
+                self.budget.decimals = decimals
+                self.budget.description = "max_cost_usd" if unit == "usd" else "max_tokens_total"
+                self.budget.value = value
+        finally:
+            self._quiet = False
+
+    def _changed(self, change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self.rerun()
+
+    def _show(self) -> None:
+        result = self.result
+        assert result is not None
+        run = result.run.run
+        self.chart_svg = livecharts.race_svg(result, level=self.level_name, model=run.model,
+                                             pace_s=self.pace_s)
+        alt = describe.race_alt(result, self.level_name, run.model, self.pace_s)
+        self.badge.value = badge_html(run)
+        spent = result.run.spent(result.limits.unit, self.price_model)
+        line = _("{turns} · {seconds:.2f} s · {spent}").format(
+            turns=describe.of_turns(len(run.turns), run.max_turns), seconds=run.elapsed_s,
+            spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit))
+        number = _("run {number}").format(number=self.runs)
+        self.turns.value = (f'<span class="wts-turn-count">{html.escape(line)}</span> · '
+                            f'<span class="wts-run-count">{html.escape(number)}</span>')
+        self.chart.value = svg_img(self.chart_svg, alt, livecharts.cost_size())
+        heading = html.escape(_("Where each limit falls on the track:"))
+        first = result.predicted
+        items = "".join(
+            f'<li class="wts-fall{" wts-first" if fall is first else ""}">'
+            f'{"<b>" if fall is first else ""}{html.escape(text)}{"</b>" if fall is first else ""}</li>'
+            for fall, text in zip(result.falls, describe.race_falls(result)))
+        self.falls.value = f'<div>{heading}</div><ul style="margin:2px 0 4px 0">{items}</ul>'
+        self.status.text = self.announcement
+
+    def _layout(self, heading_level: int) -> w.VBox:
+        level = min(max(heading_level, 1), 6)
+        title = _("The race between the stops: {title}").format(title=self.level.title)
+        header = Pane(value=f'<h{level} class="wts-level-title">{html.escape(title)}</h{level}>')
+        header.add_class("wts-header")
+        row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
+        status = w.HBox([self.badge, self.turns, self.status],
+                        layout=w.Layout(align_items="center", flex_flow="row wrap"))
+        root = w.VBox([header, w.HBox([self.max_turns, self.deadline], layout=row),
+                       w.HBox([self.unit, self.budget], layout=row), status, self.chart,
+                       self.falls], layout=w.Layout(width="100%", padding="4px"))
+        root.add_class("wts-race")
+        return root
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        fired = self.result.fired if self.result else None
+        return f"<Race {self.level_name}: {fired or 'not run'}>"
+
+
+def race(level: str = "1-1", **options: Any) -> Race:
+    """The race between the stops on a level (`"1-1"`): see `Race` for the options."""
+    return Race(level, **options)
 
 
 def explorer(level: str, **options: Any) -> Explorer:
