@@ -194,3 +194,16 @@ def test_a_number_slider_keeps_to_its_steps_and_range() -> None:
     slider.value = 9
     assert slider.value == 1.5
     assert 'input.step = String(model.get("step") ?? 1)' in slider._esm
+
+
+def test_notebook_1_1s_prediction_is_what_the_starting_line_shows(starting_line: Race) -> None:
+    from whentostop.checks import predictions
+
+    p5 = predictions("1-1")[4]
+    right = p5.text.options["abcd".index(p5.answer)]
+    assert "budget" in right and "10 turns" in right
+    track = starting_line.result.track.spent("tokens")
+    assert 150 <= track[0] <= 210            # "its first turn costs about 180 tokens"
+    assert 11_000 <= track[14] <= 13_500     # "15 turns would spend about 12,000 tokens"
+    assert 5_300 <= track[9] <= 6_000        # "ten turns spend about 5,800 tokens together"
+    assert 4.5 <= (track[9] - track[8]) / track[0] <= 6  # "the tenth costs about five times the first"
