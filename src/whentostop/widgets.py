@@ -588,15 +588,16 @@ class Race:
         self.chart_svg = ""
         self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
+        slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
         self.max_turns = TurnsSlider(value=max_turns, min=1, max=TRACK_TURNS, description="max_turns",
-                                     layout=w.Layout(width="360px"))
+                                     layout=w.Layout(**slider))
         low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(value=deadline_s, min=low, max=high, step=step, decimals=1,
                                      suffix=" s", locale=locale, description="deadline_s",
-                                     layout=w.Layout(width="360px"))
+                                     layout=w.Layout(**slider))
         self.unit = Choice(options=list(BUDGET_UNITS), description=_("budget in"),
                            value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()))
-        self.budget = NumberSlider(locale=locale, layout=w.Layout(width="360px"))
+        self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider))
         self._set_budget_range(budget)
         self.badge = Pane(layout=w.Layout(min_height="34px"))
         self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
