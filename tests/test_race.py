@@ -147,8 +147,8 @@ def test_the_charts_words_say_what_raced_where_each_limit_falls_and_who_fired(
     alt = unescape(re.search(r'alt="([^"]*)"', starting_line.chart.value).group(1))
     assert alt.startswith("The race between the stops: tokens against turns and against seconds.")
     assert "max_turns=15, deadline_s=1, a budget of 6,000 tokens" in alt
-    assert "the clock: after turn 15" in alt
-    assert ("the budget: after turn 10 — the next request would take the run to 6,761 tokens, "
+    assert "The clock: after turn 15" in alt
+    assert ("The budget: after turn 10 — the next request would take the run to 6,761 tokens, "
             "over the budget of 6,000 — fires first") in alt
     assert "The run: the budget fired first, after 10 of 15 turns: no answer; 5,766 tokens" in alt
     assert "<title" in starting_line.chart_svg and alt in unescape(starting_line.chart_svg)
@@ -207,3 +207,14 @@ def test_notebook_1_1s_prediction_is_what_the_starting_line_shows(starting_line:
     assert 11_000 <= track[14] <= 13_500     # "15 turns would spend about 12,000 tokens"
     assert 5_300 <= track[9] <= 6_000        # "ten turns spend about 5,800 tokens together"
     assert 4.5 <= (track[9] - track[8]) / track[0] <= 6  # "the tenth costs about five times the first"
+
+
+def test_in_dollars_the_chart_has_dollar_ticks_and_names_the_budget_in_its_legend(
+    starting_line: Race,
+) -> None:
+    starting_line.unit.value = "USD"
+    svg = starting_line.chart_svg
+    ticks = re.findall(r'text-anchor="end">(\d[\d,]*\.\d{3})</text>', svg)
+    assert len(set(ticks)) >= 5, ticks  # 0.000, 0.040, ... not one "0"
+    assert "cumulative cost (USD)" in svg and "dollars against turns" in svg
+    assert re.search(r"a budget of \$0\.0\d+ at gpt-4o prices</text>", svg)

@@ -473,3 +473,14 @@ def test_the_badges_words_follow_the_language(replay) -> None:
         ex = replayed(replay, "1-3", "guess-pipe")
         badge = text_of(ex.badge.value)
     assert "o cano de atalho — validou, mas é o bloco errado (1 de 10 turnos)" in badge
+
+
+def test_badge_html_takes_the_levels_judgement(play) -> None:
+    from whentostop.level import Judgement
+
+    run = play("1-3", "searcher", stop_on=["mark_star"]).run
+    wrong = badge_html(run, judgement=Judgement(False, "Wrong."))
+    assert look.BADGE_COLOURS["wrong"] in wrong and "✗" in wrong
+    assert "validated, but the wrong block" in text_of(wrong)
+    unknown = badge_html(run, judgement=Judgement(None, "?"))
+    assert unknown == badge_html(run) and look.BADGE_COLOURS["terminal_tool"] in unknown

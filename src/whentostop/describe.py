@@ -292,7 +292,7 @@ def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
     return _sentences(_(RACE_TITLE).format(spent=unit),
                       _("Level {level}, {setup}").format(level=level,
                                                          setup=race_setup(result, model, pace_s)),
-                      *race_falls(result),
+                      *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
                       _("The run: {outcome}").format(outcome=race_outcome(result)))
 
 

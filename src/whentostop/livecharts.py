@@ -172,7 +172,10 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     legend = _legend([(TOKENS_COLOUR, _(look.THE_RUN)), (look.TRACK_COLOUR, _(look.TRACK))])
     left = (_title(_(look.RACE_TITLE).format(spent=spent_word)) + legend
             + "".join(_axes(top, turns, _(look.TURN), label, tick)) + turn_ticks + by_turn)
-    right = "".join(_axes(top, 0, _(look.SECONDS), label, tick)) + time_ticks + by_time
+    budget = ([("budget", describe.budget_text(limits.budget, unit, limits.price_model))]
+              if limits.budget is not None else [])
+    right = ("".join(_axes(top, 0, _(look.SECONDS), label, tick)) + time_ticks + by_time
+             + _lines_legend(budget))
     alt = describe.race_alt(result, level, model, pace_s)
     return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
                 alt)
@@ -198,11 +201,10 @@ def _race_panel(result: RaceResult, top: float, label: str, tick: Callable[[floa
                                  f'class="run {kind}"', width=3))
         out += [f'<circle cx="{x_of(x):.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
                 for x, v in zip(run_x, run_y)]
-    if limits.budget is not None:
+    if limits.budget is not None:  # its words are in the legend: a line across has no room
         y = _y(limits.budget, top)
-        words = describe.budget_text(limits.budget, unit, limits.price_model)
-        out.append(_limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, words if kind == "seconds"
-                               else "", anchor="end", at=(PANEL_W - RIGHT - 4, y - 6)))
+        out.append(_limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, "", anchor="end",
+                               at=(0.0, 0.0)))
     upright = (("max_turns", x_of(limits.max_turns + 0.5), f"max_turns={limits.max_turns}")
                if kind == "turns" else
                ("deadline", x_of(limits.deadline_s), f"deadline_s={limits.deadline_s:g}")
@@ -218,6 +220,20 @@ def _race_panel(result: RaceResult, top: float, label: str, tick: Callable[[floa
             continue
         x = x_of(fall.kept if kind == "turns" else (fall.at_s or 0.0))
         out.append(_fall_mark(fall, x, _y(fall.spent, top), fall is first))
+    return "".join(out)
+
+
+def _lines_legend(items: list[tuple[str, str]]) -> str:
+    """A legend of limit lines: a short stretch of each line in its colour and dash, its words."""
+    out: list[str] = []
+    x: float = LEFT + 8
+    for name, words in items:
+        colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+        out.append(f'<line x1="{x}" y1="{TOP - 13}" x2="{x + 22}" y2="{TOP - 13}" stroke="{colour}" '
+                   f'stroke-width="2.5"{dash}/><text x="{x + 28}" y="{TOP - 8}" '
+                   f'font-size="{TEXT_PX - 2}" fill="{colour}" font-weight="bold">{escape(words)}</text>')
+        x += 40 + 7.6 * len(words)
     return "".join(out)
 
 
@@ -417,4 +433,6 @@ def _nice_top(largest: float) -> float:
 
 
 def _ticks(top: float) -> list[float]:
-    return [top * i / 5 for i in range(6)] if top > 1 else [0.0, 1.0]
+    """Six ticks from 0 to `top`; just 0 and 1 on an empty chart (top 1: no turns yet). A top
+    below 1 is dollars: six ticks too."""
+    return [top * i / 5 for i in range(6)] if top != 1 else [0.0, 1.0]
