@@ -8,41 +8,86 @@ BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
 
-.PHONY: lab lite lite-serve test lint i18n bench bench-quick bench-class serve clean
+# Installs go through uv, fetched into the venv from the package registry like any dependency
+# (seconds instead of pip's tens of seconds); pip does them where uv cannot be had or cannot
+# install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
+INSTALLER ?= uv
 
+.PHONY: lab lite lite-serve test lint i18n bench bench-quick bench-class serve matrix nbstripout clean
+
+# The venv. With uv: made without pip (ensurepip is most of `python -m venv`'s time), uv fetched
+# into it by the pip beside $(PYTHON), then pip added by uv (so `%pip install` works in a notebook).
+# Where that cannot be done (no pip beside $(PYTHON), say), a plain venv: uv comes later, or not.
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
+	@if [ "$(INSTALLER)" = uv ] && $(PYTHON) -m venv --without-pip $(VENV) && \
+	    $(PYTHON) -m pip --python $(BIN)/python install --quiet --disable-pip-version-check uv && \
+	    $(BIN)/uv pip install --quiet --python $(BIN)/python pip; then \
+	    echo "$(VENV): a new venv, with uv"; \
+	else \
+	    echo "$(VENV): a new venv"; rm -rf $(VENV) && $(PYTHON) -m venv $(VENV); \
+	fi
 
+# `uv pip install $(SPEC)` into the venv (uv bootstrapped on first use), else pip. Each stamp
+# below sets its SPEC (a variable, not a $(call) argument: the extras' commas would split it).
+define install
+	@if [ "$(INSTALLER)" = uv ] && { [ -x $(BIN)/uv ] || \
+	     $(BIN)/python -m pip install --quiet --disable-pip-version-check uv; }; then \
+	    echo "uv pip install $(SPEC)"; \
+	    $(BIN)/uv pip install --quiet --python $(BIN)/python $(SPEC) || { \
+	        echo "uv could not install $(SPEC): trying pip"; \
+	        $(BIN)/python -m pip install --quiet --disable-pip-version-check $(SPEC); }; \
+	else \
+	    echo "pip install $(SPEC)"; \
+	    $(BIN)/python -m pip install --quiet --disable-pip-version-check $(SPEC); \
+	fi
+endef
+
+$(VENV)/.core-installed: SPEC = -e .
 $(VENV)/.core-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+	$(install)
 	touch $@
 
+$(VENV)/.lab-installed: SPEC = -e '.[lab]'
 $(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[lab]'
+	$(install)
 	touch $@ $(VENV)/.core-installed
 
+$(VENV)/.lite-installed: SPEC = -e '.[lite]'
 $(VENV)/.lite-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[lite]'
+	$(install)
 	touch $@ $(VENV)/.core-installed
 
 # The test extra includes the lab and lite extras.
+$(VENV)/.test-installed: SPEC = -e '.[test]'
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[test]'
+	$(install)
 	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed
 
+$(VENV)/.bench-installed: SPEC = -e '.[bench,test]'
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[bench,test]'
+	$(install)
 	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed $(VENV)/.test-installed
 
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
+# the folder JupyterLab opens (and saves into)
+NOTEBOOKS ?= notebooks
 
-lab: $(VENV)/.lab-installed
+# JupyterLab's settings for the lesson, in the venv (never the home folder): no "get notified
+# about official Jupyter news?" toast over the notebooks, no update check.
+LAB_OVERRIDES := $(VENV)/share/jupyter/lab/settings/overrides.d/whentostop.json
+
+$(LAB_OVERRIDES): jupyter/lab-overrides.json | $(BIN)/python
+	mkdir -p $(dir $@)
+	cp jupyter/lab-overrides.json $@
+
+lab: $(VENV)/.lab-installed $(LAB_OVERRIDES)
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
-		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=notebooks \
-		--LabApp.default_url=/lab/tree/00_start_here.ipynb $(LAB_ARGS)
+		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=$(NOTEBOOKS) \
+		--LabApp.default_url=/lab/tree/00_start_here.ipynb \
+		--LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
+		$(LAB_ARGS)
 
 # The lesson as a static JupyterLite site in build/lite: Pyodide, the wheels and the notebooks,
 # nothing to install for a learner. Downloads (npm, PyPI) are cached in build/lite-cache.
@@ -65,9 +110,30 @@ $(AXE): tests/a11y/package.json tests/a11y/package-lock.json
 test: $(VENV)/.test-installed $(if $(shell command -v npm),$(AXE),)
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
+# The library, notebook and CLI tests on every other Python the classifiers name (noxfile.py), one
+# nox per Python side by side, each one's output printed when it ends. A missing Python fails.
+MATRIX = $(shell $(BIN)/nox --list --json | $(BIN)/python -c \
+	'import json, sys; print(*(s["session"] for s in json.load(sys.stdin)))')
+matrix: $(VENV)/.test-installed
+	$(if $(strip $(MATRIX)),$(MAKE) --no-print-directory -j --output-sync=target \
+		$(addprefix nox-,$(MATRIX)),@echo "matrix: no other Python in the classifiers")
+
+nox-%: $(VENV)/.test-installed
+	$(BIN)/nox --error-on-missing-interpreters --session $*
+
+# Outputs stay in your working copy, never in a commit: nbstripout as this clone's git filter for
+# notebooks. .gitattributes names the filter; this writes its command into .git/config (what
+# `nbstripout --install` does, plus --keep-id: the cells keep the ids they were committed with).
+NBSTRIPOUT = "$(abspath $(BIN))/python" -m nbstripout --keep-id
+nbstripout: $(VENV)/.test-installed
+	git config filter.nbstripout.clean '$(NBSTRIPOUT)'
+	git config filter.nbstripout.smudge cat
+	git config filter.nbstripout.required true
+	git config diff.ipynb.textconv '$(NBSTRIPOUT) -t'
+
 # ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests bench tools lite
+	$(BIN)/ruff check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
 
 # extract the learner-facing words, merge them into each language's catalogue, compile; then the
@@ -100,4 +166,4 @@ serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve
 
 clean:
-	rm -rf $(VENV) build dist .pytest_cache
+	rm -rf $(VENV) build dist .pytest_cache .nox

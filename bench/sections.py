@@ -18,6 +18,7 @@ from statistics import median
 from typing import Any
 
 from harness import Samples, Section, Verdict, mib, ms, peak_memory, side_by_side, timed, us
+from install import install
 from loops import (
     PERSONA,
     TURNS,
@@ -655,4 +656,5 @@ SECTIONS = {
     8: lite,
     9: intent,
     10: slider_in_browser,
+    11: install,
 }

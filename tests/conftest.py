@@ -3,6 +3,7 @@ tests, and headless Chromium (Debian's, driven by Playwright; never a downloaded
 
 from __future__ import annotations
 
+import functools
 import os
 import shutil
 import signal
@@ -30,6 +31,27 @@ CHROMIUM_ARGS = [
     "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
+
+
+@functools.cache
+def committed_text(path: Path) -> str:
+    """A file of the lesson as git would commit it: its content in the index in a checkout (what
+    `git commit` takes; the same as HEAD until you `git add`), the working file otherwise.
+    Jupyter saves outputs, and a learner's answers, into the working copy as it is used: the
+    tests check the lesson as it is published, whatever `make lab` has done to the copy."""
+    shown = subprocess.run(["git", "cat-file", "blob", f":./{path.relative_to(ROOT)}"], cwd=ROOT,
+                           capture_output=True, timeout=60)
+    if shown.returncode == 0:
+        return shown.stdout.decode("utf-8")
+    return path.read_text(encoding="utf-8")
+
+
+def committed_notebooks(dest: Path) -> Path:
+    """notebooks/ as committed (see `committed_text`), written into `dest`; `dest`."""
+    dest.mkdir(parents=True, exist_ok=True)
+    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
+        (dest / path.name).write_text(committed_text(path), encoding="utf-8")
+    return dest
 
 
 PROMPT = PROMPT_TEXT

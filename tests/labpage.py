@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
-from conftest import ROOT, free_port, running
+from conftest import ROOT, committed_text, free_port, running
 
 LAB_SETTINGS = {
     # No "Would you like to get notified about official Jupyter news?" toast over the page.
@@ -41,14 +41,18 @@ _RUN_ALL_DONE = """([errors]) => {
 
 
 def copy_of_repository(dest: Path) -> Path:
-    """The files git would commit (tracked and new, not ignored), copied to `dest`."""
+    """The files git would commit (tracked and new, not ignored), copied to `dest`; notebooks as
+    committed, without the outputs and answers Jupyter saved into the working copy."""
     listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
                             cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
     for name in filter(None, listed.decode().split("\0")):
         source = ROOT / name
         if source.is_file():
             (dest / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, dest / name)
+            if source.suffix == ".ipynb":
+                (dest / name).write_text(committed_text(source), encoding="utf-8")
+            else:
+                shutil.copy2(source, dest / name)
     return dest
 
 

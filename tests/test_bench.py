@@ -5,6 +5,7 @@ Speed itself is never asserted here (the machine is shared and noisy); `make ben
 
 from __future__ import annotations
 
+import ast
 import subprocess
 import sys
 from importlib.util import find_spec
@@ -15,7 +16,11 @@ import pytest
 pytestmark = pytest.mark.bench
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = [f"## {n}. " for n in range(1, 11)]
+SECTIONS = [f"## {n}. " for n in sorted(
+    key.value for node in ast.walk(ast.parse((ROOT / "bench" / "sections.py").read_text()))
+    if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SECTIONS" for t in node.targets)
+    for key in node.value.keys)]
+"""Every section bench/sections.py registers."""
 
 
 @pytest.fixture(scope="module")

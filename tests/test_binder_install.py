@@ -1,10 +1,10 @@
-"""What Binder does with this repository, done here: a fresh virtual environment, then what
-repo2docker's Python build pack runs for a repository with a root requirements.txt and a
-pyproject.toml ([project] and [build-system]): `pip install -r requirements.txt`, then
-`pip install .` (not editable); JupyterLab from that environment started in the repository's
-root, and a learner opening 00_start_here.ipynb from the Binder link's urlpath and running all of
-it in the browser. The notebook server comes from requirements.txt (the package's `lab` extra),
-not from repo2docker's own base environment: the test does not rely on it.
+"""What Binder does with this repository, done here: a fresh virtual environment of the Python
+runtime.txt pins, then what repo2docker's Python build pack runs for a repository with a root
+requirements.txt and a pyproject.toml ([project] and [build-system]): `pip install -r
+requirements.txt`, then `pip install .` (not editable); JupyterLab from that environment started
+in the repository's root, and a learner opening 00_start_here.ipynb from the Binder link's urlpath
+and running all of it in the browser. The notebook server comes from requirements.txt (the
+package's `lab` extra), not from repo2docker's own base environment: the test does not rely on it.
 
 Everything happens in a copy of the working tree in a temporary folder, so nothing writes into
 the checkout; pip's cache makes the second run faster.
@@ -20,7 +20,7 @@ from pathlib import Path
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
-from conftest import screenshot
+from conftest import ROOT, screenshot
 from labpage import (
     code_cells_run,
     copy_of_repository,
@@ -36,9 +36,22 @@ from whentostop.classroom import binder_link
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 
 
+def binder_python() -> str:
+    """The Python Binder runs: the one runtime.txt pins (repo2docker reads a root runtime.txt
+    when there is no binder/ folder), which must be the one running this test."""
+    pinned = (ROOT / "runtime.txt").read_text(encoding="utf-8").strip().removeprefix("python-")
+    running = f"{sys.version_info.major}.{sys.version_info.minor}"
+    if pinned != running:
+        message = f"runtime.txt pins Binder to Python {pinned}; this test runs on {running}"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    return sys.executable
+
+
 def binder_like_environment(repo: Path, venv: Path) -> Path:
     """A new virtual environment with the repository installed as repo2docker does; its bin/."""
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=180)
+    subprocess.run([binder_python(), "-m", "venv", str(venv)], check=True, timeout=180)
     python = venv / "bin" / "python"
     pip = [str(python), "-m", "pip", "--disable-pip-version-check", "install", "--quiet"]
     subprocess.run([*pip, "--upgrade", "pip"], check=True, timeout=300)

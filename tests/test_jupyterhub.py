@@ -10,6 +10,7 @@ lesson is a git repository made from a copy of the working tree and given as a f
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import secrets
@@ -21,6 +22,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 from conftest import free_port, loopback_context, running, screenshot
 from labpage import (
@@ -37,6 +39,9 @@ pytestmark = [pytest.mark.slow, pytest.mark.browser]
 HUB_CONFIG = Path(__file__).parent / "hub" / "jupyterhub_config.py"
 LEARNERS = ("ada", "grace")
 NOTEBOOK = "1-1"
+ROOM_LEARNER = "katherine"
+"""A learner whose server the instructor's room setting reaches (or not)."""
+INSTRUCTOR_TOKEN = secrets.token_hex(32)
 
 
 @pytest.fixture(scope="module")
@@ -70,14 +75,16 @@ def hub(proxy_command: str, jupyter_env: dict[str, str],
     """A running hub: (its URL, the class password, its state folder)."""
     state = tmp_path_factory.mktemp("hub")
     password = secrets.token_urlsafe(12)
-    for learner in LEARNERS:
+    for learner in (*LEARNERS, ROOM_LEARNER):
         write_lab_settings(state / "home" / learner / ".jupyter" / "lab" / "user-settings")
+    (state / "room.json").write_text("{}")  # the room starts on the mock
     port = free_port()
     env = dict(jupyter_env,
                WTS_HUB_DIR=str(state), WTS_HUB_PORT=str(port), WTS_HUB_API_PORT=str(free_port()),
                WTS_PROXY_API_PORT=str(free_port()), WTS_PROXY_TOKEN=secrets.token_hex(32),
                WTS_PROXY=proxy_command, WTS_HUB_PASSWORD=password,
-               WTS_HUB_USERS=",".join(LEARNERS),
+               WTS_HUB_USERS=",".join((*LEARNERS, ROOM_LEARNER)),
+               WTS_ROOM_FILE=str(state / "room.json"), WTS_INSTRUCTOR_TOKEN=INSTRUCTOR_TOKEN,
                WTS_SINGLEUSER=str(Path(sys.executable).parent / "jupyterhub-singleuser"))
     url = f"http://127.0.0.1:{port}"
     cmd = [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)]
@@ -164,3 +171,90 @@ def test_two_learners_follow_the_hub_link_and_each_runs_level_1_1(
     finally:
         for context in contexts:
             context.close()
+
+
+# --- switching the room to a shared model --------------------------------------------------------
+
+
+def wait_for(check, what: str, timeout_s: float = 180.0):
+    """Poll `check()` until it returns something true; that value."""
+    deadline = time.monotonic() + timeout_s
+    while not (found := check()):
+        if time.monotonic() > deadline:
+            raise AssertionError(f"timed out waiting for {what}")
+        time.sleep(0.5)
+    return found
+
+
+def servers(api: httpx.Client, learner: str) -> dict[str, dict]:
+    """The learner's servers as the hub's API lists them."""
+    user = api.get(f"/hub/api/users/{learner}")
+    assert user.status_code == 200, f"{user.status_code}: {user.text[:500]}"
+    return user.json().get("servers", {})
+
+
+def server_ready(api: httpx.Client, learner: str) -> bool:
+    return bool(servers(api, learner).get("", {}).get("ready"))
+
+
+def start_server(api: httpx.Client, learner: str) -> None:
+    """What *Start My Server* does in the hub's control panel."""
+    started = api.post(f"/hub/api/users/{learner}/server")
+    assert started.status_code in (201, 202), f"{started.status_code}: {started.text[:500]}"
+    wait_for(lambda: server_ready(api, learner), f"{learner}'s server")
+
+
+def stop_server(api: httpx.Client, learner: str) -> None:
+    """What *Stop My Server* does in the hub's control panel."""
+    assert api.delete(f"/hub/api/users/{learner}/server").status_code in (202, 204)
+    wait_for(lambda: not servers(api, learner), f"{learner}'s server to stop")
+
+
+def kernel_environment(kernel_id: str, not_pid: int | None = None) -> tuple[int, dict[str, str]]:
+    """(pid, environment) of the process running the kernel (a new one after a restart)."""
+    def find() -> tuple[int, dict[str, str]] | None:
+        for entry in Path("/proc").iterdir():
+            try:
+                if (entry.name.isdigit() and int(entry.name) != not_pid
+                        and f"kernel-{kernel_id}".encode() in (entry / "cmdline").read_bytes()):
+                    raw = (entry / "environ").read_bytes().split(b"\0")
+                    return int(entry.name), dict(i.decode().split("=", 1) for i in raw if b"=" in i)
+            except OSError:
+                pass
+        return None
+
+    return wait_for(find, f"kernel {kernel_id}'s process", 60)
+
+
+@pytest.mark.timeout(600)
+def test_a_room_setting_reaches_a_learner_after_their_server_restarts_not_their_kernel(
+        hub: tuple[str, str, Path]) -> None:
+    hub_url, _, state = hub
+    shared = {"OPENAI_BASE_URL": "http://10.0.0.5:11434/v1", "WHENTOSTOP_MODEL": "llama3.2"}
+    with httpx.Client(base_url=hub_url, timeout=60,
+                      headers={"Authorization": f"token {INSTRUCTOR_TOKEN}"}) as api:
+        kernels = f"/user/{ROOM_LEARNER}/api/kernels"
+        # until the hub has added its route, the proxy answers /hub/api with a 404
+        wait_for(lambda: api.get("/hub/api").status_code == 200, "the hub's API", 90)
+        try:
+            start_server(api, ROOM_LEARNER)
+            kernel = api.post(kernels, json={"name": "python3"}).json()["id"]
+            pid, env = kernel_environment(kernel)
+            assert env.get("OPENAI_BASE_URL") == ""  # on the mock
+
+            # The instructor switches the room; the learner restarts the kernel: nothing changes.
+            (state / "room.json").write_text(json.dumps(shared))
+            assert api.post(f"{kernels}/{kernel}/restart").status_code == 200
+            _, env = kernel_environment(kernel, not_pid=pid)
+            assert env.get("OPENAI_BASE_URL") == ""
+
+            # The learner stops and starts their server: its new kernels have the room's model.
+            stop_server(api, ROOM_LEARNER)
+            start_server(api, ROOM_LEARNER)
+            kernel = api.post(kernels, json={"name": "python3"}).json()["id"]
+            _, env = kernel_environment(kernel)
+            assert {name: env.get(name) for name in shared} == shared
+        finally:
+            (state / "room.json").write_text("{}")
+            if server_ready(api, ROOM_LEARNER):
+                stop_server(api, ROOM_LEARNER)

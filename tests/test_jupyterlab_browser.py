@@ -9,14 +9,13 @@ Screenshots of each explorer go to test-artifacts/ (git-ignored).
 
 from __future__ import annotations
 
-import shutil
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from a11ypage import axe_violations, describe_violations
-from conftest import NOTEBOOKS, screenshot
+from conftest import committed_notebooks, screenshot
 from labpage import (
     ExplorerView,
     Lab,
@@ -45,11 +44,10 @@ SHORT_BUDGET = 2
 
 @pytest.fixture(scope="module")
 def lab(jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab from the project's .venv, serving a copy of notebooks/."""
+    """JupyterLab from the project's .venv, serving a copy of notebooks/ as committed."""
     base = tmp_path_factory.mktemp("jupyterlab")
     lesson = base / "lesson"
-    shutil.copytree(NOTEBOOKS, lesson / "notebooks",
-                    ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    committed_notebooks(lesson / "notebooks")  # not the outputs `make lab` saved
     jupyter = Path(sys.executable).parent / "jupyter"
     with jupyter_lab(jupyter, root_dir=lesson, state_dir=base, env=jupyter_env,
                      log=base / "jupyterlab.log") as server:

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from conftest import committed_text
 from nbclient import NotebookClient
 
 from whentostop import loop
@@ -33,7 +34,8 @@ _executed: dict[tuple[str, bool], nbformat.NotebookNode] = {}
 
 
 def read(name: str) -> nbformat.NotebookNode:
-    return nbformat.read(NOTEBOOKS / f"{name}.ipynb", as_version=4)
+    """The notebook as committed, not as Jupyter last saved it (see conftest.committed_text)."""
+    return nbformat.reads(committed_text(NOTEBOOKS / f"{name}.ipynb"), as_version=4)
 
 
 def tagged(nb: nbformat.NotebookNode, prefix: str = "exercise-") -> list[tuple[nbformat.NotebookNode, str]]:
@@ -106,7 +108,7 @@ def test_committed_notebook_holds_no_outputs_or_execution_counts(name):
 
 @pytest.mark.parametrize("name", ALL)
 def test_committed_notebook_holds_nothing_like_an_api_key(name):
-    text = (NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8")
+    text = committed_text(NOTEBOOKS / f"{name}.ipynb")
     assert not KEY_LIKE.search(text), f"{name} holds something that looks like an API key"
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import httpx
 import pytest
-from conftest import ROOT
+from conftest import ROOT, committed_text
 from faulty_server import FaultyServer, echo_authorization, run_to_end, send, serving_mock
 
 from whentostop import AuthenticationError, EndpointError, ServerError, Stop, connect
@@ -280,7 +280,7 @@ def test_committed_notebooks_have_no_outputs_and_no_keys():
     if not notebooks:
         pytest.skip("no notebooks yet")
     for path in notebooks:
-        text = path.read_text(encoding="utf-8")
+        text = committed_text(path)
         cells = json.loads(text)["cells"]
         code = [c for c in cells if c["cell_type"] == "code"]
         assert all(c.get("outputs") == [] and c.get("execution_count") is None for c in code), path

@@ -204,7 +204,7 @@ def mismatches(english: str, translated: str) -> list[str]:
     if [n.replace(",", "").replace(".", "") for n in numbers(english)] != \
             [n.replace(",", "").replace(".", "") for n in numbers(translated)]:
         found.append("its numbers changed")
-    if sorted(re.findall(r"`[^`]+`", english)) != sorted(re.findall(r"`[^`]+`", translated)):
+    if _code(english) != _code(translated):
         found.append("its `code` changed")
     if re.findall(r"\]\(([^)]+)\)", english) != re.findall(r"\]\(([^)]+)\)", translated):
         found.append("its link targets changed")
@@ -215,6 +215,19 @@ def mismatches(english: str, translated: str) -> list[str]:
     if any(pipes) and pipes != [line.count("|") for line in translated.split("\n")]:
         found.append("its table's shape changed")
     return found
+
+
+_FENCED = re.compile(r"^\s*(```|~~~).*?^\s*\1", re.S | re.M)
+_SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
+
+
+def _code(text: str) -> list[str]:
+    """The code of a Markdown text: its fenced blocks without their comments (a comment may be
+    translated), then its code spans (any number of backticks), sorted."""
+    fenced = [re.sub(r"(^|\s)#.*$", "", block, flags=re.M).strip()
+              for block in (m.group(0) for m in _FENCED.finditer(text))]
+    spans = sorted(m.group(0) for m in _SPAN.finditer(_FENCED.sub("", text)))
+    return fenced + spans
 
 
 def fields(text: str) -> list[str]:
@@ -289,8 +302,10 @@ def translator(edition: Edition) -> Callable[[str], str]:
 
 
 def _relink(text: str, edition: Edition) -> str:
+    """Links and paths to the English notebooks, pointed at the edition's."""
     for english, other in edition.notebooks.items():
         text = text.replace(f"]({english}", f"]({other}")
+        text = text.replace(f"notebooks/{english}", f"notebooks/{edition.lang}/{other}")
     return text
 
 

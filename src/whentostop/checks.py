@@ -155,7 +155,8 @@ class Exercise:
     def cell(self, solved: bool = False) -> str:
         """The answer cell's source: blank as committed, or with the solution filled in."""
         body = self.solution_code if solved else self.blank
-        return f"# Exercise {self.id}\n{body}\n\n{self.check_line}"
+        head = _("Exercise {id}").format(id=self.id)
+        return f"# {head}\n{_(body)}\n\n{self.check_line}"
 
     def check(self, answer: Any = ____) -> None:
         """Run the answer on the mock and say what came of it. Never raises."""
@@ -1049,7 +1050,7 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
     "1-4": (
         Exercise(
             id="1-4.a", var="q1", answer="run_call",
-            blank=(
+            blank=N_(
                 "def run_call(call, tools):\n"
                 "    \"\"\"One tool call -> (ok, data, output): a failure becomes an output, never an "
                 "exception.\"\"\"\n"
@@ -1079,7 +1080,7 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
         ),
         Exercise(
             id="1-4.b", var="q2", answer="my_loop",
-            blank=(
+            blank=N_(
                 "def my_loop(post, prompt, tools, max_turns=10, stop_on=()):\n"
                 "    messages = [{\"role\": \"user\", \"content\": prompt}]\n"
                 "    for turn in range(max_turns):\n"
@@ -1122,7 +1123,7 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
         ),
         Exercise(
             id="1-4.c", var="q3", answer="exit_by_last_message",
-            blank=(
+            blank=N_(
                 "import json\n\n"
                 "def exit_by_last_message(messages, stop_on=(\"mark_star\",)):\n"
                 "    \"\"\"The recipe: guess how a run ended from its last assistant message alone.\"\"\"\n"
@@ -1168,7 +1169,7 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
         ),
         Exercise(
             id="1-4.e", var="q5", answer="castle_caller",
-            blank=(
+            blank=N_(
                 "def castle_caller(model, level):\n"
                 "    runs = []\n"
                 "    for task in (PROMPT, ____):                          # the task, then a clearer one\n"

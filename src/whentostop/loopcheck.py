@@ -63,6 +63,8 @@ class Case:
 
 
 FLAG_TEXT = "I found the star! It is in the underground, block 7."
+"""The flag's answer on level 1-2 in English; the check reads it off each run (`_flag_text`),
+in whatever language the conversation is."""
 STAR_12 = {"item": "star", "block": 12}
 
 CASES = (
@@ -294,16 +296,26 @@ def _flag(played: Played, stop: Any, answer: Any) -> str | None:
     if stop != "end_turn":
         return _("this run ended on the flag (a reply with no tool call): stop should be "
                  "\"end_turn\", not {got!r}.").format(got=stop)
-    if answer != case.answer:
-        if isinstance(answer, dict) and answer.get("content") == case.answer:
+    want = _flag_text(played.messages)
+    if answer != want:
+        if isinstance(answer, dict) and answer.get("content") == want:
             return _("on the flag the answer is the reply's text, message[\"content\"], not the "
                      "whole message.")
         return _("on the flag the answer is the text of the reply that asked for no tool, "
-                 "{want!r}; your loop returned {got}.").format(want=case.answer,
+                 "{want!r}; your loop returned {got}.").format(want=want,
                                                                  got=excerpt(repr(answer), 80))
     if played.requests != case.requests:
         return _("the run should take {want} requests; your loop made {got}.").format(
             want=case.requests, got=played.requests)
+    return None
+
+
+def _flag_text(messages: list[dict[str, Any]]) -> str | None:
+    """The text of the last reply that asked for no tool: the flag's answer (the mock words it
+    in the conversation's language, so it is read off the run, not written here)."""
+    for message in reversed(messages):
+        if message.get("role") == "assistant" and not message.get("tool_calls"):
+            return str(message.get("content") or "")
     return None
 
 
@@ -382,7 +394,7 @@ def _first_failed_terminal(messages: list[dict[str, Any]],
         for call in message.get("tool_calls") or []:
             name = call.get("function", {}).get("name")
             output = outputs.get(call.get("id", ""))
-            if name in stop_on and (output is None or output.lower().lstrip().startswith("error")
+            if name in stop_on and (output is None or output.lower().lstrip().startswith(("error", "erro"))
                                     or JAMMED in output or "invalid" in output.lower()):
                 return turn, str(call["function"].get("arguments")), output or _("(no result)")
     return None

@@ -109,6 +109,15 @@ def connect(
                       max_tokens=DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens)
 
 
+def serves_personas(base_url: str | None = None) -> bool:
+    """Whether the endpoint (`base_url`, else `OPENAI_BASE_URL`) is the mock served over HTTP
+    (`python -m whentostop serve`): its `/v1/models` lists every persona, and it plays them."""
+    from .mock.personas import PERSONAS
+
+    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    return endpoint is not None and set(PERSONAS) <= _listed_models(endpoint.rstrip("/"))
+
+
 def _serves(endpoint: str, persona: str | None) -> bool:
     """Whether the endpoint's `/v1/models` lists the persona (it is the mock server)."""
     return bool(persona) and str(persona).partition(":")[0] in _listed_models(endpoint.rstrip("/"))
@@ -127,4 +136,4 @@ def _listed_models(endpoint: str) -> frozenset[str]:
         return frozenset()  # an invalid URL: the client says so, naming it
 
 
-__all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock"]
+__all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock", "serves_personas"]

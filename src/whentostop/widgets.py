@@ -37,7 +37,7 @@ from .lesson import give_up
 from .lesson import prompt as lesson_prompt
 from .level import LEVELS, Judgement, Level, load_level
 from .loop import run_agent
-from .models import connect, is_mock, mock
+from .models import connect, is_mock, mock, serves_personas
 from .outcome import Run, Stop, ToolCall, Turn
 from .race import TRACK_TURNS, Limits, RaceResult, track_of
 from .race import race as run_race
@@ -316,8 +316,9 @@ class Explorer:
         self.compact = compact
         self.price_model = price_model
         """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
-        if model is None and os.environ.get("OPENAI_BASE_URL"):
-            model = connect()
+        if model is None and os.environ.get("OPENAI_BASE_URL") and (
+                os.environ.get("WHENTOSTOP_MODEL") or not serves_personas()):
+            model = connect()  # the configured model; the mock served over HTTP plays personas
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = {}
         if model is not None and not self.live:

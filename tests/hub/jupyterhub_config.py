@@ -98,3 +98,23 @@ if os.environ.get("WTS_SERVER_PORTS"):
 if os.environ.get("WTS_ROOM_BASE_URL"):
     c.Spawner.environment.update({"OPENAI_BASE_URL": os.environ["WTS_ROOM_BASE_URL"],
                                   "WHENTOSTOP_MODEL": os.environ.get("WTS_ROOM_MODEL", "")})
+# The instructor's room settings, read when each learner's server starts (WTS_ROOM_FILE: a JSON
+# object of environment variables), so a test can change them while servers run — as an
+# instructor edits c.Spawner.environment and reloads the hub. A server that is running, and
+# every kernel it starts or restarts, keeps the environment it started with.
+if os.environ.get("WTS_ROOM_FILE"):
+    import json
+
+    room = Path(os.environ["WTS_ROOM_FILE"])
+
+    def _room_setting(name):
+        return lambda spawner: json.loads(room.read_text()).get(name, "")
+
+    c.Spawner.environment.update(
+        {name: _room_setting(name) for name in ("OPENAI_BASE_URL", "WHENTOSTOP_MODEL")})
+# An instructor's API token (WTS_INSTRUCTOR_TOKEN): start and stop learners' servers, reach them.
+if os.environ.get("WTS_INSTRUCTOR_TOKEN"):
+    c.JupyterHub.services = [{"name": "instructor",
+                              "api_token": os.environ["WTS_INSTRUCTOR_TOKEN"]}]
+    c.JupyterHub.load_roles = [{"name": "instructor", "services": ["instructor"],
+                                "scopes": ["admin:servers", "access:servers", "read:users"]}]

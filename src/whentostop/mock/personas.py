@@ -144,7 +144,7 @@ def read(body: dict[str, Any]) -> View:
                 calls[call.get("id", "")] = (fn.get("name", ""), args if isinstance(args, dict) else {})
         elif role == "tool":
             name, args = calls.get(message.get("tool_call_id", ""), ("", {}))
-            failed = text.lstrip().lower().startswith("error")
+            failed = _is_error(text)
             if name == "search_blocks":
                 view.attempts += 1
                 view.areas = view.areas or _areas_in(text)
@@ -295,3 +295,9 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
 def _areas_in(text: str) -> list[str]:
     found = _AREAS.findall(text)
     return [a.strip() for a in found[-1].split(",") if a.strip()] if found else []
+
+
+def _is_error(text: str) -> bool:
+    """Whether a tool's result reads as an error, as a model reads it: the library's tools say
+    "Error: …"; a learner's own tool may say it in Portuguese ("Erro: …")."""
+    return text.lstrip().lower().startswith(("error", "erro"))
