@@ -183,7 +183,7 @@ def test_no_binder_folder_hides_the_root_pyproject() -> None:
 # --- the instructor's guide: its plans are built from the notebooks' own minutes ----------------
 
 GUIDE = ROOT / "docs" / "workshop.md"
-PLANS = {"### 90 minutes": 90, "### 3 hours": 180}
+PLANS = {"### 100 minutes": 100, "### 3 hours": 180}
 LEVELS = ("00", "1-1", "1-2", "1-3", "1-4")
 """Every lesson notebook: each plan gives each of them its teaching minutes."""
 
@@ -248,7 +248,7 @@ def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minut
         row = table[short]
         assert (as_int(row[1]), as_int(row[2].split(" ")[0])) == (teaching, exercise_min), short
         assert exercise_min == 5 * len(exercises(short)), short
-    assert "3 hours" in GUIDE.read_text() and "90 minutes" in GUIDE.read_text()
+    assert "3 hours" in GUIDE.read_text() and "100 minutes" in GUIDE.read_text()
 
 
 def test_every_exercise_the_guide_names_exists() -> None:

@@ -150,3 +150,20 @@ def test_cached_tokens_are_their_own_part_of_each_bar_in_matplotlib() -> None:
         == [t.prompt_tokens for t in run.turns]
     assert "history, cached by the server" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert "256 of the prompt tokens as cached" in fig.alt_text
+
+
+def test_the_maps_words_judge_an_answer_given_in_text(play) -> None:
+    run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
+    assert run.stop.value == "end_turn"
+    alt = describe.map_alt(level, run)
+    assert level.judge(run).text in alt and "Right: the answer names block" in alt
+
+
+def test_the_ending_with_a_wrong_judgement_says_validated_but_wrong(play) -> None:
+    from whentostop.level import Judgement
+
+    run, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
+    wrong = Judgement(False, "Wrong.")
+    assert describe.ending(run, judgement=wrong).startswith(
+        "the warp pipe — validated, but the wrong block (5 of 10 turns): ")
+    assert describe.ending(run, judgement=Judgement(None, "?")) == describe.ending(run)

@@ -134,3 +134,21 @@ def test_block_labels_reach_aa_on_their_faces() -> None:
         face = look.block_face(item)
         assert contrast(face.colour, face.fill) >= TEXT_AA, item
         assert contrast(face.edge, look.BACKGROUND) >= GRAPHICS_AA, item
+
+
+@pytest.mark.parametrize("colour", [*look.LIMIT_COLOURS.values(), look.TRACK_COLOUR])
+def test_the_races_lines_reach_three_to_one_on_white(colour: str) -> None:
+    assert contrast(colour, "#FFFFFF") >= GRAPHICS_AA
+
+
+@pytest.mark.parametrize("deficiency", ["protanopia", "deuteranopia", "tritanopia", "typical"])
+def test_the_races_limits_and_its_run_stay_apart_under_colour_vision_deficiencies(
+    deficiency: str,
+) -> None:
+    for a, b in itertools.combinations([*look.LIMIT_COLOURS.values(), look.TOKENS_COLOUR], 2):
+        assert delta_e(a, b, deficiency) >= APART, (a, b, deficiency)
+
+
+def test_each_limit_also_has_its_own_line_style() -> None:
+    assert set(look.LIMIT_DASHES) == set(look.LIMIT_COLOURS)
+    assert len(set(look.LIMIT_DASHES.values())) == len(look.LIMIT_DASHES)

@@ -13,7 +13,7 @@ from html import unescape
 import pytest
 from test_intent import GIVES_UP
 
-from whentostop import Run, Stop, connect
+from whentostop import Run, Stop, connect, look
 from whentostop.lesson import give_up
 from whentostop.mock import MockServer
 from whentostop.mock.intent import read_intent
@@ -369,3 +369,118 @@ def test_in_the_dashboard_only_the_explorer_whose_control_moved_reruns_and_redra
     first.max_turns.value = 4
     assert first.runs == 2 and [ex.runs for ex in others] == [1, 1]
     assert sent == []
+
+
+# -- issue 16: what a small real model does does not look like a clean answer ------------------
+
+
+@pytest.fixture(scope="module")
+def replay():
+    """The loopback replay of a small local model (tests/replay_server.py), for the module."""
+    from replay_server import ReplayServer
+
+    with ReplayServer() as server:
+        yield server
+
+
+def replayed(server, level: str, behaviour: str):
+    """An explorer on a real endpoint (the replay), after one press of Run."""
+    ex = explorer(level, model=connect(f"replay:{behaviour}", base_url=server.base_url))
+    ex.run_button.click()
+    return ex
+
+
+def test_a_tool_call_written_as_text_has_its_own_badge_not_the_flags(replay) -> None:
+    ex = replayed(replay, "1-3", "fenced")
+    assert ex.run.stop == Stop.END_TURN and ex.run.answer_is_text_tool_call
+    badge = text_of(ex.badge.value)
+    assert "the flag — but the model wrote a tool call as text, not an answer" in badge
+    assert "mark_star" in badge and "⚠" in badge
+    assert look.BADGE_COLOURS["text_tool_call"] in ex.badge.value
+    assert look.BADGE_COLOURS["end_turn"] not in ex.badge.value
+
+
+def test_a_guessed_marker_that_validates_is_called_the_wrong_block(replay) -> None:
+    ex = replayed(replay, "1-3", "guess-pipe")
+    assert ex.run.stop == Stop.TERMINAL_TOOL and ex.judgement.correct is False
+    badge = text_of(ex.badge.value)
+    assert "the warp pipe — validated, but the wrong block (1 of 10 turns)" in badge
+    assert '"block": 4' in badge and look.BADGE_COLOURS["wrong"] in ex.badge.value
+
+
+def test_a_guessed_answer_in_text_is_called_wrong(replay) -> None:
+    ex = replayed(replay, "1-2", "guess-text")
+    assert "the flag — answered in 1 of 10 turns, but wrong" in text_of(ex.badge.value)
+
+
+def test_a_right_answer_says_so_on_the_badge() -> None:
+    ex = explorer("1-3")
+    assert ex.judgement.correct is True
+    assert text_of(ex.badge.value).strip().endswith("— right")
+    assert look.BADGE_COLOURS["terminal_tool"] in ex.badge.value
+
+
+def test_the_live_region_says_what_the_badge_says(replay) -> None:
+    ex = replayed(replay, "1-3", "fenced")
+    assert ex.status.text.startswith(
+        "Level 1-3, run 1: the flag — but the model wrote a tool call as text, not an answer")
+    ex = replayed(replay, "1-3", "guess-pipe")
+    assert "validated, but the wrong block" in ex.status.text
+
+
+def test_the_transcript_shows_the_turns_note_the_runs_warning_and_the_verdict(replay) -> None:
+    ex = replayed(replay, "1-3", "fenced")
+    shown = ex.transcript.value
+    assert 'class="wts-note wts-note-text_tool_call"' in shown
+    assert ex.run.turns[0].notes[0].text in unescape(shown)
+    assert "a tool call written as text" in text_of(shown.split("</summary>")[0])
+    assert 'class="wts-warning"' in shown and "--jinja" in unescape(shown)
+    assert 'class="wts-verdict" data-correct="none"' in shown and "Not an answer" in shown
+
+
+def test_the_transcript_gives_a_wrong_markers_verdict(replay) -> None:
+    ex = replayed(replay, "1-3", "guess-pipe")
+    verdict = re.search(r'<div class="wts-verdict" data-correct="false"[^>]*>([^<]*)</div>',
+                        ex.transcript.value)
+    assert verdict and "Wrong: the marker is on block 4" in unescape(verdict.group(1))
+    assert "the model guessed" in unescape(verdict.group(1))
+
+
+def test_an_empty_reply_is_noted_and_opened_in_the_transcript(replay) -> None:
+    ex = replayed(replay, "1-2", "empty")
+    first = ex.run.turns[0]
+    assert first.empty and 1 in notable_turns(ex.run)
+    assert 'class="wts-note wts-note-empty_reply"' in ex.transcript.value
+    assert "an empty reply" in text_of(ex.transcript.value.split('data-turn="2"')[0])
+
+
+def test_the_cost_charts_words_say_what_the_badge_says(replay) -> None:
+    ex = replayed(replay, "1-3", "guess-pipe")
+    plot_alt = unescape(re.search(r'alt="([^"]*)"', ex.plot.value).group(1))
+    assert "validated, but the wrong block" in plot_alt
+    assert "validated, but the wrong block" in unescape(ex.plot_svg.split("</desc>")[0])
+    ex = replayed(replay, "1-2", "fenced")
+    map_alt = unescape(re.search(r'alt="([^"]*)"', ex.map.value).group(1))
+    assert "wrote a tool call as text" in plot_alt or "wrote a tool call as text" in unescape(
+        re.search(r'alt="([^"]*)"', ex.plot.value).group(1))
+    assert "Not an answer" in map_alt
+
+
+def test_the_badges_words_follow_the_language(replay) -> None:
+    from whentostop.i18n import using
+
+    with using("pt"):
+        ex = replayed(replay, "1-3", "guess-pipe")
+        badge = text_of(ex.badge.value)
+    assert "o cano de atalho — validou, mas é o bloco errado (1 de 10 turnos)" in badge
+
+
+def test_badge_html_takes_the_levels_judgement(play) -> None:
+    from whentostop.level import Judgement
+
+    run = play("1-3", "searcher", stop_on=["mark_star"]).run
+    wrong = badge_html(run, judgement=Judgement(False, "Wrong."))
+    assert look.BADGE_COLOURS["wrong"] in wrong and "✗" in wrong
+    assert "validated, but the wrong block" in text_of(wrong)
+    unknown = badge_html(run, judgement=Judgement(None, "?"))
+    assert unknown == badge_html(run) and look.BADGE_COLOURS["terminal_tool"] in unknown

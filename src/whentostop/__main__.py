@@ -32,6 +32,7 @@ from .level import Judgement, load_level
 from .loop import run_agent
 from .models import connect
 from .outcome import Run, Stop
+from .usage import DEFAULT_PRICE_MODEL
 
 EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG, EXIT_TEXT_TOOL_CALL = 0, 1, 2, 3, 4
 EXIT_CODES = {
@@ -70,7 +71,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--max-cost-usd", type=float, default=None, metavar="USD",
                        help="the budget in dollars, at --price's prices")
     run_p.add_argument("--price", default=None, metavar="MODEL",
-                       help="whose prices --max-cost-usd counts (default gpt-4o-mini)")
+                       help=f"whose prices --max-cost-usd counts (default {DEFAULT_PRICE_MODEL})")
     run_p.add_argument("--max-tokens", type=int, default=None, metavar="N",
                        help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)")
     run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")

@@ -79,6 +79,17 @@ def where(model: str | None = None) -> Where:
     return Where(chosen.base_url, chosen.name, os.environ.get("OPENAI_API_KEY") or None, None)
 
 
+def on_the_mock(persona: str) -> Where:
+    """Where a mock persona is, in process, whatever the environment configures: for a cell that
+    must never reach a real endpoint (the uncapped loop of notebook 1-1)."""
+    from .mock.endpoint import mock_transport
+    from .models import MOCK_BASE_URL, is_persona
+
+    if not is_persona(persona):
+        raise ValueError(_("{persona!r} is not a mock persona").format(persona=persona))
+    return Where(MOCK_BASE_URL, persona, None, mock_transport())
+
+
 def post_to(model: str | None = None) -> Post:
     """`http_post(*where(model))`: a `post(body)` for the model `connect(model)` would pick."""
     return http_post(*where(model))

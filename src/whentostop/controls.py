@@ -4,6 +4,8 @@
   draws a handle with `role="slider"` and no accessible name, and a focusable readout with no
   name or role; a browser's own range input is named by its label, moved by the arrow keys,
   Home and End, and announced by every screen reader.
+- `NumberSlider`: the same range input for a number in steps of any size, its readout with a
+  unit (the race's `deadline_s` and budget).
 - `Choice`: a native `<select>` with a linked `<label>` (the model list).
 - `LiveRegion`: one element with `role="status"` (polite, atomic), made once and kept: only its
   text changes, so a screen reader announces each new text. (An `ipywidgets.HTML` replaces its
@@ -28,14 +30,16 @@ import traitlets
 from .look import BACKGROUND, BORDER_COLOUR, FOCUS_COLOUR, TEXT_COLOUR
 
 EXPLORER_CSS = f"""
-.wts-explorer :is(select, input, button, summary, [tabindex]):focus-visible {{
+.wts-explorer :is(select, input, button, summary, [tabindex]):focus-visible,
+.wts-race :is(select, input, button, summary, [tabindex]):focus-visible {{
   outline: 3px solid {FOCUS_COLOUR} !important; outline-offset: 2px !important;
 }}
 .wts-live {{
   position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0;
 }}
-.wts-explorer .wts-level-title {{ font-size: 18px; font-weight: bold; margin: 4px 0; line-height: 1.3; }}
+.wts-explorer .wts-level-title, .wts-race .wts-level-title {{ font-size: 18px; font-weight: bold;
+  margin: 4px 0; line-height: 1.3; }}
 .wts-explorer details.wts-turn > summary {{ cursor: pointer; padding: 1px 0; }}
 .wts-range-row {{ display: flex; align-items: center; gap: 8px; width: 100%; color: {TEXT_COLOUR}; }}
 .wts-range-row label {{ white-space: nowrap; }}
@@ -60,7 +64,6 @@ function render({ model, el }) {
   const input = document.createElement("input");
   input.type = "range";
   input.id = id;
-  input.step = "1";
   // JupyterLab's shortcuts must not take the arrow keys, Home and End from the slider
   input.setAttribute("data-lm-suppress-shortcuts", "true");
   const out = document.createElement("output");
@@ -68,24 +71,32 @@ function render({ model, el }) {
   out.className = "widget-readout";
   row.append(label, input, out);
   el.appendChild(row);
+  // a NumberSlider says how to show its value: decimals, a unit, the page's language
+  const shown = (value) => {
+    const decimals = model.get("decimals") ?? 0;
+    const text = new Intl.NumberFormat(model.get("locale") || "en", {
+      minimumFractionDigits: decimals, maximumFractionDigits: decimals}).format(value);
+    return text + (model.get("suffix") ?? "");
+  };
   const show = () => {
     label.textContent = model.get("description");
     input.min = String(model.get("min"));
     input.max = String(model.get("max"));
+    input.step = String(model.get("step") ?? 1);
     input.value = String(model.get("value"));
     input.disabled = model.get("disabled");
-    out.textContent = String(model.get("value"));
+    out.textContent = shown(model.get("value"));
   };
   const send = () => {
     const value = Number(input.value);
-    out.textContent = String(value);
+    out.textContent = shown(value);
     if (value !== model.get("value")) {
       model.set("value", value);
       model.save_changes();
     }
   };
   input.addEventListener("input", () => {
-    out.textContent = input.value;
+    out.textContent = shown(Number(input.value));
     if (model.get("continuous_update")) send();
   });
   input.addEventListener("change", send);
@@ -173,6 +184,30 @@ class TurnsSlider(anywidget.AnyWidget):
     @traitlets.validate("value")
     def _within_range(self, proposal: traitlets.Bunch) -> int:
         return max(self.min, min(self.max, int(proposal["value"])))
+
+
+class NumberSlider(anywidget.AnyWidget):
+    """A number slider named by its label, like `TurnsSlider` but in steps of any size, its
+    readout with `decimals` and a unit (`suffix`), in the language `locale` names ("0,5 s")."""
+
+    _esm = _SLIDER_ESM
+    _css = EXPLORER_CSS
+    value = traitlets.Float(1.0).tag(sync=True)
+    min = traitlets.Float(0.0).tag(sync=True)
+    max = traitlets.Float(1.0).tag(sync=True)
+    step = traitlets.Float(0.1).tag(sync=True)
+    decimals = traitlets.Int(1).tag(sync=True)
+    suffix = traitlets.Unicode("").tag(sync=True)
+    locale = traitlets.Unicode("en").tag(sync=True)
+    description = traitlets.Unicode("").tag(sync=True)
+    disabled = traitlets.Bool(False).tag(sync=True)
+    continuous_update = traitlets.Bool(False).tag(sync=True)
+
+    @traitlets.validate("value")
+    def _on_a_step_within_range(self, proposal: traitlets.Bunch) -> float:
+        steps = round((float(proposal["value"]) - self.min) / self.step) if self.step > 0 else 0
+        value = self.min + steps * self.step if self.step > 0 else float(proposal["value"])
+        return round(max(self.min, min(self.max, value)), 10)
 
 
 class Choice(anywidget.AnyWidget):

@@ -12,12 +12,17 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 
 from ._text import excerpt
 from .i18n import N_, _, ngettext
-from .level import Level
-from .outcome import Run, Stop
+from .level import Judgement, Level
+from .look import RACE_TITLE
+from .outcome import EXIT_NAMES, Run, Stop
 from .usage import Price, cumulative_cost, cumulative_tokens, split_prompt
+
+if TYPE_CHECKING:
+    from .race import Fall, RaceResult
 
 GROWTH_FASTER = 1.5
 """A run whose tokens reach this many times "every turn like turn 1" is said to grow faster
@@ -35,9 +40,13 @@ def of_turns(n: int, max_turns: int) -> str:
         n=n, max_turns=max_turns)
 
 
-def ending(run: Run | None, error: str | None = None) -> str:
+def ending(run: Run | None, error: str | None = None, judgement: Judgement | None = None) -> str:
     """How the run ended, in words: the exit, the turns against the budget, the answer or what
-    the model was still asking for. The badge shows it; the live region announces it."""
+    the model was still asking for. The badge shows it; the live region announces it.
+
+    An "answer" that is not a clean one says so: a tool call the model wrote as text (the run's
+    own notes tell), and, with the level's `judgement`, an answer that validated but is wrong (or
+    one that is right)."""
     if run is None:
         return _("not run yet — press Run")
     turns = of_turns(len(run.turns), run.max_turns)
@@ -45,31 +54,53 @@ def ending(run: Run | None, error: str | None = None) -> str:
         why = error or run.error or ""
         text = _("endpoint error — No answer after {turns}").format(turns=turns)
         return f"{text} ({excerpt(why, 80)})" if why else text
+    if run.answer_is_text_tool_call:
+        return _("{exit} — but the model wrote a tool call as text, not an answer ({turns}): "
+                 "“{text}”").format(exit=run.exit_name, turns=turns,
+                                    text=excerpt(" ".join(str(run.answer).split()), 70))
+    wrong = judgement is not None and judgement.correct is False
     if run.stop == Stop.END_TURN:
-        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
-                                             answer=excerpt(str(run.answer), 70))
+        answer = excerpt(str(run.answer), 70)
+        if wrong:
+            return _("{exit} — answered in {turns}, but wrong: “{answer}”").format(
+                exit=run.exit_name, turns=turns, answer=answer)
+        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
+        return said + _right(judgement)
     if run.stop == Stop.TERMINAL_TOOL:
-        return _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns,
-                                             answer=json.dumps(run.answer))
+        answer = json.dumps(run.answer)
+        if wrong:
+            return _("{exit} — validated, but the wrong block ({turns}): {answer}").format(
+                exit=run.exit_name, turns=turns, answer=answer)
+        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
+        return said + _right(judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return _("{exit} — No answer after {turns}, still asking for {asking}").format(
             exit=run.exit_name, turns=turns, asking=asking)
+    if run.turns and run.turns[-1].empty:
+        return _("{exit} — No answer after {turns}: the model's last reply was empty").format(
+            exit=run.exit_name, turns=turns)
     return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
 
 
-def announcement(level: str, run_number: int, run: Run | None, error: str | None = None) -> str:
+def _right(judgement: Judgement | None) -> str:
+    """" — right" when the level says the answer is right; else nothing."""
+    return " — " + _("right") if judgement is not None and judgement.correct else ""
+
+
+def announcement(level: str, run_number: int, run: Run | None, error: str | None = None,
+                 judgement: Judgement | None = None) -> str:
     """What the live region says after each run: the level, which run this is (so a re-run with
     the same result is still news), and how it ended."""
     return _("Level {level}, run {number}: {ending}.").format(
-        level=level, number=run_number, ending=ending(run, error))
+        level=level, number=run_number, ending=ending(run, error, judgement))
 
 
-def subject(run: Run) -> str:
+def subject(run: Run, judgement: Judgement | None = None) -> str:
     """What was run: the model and the budget, then how it ended."""
     model = run.model or _("the model")
     return _("Model {model}, max_turns={max_turns}: {ending}").format(
-        model=model, max_turns=run.max_turns, ending=ending(run))
+        model=model, max_turns=run.max_turns, ending=ending(run, judgement=judgement))
 
 
 def growth(run: Run) -> str:
@@ -112,24 +143,26 @@ def tokens_alt(run: Run) -> str:
                       cached(run), wrap_up(run))
 
 
-def cumulative_alt(run: Run, price: Price) -> str:
+def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
     total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
         model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else
         _("Cumulative cost at {model}").format(model=price.model))
-    return _sentences(total, subject(run), growth(run), wrap_up(run))
+    return _sentences(total, subject(run, judgement), growth(run), wrap_up(run))
 
 
-def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True) -> str:
-    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn."""
+def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True,
+             judgement: Judgement | None = None) -> str:
+    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn; how
+    the run ended as the badge says it (`judgement`: the level's verdict on its answer)."""
     if not tokens_per_turn:
-        return cumulative_alt(run, price)
+        return cumulative_alt(run, price, judgement)
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
     total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
         model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else "")
-    return _sentences(_("Tokens per turn and cumulative cost"), subject(run), growth(run), total,
-                      cached(run), wrap_up(run))
+    return _sentences(_("Tokens per turn and cumulative cost"), subject(run, judgement),
+                      growth(run), total, cached(run), wrap_up(run))
 
 
 def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
@@ -174,7 +207,99 @@ def map_alt(level: Level, run: Run | None) -> str:
         parts.append(verdict.format(block=marker.block, area=marker.area))
     if star is not None and not view.markers:
         parts.append(_("No marker placed"))
+    if run is not None and run.stop == Stop.END_TURN:
+        parts.append(level.judge(run).text)  # the markers above already judge the warp pipe
     return _sentences(*parts)
+
+
+# -- the race between the stops ---------------------------------------------------------------
+
+
+def spent_text(value: float, unit: str) -> str:
+    """ "5,766 tokens" or "$0.0194": what a run spent, in the race's unit."""
+    if unit == "usd":
+        return _("${usd:.4f}").format(usd=value)
+    return _("{tokens:,} tokens").format(tokens=int(value))
+
+
+def budget_text(budget: float, unit: str, price_model: str) -> str:
+    """ "a budget of 6,000 tokens" / "a budget of $0.0200 at gpt-4o prices"."""
+    if unit == "usd":
+        return _("a budget of ${usd:.4f} at {model} prices").format(usd=budget, model=price_model)
+    return _("a budget of {tokens:,} tokens").format(tokens=int(budget))
+
+
+def fall_text(fall: Fall, result: RaceResult) -> str:
+    """Where one limit would stop the race's track, in words: "the budget: after turn 10 — the
+    next request would take the run to 6,761 tokens, over the budget of 6,000"."""
+    name = _(EXIT_NAMES[fall.stop])
+    unit = result.limits.unit
+    track = result.track.run
+    if fall.kept is None:
+        if track.has_answer:
+            return _("{exit}: never — the run answers first, on turn {n}").format(
+                exit=name, n=len(track.turns))
+        return _("{exit}: not within the track's {n} turns").format(exit=name, n=len(track.turns))
+    if fall.stop == Stop.DEADLINE:
+        if fall.kept == 0:
+            return _("{exit}: at {seconds:g} s, before the first reply").format(
+                exit=name, seconds=fall.at_s or 0.0)
+        return ngettext("{exit}: at {seconds:g} s, after about {n} turn ({spent})",
+                        "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
+                        fall.kept).format(exit=name, seconds=fall.at_s or 0.0, n=fall.kept,
+                                          spent=spent_text(fall.spent, unit))
+    if fall.stop == Stop.BUDGET:
+        return _("{exit}: after turn {n} — {why}").format(exit=name, n=fall.kept, why=fall.why)
+    return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(
+        exit=name, n=fall.kept, spent=spent_text(fall.spent, unit), seconds=fall.at_s or 0.0)
+
+
+def race_falls(result: RaceResult) -> list[str]:
+    """Each limit's fall in words, the one the track says fires first marked so."""
+    first = result.predicted
+    return [fall_text(f, result) + (" — " + _("fires first") if f is first else "")
+            for f in result.falls]
+
+
+def race_setup(result: RaceResult, model: str, pace_s: float) -> str:
+    """What raced: the model and its pace, and every limit."""
+    limits = result.limits
+    parts = [f"max_turns={limits.max_turns}"]
+    if limits.deadline_s is not None:
+        parts.append(f"deadline_s={limits.deadline_s:g}")  # code: the same in every language
+    if limits.budget is not None:
+        parts.append(budget_text(limits.budget, limits.unit, limits.price_model))
+    return _("{model}, about {pace:g} s a reply: {limits}").format(
+        model=model, pace=pace_s, limits=", ".join(parts))
+
+
+def race_outcome(result: RaceResult) -> str:
+    """What the race's real run did: which limit fired (or that it answered), and its spend."""
+    run = result.run.run
+    spent = result.run.spent(result.limits.unit, result.limits.price_model)
+    total = spent_text(spent[-1] if spent else 0.0, result.limits.unit)
+    if run.stop in (Stop.MAX_TURNS, Stop.DEADLINE, Stop.BUDGET):
+        return _("{exit} fired first, after {turns}: no answer; {spent} in {seconds:.2f} s").format(
+            exit=run.exit_name, turns=of_turns(len(run.turns), run.max_turns), spent=total,
+            seconds=run.elapsed_s)
+    return _("no limit fired: {ending}; {spent} in {seconds:.2f} s").format(
+        ending=ending(run), spent=total, seconds=run.elapsed_s)
+
+
+def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
+    """The race chart's text alternative: what raced, where each limit falls, who fired."""
+    unit = _("dollars") if result.limits.unit == "usd" else _("tokens")
+    return _sentences(_(RACE_TITLE).format(spent=unit),
+                      _("Level {level}, {setup}").format(level=level,
+                                                         setup=race_setup(result, model, pace_s)),
+                      *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
+                      _("The run: {outcome}").format(outcome=race_outcome(result)))
+
+
+def race_announcement(level: str, number: int, result: RaceResult) -> str:
+    """What the race's live region says after each run."""
+    return _("Race on level {level}, run {number}: {outcome}.").format(
+        level=level, number=number, outcome=race_outcome(result))
 
 
 def _sentences(*parts: str) -> str:

@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import base64
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 from . import describe, look
 from .i18n import _
-from .level import Level
+from .level import Judgement, Level
 from .look import (
     CACHED_COLOUR,
     COMPLETION_COLOUR,
@@ -27,7 +28,11 @@ from .look import (
     SEPARATOR_COLOUR,
     TOKENS_COLOUR,
 )
-from .outcome import Run, Turn
+from .outcome import Run, Stop, Turn
+
+if TYPE_CHECKING:
+    from .race import Fall, RaceResult
+
 from .usage import (
     DEFAULT_PRICE_MODEL,
     Price,
@@ -52,13 +57,14 @@ def data_uri(svg: str) -> str:
 
 
 def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
-             tokens_per_turn: bool = True) -> str:
+             tokens_per_turn: bool = True, judgement: Judgement | None = None) -> str:
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
-    cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column)."""
+    cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column). The words
+    say how the run ended as the badge does (`judgement`: the level's verdict on the answer)."""
     run = run or Run.empty()
     p = price(model)
     right = _cumulative_panel(run, p)
-    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn)
+    alt = describe.cost_alt(run, p, tokens_per_turn=tokens_per_turn, judgement=judgement)
     if not tokens_per_turn:
         return _svg(PANEL_W, PANEL_H, right, alt)
     left = _tokens_panel(run)
@@ -128,6 +134,148 @@ def _cumulative_panel(run: Run, p: Price) -> str:
               for i, (x, t) in enumerate(zip(xs, turns))]
     parts.append(_legend([(TOKENS_COLOUR, _(look.TOKENS_SO_FAR)), (RESENT_COLOUR, _(look.LINEAR))]))
     return "".join(parts)
+
+
+def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:
+    """The race between the stops on one chart: what the run spent against turns (left) and
+    against seconds (right), the track it would have gone on (dashed), each limit as a line —
+    the clock and the deadline upright, the budget across both — and where each falls on the
+    track, the one that fires first drawn larger."""
+    limits, unit = result.limits, result.limits.unit
+    track = result.track.spent(unit, limits.price_model)
+    ran = result.run.spent(unit, limits.price_model)
+    top = _nice_top(max([*track, *ran, limits.budget or 0.0, 0.0]) * 1.05)
+    label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
+    tick = "{:,.3f}".format if unit == "usd" else "{:,.0f}".format
+    turns = max(len(track), limits.max_turns, 1)
+    seconds = _nice_top(max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0,
+                             0.1]) * 1.05)
+    first = result.predicted
+    by_turn = _race_panel(
+        result, top, label, tick,
+        x_of=lambda n: LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns,  # a turn mid-slot
+        points=(list(range(1, len(track) + 1)), list(range(1, len(ran) + 1))),
+        first=first, kind="turns")
+    by_time = _race_panel(
+        result, top, label, tick, x_of=lambda t: LEFT + (PANEL_W - LEFT - RIGHT) * t / seconds,
+        points=(list(result.track.ends), list(result.run.ends)), first=first, kind="seconds")
+    turn_ticks = "".join(
+        f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns:.1f}" y="{PANEL_H - BOTTOM + 18}" '
+        f'font-size="{TEXT_PX - 1}" text-anchor="middle">{n}</text>'
+        for n in range(1, turns + 1) if look.tick_shown(n - 1, turns))
+    step = seconds / 5
+    time_ticks = "".join(
+        f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (i * step) / seconds:.1f}" '
+        f'y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" text-anchor="middle">'
+        f"{i * step:g}</text>" for i in range(6))
+    spent_word = _("dollars") if unit == "usd" else _("tokens")
+    legend = _legend([(TOKENS_COLOUR, _(look.THE_RUN)), (look.TRACK_COLOUR, _(look.TRACK))])
+    left = (_title(_(look.RACE_TITLE).format(spent=spent_word)) + legend
+            + "".join(_axes(top, turns, _(look.TURN), label, tick)) + turn_ticks + by_turn)
+    budget = ([("budget", describe.budget_text(limits.budget, unit, limits.price_model))]
+              if limits.budget is not None else [])
+    right = ("".join(_axes(top, 0, _(look.SECONDS), label, tick)) + time_ticks + by_time
+             + _lines_legend(budget))
+    alt = describe.race_alt(result, level, model, pace_s)
+    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
+                alt)
+
+
+_FALL_SHAPES = {Stop.MAX_TURNS: "square", Stop.DEADLINE: "triangle", Stop.BUDGET: "diamond"}
+
+
+def _race_panel(result: RaceResult, top: float, label: str, tick: Callable[[float], str], *,
+                x_of: Callable[[float], float], points: tuple[list[float], list[float]],
+                first: Fall | None, kind: str) -> str:
+    """One panel of the race: the track, the run, the limits' lines, and the falls."""
+    limits, unit = result.limits, result.limits.unit
+    track_y = result.track.spent(unit, limits.price_model)
+    run_y = result.run.spent(unit, limits.price_model)
+    track_x, run_x = points
+    out = []
+    if track_y:
+        out.append(_line_through([x_of(x) for x in track_x], track_y, top, look.TRACK_COLOUR,
+                                 f'stroke-dasharray="6 5" class="track {kind}"', width=2))
+    if run_y:
+        out.append(_line_through([x_of(x) for x in run_x], run_y, top, TOKENS_COLOUR,
+                                 f'class="run {kind}"', width=3))
+        out += [f'<circle cx="{x_of(x):.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
+                for x, v in zip(run_x, run_y)]
+    if limits.budget is not None:  # its words are in the legend: a line across has no room
+        y = _y(limits.budget, top)
+        out.append(_limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, "", anchor="end",
+                               at=(0.0, 0.0)))
+    upright = (("max_turns", x_of(limits.max_turns + 0.5), f"max_turns={limits.max_turns}")
+               if kind == "turns" else
+               ("deadline", x_of(limits.deadline_s), f"deadline_s={limits.deadline_s:g}")
+               if limits.deadline_s is not None else None)
+    if upright is not None:
+        name, x, words = upright
+        right_half = x > (LEFT + PANEL_W - RIGHT) / 2  # the words on the side with room
+        out.append(_limit_line(name, x, TOP, x, PANEL_H - BOTTOM, words,
+                               anchor="end" if right_half else "start",
+                               at=(x - 4 if right_half else x + 4, TOP + 14)))
+    for fall in result.falls:
+        if fall.kept is None or (fall.kept == 0 and kind == "turns"):
+            continue
+        x = x_of(fall.kept if kind == "turns" else (fall.at_s or 0.0))
+        out.append(_fall_mark(fall, x, _y(fall.spent, top), fall is first))
+    return "".join(out)
+
+
+def _lines_legend(items: list[tuple[str, str]]) -> str:
+    """A legend of limit lines: a short stretch of each line in its colour and dash, its words."""
+    out: list[str] = []
+    x: float = LEFT + 8
+    for name, words in items:
+        colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
+        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+        out.append(f'<line x1="{x}" y1="{TOP - 13}" x2="{x + 22}" y2="{TOP - 13}" stroke="{colour}" '
+                   f'stroke-width="2.5"{dash}/><text x="{x + 28}" y="{TOP - 8}" '
+                   f'font-size="{TEXT_PX - 2}" fill="{colour}" font-weight="bold">{escape(words)}</text>')
+        x += 40 + 7.6 * len(words)
+    return "".join(out)
+
+
+def _limit_line(name: str, x1: float, y1: float, x2: float, y2: float, words: str, *,
+                anchor: str, at: tuple[float, float]) -> str:
+    colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
+    dash = f' stroke-dasharray="{dashes}"' if dashes else ""
+    text = (f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
+            f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
+            f'stroke-width="4">{escape(words)}</text>' if words else "")
+    return (f'<line class="limit {name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+            f'stroke="{colour}" stroke-width="2.5"{dash}/>{text}')
+
+
+def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
+    """Where a limit falls: its own shape and colour; the first to fire is larger, outlined."""
+    name = {Stop.MAX_TURNS: "max_turns", Stop.DEADLINE: "deadline", Stop.BUDGET: "budget"}[fall.stop]
+    colour, r = look.LIMIT_COLOURS[name], (9 if first else 6)
+    edge = f' stroke="{look.TEXT_COLOUR}" stroke-width="2"' if first else ""
+    shape = _FALL_SHAPES[fall.stop]
+    attrs = f'class="fall {name}{" first" if first else ""}" data-kept="{fall.kept}" fill="{colour}"{edge}'
+    if shape == "square":
+        mark = f'<rect {attrs} x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}"/>'
+    elif shape == "triangle":
+        mark = (f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y + r:.1f} '
+                f'{x - r:.1f},{y + r:.1f}"/>')
+    else:
+        mark = (f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y:.1f} {x:.1f},{y + r:.1f} '
+                f'{x - r:.1f},{y:.1f}"/>')
+    if first:
+        words = escape(_("fires first"))
+        mark += (f'<text x="{x + r + 4:.1f}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
+                 f'font-weight="bold" paint-order="stroke" stroke="{look.BACKGROUND}" '
+                 f'stroke-width="4">{words}</text>')
+    return mark
+
+
+def _line_through(xs: Sequence[float], values: Sequence[float], top: float, colour: str,
+                  extra: str, width: float) -> str:
+    points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
+    return (f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="{width}" '
+            f'{extra}/>')
 
 
 _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
@@ -215,7 +363,8 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
             f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>')
 
 
-def _axes(top: float, n: int, xlabel: str, ylabel: str) -> list[str]:
+def _axes(top: float, n: int, xlabel: str, ylabel: str,
+          tick_text: Callable[[float], str] = "{:,.0f}".format) -> list[str]:
     base = PANEL_H - BOTTOM
     out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
            f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>']
@@ -224,7 +373,7 @@ def _axes(top: float, n: int, xlabel: str, ylabel: str) -> list[str]:
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
                    f'stroke="{look.GRID_COLOUR}"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-                   f'text-anchor="end">{tick:,.0f}</text>')
+                   f'text-anchor="end">{tick_text(tick)}</text>')
     out.append(f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
                f'font-size="{TEXT_PX}" text-anchor="middle">{xlabel}</text>')
     out.append(f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
@@ -284,4 +433,6 @@ def _nice_top(largest: float) -> float:
 
 
 def _ticks(top: float) -> list[float]:
-    return [top * i / 5 for i in range(6)] if top > 1 else [0.0, 1.0]
+    """Six ticks from 0 to `top`; just 0 and 1 on an empty chart (top 1: no turns yet). A top
+    below 1 is dollars: six ticks too."""
+    return [top * i / 5 for i in range(6)] if top != 1 else [0.0, 1.0]

@@ -35,14 +35,25 @@ MARKER_COLOURS = {True: "#2E7D32", False: "#C62828"}
 BADGE_COLOURS = {
     "end_turn": "#2E7D32", "terminal_tool": "#6A1B9A", "max_turns": "#C62828",
     "deadline": "#A84300", "budget": "#A84300", "broken": "#455A64", "not_run": "#616161",
+    "text_tool_call": "#7A4F01", "wrong": "#B71C1C",
 }
-"""Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value)."""
+"""Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value);
+`text_tool_call` and `wrong` mark a flag or a pipe that is not a clean answer: a tool call
+written as text, or an answer the level knows is wrong."""
 NOTE_COLOUR = "#A84300"
 """Retries, cut-off replies and the wrap-up in the transcript: dark orange text on white."""
 ERROR_COLOUR = "#B71C1C"
 ERROR_BACKGROUND = "#FFEBEE"
 OK_COLOUR = "#2E7D32"
 PIPE_COLOUR = "#6A1B9A"
+LIMIT_COLOURS = {"max_turns": "#D55E00", "deadline": "#A8487F", "budget": "#007A5E"}
+"""The race's limits, each a line on the chart beside the run's curve (`TOKENS_COLOUR`): 3:1 or
+more on white and apart from each other under colour-vision deficiencies; each also has its own
+line style (`LIMIT_DASHES`) and a label in words."""
+LIMIT_DASHES = {"max_turns": "", "deadline": "8 4", "budget": "2 3"}
+"""The second channel of each limit's line: solid, dashed, dotted (SVG `stroke-dasharray`)."""
+TRACK_COLOUR = "#767676"
+"""The rest of the race's track (where the run would have gone on): grey, dashed."""
 FOCUS_COLOUR = "#0072B2"
 """The ring every control shows when it has the keyboard focus."""
 BORDER_COLOUR = "#767676"
@@ -113,6 +124,10 @@ NO_TURNS = N_("no turns yet")
 BLOCK = N_("block {n}")
 MARKED = N_("marked")
 WRONG = N_("WRONG")
+RACE_TITLE = N_("The race between the stops: {spent} against turns and against seconds")
+SECONDS = N_("seconds since the run began")
+TRACK = N_("where the run would have gone on")
+THE_RUN = N_("the run")
 MAP_LEGEND = N_("? not searched yet · grey: searched, what it hid · ring: a marker")
 
 

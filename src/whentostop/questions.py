@@ -201,6 +201,27 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
                          "asking."),
                  "d": N_("Level 1-1 hides no star: there is nothing to find.")},
             ),
+            Text(
+                N_("The race's starting line, on the mock: the slow model (about 0.05 s a reply) "
+                   "on level 1-1, with max_turns=15, deadline_s=1.0 and a budget of 6,000 tokens. "
+                   "Its first turn costs about 180 tokens. Which limit stops the run first?"),
+                (N_("The clock, after 15 turns: 15 turns of about 180 tokens stay far under "
+                    "6,000."),
+                 N_("The deadline: 15 replies take more than a second."),
+                 N_("The budget, after about 10 turns."),
+                 N_("None of them: the model gives up on its own.")),
+                "c",
+                N_("Each turn sends the whole, growing history again: the tenth turn costs about "
+                   "five times the first, and ten turns spend about 5,800 tokens together, so the "
+                   "budget stops the run before turn 11. Turns are not money."),
+                {"a": N_("That holds only if every turn cost like the first. Each turn re-sends the "
+                         "whole history, so the spend grows roughly with the square of the turns: "
+                         "15 turns would spend about 12,000 tokens."),
+                 "b": N_("Fifteen replies at about 0.05 s take under a second: the deadline would "
+                         "come after about 19 turns."),
+                 "d": N_("The slow model is a searcher with no permission to give up, on a level "
+                         "with no star: it keeps asking.")},
+            ),
         ),
         "quiz": (
             Text(

@@ -29,21 +29,23 @@ import ipywidgets as w
 
 from . import describe, livecharts, look
 from .client import ChatModel
-from .controls import Choice, LiveRegion, Pane, TurnsSlider
+from .controls import Choice, LiveRegion, NumberSlider, Pane, TurnsSlider
 from .errors import EndpointError
 from .events import Event, TurnStart
-from .i18n import N_, _
+from .i18n import N_, _, language
 from .lesson import give_up
 from .lesson import prompt as lesson_prompt
-from .level import LEVELS, Level, load_level
+from .level import LEVELS, Judgement, Level, load_level
 from .loop import run_agent
-from .models import connect, is_mock, serves_personas
+from .models import connect, is_mock, mock, serves_personas
 from .outcome import Run, Stop, ToolCall, Turn
+from .race import TRACK_TURNS, Limits, RaceResult, track_of
+from .race import race as run_race
 from .usage import DEFAULT_PRICE_MODEL, price
 
 __all__ = [
-    "Explorer", "badge_html", "dashboard", "explorer", "notable_turns", "reading_html",
-    "transcript_html", "turns_line", "turns_text",
+    "Explorer", "Race", "badge_html", "dashboard", "explorer", "notable_turns", "race",
+    "reading_html", "transcript_html", "turns_line", "turns_text",
 ]
 
 PERSONA_CHOICES = ("searcher", "loopboros", "sloppy")
@@ -97,21 +99,28 @@ def turns_line(run: Run | None, run_number: int) -> str:
             f'<span class="wts-run-count">{html.escape(number)}</span>')
 
 
-def badge_html(run: Run | None, error: str | None = None) -> str:
+def badge_html(run: Run | None, error: str | None = None,
+               judgement: Judgement | None = None) -> str:
     """How the run ended, in words (`describe.ending`), on a pill coloured by exit; the clock and
-    the deadline say "no answer"."""
+    the deadline say "no answer". A flag raised by a tool call written as text, and an answer the
+    level knows is wrong (`judgement`), get a pill of their own: not a clean answer."""
     if run is None:
         return _pill(look.BADGE_COLOURS["not_run"], "▶", describe.ending(None))
     if run.stop is None:
         return _pill(look.BADGE_COLOURS["broken"], "✖", describe.ending(run, error))
+    said = describe.ending(run, error, judgement)
+    if run.answer_is_text_tool_call:
+        return _pill(look.BADGE_COLOURS["text_tool_call"], "⚠", said)
+    if judgement is not None and judgement.correct is False:
+        return _pill(look.BADGE_COLOURS["wrong"], "✗", said)
     colour = look.BADGE_COLOURS.get(run.stop.value, look.BADGE_COLOURS["broken"])
-    return _pill(colour, BADGE_SYMBOLS.get(run.stop, "■"), describe.ending(run, error))
+    return _pill(colour, BADGE_SYMBOLS.get(run.stop, "■"), said)
 
 
 def notable_turns(run: Run) -> set[int]:
     """The turns the transcript opens: the first with a failed tool call (the rejected input, a
-    misspelt area), any retried or cut-off reply, the last turn and the wrap-up; a short run
-    opens them all. The others stay one line each, so the notable ones are in view."""
+    misspelt area), any retried or cut-off reply, the first and last with a note (a tool call
+    written as text, an empty reply), the last turn and the wrap-up; a short run opens them all. The others stay one line each, so the notable ones are in view."""
     turns = run.all_turns
     if len(turns) <= 3:
         return {t.index for t in turns}
@@ -119,13 +128,18 @@ def notable_turns(run: Run) -> set[int]:
     failed = [t.index for t in run.turns if any(c.failed for c in t.tool_calls)]
     shown |= set(failed[:1])
     shown |= {t.index for t in turns if t.retries or t.truncated}
+    noted = [t.index for t in turns if t.notes]  # a tool call written as text, an empty reply
+    shown |= set(noted[:1] + noted[-1:])
     return shown
 
 
-def transcript_html(run: Run | None, *, label: str = "", height: int | None = None) -> str:
+def transcript_html(run: Run | None, *, label: str = "", height: int | None = None,
+                    judgement: Judgement | None = None) -> str:
     """The run turn by turn, in a focusable, named scroll box: the model's text, each tool call
-    with its input and output (errors marked), and the wrap-up labelled as what it is — not an
-    answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`)."""
+    with its input and output (errors marked), what the library noticed about a reply (a tool
+    call written as text, an empty reply), and the wrap-up labelled as what it is — not an
+    answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`).
+    Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
     style = f"height:{height}px;" if height else ""
     box = (f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
@@ -142,7 +156,21 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
             f'<div class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold;margin:6px 0">'
             f"✖ {html.escape(failed)}</div>"
         )
+    warning = html.escape(_("Warning:"))
+    blocks += [f'<div class="wts-warning" style="color:{look.NOTE_COLOUR};margin:6px 0">'
+               f"<b>⚠ {warning}</b> {html.escape(w)}</div>" for w in run.warnings]
+    if judgement is not None and run.has_answer:
+        blocks.append(_verdict_html(judgement))
     return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
+
+
+def _verdict_html(judgement: Judgement) -> str:
+    """The level's verdict on the answer: right, wrong, or that it cannot tell."""
+    mark, colour = (("?", look.MUTED_COLOUR) if judgement.correct is None else
+                    ("✓", look.OK_COLOUR) if judgement.correct else ("✗", look.ERROR_COLOUR))
+    return (f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
+            f'style="color:{colour};font-weight:bold;margin:6px 0">'
+            f"{mark} {html.escape(judgement.text)}</div>")
 
 
 def _empty(text: str) -> str:
@@ -196,7 +224,9 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
         border = f"{look.NOTE_COLOUR};border-left-style:dashed"
     else:
         head, border = _("turn {n}").format(n=turn.index), look.BORDER_COLOUR
-    calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or _("reply")
+    calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
+        _("a tool call written as text") if turn.noted("text_tool_call") else
+        _("an empty reply") if turn.noted("empty_reply") else _("reply"))
     usage = _("{prompt:,} prompt + {completion:,} completion tokens").format(
         prompt=turn.prompt_tokens, completion=turn.completion_tokens)
     parts = [
@@ -213,12 +243,14 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
         parts.append(_note("✂ " + _("reply cut off (finish_reason: length)")))
+    parts += [_note("⚠ " + note.text, f"wts-note wts-note-{note.kind}") for note in turn.notes]
     parts.append("</details>")
     return "".join(parts)
 
 
-def _note(text: str) -> str:
-    return f'<div style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
+def _note(text: str, kind: str = "") -> str:
+    cls = f' class="{kind}"' if kind else ""
+    return f'<div{cls} style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
 
 
 def _call_mark(call: ToolCall, run: Run) -> tuple[str, str, str]:
@@ -382,11 +414,19 @@ class Explorer:
         return run
 
     @property
+    def judgement(self) -> Judgement | None:
+        """The level's verdict on the last run's answer (None before a run, or a broken one)."""
+        if self.run is None or self.run.stop is None:
+            return None
+        return self.level.judge(self.run)
+
+    @property
     def announcement(self) -> str:
         """What the live region says now: the level, the run's number and how it ended."""
         if self.run is None:
             return describe.ending(None)
-        return describe.announcement(self.level_name, self.runs, self.run, self.error)
+        return describe.announcement(self.level_name, self.runs, self.run, self.error,
+                                     self.judgement)
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -420,9 +460,11 @@ class Explorer:
         this explorer's outputs change; an output whose text is the same sends nothing."""
         run = self.run
         shown = run or Run.empty(self.max_turns.value)
-        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact)
+        judgement = self.judgement
+        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact,
+                                            judgement=judgement)
         plot_alt = describe.cost_alt(shown, price(self.price_model),
-                                     tokens_per_turn=not self.compact)
+                                     tokens_per_turn=not self.compact, judgement=judgement)
         self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
@@ -431,13 +473,13 @@ class Explorer:
                 html.escape(_("done: {turns} in {seconds:.1f} s").format(
                     turns=turns_text(run), seconds=run.elapsed_s)) if run else self.progress.value
             )
-        self.badge.value = badge_html(run, self.error)
+        self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
         self.reading.value = "" if self.live or system is None else reading_html(
             system, self.prompt or lesson_prompt())
         self.turns.value = turns_line(run, self.runs)
         self.transcript.value = transcript_html(
-            run, height=self.transcript_height,
+            run, height=self.transcript_height, judgement=judgement,
             label=_("Transcript of level {level}, run {number}").format(
                 level=self.level_name, number=self.runs))
         if self.show_map:
@@ -500,6 +542,186 @@ class Explorer:
     def __repr__(self) -> str:
         where = "live" if self.live else "mock"
         return f"<Explorer {self.level_name} ({where}): {self.run.summary() if self.run else 'not run'}>"
+
+
+# -- the race between the stops ----------------------------------------------------------------
+
+
+RACE_PACE_S = 0.05
+"""Seconds the race's model takes per reply (the mock's `slow` persona): slow enough that seconds
+count, fast enough that the race follows a control (its 25-turn track takes about 1.3 s)."""
+RACE_DEADLINE = (0.1, 1.5, 0.1)
+"""The race's `deadline_s` slider: from, to, step (seconds)."""
+RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
+"""The race's budget slider per unit: from, to, step, decimals shown."""
+BUDGET_UNITS = {"tokens": "tokens", "USD": "usd"}
+"""The budget's units as the list offers them, and as the race counts them."""
+
+
+class Race:
+    """The race between the stops: `max_turns`, `deadline_s` and a budget on one run, and which
+    fires first. `race.widget` is the root VBox; `race.result` the last `race.RaceResult`.
+
+    It always runs on the mock — the `slow` persona at `pace_s` seconds a reply, whatever endpoint
+    is configured — because the race is about limits against a pace you know; the level's other
+    explorers run on your model."""
+
+    def __init__(
+        self,
+        level: str = "1-1",
+        *,
+        max_turns: int = 15,
+        deadline_s: float = 1.0,
+        budget: float = 6_000,
+        unit: str = "tokens",
+        price_model: str = DEFAULT_PRICE_MODEL,
+        pace_s: float = RACE_PACE_S,
+        heading_level: int = 3,
+    ) -> None:
+        self.level_name = level
+        self.level = load_level(level)
+        self.price_model = price_model
+        self.pace_s = pace_s
+        self.model = mock(f"slow:{pace_s:g}")
+        self.tools = self.level.tools(*SETUPS.get(level, OTHER_LEVEL).tools)
+        self.result: RaceResult | None = None
+        self.runs = 0
+        self.chart_svg = ""
+        self._quiet = False
+        locale = "pt-BR" if language() == "pt" else "en"
+        slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
+        self.max_turns = TurnsSlider(value=max_turns, min=1, max=TRACK_TURNS, description="max_turns",
+                                     layout=w.Layout(**slider))
+        low, high, step = RACE_DEADLINE
+        self.deadline = NumberSlider(value=deadline_s, min=low, max=high, step=step, decimals=1,
+                                     suffix=" s", locale=locale, description="deadline_s",
+                                     layout=w.Layout(**slider))
+        self.unit = Choice(options=list(BUDGET_UNITS), description=_("budget in"),
+                           value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()))
+        self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider))
+        self._set_budget_range(budget)
+        self.badge = Pane(layout=w.Layout(min_height="34px"))
+        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
+        self.status = LiveRegion()
+        self.chart = Pane(layout=w.Layout(width="100%"))
+        self.falls = Pane(layout=w.Layout(width="100%", min_height="84px"))
+        for widget, name in [(self.max_turns, "wts-max-turns"), (self.deadline, "wts-deadline"),
+                             (self.unit, "wts-budget-unit"), (self.budget, "wts-budget"),
+                             (self.badge, "wts-badge"), (self.turns, "wts-turns"),
+                             (self.status, "wts-status"), (self.chart, "wts-plot"),
+                             (self.falls, "wts-falls")]:
+            widget.add_class(name)
+        self.widget = self._layout(heading_level)
+        self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
+        for control in (self.max_turns, self.deadline, self.budget):
+            control.observe(self._changed, names="value")
+        self.unit.observe(self._unit_changed, names="value")
+        self.rerun()
+
+    @property
+    def limits(self) -> Limits:
+        """The limits the controls say."""
+        return Limits(self.max_turns.value, self.deadline.value, self.budget.value,
+                      BUDGET_UNITS[self.unit.value], self.price_model)  # type: ignore[arg-type]
+
+    def rerun(self) -> RaceResult:
+        """Race again with the controls as they are; show and return the result."""
+        self.result = run_race(lesson_prompt(), model=self.model, tools=self.tools,
+                               limits=self.limits, track=self.track)
+        self.track = self.result.track
+        self.runs += 1
+        self._show()
+        return self.result
+
+    @property
+    def announcement(self) -> str:
+        """What the live region says: the race's number, which limit fired, the run's spend."""
+        if self.result is None:
+            return ""
+        return describe.race_announcement(self.level_name, self.runs, self.result)
+
+    def _unit_changed(self, change: dict[str, Any]) -> None:
+        """Tokens <-> dollars: the budget keeps its place on the track (the same spend, in the
+        other unit, at the race's price), then the race runs once."""
+        tokens = self.track.spent("tokens", self.price_model)
+        usd = self.track.spent("usd", self.price_model)
+        rate = usd[-1] / tokens[-1] if tokens and tokens[-1] else 0.0
+        if BUDGET_UNITS[change["new"]] == "usd":
+            value = self.budget.value * rate
+        else:
+            value = self.budget.value / rate if rate else RACE_BUDGET["tokens"][0]
+        self._set_budget_range(value)
+        self.rerun()
+
+    def _set_budget_range(self, value: float) -> None:
+        """The budget slider for the unit chosen: its range, step, name and value, set at once
+        and without a race for each (`_changed` waits for `_quiet` to end)."""
+        unit = BUDGET_UNITS[self.unit.value]
+        low, high, step, decimals = RACE_BUDGET[unit]
+        self._quiet = True
+        try:
+            with self.budget.hold_trait_notifications():
+                self.budget.min, self.budget.max, self.budget.step = low, high, step
+                self.budget.decimals = decimals
+                self.budget.description = "max_cost_usd" if unit == "usd" else "max_tokens_total"
+                self.budget.value = value
+        finally:
+            self._quiet = False
+
+    def _changed(self, change: dict[str, Any]) -> None:
+        if not self._quiet:
+            self.rerun()
+
+    def _show(self) -> None:
+        result = self.result
+        assert result is not None
+        run = result.run.run
+        self.chart_svg = livecharts.race_svg(result, level=self.level_name, model=run.model,
+                                             pace_s=self.pace_s)
+        alt = describe.race_alt(result, self.level_name, run.model, self.pace_s)
+        self.badge.value = badge_html(run)
+        spent = result.run.spent(result.limits.unit, self.price_model)
+        line = _("{turns} · {seconds:.2f} s · {spent}").format(
+            turns=describe.of_turns(len(run.turns), run.max_turns), seconds=run.elapsed_s,
+            spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit))
+        number = _("run {number}").format(number=self.runs)
+        self.turns.value = (f'<span class="wts-turn-count">{html.escape(line)}</span> · '
+                            f'<span class="wts-run-count">{html.escape(number)}</span>')
+        self.chart.value = svg_img(self.chart_svg, alt, livecharts.cost_size())
+        heading = html.escape(_("Where each limit falls on the track:"))
+        first = result.predicted
+        items = "".join(
+            f'<li class="wts-fall{" wts-first" if fall is first else ""}">'
+            f'{"<b>" if fall is first else ""}{html.escape(text)}{"</b>" if fall is first else ""}</li>'
+            for fall, text in zip(result.falls, describe.race_falls(result)))
+        self.falls.value = f'<div>{heading}</div><ul style="margin:2px 0 4px 0">{items}</ul>'
+        self.status.text = self.announcement
+
+    def _layout(self, heading_level: int) -> w.VBox:
+        level = min(max(heading_level, 1), 6)
+        title = _("The race between the stops: {title}").format(title=self.level.title)
+        header = Pane(value=f'<h{level} class="wts-level-title">{html.escape(title)}</h{level}>')
+        header.add_class("wts-header")
+        row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
+        status = w.HBox([self.badge, self.turns, self.status],
+                        layout=w.Layout(align_items="center", flex_flow="row wrap"))
+        root = w.VBox([header, w.HBox([self.max_turns, self.deadline], layout=row),
+                       w.HBox([self.unit, self.budget], layout=row), status, self.chart,
+                       self.falls], layout=w.Layout(width="100%", padding="4px"))
+        root.add_class("wts-race")
+        return root
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+    def __repr__(self) -> str:
+        fired = self.result.fired if self.result else None
+        return f"<Race {self.level_name}: {fired or 'not run'}>"
+
+
+def race(level: str = "1-1", **options: Any) -> Race:
+    """The race between the stops on a level (`"1-1"`): see `Race` for the options."""
+    return Race(level, **options)
 
 
 def explorer(level: str, **options: Any) -> Explorer:
