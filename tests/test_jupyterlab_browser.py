@@ -194,3 +194,62 @@ def test_level_1_3_sloppy_callers_rejected_call_is_in_view_without_scrolling(not
     assert outer and inner and outer["y"] <= inner["y"] and (
         inner["y"] + inner["height"] <= outer["y"] + outer["height"]), (outer, inner)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-3-sloppy")
+
+
+# --- the Portuguese edition (issue 11) --------------------------------------------------------
+
+
+def words(message: str) -> str:
+    """A library message as a Portuguese learner reads it."""
+    from whentostop.i18n import _, using
+
+    with using("pt"):
+        return str(_(message))
+
+
+def map_of(explorer) -> str:
+    """The level map's SVG, as the page holds it (a data URI), decoded."""
+    import base64
+
+    src = explorer.locator(".wts-map img").first.get_attribute("src") or ""
+    return base64.b64decode(src.split(",", 1)[1]).decode()
+
+
+def run_portuguese_level(page, lab: Lab, level: str, exit_name: str):
+    open_notebook(page, lab.tree(f"notebooks/pt/{notebook_file(level, 'pt')}"))
+    run_all_cells(page)
+    assert error_outputs(page) == []
+    explorer = page.locator(".wts-explorer").first
+    explorer.wait_for(timeout=30_000)
+    expect(explorer.locator(".wts-badge")).to_contain_text(words(exit_name), timeout=30_000)
+    return explorer
+
+
+@pytest.mark.timeout(300)
+def test_portuguese_1_1_shows_portuguese_badge_transcript_and_map(notebook_page, lab: Lab) -> None:
+    explorer = run_portuguese_level(notebook_page, lab, "1-1", "the clock")
+    view = ExplorerView.read(explorer)
+    assert "Sem resposta" in view.badge and "de 10 turnos" in view.turns
+    assert "turno 1" in view.transcript and "turn 1" not in view.transcript
+    drawn = map_of(explorer)
+    assert "Mundo 1-1: o relógio" in drawn and "buscas, nenhuma estrela" in drawn
+    move_slider(notebook_page, explorer, SHORT_BUDGET - slider_value(explorer))
+    expect(explorer.locator(".wts-turns")).to_contain_text(f"{SHORT_BUDGET} de {SHORT_BUDGET} turnos",
+                                                           timeout=15_000)
+    expect(explorer.locator("[role=status]").first).to_contain_text(words("the clock"))
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-pt-1-1")
+
+
+@pytest.mark.timeout(300)
+def test_portuguese_1_3_shows_the_warp_pipe_and_its_marker_in_portuguese(notebook_page,
+                                                                         lab: Lab) -> None:
+    explorer = run_portuguese_level(notebook_page, lab, "1-3", "the warp pipe")
+    view = ExplorerView.read(explorer)
+    assert '"block": 12' in view.badge and "de 10 turnos" in view.turns
+    assert "turno 5" in view.transcript and "mark_star" in view.transcript
+    drawn = map_of(explorer)
+    assert "Mundo 1-3: o cano de atalho" in drawn and words("the star is marked") in drawn
+    assert words("marked") in drawn
+    page_text = notebook_page.locator(".jp-Notebook").inner_text()
+    assert "Perguntas" in page_text and "Pontos-chave" in page_text
+    screenshot_explorer(notebook_page, explorer, "jupyterlab-pt-1-3")

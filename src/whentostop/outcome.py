@@ -9,7 +9,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import NoAnswer
-from .i18n import N_, _, ngettext
+from .i18n import DECIMAL_COMMA, N_, _, language, ngettext
 
 if TYPE_CHECKING:
     from .client import Completion
@@ -76,9 +76,11 @@ class BudgetStop:
 
 
 def dollars(usd: float) -> str:
-    """At least four decimals, more when a small amount needs them: 0.0050, 0.00001, 12.5000."""
+    """At least four decimals, more when a small amount needs them: 0.0050, 0.00001, 12.5000
+    (0,0050 in a language that writes a decimal comma)."""
     whole, _dot, cents = f"{usd:.8f}".rstrip("0").partition(".")
-    return f"{whole}.{cents.ljust(4, '0')}"
+    point = "," if language() in DECIMAL_COMMA else "."
+    return f"{whole}{point}{cents.ljust(4, '0')}"
 
 
 @dataclass
