@@ -49,8 +49,12 @@ def committed_text(path: Path) -> str:
 def committed_notebooks(dest: Path) -> Path:
     """notebooks/ as committed (see `committed_text`), written into `dest`; `dest`."""
     dest.mkdir(parents=True, exist_ok=True)
-    for path in sorted(NOTEBOOKS.glob("*.ipynb")):
-        (dest / path.name).write_text(committed_text(path), encoding="utf-8")
+    for path in sorted(NOTEBOOKS.rglob("*.ipynb")):  # the Portuguese edition's in pt/ too
+        if ".ipynb_checkpoints" in path.parts:
+            continue
+        target = dest / path.relative_to(NOTEBOOKS)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(committed_text(path), encoding="utf-8")
     return dest
 
 
