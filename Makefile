@@ -131,9 +131,11 @@ nbstripout: $(VENV)/.test-installed
 	git config filter.nbstripout.required true
 	git config diff.ipynb.textconv '$(NBSTRIPOUT) -t'
 
-# ruff (lint; the rules and why are in pyproject.toml) and mypy (strict on the loop's core)
+# ruff (lint, the rules and why are in pyproject.toml; and the format) and mypy (strict on the
+# loop's core)
 lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests bench tools lite noxfile.py
+	$(BIN)/ruff format --check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
 
 # extract the learner-facing words, merge them into each language's catalogue, compile; then the

@@ -31,19 +31,33 @@ nox.options.download_python = "never"  # a missing Python is reported, not fetch
 nox.options.reuse_venv = "yes"  # the same environment next time; uv refreshes what changed
 
 CLASSIFIER = re.compile(r"^Programming Language :: Python :: (3\.\d+)$")
-PYTHONS = [m.group(1) for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-           ["classifiers"] if (m := CLASSIFIER.match(c))]
+PYTHONS = [
+    m.group(1)
+    for c in tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["classifiers"]
+    if (m := CLASSIFIER.match(c))
+]
 """Every Python the package says it supports, oldest first."""
 
 OWN = f"{sys.version_info.major}.{sys.version_info.minor}"
 """The Python nox itself runs on: `.venv`'s, where `make test` already ran the whole suite."""
 
 LIBRARY_TESTS = [
-    "tests/test_loop.py", "tests/test_tools.py", "tests/test_level.py", "tests/test_mock.py",
-    "tests/test_usage.py", "tests/test_checks.py", "tests/test_plots.py",
-    "tests/test_livecharts.py", "tests/test_widgets.py", "tests/test_properties.py",
-    "tests/test_faults_endpoint.py", "tests/test_faults_replies.py", "tests/test_faults_tools.py",
-    "tests/test_security.py", "tests/test_structure.py", "tests/test_classroom_links.py",
+    "tests/test_loop.py",
+    "tests/test_tools.py",
+    "tests/test_level.py",
+    "tests/test_mock.py",
+    "tests/test_usage.py",
+    "tests/test_checks.py",
+    "tests/test_plots.py",
+    "tests/test_livecharts.py",
+    "tests/test_widgets.py",
+    "tests/test_properties.py",
+    "tests/test_faults_endpoint.py",
+    "tests/test_faults_replies.py",
+    "tests/test_faults_tools.py",
+    "tests/test_security.py",
+    "tests/test_structure.py",
+    "tests/test_classroom_links.py",
     "tests/test_cli.py",
     # every cell of every lesson, exercises solved (the blank and endpoint runs add no Python)
     "tests/test_notebooks.py::test_notebook_with_solutions_filled_in_passes_every_check",
@@ -65,10 +79,16 @@ def _pyenv_versions_visible() -> None:
     root = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv")
     found = subprocess.run([pyenv, "version-name"], capture_output=True, text=True, check=False)
     active = [v for v in found.stdout.strip().split(":") if v and v != "system"]
-    installed = sorted((p.name for p in (root / "versions").glob("3.*") if p.is_dir()),
-                       key=lambda name: [int(x) if x.isdigit() else -1 for x in name.split(".")])
-    wanted = {v: name for v in PYTHONS for name in installed
-              if re.fullmatch(rf"{re.escape(v)}\.\d+", name)}  # the newest patch of each
+    installed = sorted(
+        (p.name for p in (root / "versions").glob("3.*") if p.is_dir()),
+        key=lambda name: [int(x) if x.isdigit() else -1 for x in name.split(".")],
+    )
+    wanted = {
+        v: name
+        for v in PYTHONS
+        for name in installed
+        if re.fullmatch(rf"{re.escape(v)}\.\d+", name)
+    }  # the newest patch of each
     extra = [name for name in wanted.values() if name not in active]
     if extra:
         os.environ["PYENV_VERSION"] = ":".join([*active, *extra] if active else ["system", *extra])
@@ -81,5 +101,14 @@ _pyenv_versions_visible()
 def lib(session: nox.Session) -> None:
     """The library, notebook and CLI tests on one Python (pytest arguments after `--`)."""
     session.install("-e", ".[test-core]")
-    session.run("python", "-m", "pytest", "-q", "-p", "no:cacheprovider",
-                "-m", "not browser and not slow and not bench", *(session.posargs or LIBRARY_TESTS))
+    session.run(
+        "python",
+        "-m",
+        "pytest",
+        "-q",
+        "-p",
+        "no:cacheprovider",
+        "-m",
+        "not browser and not slow and not bench",
+        *(session.posargs or LIBRARY_TESTS),
+    )

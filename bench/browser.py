@@ -28,8 +28,14 @@ from typing import Any
 import httpx
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
-                 "--disable-component-update", "--disable-sync", "--no-first-run"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 NOTEBOOKS = {
     "explorer": 'from whentostop.widgets import explorer\nexplorer("1-1")',
@@ -37,7 +43,8 @@ NOTEBOOKS = {
     "dashboard-html": (
         "import ipywidgets\nimport whentostop.widgets as W\n"
         "W.Pane = ipywidgets.HTML  # the outputs as ipywidgets.HTML, as before the fix\n"
-        'W.dashboard(["1-1", "1-2", "1-3"])'),
+        'W.dashboard(["1-1", "1-2", "1-3"])'
+    ),
 }
 """One code cell each: a single explorer (level 1-1), the projector dashboard, and the same
 dashboard with its outputs drawn by `ipywidgets.HTML` (the code before the fix did)."""
@@ -127,8 +134,12 @@ def measure(page: Any, explorer: Any, samples: int) -> Timings:
         after = metrics()
         if i:
             out.main_thread.append(after["TaskDuration"] - before["TaskDuration"])
-            out.layout.append(after["LayoutDuration"] + after["RecalcStyleDuration"]
-                              - before["LayoutDuration"] - before["RecalcStyleDuration"])
+            out.layout.append(
+                after["LayoutDuration"]
+                + after["RecalcStyleDuration"]
+                - before["LayoutDuration"]
+                - before["RecalcStyleDuration"]
+            )
             out.total.append((painted - pressed) / 1000)
             out.to_first_output.append((first - pressed) / 1000)
             out.outputs.append((last - first) / 1000)
@@ -137,20 +148,39 @@ def measure(page: Any, explorer: Any, samples: int) -> Timings:
 
 
 def _notebook(path: Path, code: str) -> Path:
-    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {},
-                     "outputs": [], "source": code}],
-          "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python",
-                                      "name": "python3"}},
-          "nbformat": 4, "nbformat_minor": 5}
+    nb = {
+        "cells": [
+            {
+                "cell_type": "code",
+                "execution_count": None,
+                "metadata": {},
+                "outputs": [],
+                "source": code,
+            }
+        ],
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"}
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
     path.write_text(json.dumps(nb), encoding="utf-8")
     return path
 
 
 def _env(home: Path, pythonpath: str | None = None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")}
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR",
-                 "MPLCONFIGDIR"):
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")
+    }
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "IPYTHONDIR",
+        "MPLCONFIGDIR",
+    ):
         (home / name.lower()).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / name.lower())
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -168,8 +198,9 @@ def _free_port() -> int:
 @contextmanager
 def _server(cmd: list[str], url: str, env: dict[str, str], cwd: Path, log: Path) -> Iterator[None]:
     with open(log, "wb") as out:
-        proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+        )
         try:
             deadline = time.monotonic() + 120
             while True:
@@ -221,8 +252,9 @@ def _page(browser: Any) -> Any:
     return page
 
 
-def voila_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
-                    pythonpath: str | None = None) -> dict[str, Timings]:
+def voila_latencies(
+    samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS), pythonpath: str | None = None
+) -> dict[str, Timings]:
     """Slider -> painted update in Voila: {"explorer": [...], "dashboard": [...]} seconds."""
     out: dict[str, Timings] = {}
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-voila-") as tmp:
@@ -230,18 +262,33 @@ def voila_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
         for name, code in NOTEBOOKS.items():
             _notebook(base / f"{name}.ipynb", code)
         port = _free_port()
-        cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--MappingKernelManager.cull_interval=10",
-               "--MappingKernelManager.cull_idle_timeout=30",
-               "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension", str(base)]
-        with _server(cmd, f"http://127.0.0.1:{port}/voila/static/voila.js",
-                     _env(base / "home", pythonpath), base, base / "voila.log"):
+        cmd = [
+            sys.executable,
+            "-m",
+            "voila",
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+            "--MappingKernelManager.cull_interval=10",
+            "--MappingKernelManager.cull_idle_timeout=30",
+            "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+            str(base),
+        ]
+        with _server(
+            cmd,
+            f"http://127.0.0.1:{port}/voila/static/voila.js",
+            _env(base / "home", pythonpath),
+            base,
+            base / "voila.log",
+        ):
             manager, browser = _browser()
             try:
                 for name in names:
                     page = _page(browser)
-                    page.goto(f"http://127.0.0.1:{port}/voila/render/{name}.ipynb",
-                              wait_until="domcontentloaded")
+                    page.goto(
+                        f"http://127.0.0.1:{port}/voila/render/{name}.ipynb",
+                        wait_until="domcontentloaded",
+                    )
                     explorer = page.locator(".wts-explorer").first
                     explorer.locator(".wts-plot img").wait_for()
                     page.wait_for_timeout(500)
@@ -253,8 +300,9 @@ def voila_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
     return out
 
 
-def lab_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
-                  pythonpath: str | None = None) -> dict[str, Timings]:
+def lab_latencies(
+    samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS), pythonpath: str | None = None
+) -> dict[str, Timings]:
     """Slider -> painted update in JupyterLab (Run All first): {"explorer", "dashboard"}."""
     out: dict[str, Timings] = {}
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-lab-") as tmp:
@@ -265,26 +313,43 @@ def lab_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
             _notebook(root / f"{name}.ipynb", code)
         settings = base / "settings"
         for path, value in {
-            "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {"fetchNews": "false"},
+            "@jupyterlab/apputils-extension/notification.jupyterlab-settings": {
+                "fetchNews": "false"
+            },
         }.items():
             (settings / path).parent.mkdir(parents=True, exist_ok=True)
             (settings / path).write_text(json.dumps(value))
         port, token = _free_port(), secrets.token_hex(16)
-        cmd = [str(Path(sys.executable).parent / "jupyter"), "lab", "--no-browser", "--allow-root",
-               "--ip=127.0.0.1", f"--port={port}", f"--IdentityProvider.token={token}",
-               f"--ServerApp.root_dir={root}", "--LabApp.news_url=None",
-               "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-               f"--LabApp.workspaces_dir={base / 'workspaces'}",
-               f"--LabApp.user_settings_dir={settings}"]
+        cmd = [
+            str(Path(sys.executable).parent / "jupyter"),
+            "lab",
+            "--no-browser",
+            "--allow-root",
+            "--ip=127.0.0.1",
+            f"--port={port}",
+            f"--IdentityProvider.token={token}",
+            f"--ServerApp.root_dir={root}",
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            f"--LabApp.workspaces_dir={base / 'workspaces'}",
+            f"--LabApp.user_settings_dir={settings}",
+        ]
         url = f"http://127.0.0.1:{port}/"
-        with _server(cmd, f"{url}api/status?token={token}", _env(base / "home", pythonpath),
-                     root, base / "lab.log"):
+        with _server(
+            cmd,
+            f"{url}api/status?token={token}",
+            _env(base / "home", pythonpath),
+            root,
+            base / "lab.log",
+        ):
             manager, browser = _browser()
             try:
                 for name in names:
                     page = _page(browser)
-                    page.goto(f"{url}lab/tree/{name}.ipynb?reset&token={token}",
-                              wait_until="domcontentloaded")
+                    page.goto(
+                        f"{url}lab/tree/{name}.ipynb?reset&token={token}",
+                        wait_until="domcontentloaded",
+                    )
                     page.locator(".jp-StatusBar-TextItem", has_text="| Idle").first.wait_for()
                     page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
                     page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
@@ -294,8 +359,12 @@ def lab_latencies(samples: int, names: tuple[str, ...] = tuple(NOTEBOOKS),
                     page.wait_for_timeout(500)
                     out[name] = measure(page, explorer, samples)
                     headers = {"Authorization": f"token {token}"}
-                    for kernel in httpx.get(f"{url}api/kernels", headers=headers, timeout=10).json():
-                        httpx.delete(f"{url}api/kernels/{kernel['id']}", headers=headers, timeout=30)
+                    for kernel in httpx.get(
+                        f"{url}api/kernels", headers=headers, timeout=10
+                    ).json():
+                        httpx.delete(
+                            f"{url}api/kernels/{kernel['id']}", headers=headers, timeout=30
+                        )
                     page.context.close()
             finally:
                 browser.close()
@@ -318,7 +387,9 @@ if __name__ == "__main__":
         results["lab"] = lab_latencies(n, chosen, other)
     for where, found in results.items():
         for name, t in found.items():
-            print(f"{where:5} {name:14} median {median(t.total) * 1e3:6.1f} ms  max "
-                  f"{max(t.total) * 1e3:6.1f} ms | to first output {median(t.to_first_output) * 1e3:5.1f}"
-                  f"  outputs {median(t.outputs) * 1e3:5.1f}  paint {median(t.paint) * 1e3:5.1f}"
-                  f" | page's work {median(t.main_thread) * 1e3:5.1f} (layout {median(t.layout) * 1e3:4.1f})")
+            print(
+                f"{where:5} {name:14} median {median(t.total) * 1e3:6.1f} ms  max "
+                f"{max(t.total) * 1e3:6.1f} ms | to first output {median(t.to_first_output) * 1e3:5.1f}"
+                f"  outputs {median(t.outputs) * 1e3:5.1f}  paint {median(t.paint) * 1e3:5.1f}"
+                f" | page's work {median(t.main_thread) * 1e3:5.1f} (layout {median(t.layout) * 1e3:4.1f})"
+            )

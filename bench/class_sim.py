@@ -88,7 +88,6 @@ ROOM_MODEL = "searcher"
 """WHENTOSTOP_MODEL for the shared endpoint: a persona the mock serves (the lesson's default)."""
 
 
-
 @dataclass(frozen=True)
 class Settings:
     learners: int
@@ -146,8 +145,10 @@ def proxy_command() -> str:
         return found
     if local.exists():
         return str(local)
-    raise SystemExit("configurable-http-proxy is not installed: `make bench-class` installs it with "
-                     "npm into .venv/node (npm and Node.js: apt-get install nodejs npm)")
+    raise SystemExit(
+        "configurable-http-proxy is not installed: `make bench-class` installs it with "
+        "npm into .venv/node (npm and Node.js: apt-get install nodejs npm)"
+    )
 
 
 def wait_until_up(proc: subprocess.Popen, url: str, log: Path, timeout_s: float) -> None:
@@ -192,6 +193,7 @@ def stop_group(proc: subprocess.Popen, timeout_s: float) -> None:
 def stop_leftovers(state: Path) -> list[int]:
     """Stop every process still working in the run's folder — a learner's server or kernel the
     hub did not stop (they run in sessions of their own), the proxy, the endpoint. Returns them."""
+
     def leftovers() -> list[int]:
         pids = []
         for proc in psutil.process_iter(["pid"]):
@@ -222,9 +224,13 @@ def endpoint(state: Path) -> Iterator[tuple[str, subprocess.Popen]]:
     port = free_port()
     log = state / "serve.log"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "whentostop", "serve", "--port", str(port)],
-                                cwd=state, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "whentostop", "serve", "--port", str(port)],
+            cwd=state,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_until_up(proc, f"http://127.0.0.1:{port}/v1/models", log, 60)
         yield f"http://127.0.0.1:{port}/v1", proc
@@ -233,24 +239,42 @@ def endpoint(state: Path) -> Iterator[tuple[str, subprocess.Popen]]:
 
 
 @contextlib.contextmanager
-def hub(state: Path, users: Sequence[str], password: str, settings: Settings,
-        room: tuple[str, str] | None) -> Iterator[tuple[str, subprocess.Popen]]:
+def hub(
+    state: Path,
+    users: Sequence[str],
+    password: str,
+    settings: Settings,
+    room: tuple[str, str] | None,
+) -> Iterator[tuple[str, subprocess.Popen]]:
     """A running hub for these learners: (its URL, its process). Stopped with all it started."""
     jupyter = state / "jupyter"
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")}
-    for name, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
-                      ("MPLCONFIGDIR", "mpl")]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")
+    }
+    for name, sub in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "mpl"),
+    ]:
         (jupyter / sub).mkdir(parents=True, exist_ok=True)
         env[name] = str(jupyter / sub)
     bin_dir = Path(sys.executable).parent
     port = free_port()
     env.update(
-        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}", PYTHONUNBUFFERED="1",
-        WTS_HUB_DIR=str(state), WTS_HUB_PORT=str(port), WTS_HUB_API_PORT=str(free_port()),
-        WTS_PROXY_API_PORT=str(free_port()), WTS_PROXY_TOKEN=secrets.token_hex(32),
-        WTS_PROXY=proxy_command(), WTS_HUB_PASSWORD=password, WTS_HUB_USERS=",".join(users),
+        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        PYTHONUNBUFFERED="1",
+        WTS_HUB_DIR=str(state),
+        WTS_HUB_PORT=str(port),
+        WTS_HUB_API_PORT=str(free_port()),
+        WTS_PROXY_API_PORT=str(free_port()),
+        WTS_PROXY_TOKEN=secrets.token_hex(32),
+        WTS_PROXY=proxy_command(),
+        WTS_HUB_PASSWORD=password,
+        WTS_HUB_USERS=",".join(users),
         WTS_SINGLEUSER=str(bin_dir / "jupyterhub-singleuser"),
         WTS_SPAWN_START_TIMEOUT=str(settings.start_timeout),
         WTS_SPAWN_HTTP_TIMEOUT=str(settings.http_timeout),
@@ -265,9 +289,14 @@ def hub(state: Path, users: Sequence[str], password: str, settings: Settings,
     log = state / "jupyterhub.log"
     url = f"http://127.0.0.1:{port}"
     with open(log, "wb") as out:
-        proc = subprocess.Popen([str(bin_dir / "jupyterhub"), "-f", str(HUB_CONFIG)], cwd=state,
-                                env=env, stdout=out, stderr=subprocess.STDOUT,
-                                start_new_session=True)
+        proc = subprocess.Popen(
+            [str(bin_dir / "jupyterhub"), "-f", str(HUB_CONFIG)],
+            cwd=state,
+            env=env,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
     try:
         wait_until_up(proc, f"{url}/hub/api", log, 120)
         yield url, proc
@@ -343,9 +372,15 @@ class Sampler:
                     continue
                 key = f"{learner}/{role}" if learner else role
                 rss[key] = rss.get(key, 0) + value
-            self.samples.append({"t": time.monotonic(), "cpu": psutil.cpu_percent(None),
-                                 "load1": os.getloadavg()[0], "rss": rss,
-                                 "used": psutil.virtual_memory().used})
+            self.samples.append(
+                {
+                    "t": time.monotonic(),
+                    "cpu": psutil.cpu_percent(None),
+                    "load1": os.getloadavg()[0],
+                    "rss": rss,
+                    "used": psutil.virtual_memory().used,
+                }
+            )
 
     def final(self) -> dict[str, Any]:
         """Once, when the whole class has run 1-1: PSS (shared pages split fairly) and CPU time
@@ -384,9 +419,18 @@ class Signals:
     """Set once the machine has been measured with every kernel still open, as in a room."""
 
 
-def run_learner(name: str, hub_url: str, password: str, notebook: nbformat.NotebookNode,
-                notebook_path: str, settings: Settings, instrument: bool, signals: Signals,
-                record: Learner, finished: threading.Event) -> None:
+def run_learner(
+    name: str,
+    hub_url: str,
+    password: str,
+    notebook: nbformat.NotebookNode,
+    notebook_path: str,
+    settings: Settings,
+    instrument: bool,
+    signals: Signals,
+    record: Learner,
+    finished: threading.Event,
+) -> None:
     """Everything one learner does, recorded into `record` (times since the class's start).
     Its kernel stays connected after 1-1 until the run has measured the machine."""
     from jupyter_kernel_client.client import output_hook
@@ -398,8 +442,10 @@ def run_learner(name: str, hub_url: str, password: str, notebook: nbformat.Noteb
     kc = None
     try:
         signals.start.wait()
-        reply = http.post(f"/hub/api/users/{name}/tokens", json={
-            "auth": {"username": name, "password": password}, "note": "class simulation"})
+        reply = http.post(
+            f"/hub/api/users/{name}/tokens",
+            json={"auth": {"username": name, "password": password}, "note": "class simulation"},
+        )
         if reply.status_code != 201:
             raise Stopped(f"login: HTTP {reply.status_code} {reply.text[:200]}")
         token = reply.json()["token"]
@@ -411,24 +457,40 @@ def run_learner(name: str, hub_url: str, password: str, notebook: nbformat.Noteb
         record.server_ready = since()
 
         stage = "kernel"
-        reply = http.post(f"/user/{name}/api/sessions", json={
-            "path": notebook_path, "name": Path(notebook_path).name, "type": "notebook",
-            "kernel": {"name": "python3"}})
+        reply = http.post(
+            f"/user/{name}/api/sessions",
+            json={
+                "path": notebook_path,
+                "name": Path(notebook_path).name,
+                "type": "notebook",
+                "kernel": {"name": "python3"},
+            },
+        )
         if reply.status_code != 201:
-            raise Stopped(f"kernel: starting a session gave HTTP {reply.status_code} {reply.text[:200]}")
+            raise Stopped(
+                f"kernel: starting a session gave HTTP {reply.status_code} {reply.text[:200]}"
+            )
         kernel_id = reply.json()["kernel"]["id"]
         # The token goes in a header: a single-user server takes ?token= on a websocket only from
         # a browser (Sec-Fetch-Mode: websocket), and the header works for every request.
-        manager = KernelHttpManager(server_url=f"{hub_url}/user/{name}", token=token,
-                                    kernel_id=kernel_id, headers={"Authorization": f"token {token}"})
+        manager = KernelHttpManager(
+            server_url=f"{hub_url}/user/{name}",
+            token=token,
+            kernel_id=kernel_id,
+            headers={"Authorization": f"token {token}"},
+        )
         kc = manager.client
         kc.start_channels()
         kc.wait_for_ready(timeout=int(settings.kernel_timeout_s))
         record.kernel_ready = since()
 
         if instrument:
-            reply = kc.execute_interactive(INSTRUMENT, output_hook=lambda msg: None,
-                                           timeout=settings.cell_timeout_s, allow_stdin=False)
+            reply = kc.execute_interactive(
+                INSTRUMENT,
+                output_hook=lambda msg: None,
+                timeout=settings.cell_timeout_s,
+                allow_stdin=False,
+            )
             if reply["content"]["status"] != "ok":
                 raise Stopped(f"kernel: the request timer did not install: {reply['content']}")
 
@@ -445,8 +507,9 @@ def run_learner(name: str, hub_url: str, password: str, notebook: nbformat.Noteb
                 output_hook(cell.outputs, msg)
 
             cell.sent = since()
-            reply = kc.execute_interactive(source, output_hook=hook, allow_stdin=False,
-                                           timeout=settings.cell_timeout_s)
+            reply = kc.execute_interactive(
+                source, output_hook=hook, allow_stdin=False, timeout=settings.cell_timeout_s
+            )
             cell.finished = since()
             cell.status = reply["content"]["status"]
             if cell.status != "ok":
@@ -455,8 +518,12 @@ def run_learner(name: str, hub_url: str, password: str, notebook: nbformat.Noteb
             record.last_cell = since()
             stage = "probe"
             outputs: list[dict[str, Any]] = []
-            kc.execute_interactive(PROBE, output_hook=lambda msg: output_hook(outputs, msg),
-                                   allow_stdin=False, timeout=settings.cell_timeout_s)
+            kc.execute_interactive(
+                PROBE,
+                output_hook=lambda msg: output_hook(outputs, msg),
+                allow_stdin=False,
+                timeout=settings.cell_timeout_s,
+            )
             record.probe = parse_probe(outputs)
     except Stopped as exc:
         record.failure = str(exc)
@@ -485,8 +552,11 @@ def spawn_server(http: httpx.Client, name: str, timeout_s: float) -> None:
             continue
         raise Stopped(f"spawn: HTTP {reply.status_code} {reply.text[:200]}")
     events = []
-    with http.stream("GET", f"/hub/api/users/{name}/server/progress",
-                     timeout=httpx.Timeout(timeout_s, connect=30.0)) as stream:
+    with http.stream(
+        "GET",
+        f"/hub/api/users/{name}/server/progress",
+        timeout=httpx.Timeout(timeout_s, connect=30.0),
+    ) as stream:
         for line in stream.iter_lines():
             if time.monotonic() > deadline:
                 raise Stopped(f"spawn: not ready after {timeout_s:g} s (events: {events[-3:]})")
@@ -512,8 +582,11 @@ def kernel_state(http: httpx.Client, name: str) -> str:
 
 def code_cells(notebook: nbformat.NotebookNode) -> list[tuple[int, str]]:
     """The cells Run All executes, with their place in the notebook."""
-    return [(i, c.source) for i, c in enumerate(notebook.cells)
-            if c.cell_type == "code" and c.source.strip()]
+    return [
+        (i, c.source)
+        for i, c in enumerate(notebook.cells)
+        if c.cell_type == "code" and c.source.strip()
+    ]
 
 
 # --- one run of the class ---------------------------------------------------------------------
@@ -530,8 +603,13 @@ def run_class(kind: str, settings: Settings) -> ClassRun:
         target = state / "home" / user / notebook_path
         target.parent.mkdir(parents=True)
         shutil.copy2(settings.notebook, target)
-    result = ClassRun(kind, [Learner(u) for u in users], len(code_cells(notebook)), state=state,
-                      memory_at_start=psutil.virtual_memory().used)
+    result = ClassRun(
+        kind,
+        [Learner(u) for u in users],
+        len(code_cells(notebook)),
+        state=state,
+        memory_at_start=psutil.virtual_memory().used,
+    )
     ok = False
     try:
         with contextlib.ExitStack() as stack:
@@ -547,17 +625,37 @@ def run_class(kind: str, settings: Settings) -> ClassRun:
             stack.callback(sampler.stop)
             signals = Signals(threading.Barrier(len(users) + 1), [0.0])
             finished = [threading.Event() for _ in users]
-            threads = [threading.Thread(
-                target=run_learner, daemon=True, name=learner.name,
-                args=(learner.name, url, password, notebook, notebook_path, settings,
-                      kind == "serve", signals, learner, done))
-                for learner, done in zip(result.learners, finished)]
+            threads = [
+                threading.Thread(
+                    target=run_learner,
+                    daemon=True,
+                    name=learner.name,
+                    args=(
+                        learner.name,
+                        url,
+                        password,
+                        notebook,
+                        notebook_path,
+                        settings,
+                        kind == "serve",
+                        signals,
+                        learner,
+                        done,
+                    ),
+                )
+                for learner, done in zip(result.learners, finished)
+            ]
             for thread in threads:
                 thread.start()
             print(f"[{kind}] hub up at {url}; {len(users)} learners start now", flush=True)
             signals.t0[0] = t0 = time.monotonic()
             signals.start.wait()
-            deadline = t0 + settings.spawn_timeout_s + settings.kernel_timeout_s + 2 * settings.cell_timeout_s
+            deadline = (
+                t0
+                + settings.spawn_timeout_s
+                + settings.kernel_timeout_s
+                + 2 * settings.cell_timeout_s
+            )
             for done in finished:
                 done.wait(max(0.0, deadline - time.monotonic()))
             for done, learner in zip(finished, result.learners):
@@ -577,7 +675,9 @@ def run_class(kind: str, settings: Settings) -> ClassRun:
         result.hub_log = hub_problems(state / "jupyterhub.log")
         left = stop_leftovers(state)
         if left:
-            result.hub_log.append(f"{len(left)} process(es) outlived the hub and were stopped: {left}")
+            result.hub_log.append(
+                f"{len(left)} process(es) outlived the hub and were stopped: {left}"
+            )
         if ok and not settings.keep:
             shutil.rmtree(state, ignore_errors=True)
         else:
@@ -589,14 +689,22 @@ def process_summary(pid: int) -> dict[str, Any]:
     try:
         proc = psutil.Process(pid)
         times = proc.cpu_times()
-        return {"cpu_s": times.user + times.system, "rss": proc.memory_info().rss,
-                "threads": proc.num_threads()}
+        return {
+            "cpu_s": times.user + times.system,
+            "rss": proc.memory_info().rss,
+            "threads": proc.num_threads(),
+        }
     except psutil.Error:
         return {}
 
 
-BENIGN = ("without SSL", "extra_template_paths", "websocket_ping_timeout",
-          "Received signal SIGTERM", "Parent appears to have exited")
+BENIGN = (
+    "without SSL",
+    "extra_template_paths",
+    "websocket_ping_timeout",
+    "Received signal SIGTERM",
+    "Parent appears to have exited",
+)
 """Log lines every run has, that say nothing about the class: not reported."""
 
 
@@ -624,8 +732,9 @@ def hub_problems(log: Path) -> list[str]:
 
 def per_learner_peaks(run: ClassRun) -> dict[str, dict[str, int]]:
     """Peak RSS of each learner's server, kernel, and the two together, over the run."""
-    peaks: dict[str, dict[str, int]] = {le.name: {"server": 0, "kernel": 0, "both": 0}
-                                        for le in run.learners}
+    peaks: dict[str, dict[str, int]] = {
+        le.name: {"server": 0, "kernel": 0, "both": 0} for le in run.learners
+    }
     for sample in run.samples:
         for name, peak in peaks.items():
             server = sample["rss"].get(f"{name}/server", 0)
@@ -637,12 +746,21 @@ def per_learner_peaks(run: ClassRun) -> dict[str, dict[str, int]]:
 
 
 def machine_lines(command: str) -> list[str]:
-    versions = ", ".join(f"{n} {_version(n)}" for n in (
-        "jupyterhub", "jupyter_server", "jupyterlab", "ipykernel", "jupyter-kernel-client",
-        "when-to-stop"))
+    versions = ", ".join(
+        f"{n} {_version(n)}"
+        for n in (
+            "jupyterhub",
+            "jupyter_server",
+            "jupyterlab",
+            "ipykernel",
+            "jupyter-kernel-client",
+            "when-to-stop",
+        )
+    )
     try:
-        chp = subprocess.run([proxy_command(), "--version"], capture_output=True, text=True,
-                             timeout=30).stdout.strip()
+        chp = subprocess.run(
+            [proxy_command(), "--version"], capture_output=True, text=True, timeout=30
+        ).stdout.strip()
     except (OSError, subprocess.SubprocessError, SystemExit):
         chp = "?"
     return [
@@ -681,14 +799,19 @@ def render(run: ClassRun) -> str:
     """One run's section: timings, failures, memory, CPU (and the endpoint's latency)."""
     n = len(run.learners)
     out = [f"### {n} learners, {TITLES[run.kind]}", ""]
-    out.append(table(["from \"start now\" to", "median", "p90", "max", "learners"],
-                     timing_rows(run.learners)))
+    out.append(
+        table(
+            ['from "start now" to', "median", "p90", "max", "learners"], timing_rows(run.learners)
+        )
+    )
     out.append("")
     failed = run.failed
     reached = n - len(failed)
-    out.append(f"- **{reached} of {n} learners reached the clock in notebook 1-1** (every code "
-               f"cell ran without an error, every exercise showed its check, and a run in the "
-               f"notebook stopped on `max_turns`). Whole run: {run.wall_s:.0f} s.")
+    out.append(
+        f"- **{reached} of {n} learners reached the clock in notebook 1-1** (every code "
+        f"cell ran without an error, every exercise showed its check, and a run in the "
+        f"notebook stopped on `max_turns`). Whole run: {run.wall_s:.0f} s."
+    )
     for name, found in failed.items():
         out.append(f"- FAILED {name}: " + "; ".join(found))
     stderr = {le.name: w for le in run.learners if (w := warnings(le))}
@@ -699,9 +822,14 @@ def render(run: ClassRun) -> str:
         out.append(f"- hub log: `{line}`")
     stops = {" ".join(le.probe.get("stops", [])) for le in run.learners if le.probe}
     if stops:
-        out.append("- how the runs left in each learner's notebook stopped: "
-                   + (f"`{stops.pop()}` (the same for every learner)" if len(stops) == 1
-                      else f"{len(stops)} different sets: " + "; ".join(f"`{s}`" for s in stops)))
+        out.append(
+            "- how the runs left in each learner's notebook stopped: "
+            + (
+                f"`{stops.pop()}` (the same for every learner)"
+                if len(stops) == 1
+                else f"{len(stops)} different sets: " + "; ".join(f"`{s}`" for s in stops)
+            )
+        )
     out.append("")
 
     peaks = per_learner_peaks(run)
@@ -712,8 +840,13 @@ def render(run: ClassRun) -> str:
         ("server + kernel, peak RSS", [p["both"] for p in peaks.values()]),
         ("single-user server alone, peak RSS", [p["server"] for p in peaks.values()]),
         ("kernel alone, peak RSS", [p["kernel"] for p in peaks.values()]),
-        ("server + kernel, PSS after 1-1 (shared pages split)",
-         [pss.get(f"{le.name}/server", 0) + pss.get(f"{le.name}/kernel", 0) for le in run.learners]),
+        (
+            "server + kernel, PSS after 1-1 (shared pages split)",
+            [
+                pss.get(f"{le.name}/server", 0) + pss.get(f"{le.name}/kernel", 0)
+                for le in run.learners
+            ],
+        ),
     ):
         got = spread(v for v in values if v)
         rows.append([label, *(mib(v) for v in got or (None, None, None))])
@@ -728,19 +861,25 @@ def render(run: ClassRun) -> str:
     hub_rss = max((s["rss"].get("hub", 0) for s in run.samples), default=0)
     proxy_rss = max((s["rss"].get("proxy", 0) for s in run.samples), default=0)
     if busy:
-        out.append(f"- CPU over the run: {statistics.fmean(busy):.0f} % busy on average "
-                   f"({os.cpu_count()} cores), {sum(b >= 95 for b in busy) / len(busy):.0%} of "
-                   f"its seconds at 95 % or more; load average up to "
-                   f"{max(s['load1'] for s in run.samples):.1f}.")
+        out.append(
+            f"- CPU over the run: {statistics.fmean(busy):.0f} % busy on average "
+            f"({os.cpu_count()} cores), {sum(b >= 95 for b in busy) / len(busy):.0%} of "
+            f"its seconds at 95 % or more; load average up to "
+            f"{max(s['load1'] for s in run.samples):.1f}."
+        )
     total_cpu = sum(v for k, v in cpu.items() if "/" in k)
-    out.append(f"- CPU time for the class: {total_cpu:.0f} s in learners' servers and kernels "
-               f"({total_cpu / n:.1f} s per learner), hub {cpu.get('hub', 0):.1f} s, proxy "
-               f"{cpu.get('proxy', 0):.1f} s"
-               + (f", endpoint {run.serve.get('cpu_s', 0):.1f} s" if run.serve else "")
-               + f"; the simulated learners themselves {cpu.get('simulator', 0):.1f} s.")
-    out.append(f"- Memory in use on the machine rose by {mib(used - run.memory_at_start)} at "
-               f"its peak ({mib((used - run.memory_at_start) / n)} per learner); the hub "
-               f"{mib(hub_rss)}, the proxy {mib(proxy_rss)} (peak RSS).")
+    out.append(
+        f"- CPU time for the class: {total_cpu:.0f} s in learners' servers and kernels "
+        f"({total_cpu / n:.1f} s per learner), hub {cpu.get('hub', 0):.1f} s, proxy "
+        f"{cpu.get('proxy', 0):.1f} s"
+        + (f", endpoint {run.serve.get('cpu_s', 0):.1f} s" if run.serve else "")
+        + f"; the simulated learners themselves {cpu.get('simulator', 0):.1f} s."
+    )
+    out.append(
+        f"- Memory in use on the machine rose by {mib(used - run.memory_at_start)} at "
+        f"its peak ({mib((used - run.memory_at_start) / n)} per learner); the hub "
+        f"{mib(hub_rss)}, the proxy {mib(proxy_rss)} (peak RSS)."
+    )
     if run.kind == "serve":
         out.append("")
         out.extend(render_endpoint(run))
@@ -749,24 +888,37 @@ def render(run: ClassRun) -> str:
 
 def render_endpoint(run: ClassRun) -> list[str]:
     calls = [c for le in run.learners for c in (le.probe or {}).get("calls", [])]
-    out = [f"The shared endpoint (`python -m whentostop serve`, WHENTOSTOP_MODEL={ROOM_MODEL}), as "
-           "its clients — the learners' kernels — timed each request:", ""]
-    out.append(table(["requests", "count", "p50", "p90", "max", "errors", "cut by deadline_s",
-                      "retries"], latency_rows(calls)))
+    out = [
+        f"The shared endpoint (`python -m whentostop serve`, WHENTOSTOP_MODEL={ROOM_MODEL}), as "
+        "its clients — the learners' kernels — timed each request:",
+        "",
+    ]
+    out.append(
+        table(
+            ["requests", "count", "p50", "p90", "max", "errors", "cut by deadline_s", "retries"],
+            latency_rows(calls),
+        )
+    )
     out.append("")
     kinds = error_kinds(calls)
-    out.append(f"- errors: {dict(kinds) if kinds else 'none'}; the endpoint's process: "
-               f"{run.serve.get('cpu_s', 0):.1f} s of CPU, {mib(run.serve.get('rss'))} RSS, "
-               f"{run.serve.get('threads', '?')} threads at the end.")
+    out.append(
+        f"- errors: {dict(kinds) if kinds else 'none'}; the endpoint's process: "
+        f"{run.serve.get('cpu_s', 0):.1f} s of CPU, {mib(run.serve.get('rss'))} RSS, "
+        f"{run.serve.get('threads', '?')} threads at the end."
+    )
     models = sorted({str(c.get("model")) for c in calls})
-    out.append(f"- model names the endpoint was asked for: {', '.join(models) or 'none'} "
-               "(what `connect()` sent for the personas the notebook names).")
+    out.append(
+        f"- model names the endpoint was asked for: {', '.join(models) or 'none'} "
+        "(what `connect()` sent for the personas the notebook names)."
+    )
     return out
 
 
 def key_of(settings: Settings) -> str:
     """What makes two runs comparable: the class size and the hub's settings."""
-    fixes = [] if settings.kernel_transport == "ipc" else [f"kernels over {settings.kernel_transport}"]
+    fixes = (
+        [] if settings.kernel_transport == "ipc" else [f"kernels over {settings.kernel_transport}"]
+    )
     if settings.server_ports == "random":
         fixes.append("random server ports")
     if (settings.start_timeout, settings.http_timeout) != (90, 90):
@@ -777,25 +929,39 @@ def key_of(settings: Settings) -> str:
 
 
 def hub_settings(settings: Settings) -> str:
-    return (f"- the hub (tests/hub/jupyterhub_config.py): `c.Spawner.start_timeout = "
-            f"{settings.start_timeout}`, `c.Spawner.http_timeout = {settings.http_timeout}`, "
-            f"`c.JupyterHub.concurrent_spawn_limit = {settings.spawn_limit or 100}`; kernels over "
-            f"{settings.kernel_transport.upper()}"
-            + (" (`--KernelManager.transport=ipc`)" if settings.kernel_transport == "ipc" else
-               " (Jupyter's default)")
-            + "; learners' servers on "
-            + ("random ports (JupyterHub's default)" if settings.server_ports == "random" else
-               f"ports {settings.server_ports}, one per learner (a pre_spawn_hook)")
-            + "; kernels culled after 60 s idle with no connection")
+    return (
+        f"- the hub (tests/hub/jupyterhub_config.py): `c.Spawner.start_timeout = "
+        f"{settings.start_timeout}`, `c.Spawner.http_timeout = {settings.http_timeout}`, "
+        f"`c.JupyterHub.concurrent_spawn_limit = {settings.spawn_limit or 100}`; kernels over "
+        f"{settings.kernel_transport.upper()}"
+        + (
+            " (`--KernelManager.transport=ipc`)"
+            if settings.kernel_transport == "ipc"
+            else " (Jupyter's default)"
+        )
+        + "; learners' servers on "
+        + (
+            "random ports (JupyterHub's default)"
+            if settings.server_ports == "random"
+            else f"ports {settings.server_ports}, one per learner (a pre_spawn_hook)"
+        )
+        + "; kernels culled after 60 s idle with no connection"
+    )
 
 
 def section(runs: Sequence[ClassRun], settings: Settings, command: str) -> str:
-    lines = [f"## Class simulation (issue 19): {key_of(settings)} on one JupyterHub, all at once",
-             "", *machine_lines(command), hub_settings(settings), "",
-             "Written by `bench/class_sim.py` (`make bench-class`), which replaces only this block. "
-             "Times are from the moment the whole class starts (every learner logs in at once); "
-             "p90 by nearest rank. How it is measured: the script's docstring. What the runs "
-             "found and what was fixed: bench/NOTES.md, \"The class simulation\".", ""]
+    lines = [
+        f"## Class simulation (issue 19): {key_of(settings)} on one JupyterHub, all at once",
+        "",
+        *machine_lines(command),
+        hub_settings(settings),
+        "",
+        "Written by `bench/class_sim.py` (`make bench-class`), which replaces only this block. "
+        "Times are from the moment the whole class starts (every learner logs in at once); "
+        "p90 by nearest rank. How it is measured: the script's docstring. What the runs "
+        'found and what was fixed: bench/NOTES.md, "The class simulation".',
+        "",
+    ]
     for run in runs:
         lines += [render(run), ""]
     return "\n".join(lines)
@@ -806,32 +972,60 @@ def section(runs: Sequence[ClassRun], settings: Settings, command: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--learners", "-n", type=int, default=int(os.environ.get("N") or 20),
-                        help="how many learners (default 20, or $N)")
-    parser.add_argument("--runs", default="mock,serve",
-                        help="comma-separated: mock (in-process mock), serve (one shared endpoint)")
+    parser.add_argument(
+        "--learners",
+        "-n",
+        type=int,
+        default=int(os.environ.get("N") or 20),
+        help="how many learners (default 20, or $N)",
+    )
+    parser.add_argument(
+        "--runs",
+        default="mock,serve",
+        help="comma-separated: mock (in-process mock), serve (one shared endpoint)",
+    )
     parser.add_argument("--notebook", type=Path, default=NOTEBOOK)
     parser.add_argument("--start-timeout", type=int, default=90, help="c.Spawner.start_timeout")
     parser.add_argument("--http-timeout", type=int, default=90, help="c.Spawner.http_timeout")
-    parser.add_argument("--spawn-limit", type=int, default=None,
-                        help="c.JupyterHub.concurrent_spawn_limit (default: JupyterHub's, 100)")
-    parser.add_argument("--kernel-transport", choices=("ipc", "tcp"), default="ipc",
-                        help="how kernels talk to their server (default ipc: see RESULTS.md)")
-    parser.add_argument("--server-ports", default="20000-32000",
-                        help='ports for learners\' servers: a range, or "random" (JupyterHub\'s own '
-                             "choice, which can give two learners the same port: see RESULTS.md)")
+    parser.add_argument(
+        "--spawn-limit",
+        type=int,
+        default=None,
+        help="c.JupyterHub.concurrent_spawn_limit (default: JupyterHub's, 100)",
+    )
+    parser.add_argument(
+        "--kernel-transport",
+        choices=("ipc", "tcp"),
+        default="ipc",
+        help="how kernels talk to their server (default ipc: see RESULTS.md)",
+    )
+    parser.add_argument(
+        "--server-ports",
+        default="20000-32000",
+        help="ports for learners' servers: a range, or \"random\" (JupyterHub's own "
+        "choice, which can give two learners the same port: see RESULTS.md)",
+    )
     parser.add_argument("--cell-timeout", type=float, default=300.0)
-    parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument(
+        "--no-write", action="store_true", help="print only; leave RESULTS.md alone"
+    )
     parser.add_argument("--out", type=Path, default=RESULTS)
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (logs, homes)")
     args = parser.parse_args(argv)
     kinds = [k.strip() for k in args.runs.split(",") if k.strip()]
     if unknown := set(kinds) - set(TITLES):
         parser.error(f"unknown run(s): {', '.join(sorted(unknown))}")
-    settings = Settings(args.learners, args.notebook, cell_timeout_s=args.cell_timeout,
-                        start_timeout=args.start_timeout, http_timeout=args.http_timeout,
-                        spawn_limit=args.spawn_limit, keep=args.keep,
-                        kernel_transport=args.kernel_transport, server_ports=args.server_ports)
+    settings = Settings(
+        args.learners,
+        args.notebook,
+        cell_timeout_s=args.cell_timeout,
+        start_timeout=args.start_timeout,
+        http_timeout=args.http_timeout,
+        spawn_limit=args.spawn_limit,
+        keep=args.keep,
+        kernel_transport=args.kernel_transport,
+        server_ports=args.server_ports,
+    )
     command = "python bench/class_sim.py " + " ".join(argv if argv is not None else sys.argv[1:])
 
     def interrupted(signum: int, frame: Any) -> None:

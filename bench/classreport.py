@@ -120,7 +120,7 @@ def output_text(output: dict[str, Any]) -> str:
 
 
 def exercise_id(tag: str) -> str | None:
-    """"exercise-1-1-a" -> "1-1.a", the id the check prints; None for any other tag."""
+    """ "exercise-1-1-a" -> "1-1.a", the id the check prints; None for any other tag."""
     found = re.fullmatch(r"exercise-(.+)-([a-z])", tag)
     return f"{found[1]}.{found[2]}" if found else None
 
@@ -131,7 +131,7 @@ def parse_probe(outputs: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
         for line in output_text(output).splitlines():
             if line.startswith(PROBE_MARK):
                 try:
-                    found = json.loads(line[len(PROBE_MARK):])
+                    found = json.loads(line[len(PROBE_MARK) :])
                 except ValueError:
                     return None
                 return found if isinstance(found, dict) else None
@@ -158,14 +158,20 @@ def problems(learner: Learner, expected_cells: int) -> list[str]:
             found.append(f"cell {cell.index}: execute_reply status {cell.status}")
         for tag in cell.tags:
             ident = exercise_id(tag)
-            if ident and cell.status == "ok" and not any(ident in output_text(o) for o in cell.outputs):
+            if (
+                ident
+                and cell.status == "ok"
+                and not any(ident in output_text(o) for o in cell.outputs)
+            ):
                 found.append(f"cell {cell.index}: exercise {ident} showed no check")
     if learner.failure is None and len(ran) == expected_cells:
         probe = learner.probe
         if probe is None:
             found.append("the probe after the notebook printed nothing")
         elif not probe.get("clock"):
-            found.append(f"no run stopped on max_turns (runs in the notebook: {probe.get('stops')})")
+            found.append(
+                f"no run stopped on max_turns (runs in the notebook: {probe.get('stops')})"
+            )
     return found
 
 
@@ -198,8 +204,13 @@ def table(header: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     cells = [[str(c) for c in header]] + [[str(c) for c in row] for row in rows]
     widths = [max(len(row[i]) for row in cells) for i in range(len(header))]
     line = lambda row: "| " + " | ".join(c.ljust(w) for c, w in zip(row, widths)) + " |"  # noqa: E731
-    return "\n".join([line(cells[0]), "|" + "|".join("-" * (w + 2) for w in widths) + "|",
-                      *(line(r) for r in cells[1:])])
+    return "\n".join(
+        [
+            line(cells[0]),
+            "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+            *(line(r) for r in cells[1:]),
+        ]
+    )
 
 
 STAGES = (
@@ -222,12 +233,17 @@ def timing_rows(learners: Sequence[Learner]) -> list[list[str]]:
         values = [getattr(le, attr) for le in learners]
         got = spread(values)
         reached = sum(v is not None for v in values)
-        rows.append([label, *(seconds(v) for v in got or (None, None, None)),
-                     f"{reached}/{len(learners)}"])
+        rows.append(
+            [label, *(seconds(v) for v in got or (None, None, None)), f"{reached}/{len(learners)}"]
+        )
     notebook = spread(le.notebook_s for le in learners)
-    rows.append(["notebook 1-1 alone (first cell sent to last reply)",
-                 *(seconds(v) for v in notebook or (None, None, None)),
-                 f"{sum(le.notebook_s is not None for le in learners)}/{len(learners)}"])
+    rows.append(
+        [
+            "notebook 1-1 alone (first cell sent to last reply)",
+            *(seconds(v) for v in notebook or (None, None, None)),
+            f"{sum(le.notebook_s is not None for le in learners)}/{len(learners)}",
+        ]
+    )
     return rows
 
 
@@ -244,14 +260,25 @@ def latency_rows(calls: Sequence[dict[str, Any]]) -> list[list[str]]:
     for call in calls:
         groups.setdefault(f"model={call.get('model')!s}", []).append(call)
     for label, group in groups.items():
-        answered = [c["latency_s"] * 1000 for c in group
-                    if not c.get("error") and not c.get("cut_by_deadline")]
+        answered = [
+            c["latency_s"] * 1000
+            for c in group
+            if not c.get("error") and not c.get("cut_by_deadline")
+        ]
         got = spread(answered)
         errors = sum(1 for c in group if c.get("error"))
         cut = sum(1 for c in group if c.get("cut_by_deadline"))
         retries = sum(int(c.get("retries") or 0) for c in group)
-        rows.append([label, len(group), *(("-",) * 3 if got is None else (f"{v:.0f} ms" for v in got)),
-                     errors, cut, retries])
+        rows.append(
+            [
+                label,
+                len(group),
+                *(("-",) * 3 if got is None else (f"{v:.0f} ms" for v in got)),
+                errors,
+                cut,
+                retries,
+            ]
+        )
     return rows
 
 

@@ -21,8 +21,16 @@ from importlib import metadata
 from typing import Any
 
 PACKAGES = (
-    "when-to-stop", "httpx", "pydantic", "openai", "openai-agents", "pydantic-ai-slim",
-    "ipywidgets", "nbclient", "ipykernel", "pyinstrument",
+    "when-to-stop",
+    "httpx",
+    "pydantic",
+    "openai",
+    "openai-agents",
+    "pydantic-ai-slim",
+    "ipywidgets",
+    "nbclient",
+    "ipykernel",
+    "pyinstrument",
 )
 
 
@@ -132,14 +140,21 @@ def table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     def line(cells: Sequence[str]) -> str:
         return "| " + " | ".join(str(c).ljust(w) for c, w in zip(cells, widths)) + " |"
 
-    return "\n".join([line(header), "|" + "|".join("-" * (w + 2) for w in widths) + "|",
-                      *(line(r) for r in rows)])
+    return "\n".join(
+        [
+            line(header),
+            "|" + "|".join("-" * (w + 2) for w in widths) + "|",
+            *(line(r) for r in rows),
+        ]
+    )
 
 
 def summary(sections: Sequence[Section]) -> str:
     verdicts = [v for s in sections for v in s.verdicts]
-    return table(["benchmark", "measured (median unless said)", "goal", "goal met?"],
-                 [[v.benchmark, v.measured, v.goal, v.mark] for v in verdicts])
+    return table(
+        ["benchmark", "measured (median unless said)", "goal", "goal met?"],
+        [[v.benchmark, v.measured, v.goal, v.mark] for v in verdicts],
+    )
 
 
 def machine(command: str) -> list[str]:

@@ -35,13 +35,22 @@ def _free_port() -> int:
 
 def _environment(home: Path) -> dict[str, str]:
     """The shell of a learner with no endpoint configured; Jupyter writes into `home` only."""
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL", "VIRTUAL_ENV")}
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL", "VIRTUAL_ENV")
+    }
     # the bench runs from .venv; a learner's shell has the system's Python first on PATH
-    env["PATH"] = os.pathsep.join(p for p in env.get("PATH", "").split(os.pathsep)
-                                  if Path(p) != Path(sys.executable).parent)
-    for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR",
-                 "MPLCONFIGDIR"):
+    env["PATH"] = os.pathsep.join(
+        p for p in env.get("PATH", "").split(os.pathsep) if Path(p) != Path(sys.executable).parent
+    )
+    for name in (
+        "JUPYTER_CONFIG_DIR",
+        "JUPYTER_DATA_DIR",
+        "JUPYTER_RUNTIME_DIR",
+        "IPYTHONDIR",
+        "MPLCONFIGDIR",
+    ):
         env[name] = str(home / name.lower())
     return env
 
@@ -60,6 +69,7 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 def clone_to_lab(installer: str) -> Callable[[], float]:
     """`git clone`, then `make lab INSTALLER=...`: seconds until JupyterLab answers."""
+
     def run() -> float:
         with tempfile.TemporaryDirectory(prefix="whentostop-install-") as folder:
             home, clone = Path(folder, "home"), Path(folder, "clone")
@@ -68,15 +78,22 @@ def clone_to_lab(installer: str) -> Callable[[], float]:
             url = f"http://127.0.0.1:{port}/lab?token={token}"
             with open(Path(folder, "make.log"), "wb") as log:
                 started = time.perf_counter()
-                subprocess.run(["git", "clone", "--quiet", str(ROOT), str(clone)], check=True,
-                               timeout=300)
-                proc = subprocess.Popen(["make", "lab", f"INSTALLER={installer}", args],
-                                        cwd=clone, env=_environment(home), stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True)
+                subprocess.run(
+                    ["git", "clone", "--quiet", str(ROOT), str(clone)], check=True, timeout=300
+                )
+                proc = subprocess.Popen(
+                    ["make", "lab", f"INSTALLER={installer}", args],
+                    cwd=clone,
+                    env=_environment(home),
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    start_new_session=True,
+                )
                 try:
                     return _until_answered(proc, url, started, Path(folder, "make.log"))
                 finally:
                     _stop(proc)
+
     return run
 
 
@@ -104,13 +121,24 @@ def install_alone(installer: str) -> Callable[[], float]:
             venv = Path(folder, "venv")
             subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=300)
             python = str(venv / "bin" / "python")
-            command = ([str(uv), "pip", "install", "--quiet", "--python", python, "-e", str(ROOT)]
-                       if installer == "uv" else
-                       [python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "-e", str(ROOT)])
+            command = (
+                [str(uv), "pip", "install", "--quiet", "--python", python, "-e", str(ROOT)]
+                if installer == "uv"
+                else [
+                    python,
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                    "-e",
+                    str(ROOT),
+                ]
+            )
             started = time.perf_counter()
             subprocess.run(command, check=True, timeout=900, capture_output=True)
             return time.perf_counter() - started
+
     return run
 
 
@@ -118,14 +146,19 @@ def install(cfg: Any) -> Section:
     section = Section(11, "Install: a clean clone to JupyterLab answering (make lab), uv vs pip")
     have_uv = (Path(sys.executable).parent / "uv").exists()
     if shutil.which("make") is None or shutil.which("git") is None or not have_uv:
-        section.notes = ["Skipped: needs make, git and uv in this environment (`make bench` "
-                         "bootstraps uv into .venv)."]
-        section.verdicts = [Verdict("9. clone → lab answering (uv)", "not measured", f"< {GOAL_S:g} s",
-                                    None)]
+        section.notes = [
+            "Skipped: needs make, git and uv in this environment (`make bench` "
+            "bootstraps uv into .venv)."
+        ]
+        section.verdicts = [
+            Verdict("9. clone → lab answering (uv)", "not measured", f"< {GOAL_S:g} s", None)
+        ]
         return section
     variants = {
-        "clone-uv": clone_to_lab("uv"), "alone-uv": install_alone("uv"),
-        "clone-pip": clone_to_lab("pip"), "alone-pip": install_alone("pip"),
+        "clone-uv": clone_to_lab("uv"),
+        "alone-uv": install_alone("uv"),
+        "clone-pip": clone_to_lab("pip"),
+        "alone-pip": install_alone("pip"),
     }
     if cfg.quick:  # a smoke run (make test runs it): uv's make lab once; pip's takes a minute
         variants = {"clone-uv": variants["clone-uv"]}
@@ -159,7 +192,8 @@ def install(cfg: Any) -> Section:
     ]
     uv_lab = samples["clone-uv"].median
     section.notes = [
-        f"{reps} runs of each, interleaved" + (f", after {warmup} warm-up run of uv's" if warmup else "")
+        f"{reps} runs of each, interleaved"
+        + (f", after {warmup} warm-up run of uv's" if warmup else "")
         + "; the package caches (pip's, uv's) are warm, as for a second install on the same "
         "machine: a first install also downloads (~100 MB), at the network's speed. 'Clean clone' is `git clone` of this repository's committed HEAD from the local "
         "disk (no network for the clone itself), then `make lab` in it until GET /lab answers.",
@@ -173,11 +207,22 @@ def install(cfg: Any) -> Section:
         f"Load average (1 min) {load_before:.1f} before and {load_after:.1f} after, on "
         f"{os.cpu_count()} cores: read the ratios, not the seconds.",
     ]
-    section.verdicts = [Verdict("9. clean clone → lab answering (uv)", f"{uv_lab:.1f} s",
-                                f"< {GOAL_S:g} s", uv_lab < GOAL_S)]
+    section.verdicts = [
+        Verdict(
+            "9. clean clone → lab answering (uv)",
+            f"{uv_lab:.1f} s",
+            f"< {GOAL_S:g} s",
+            uv_lab < GOAL_S,
+        )
+    ]
     if "clone-pip" in samples:
-        section.verdicts.append(Verdict(
-            "9. clone → lab: pip / uv", f"{samples['clone-pip'].median / uv_lab:.1f}x "
-            f"({median(samples['clone-pip'].seconds):.1f} s with pip)", "uv faster (> 1x)",
-            samples["clone-pip"].median > uv_lab))
+        section.verdicts.append(
+            Verdict(
+                "9. clone → lab: pip / uv",
+                f"{samples['clone-pip'].median / uv_lab:.1f}x "
+                f"({median(samples['clone-pip'].seconds):.1f} s with pip)",
+                "uv faster (> 1x)",
+                samples["clone-pip"].median > uv_lab,
+            )
+        )
     return section

@@ -30,10 +30,14 @@ LEVEL = "1-1"
 TURNS = 25
 
 # The bare loops' tool list, as a learner would paste it from the docs: fixed JSON, built once.
-SCHEMAS: list[dict[str, Any]] = json.loads(json.dumps([t.schema for t in load_level(LEVEL).tools()]))
+SCHEMAS: list[dict[str, Any]] = json.loads(
+    json.dumps([t.schema for t in load_level(LEVEL).tools()])
+)
 
 
-def library_run(model: OpenAIChat, max_turns: int = TURNS, tools: Callable[..., list] | None = None) -> Run:
+def library_run(
+    model: OpenAIChat, max_turns: int = TURNS, tools: Callable[..., list] | None = None
+) -> Run:
     """What a learner writes with the library: load the level, offer its tools, run."""
     level = load_level(LEVEL)
     offered = tools(level) if tools else level.tools()
@@ -46,8 +50,9 @@ def bare_httpx_loop(client: httpx.Client, max_turns: int = TURNS) -> list[dict[s
     functions = {"search_blocks": level.search_blocks, "mark_star": level.mark_star}
     messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
     for _ in range(max_turns):
-        reply = client.post("/chat/completions",
-                            json={"model": PERSONA, "messages": messages, "tools": SCHEMAS})
+        reply = client.post(
+            "/chat/completions", json={"model": PERSONA, "messages": messages, "tools": SCHEMAS}
+        )
         reply.raise_for_status()
         if not _take_turn(reply.json(), messages, functions):
             break
@@ -61,8 +66,9 @@ def seed_loop(base_url: str, max_turns: int = TURNS) -> list[dict[str, Any]]:
     messages: list[dict[str, Any]] = [{"role": "user", "content": PROMPT}]
     for _ in range(max_turns):
         body = json.dumps({"model": PERSONA, "messages": messages, "tools": SCHEMAS}).encode()
-        request = urllib.request.Request(f"{base_url}/chat/completions", data=body,
-                                         headers={"Content-Type": "application/json"})
+        request = urllib.request.Request(
+            f"{base_url}/chat/completions", data=body, headers={"Content-Type": "application/json"}
+        )
         with urllib.request.urlopen(request, timeout=60) as response:
             data = json.loads(response.read())
         if not _take_turn(data, messages, functions):
@@ -70,15 +76,18 @@ def seed_loop(base_url: str, max_turns: int = TURNS) -> list[dict[str, Any]]:
     return messages
 
 
-def _take_turn(data: dict[str, Any], messages: list[dict[str, Any]],
-               functions: dict[str, Callable[..., str]]) -> bool:
+def _take_turn(
+    data: dict[str, Any], messages: list[dict[str, Any]], functions: dict[str, Callable[..., str]]
+) -> bool:
     """Append the reply and its tool results; False when the model asked for no tool."""
     message = data["choices"][0]["message"]
     messages.append(message)
     calls = message.get("tool_calls") or []
     for call in calls:
         try:
-            output = functions[call["function"]["name"]](**json.loads(call["function"]["arguments"]))
+            output = functions[call["function"]["name"]](
+                **json.loads(call["function"]["arguments"])
+            )
         except Exception as exc:  # the level's tools raise for a wrong area: the model reads it
             output = f"Error: {exc}"
         messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
@@ -140,8 +149,9 @@ TLS = (
 
 
 @contextmanager
-def serving(nagle: bool = False, tls: tuple[str, str] | None = None,
-            start_timeout_s: float = 30.0) -> Iterator[str]:
+def serving(
+    nagle: bool = False, tls: tuple[str, str] | None = None, start_timeout_s: float = 30.0
+) -> Iterator[str]:
     """`python -m whentostop serve` on a free loopback port; yields its base URL, then stops it.
 
     `tls=(certificate, key)` serves HTTPS with them (the client must trust the certificate)."""
@@ -151,7 +161,16 @@ def serving(nagle: bool = False, tls: tuple[str, str] | None = None,
     elif nagle:
         cmd = [sys.executable, "-c", NAGLE_ON, str(port)]
     else:
-        cmd = [sys.executable, "-m", "whentostop", "serve", "--host", "127.0.0.1", "--port", str(port)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "serve",
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+        ]
     proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     base_url = f"{'https' if tls else 'http'}://127.0.0.1:{port}/v1"
     try:
@@ -179,9 +198,30 @@ def trusted_certificate(folder: str) -> Iterator[tuple[str, str] | None]:
         yield None
         return
     cert, key = f"{folder}/cert.pem", f"{folder}/key.pem"
-    subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1",
-                    "-nodes", "-keyout", key, "-out", cert, "-days", "2", "-subj", "/CN=127.0.0.1",
-                    "-addext", "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    subprocess.run(
+        [
+            "openssl",
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-keyout",
+            key,
+            "-out",
+            cert,
+            "-days",
+            "2",
+            "-subj",
+            "/CN=127.0.0.1",
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ],
+        check=True,
+        capture_output=True,
+    )
     before = os.environ.get("SSL_CERT_FILE")
     os.environ["SSL_CERT_FILE"] = cert
     client._ssl_context.cache_clear()  # the library's one shared context, built anew with it
@@ -199,8 +239,10 @@ def _wait_until_up(proc: subprocess.Popen, base_url: str, timeout_s: float) -> N
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"the mock server exited with {proc.returncode}: "
-                               f"{proc.stderr.read().decode(errors='replace') if proc.stderr else ''}")
+            raise RuntimeError(
+                f"the mock server exited with {proc.returncode}: "
+                f"{proc.stderr.read().decode(errors='replace') if proc.stderr else ''}"
+            )
         try:
             if httpx.get(f"{base_url}/models", timeout=2.0).status_code == 200:
                 return

@@ -57,8 +57,10 @@ def setup_whentostop(base_url: str, level: Any, count: Counter) -> Callable[[], 
         try:
             result.answer
         except NoAnswer as exc:
-            return _told("result field + exception on .answer",
-                         f"run.stop == {str(result.stop)!r}; run.answer raises {_name(exc)}: {exc}")
+            return _told(
+                "result field + exception on .answer",
+                f"run.stop == {str(result.stop)!r}; run.answer raises {_name(exc)}: {exc}",
+            )
         return _told("result", f"run.stop == {str(result.stop)!r}, answer {result.answer!r}")
 
     return run
@@ -76,15 +78,21 @@ def setup_openai_agents(base_url: str, level: Any, count: Counter) -> Callable[[
     from openai import AsyncOpenAI, DefaultAsyncHttpxClient
 
     set_tracing_disabled(True)  # the docs' advice for a non-OpenAI endpoint: nothing to export to
-    client = AsyncOpenAI(base_url=base_url, api_key="unused",
-                         http_client=DefaultAsyncHttpxClient(event_hooks={"request": [_counter(count)]}))
+    client = AsyncOpenAI(
+        base_url=base_url,
+        api_key="unused",
+        http_client=DefaultAsyncHttpxClient(event_hooks={"request": [_counter(count)]}),
+    )
     search, mark = _level_tools(level)
     agent = Agent(
         name="star finder",
         model=OpenAIChatCompletionsModel(model="loopboros", openai_client=client),
-        tools=[function_tool(level.search_blocks, name_override="search_blocks",
-                             description_override=search),
-               function_tool(level.mark_star, name_override="mark_star", description_override=mark)],
+        tools=[
+            function_tool(
+                level.search_blocks, name_override="search_blocks", description_override=search
+            ),
+            function_tool(level.mark_star, name_override="mark_star", description_override=mark),
+        ],
     )
 
     def run() -> dict[str, Any]:
@@ -104,8 +112,11 @@ def setup_pydantic_ai(base_url: str, level: Any, count: Counter) -> Callable[[],
     from pydantic_ai.providers.openai import OpenAIProvider
     from pydantic_ai.usage import UsageLimits
 
-    client = AsyncOpenAI(base_url=base_url, api_key="unused",
-                         http_client=DefaultAsyncHttpxClient(event_hooks={"request": [_counter(count)]}))
+    client = AsyncOpenAI(
+        base_url=base_url,
+        api_key="unused",
+        http_client=DefaultAsyncHttpxClient(event_hooks={"request": [_counter(count)]}),
+    )
     model = OpenAIChatModel("loopboros", provider=OpenAIProvider(openai_client=client))
     search, mark = _level_tools(level)
 
@@ -119,10 +130,13 @@ def setup_pydantic_ai(base_url: str, level: Any, count: Counter) -> Callable[[],
 
     # max_retries: the default (1) ends this run at its 2nd wrong spelling in a row with
     # UnexpectedModelBehavior; raised so the turn budget is what stops it, as for the others.
-    agent = Agent(model, tools=[
-        Tool(search_blocks, name="search_blocks", description=search, max_retries=TURNS),
-        Tool(level.mark_star, name="mark_star", description=mark),
-    ])
+    agent = Agent(
+        model,
+        tools=[
+            Tool(search_blocks, name="search_blocks", description=search, max_retries=TURNS),
+            Tool(level.mark_star, name="mark_star", description=mark),
+        ],
+    )
 
     def run() -> dict[str, Any]:
         try:
@@ -176,8 +190,12 @@ def worker(framework: str, base_url: str) -> None:
         if command == "run":
             start, cpu = time.perf_counter(), time.process_time()
             told = run()
-            answer = {"seconds": time.perf_counter() - start, "cpu": time.process_time() - cpu,
-                      **told, "requests": count["requests"]}
+            answer = {
+                "seconds": time.perf_counter() - start,
+                "cpu": time.process_time() - cpu,
+                **told,
+                "requests": count["requests"],
+            }
         elif command == "memory":
             tracemalloc.start()
             run()
@@ -201,7 +219,10 @@ class Worker:
         self.log = tempfile.TemporaryFile("w+")  # its warnings; a pipe could fill up and block it
         self.proc = subprocess.Popen(
             [sys.executable, str(Path(__file__).resolve()), framework, base_url],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self.log,
+            text=True,
         )
 
     def wait_ready(self) -> None:

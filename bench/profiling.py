@@ -47,7 +47,10 @@ def connect_only() -> None:
 
 
 TARGETS: dict[str, Callable[[], None]] = {
-    "loop": loop, "socket": socket, "widget": widget, "connect": connect_only,
+    "loop": loop,
+    "socket": socket,
+    "widget": widget,
+    "connect": connect_only,
 }
 
 

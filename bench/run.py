@@ -30,8 +30,12 @@ NOTES = HERE / "NOTES.md"
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--quick", action="store_true", help="very few repetitions: checks it works")
-    parser.add_argument("--out", type=Path, default=HERE / "RESULTS.md", help="where to write the results")
+    parser.add_argument(
+        "--quick", action="store_true", help="very few repetitions: checks it works"
+    )
+    parser.add_argument(
+        "--out", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
+    )
     parser.add_argument("--only", default="", help="comma-separated section numbers (default: all)")
     args = parser.parse_args(argv)
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL"):
@@ -39,7 +43,14 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     cfg = Config.make(args.quick)
     chosen = [int(n) for n in args.only.split(",") if n.strip()] or list(SECTIONS)
-    command = " ".join(shlex.quote(a) for a in [Path(sys.executable).name, "bench/run.py", *(argv if argv is not None else sys.argv[1:])])
+    command = " ".join(
+        shlex.quote(a)
+        for a in [
+            Path(sys.executable).name,
+            "bench/run.py",
+            *(argv if argv is not None else sys.argv[1:]),
+        ]
+    )
     head = ["# Benchmarks (issue 6)", "", *machine(command), ""]
     print("\n".join(head), flush=True)
 
@@ -49,9 +60,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         section = _run_one(number, cfg)
         print(section.markdown(), flush=True)
         sections.append(section)
-    body = ["## Summary", "", summary(sections), "",
-            f"Whole run: {time.perf_counter() - started:.0f} s"
-            + (" (--quick: a smoke run; do not quote these numbers)." if cfg.quick else ".")]
+    body = [
+        "## Summary",
+        "",
+        summary(sections),
+        "",
+        f"Whole run: {time.perf_counter() - started:.0f} s"
+        + (" (--quick: a smoke run; do not quote these numbers)." if cfg.quick else "."),
+    ]
     print("\n".join(body), flush=True)
 
     text = "\n".join(head + body + [""] + [s.markdown() for s in sections])

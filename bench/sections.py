@@ -61,11 +61,32 @@ class Config:
     @classmethod
     def make(cls, quick: bool) -> Config:
         if quick:
-            return cls(True, reps=3, socket_reps=2, before_reps=1, peer_reps=1, widget_sweeps=1,
-                       browser_samples=2, notebook_reps=1, import_reps=2, growth_reps=1, growth_sizes=(10, 50),
-                       slider_values=(1, 25))
-        return cls(False, reps=30, socket_reps=15, before_reps=5, peer_reps=10, widget_sweeps=5,
-                   browser_samples=15, notebook_reps=3, import_reps=9, growth_reps=11)
+            return cls(
+                True,
+                reps=3,
+                socket_reps=2,
+                before_reps=1,
+                peer_reps=1,
+                widget_sweeps=1,
+                browser_samples=2,
+                notebook_reps=1,
+                import_reps=2,
+                growth_reps=1,
+                growth_sizes=(10, 50),
+                slider_values=(1, 25),
+            )
+        return cls(
+            False,
+            reps=30,
+            socket_reps=15,
+            before_reps=5,
+            peer_reps=10,
+            widget_sweeps=5,
+            browser_samples=15,
+            notebook_reps=3,
+            import_reps=9,
+            growth_reps=11,
+        )
 
 
 def ratio(a: Samples, b: Samples) -> float:
@@ -81,7 +102,9 @@ def with_tool_timeouts(level: Any) -> list[Any]:
 
 
 def loop_overhead(cfg: Config) -> Section:
-    section = Section(1, f"Loop overhead: run_agent vs. a bare httpx loop ({TURNS} turns, in-process mock)")
+    section = Section(
+        1, f"Loop overhead: run_agent vs. a bare httpx loop ({TURNS} turns, in-process mock)"
+    )
 
     def library() -> Any:
         with connect(PERSONA) as model:
@@ -100,10 +123,27 @@ def loop_overhead(cfg: Config) -> Section:
     b, a, before = times["bare"], times["library"], times["before"]
     section.header = ["variant", "median per run", "min", "max", "ratio to bare"]
     section.rows = [
-        ["bare loop: plain httpx, same transport, tools called directly", ms(b.median), ms(b.min), ms(b.max), "1.00"],
-        ["run_agent(connect('loopboros'), level.tools())", ms(a.median), ms(a.min), ms(a.max), f"{ratio(a, b):.2f}"],
-        ["before the fix: same, tools with a per-call timeout thread", ms(before.median), ms(before.min),
-         ms(before.max), f"{ratio(before, b):.2f}"],
+        [
+            "bare loop: plain httpx, same transport, tools called directly",
+            ms(b.median),
+            ms(b.min),
+            ms(b.max),
+            "1.00",
+        ],
+        [
+            "run_agent(connect('loopboros'), level.tools())",
+            ms(a.median),
+            ms(a.min),
+            ms(a.max),
+            f"{ratio(a, b):.2f}",
+        ],
+        [
+            "before the fix: same, tools with a per-call timeout thread",
+            ms(before.median),
+            ms(before.min),
+            ms(before.max),
+            f"{ratio(before, b):.2f}",
+        ],
     ]
     overhead = a.median - b.median
     section.notes = [
@@ -116,8 +156,14 @@ def loop_overhead(cfg: Config) -> Section:
         "new thread, which on this busy 2-core machine costs up to ~1 ms. The level's own tools "
         "cannot hang, so they now run in the caller's thread (level.py: timeout_s=None).",
     ]
-    section.verdicts = [Verdict("1. loop overhead (run_agent / bare httpx)", f"{ratio(a, b):.2f}x",
-                                "<= 1.25x", ratio(a, b) <= 1.25 and same)]
+    section.verdicts = [
+        Verdict(
+            "1. loop overhead (run_agent / bare httpx)",
+            f"{ratio(a, b):.2f}x",
+            "<= 1.25x",
+            ratio(a, b) <= 1.25 and same,
+        )
+    ]
     return section
 
 
@@ -125,7 +171,9 @@ def loop_overhead(cfg: Config) -> Section:
 
 
 def keep_alive(cfg: Config) -> Section:
-    section = Section(2, f"Keep-alive on a real socket: the library vs. the seed's stdlib loop ({TURNS} turns)")
+    section = Section(
+        2, f"Keep-alive on a real socket: the library vs. the seed's stdlib loop ({TURNS} turns)"
+    )
     with serving() as url, serving(nagle=True) as url_before:
         shared = connect(PERSONA, base_url=url, api_key="")
 
@@ -137,18 +185,23 @@ def keep_alive(cfg: Config) -> Section:
             with _fresh_ssl_context_per_client():
                 return library()
 
-        times = side_by_side({
-            "seed": lambda: seed_loop(url),
-            "library": library,
-            "shared": lambda: library_run(shared),
-            "ssl": library_own_ssl,
-        }, cfg.socket_reps)
+        times = side_by_side(
+            {
+                "seed": lambda: seed_loop(url),
+                "library": library,
+                "shared": lambda: library_run(shared),
+                "ssl": library_own_ssl,
+            },
+            cfg.socket_reps,
+        )
 
         def before() -> Any:
             with connect(PERSONA, base_url=url_before, api_key="") as model:
                 return library_run(model)
 
-        slow = side_by_side({"before": before, "seed": lambda: seed_loop(url_before)}, cfg.before_reps)
+        slow = side_by_side(
+            {"before": before, "seed": lambda: seed_loop(url_before)}, cfg.before_reps
+        )
         shared.close()
     with tempfile.TemporaryDirectory() as folder, trusted_certificate(folder) as tls:
         secure = _over_tls(tls, cfg) if tls else None
@@ -156,22 +209,52 @@ def keep_alive(cfg: Config) -> Section:
     section.header = ["variant", "median per run", "min", "max", "ratio to seed"]
     section.rows = [
         ["seed: urllib, a new connection per request", ms(s.median), ms(s.min), ms(s.max), "1.00"],
-        ["library: connect() + run_agent, one keep-alive connection", ms(a.median), ms(a.min),
-         ms(a.max), f"{ratio(a, s):.2f}"],
-        ["library, one client reused across runs (as in a notebook)", ms(one.median), ms(one.min),
-         ms(one.max), f"{ratio(one, s):.2f}"],
-        ["before fix 2: connect() building its own SSL context", ms(ssl.median), ms(ssl.min),
-         ms(ssl.max), f"{ratio(ssl, s):.2f}"],
-        ["before fix 1: library against the server with Nagle on", ms(slow['before'].median),
-         ms(slow['before'].min), ms(slow['before'].max),
-         f"{ratio(slow['before'], slow['seed']):.2f} (to seed on the same server)"],
+        [
+            "library: connect() + run_agent, one keep-alive connection",
+            ms(a.median),
+            ms(a.min),
+            ms(a.max),
+            f"{ratio(a, s):.2f}",
+        ],
+        [
+            "library, one client reused across runs (as in a notebook)",
+            ms(one.median),
+            ms(one.min),
+            ms(one.max),
+            f"{ratio(one, s):.2f}",
+        ],
+        [
+            "before fix 2: connect() building its own SSL context",
+            ms(ssl.median),
+            ms(ssl.min),
+            ms(ssl.max),
+            f"{ratio(ssl, s):.2f}",
+        ],
+        [
+            "before fix 1: library against the server with Nagle on",
+            ms(slow["before"].median),
+            ms(slow["before"].min),
+            ms(slow["before"].max),
+            f"{ratio(slow['before'], slow['seed']):.2f} (to seed on the same server)",
+        ],
     ]
     if secure:
         ts, ta = secure["seed"], secure["library"]
         section.rows += [
-            ["HTTPS: seed, a new TLS connection per request", ms(ts.median), ms(ts.min), ms(ts.max), "1.00"],
-            ["HTTPS: library, connect() + run_agent, one keep-alive connection", ms(ta.median),
-             ms(ta.min), ms(ta.max), f"{ratio(ta, ts):.2f} (to seed over HTTPS)"],
+            [
+                "HTTPS: seed, a new TLS connection per request",
+                ms(ts.median),
+                ms(ts.min),
+                ms(ts.max),
+                "1.00",
+            ],
+            [
+                "HTTPS: library, connect() + run_agent, one keep-alive connection",
+                ms(ta.median),
+                ms(ta.min),
+                ms(ta.max),
+                f"{ratio(ta, ts):.2f} (to seed over HTTPS)",
+            ],
         ]
     section.notes = [
         f"`python -m whentostop serve` on 127.0.0.1 in its own process; {cfg.socket_reps} runs each, "
@@ -188,21 +271,35 @@ def keep_alive(cfg: Config) -> Section:
         "request over http.client's, so keep-alive cannot win there. A hosted endpoint is HTTPS: "
         "the HTTPS rows serve the same mock behind TLS (a self-signed P-256 certificate made for "
         "the run and trusted through SSL_CERT_FILE), where every new connection is a handshake."
-        if secure else "HTTPS rows skipped: `openssl` is not installed.",
+        if secure
+        else "HTTPS rows skipped: `openssl` is not installed.",
     ]
     section.verdicts = [
-        Verdict("2. keep-alive (library / seed), connect() per run", f"{ratio(a, s):.2f}x", "< 1", ratio(a, s) < 1),
-        Verdict("2. keep-alive (library / seed), client reused", f"{ratio(one, s):.2f}x", "< 1", ratio(one, s) < 1),
+        Verdict(
+            "2. keep-alive (library / seed), connect() per run",
+            f"{ratio(a, s):.2f}x",
+            "< 1",
+            ratio(a, s) < 1,
+        ),
+        Verdict(
+            "2. keep-alive (library / seed), client reused",
+            f"{ratio(one, s):.2f}x",
+            "< 1",
+            ratio(one, s) < 1,
+        ),
     ]
     if secure:
         r = ratio(secure["library"], secure["seed"])
-        section.verdicts.append(Verdict("2. keep-alive over HTTPS (library / seed)", f"{r:.2f}x", "< 1", r < 1))
+        section.verdicts.append(
+            Verdict("2. keep-alive over HTTPS (library / seed)", f"{r:.2f}x", "< 1", r < 1)
+        )
     return section
 
 
 def _over_tls(tls: tuple[str, str], cfg: Config) -> dict[str, Any]:
     """The seed and the library against the mock behind TLS, side by side."""
     with serving(tls=tls) as url:
+
         def library() -> Any:
             with connect(PERSONA, base_url=url, api_key="") as model:
                 return library_run(model)
@@ -229,13 +326,16 @@ def _fresh_ssl_context_per_client() -> Iterator[None]:
 
 
 def peers(cfg: Config) -> Section:
-    section = Section(3, f"Peers on the same work: {TURNS} turns of the Loopboros over loopback HTTP")
+    section = Section(
+        3, f"Peers on the same work: {TURNS} turns of the Loopboros over loopback HTTP"
+    )
     present = [f for f in FRAMEWORKS if available(f)]
     missing = [f for f in FRAMEWORKS if f not in present]
     if missing:
         section.notes.append(
             f"Skipped {', '.join(missing)}: not installed (they are in the `bench` extra: "
-            "`pip install -e '.[bench]'`; `make bench` installs it).")
+            "`pip install -e '.[bench]'`; `make bench` installs it)."
+        )
     with serving() as url:
         workers = {f: Worker(f, url) for f in present}
         try:
@@ -251,15 +351,34 @@ def peers(cfg: Config) -> Section:
         finally:
             rss = {f: workers[f].close().get("maxrss_kib", 0) for f in present}
     base = median(r["seconds"] for r in runs["whentostop"])
-    section.header = ["framework", "version", "median per run", "ratio to whentostop", "CPU in its process", "requests",
-                      "peak traced memory in a run", "process max RSS", "how the caller learns the clock ended"]
+    section.header = [
+        "framework",
+        "version",
+        "median per run",
+        "ratio to whentostop",
+        "CPU in its process",
+        "requests",
+        "peak traced memory in a run",
+        "process max RSS",
+        "how the caller learns the clock ended",
+    ]
     for f in present:
         t = median(r["seconds"] for r in runs[f])
         last = runs[f][-1]
         cpu = median(r["cpu"] for r in runs[f])
-        section.rows.append([f, _version(FRAMEWORKS[f]), ms(t), f"{t / base:.2f}", ms(cpu),
-                             str(last["requests"]), mib(peak[f]), mib(rss[f] * 1024),
-                             f"{last['how']}: {last['what']}"])
+        section.rows.append(
+            [
+                f,
+                _version(FRAMEWORKS[f]),
+                ms(t),
+                f"{t / base:.2f}",
+                ms(cpu),
+                str(last["requests"]),
+                mib(peak[f]),
+                mib(rss[f] * 1024),
+                f"{last['how']}: {last['what']}",
+            ]
+        )
     section.notes += [
         f"Each framework runs in its own worker process (imports and memory kept apart); "
         f"{cfg.peer_reps} runs each after a warm-up, interleaved across the workers. Each made "
@@ -279,11 +398,23 @@ def peers(cfg: Config) -> Section:
         "2nd wrong spelling in a row with UnexpectedModelBehavior, so max_retries=25 here.",
     ]
     faster = all(base < median(r["seconds"] for r in runs[f]) for f in present if f != "whentostop")
-    measured = ", ".join(f"{f} {median(r['seconds'] for r in runs[f]) / base:.2f}x"
-                         for f in present if f != "whentostop") or "peers skipped"
+    measured = (
+        ", ".join(
+            f"{f} {median(r['seconds'] for r in runs[f]) / base:.2f}x"
+            for f in present
+            if f != "whentostop"
+        )
+        or "peers skipped"
+    )
     complete = not missing
-    section.verdicts = [Verdict("3. peers (their time / ours)", measured, "faster than both (> 1x)",
-                                faster if complete else None)]
+    section.verdicts = [
+        Verdict(
+            "3. peers (their time / ours)",
+            measured,
+            "faster than both (> 1x)",
+            faster if complete else None,
+        )
+    ]
     return section
 
 
@@ -307,8 +438,10 @@ def widget(cfg: Config) -> Section:
         ex = explorer("1-1")
         slider = ex.max_turns
     except (ImportError, AttributeError, TypeError) as exc:
-        section.notes = [f"Not available yet: whentostop.widgets.explorer('1-1').max_turns "
-                         f"could not be built here ({type(exc).__name__}: {exc})."]
+        section.notes = [
+            f"Not available yet: whentostop.widgets.explorer('1-1').max_turns "
+            f"could not be built here ({type(exc).__name__}: {exc})."
+        ]
         section.verdicts = [Verdict("4. widget re-run", "not available yet", "< 100 ms", None)]
         return section
     slider.value = 25  # warm-up: one full run
@@ -322,13 +455,25 @@ def widget(cfg: Config) -> Section:
     at_25 = per_value[25]
     section.header = ["slider change", "median", "max"]
     section.rows = [
-        [f"any value {_values(cfg.slider_values)} (until the outputs are updated)", ms(median(all_times)), ms(max(all_times))],
+        [
+            f"any value {_values(cfg.slider_values)} (until the outputs are updated)",
+            ms(median(all_times)),
+            ms(max(all_times)),
+        ],
         ["to 25 (a 25-turn run)", ms(median(at_25)), ms(max(at_25))],
     ]
-    section.notes = [f"{cfg.widget_sweeps} sweeps over {_values(cfg.slider_values)}, in process; setting "
-                     "`.value` re-runs synchronously, so the time is until the badge and plots are updated."]
-    section.verdicts = [Verdict("4. widget re-run to 25 turns", f"{ms(median(at_25))} (max {ms(max(at_25))})",
-                                "< 100 ms", max(at_25) < 0.1)]
+    section.notes = [
+        f"{cfg.widget_sweeps} sweeps over {_values(cfg.slider_values)}, in process; setting "
+        "`.value` re-runs synchronously, so the time is until the badge and plots are updated."
+    ]
+    section.verdicts = [
+        Verdict(
+            "4. widget re-run to 25 turns",
+            f"{ms(median(at_25))} (max {ms(max(at_25))})",
+            "< 100 ms",
+            max(at_25) < 0.1,
+        )
+    ]
     return section
 
 
@@ -358,9 +503,13 @@ def notebooks(cfg: Config) -> Section:
                 times.append(seconds)
             worst = max(worst, median(times))
             section.rows.append([path.name, ms(median(times)), ms(max(times)), str(cells)])
-    section.notes = [f"{cfg.notebook_reps} executions each; each starts a new kernel, so kernel "
-                     "start-up is included." + (" Quick run: the smallest notebook only." if cfg.quick else "")]
-    section.verdicts = [Verdict("5. notebooks (slowest median)", ms(worst), "< 10 s each", worst < 10)]
+    section.notes = [
+        f"{cfg.notebook_reps} executions each; each starts a new kernel, so kernel "
+        "start-up is included." + (" Quick run: the smallest notebook only." if cfg.quick else "")
+    ]
+    section.verdicts = [
+        Verdict("5. notebooks (slowest median)", ms(worst), "< 10 s each", worst < 10)
+    ]
     return section
 
 
@@ -369,8 +518,9 @@ def _execute(path: Path) -> int:
     from nbclient import NotebookClient
 
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=120, kernel_name="python3",
-                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    NotebookClient(
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
     return sum(1 for c in nb.cells if c.cell_type == "code")
 
 
@@ -379,7 +529,13 @@ def _jupyter_sandbox() -> Iterator[None]:
     """Kernels write their files into a temporary home and never see a real endpoint."""
     saved = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-") as home:
-        for name in ("JUPYTER_CONFIG_DIR", "JUPYTER_DATA_DIR", "JUPYTER_RUNTIME_DIR", "IPYTHONDIR", "MPLCONFIGDIR"):
+        for name in (
+            "JUPYTER_CONFIG_DIR",
+            "JUPYTER_DATA_DIR",
+            "JUPYTER_RUNTIME_DIR",
+            "IPYTHONDIR",
+            "MPLCONFIGDIR",
+        ):
             os.environ[name] = str(Path(home, name.lower()))
         for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL"):
             os.environ.pop(name, None)
@@ -412,17 +568,29 @@ def import_time(cfg: Config) -> Section:
             if samples is ours:
                 httpx_part.append(part)
     ours, floor, httpx_part = ours[1:], floor[1:], httpx_part[1:]
-    loaded = json.loads(subprocess.run(
-        [sys.executable, "-c", "import json, sys, whentostop; "
-         f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"],
-        check=True, capture_output=True, text=True).stdout)
+    loaded = json.loads(
+        subprocess.run(
+            [
+                sys.executable,
+                "-c",
+                "import json, sys, whentostop; "
+                f"print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout
+    )
     best, base = median(ours), median(floor)
     section.header = ["measure", "median", "min / max"]
     section.rows = [
         ["import whentostop (cumulative)", ms(best), f"{ms(min(ours))} / {ms(max(ours))}"],
         ["of which httpx (0 when it is left for the first connect())", ms(median(httpx_part)), ""],
-        [f"`{FLOOR}` (the floor: pydantic alone)", ms(base),
-         f"{ms(min(floor))} / {ms(max(floor))}"],
+        [
+            f"`{FLOOR}` (the floor: pydantic alone)",
+            ms(base),
+            f"{ms(min(floor))} / {ms(max(floor))}",
+        ],
         ["whentostop's own share (difference of medians)", ms(best - base), ""],
         ["matplotlib or ipywidgets imported?", ", ".join(loaded) or "neither", ""],
     ]
@@ -433,10 +601,15 @@ def import_time(cfg: Config) -> Section:
         "imported by the first connect(), not by `import whentostop`; pydantic is needed at import, "
         "by the level and tool models.",
     ]
-    section.verdicts = [Verdict(
-        "6. import whentostop", f"{ms(best)} (pydantic alone: {ms(base)}); "
-        f"loads {', '.join(loaded) or 'neither matplotlib nor ipywidgets'}",
-        "< 150 ms, no matplotlib/ipywidgets", best < 0.150 and not loaded)]
+    section.verdicts = [
+        Verdict(
+            "6. import whentostop",
+            f"{ms(best)} (pydantic alone: {ms(base)}); "
+            f"loads {', '.join(loaded) or 'neither matplotlib nor ipywidgets'}",
+            "< 150 ms, no matplotlib/ipywidgets",
+            best < 0.150 and not loaded,
+        )
+    ]
     return section
 
 
@@ -444,8 +617,17 @@ def _importtime(statement: str, part: str = "httpx") -> tuple[float, float]:
     """Seconds `statement` spends importing in a fresh interpreter, by importtime's own account,
     and how much of that went to importing `part` (wherever in the tree it was first imported)."""
     err = subprocess.run(
-        [sys.executable, "-X", "importtime", "-c", f"import sys; print({_MARK!r}, file=sys.stderr); {statement}"],
-        check=True, capture_output=True, text=True).stderr
+        [
+            sys.executable,
+            "-X",
+            "importtime",
+            "-c",
+            f"import sys; print({_MARK!r}, file=sys.stderr); {statement}",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stderr
     after = err.split(_MARK, 1)[1]
     lines = [m for m in map(_IMPORT_LINE.match, after.splitlines()) if m]
     tops = [m for m in lines if not m.group(3)]
@@ -460,9 +642,17 @@ def _importtime(statement: str, part: str = "httpx") -> tuple[float, float]:
 
 def growth(cfg: Config) -> Section:
     section = Section(7, "Growth: a Loopboros run as max_turns grows (in-process mock)")
-    section.header = ["max_turns", "library run", "mock's share", "ours per turn (library)",
-                      "ours per turn (bare loop)", "library's extra per turn", "prompt tokens: turn 1 -> last",
-                      "tokens in the run", "peak memory (library run)"]
+    section.header = [
+        "max_turns",
+        "library run",
+        "mock's share",
+        "ours per turn (library)",
+        "ours per turn (bare loop)",
+        "library's extra per turn",
+        "prompt tokens: turn 1 -> last",
+        "tokens in the run",
+        "peak memory (library run)",
+    ]
     extras: dict[int, float] = {}
     for size in cfg.growth_sizes:
         lib_ours: list[float] = []
@@ -487,23 +677,36 @@ def growth(cfg: Config) -> Section:
             bare_ours.append(time.perf_counter() - start - transport.seconds)
 
         times = side_by_side({"library": library, "bare": bare}, cfg.growth_reps)
-        del lib_ours[:-cfg.growth_reps], bare_ours[:-cfg.growth_reps], mock_share[:-cfg.growth_reps]  # drop warm-up
+        del (
+            lib_ours[: -cfg.growth_reps],
+            bare_ours[: -cfg.growth_reps],
+            mock_share[: -cfg.growth_reps],
+        )  # drop warm-up
         run = last_run[0]
         peak = peak_memory(lambda: library_run(mock_model(), max_turns=size))
         ours, bare_turn = median(lib_ours) / size, median(bare_ours) / size
         extras[size] = ours - bare_turn
-        section.rows.append([
-            str(size), ms(times["library"].median), f"{median(mock_share):.0%}", us(ours), us(bare_turn),
-            us(extras[size]), f"{run.turns[0].prompt_tokens:,} -> {run.turns[-1].prompt_tokens:,}",
-            f"{run.total_tokens:,}", mib(peak),
-        ])
+        section.rows.append(
+            [
+                str(size),
+                ms(times["library"].median),
+                f"{median(mock_share):.0%}",
+                us(ours),
+                us(bare_turn),
+                us(extras[size]),
+                f"{run.turns[0].prompt_tokens:,} -> {run.turns[-1].prompt_tokens:,}",
+                f"{run.total_tokens:,}",
+                mib(peak),
+            ]
+        )
     small, large = extras[min(extras)], extras[max(extras)]
     # Flat: the least-squares line through the extra per turn rises by under 100 µs across the
     # sizes. One pair of sizes (as before) is at the mercy of the noise in the smallest run.
     sizes = sorted(extras)
     mean_x, mean_y = sum(sizes) / len(sizes), sum(extras.values()) / len(sizes)
-    slope = (sum((x - mean_x) * (extras[x] - mean_y) for x in sizes)
-             / (sum((x - mean_x) ** 2 for x in sizes) or 1.0))
+    slope = sum((x - mean_x) * (extras[x] - mean_y) for x in sizes) / (
+        sum((x - mean_x) ** 2 for x in sizes) or 1.0
+    )
     rise = slope * (sizes[-1] - sizes[0])
     flat = rise < 100e-6
     section.notes = [
@@ -515,10 +718,14 @@ def growth(cfg: Config) -> Section:
         "the library adds on top: it should stay flat.",
         "The mock's token counts are those it reported (usage), counted from each request.",
     ]
-    section.verdicts = [Verdict(
-        "7. growth: library's extra per turn",
-        f"{us(small)} at {min(extras)} turns, {us(large)} at {max(extras)}; fitted rise {us(rise)}",
-        "flat (fitted rise < 100 µs)", flat)]
+    section.verdicts = [
+        Verdict(
+            "7. growth: library's extra per turn",
+            f"{us(small)} at {min(extras)} turns, {us(large)} at {max(extras)}; fitted rise {us(rise)}",
+            "flat (fitted rise < 100 µs)",
+            flat,
+        )
+    ]
     return section
 
 
@@ -547,13 +754,17 @@ def intent(cfg: Config) -> Section:
         """What the searcher receives at turn 5 of level 1-1: four searches in the history."""
         tools = load_level("1-1").tools()
         with using(lang), connect("searcher") as model:
-            run = run_agent(prompt(), model=model, tools=tools, system=system or give_up(), max_turns=4)
+            run = run_agent(
+                prompt(), model=model, tools=tools, system=system or give_up(), max_turns=4
+            )
         return {"model": "searcher", "messages": run.messages, "tools": [t.schema for t in tools]}
 
     bodies = {
         "the lesson's give-up sentence, English": request(None, "en"),
         "the lesson's give-up sentence, Portuguese": request(None, "pt"),
-        f"a long system prompt ({len(LONG_SYSTEM.split())} words, 8 sentences)": request(LONG_SYSTEM, "en"),
+        f"a long system prompt ({len(LONG_SYSTEM.split())} words, 8 sentences)": request(
+            LONG_SYSTEM, "en"
+        ),
     }
     batch = 20 if cfg.quick else 200
 
@@ -562,23 +773,43 @@ def intent(cfg: Config) -> Section:
         read_intent.cache_clear()
         return fn()
 
-    section.header = ["request", "whole mock reply, first request", "whole mock reply, later request",
-                      "read_intent, first reading", "its share of a first reply", "read_intent, later request"]
+    section.header = [
+        "request",
+        "whole mock reply, first request",
+        "whole mock reply, later request",
+        "read_intent, first reading",
+        "its share of a first reply",
+        "read_intent, later request",
+    ]
     slowest_first, slowest_average = 0.0, 0.0
     for name, body in bodies.items():
         system, task = (str(m["content"]) for m in body["messages"][:2])
-        times = side_by_side({
-            "reply first": lambda body=body: [first(lambda: reply(body)) for _ in range(batch)],
-            "reply": lambda body=body: [reply(body) for _ in range(batch)],
-            "read first": lambda s=system, t=task: [first(lambda: read_intent(s, t)) for _ in range(batch)],
-            "read": lambda s=system, t=task: [read_intent(s, t) for _ in range(batch)],
-        }, cfg.reps)
+        times = side_by_side(
+            {
+                "reply first": lambda body=body: [first(lambda: reply(body)) for _ in range(batch)],
+                "reply": lambda body=body: [reply(body) for _ in range(batch)],
+                "read first": lambda s=system, t=task: [
+                    first(lambda: read_intent(s, t)) for _ in range(batch)
+                ],
+                "read": lambda s=system, t=task: [read_intent(s, t) for _ in range(batch)],
+            },
+            cfg.reps,
+        )
         reply_first, reply_later, read_first, read_later = (
-            times[k].median / batch for k in ("reply first", "reply", "read first", "read"))
+            times[k].median / batch for k in ("reply first", "reply", "read first", "read")
+        )
         slowest_first = max(slowest_first, read_first)
         slowest_average = max(slowest_average, (read_first + 9 * read_later) / 10)
-        section.rows.append([name, us(reply_first), us(reply_later), us(read_first),
-                             f"{read_first / reply_first:.0%}", f"{read_later * 1e9:.0f} ns"])
+        section.rows.append(
+            [
+                name,
+                us(reply_first),
+                us(reply_later),
+                us(read_first),
+                f"{read_first / reply_first:.0%}",
+                f"{read_later * 1e9:.0f} ns",
+            ]
+        )
     section.notes = [
         f"{cfg.reps} samples of {batch} calls each, the four variants interleaved. The request is the "
         "one the searcher receives at turn 5 of level 1-1: system prompt, task, four searches and "
@@ -589,10 +820,18 @@ def intent(cfg: Config) -> Section:
         "once per conversation, not once per turn.",
     ]
     section.verdicts = [
-        Verdict("8. read_intent, first reading (slowest request)", us(slowest_first), "< 1 ms",
-                slowest_first < 1e-3),
-        Verdict("8. read_intent per request, over a 10-request conversation", us(slowest_average),
-                "< 1 ms", slowest_average < 1e-3),
+        Verdict(
+            "8. read_intent, first reading (slowest request)",
+            us(slowest_first),
+            "< 1 ms",
+            slowest_first < 1e-3,
+        ),
+        Verdict(
+            "8. read_intent per request, over a 10-request conversation",
+            us(slowest_average),
+            "< 1 ms",
+            slowest_average < 1e-3,
+        ),
     ]
     return section
 
@@ -602,30 +841,54 @@ def slider_in_browser(cfg: Config) -> Section:
     (and the dashboard with ipywidgets.HTML outputs, as before the fix), side by side."""
     import browser
 
-    section = Section(10, "Slider -> page updated in Chromium: Voila and JupyterLab, one explorer "
-                         "and the dashboard")
+    section = Section(
+        10,
+        "Slider -> page updated in Chromium: Voila and JupyterLab, one explorer and the dashboard",
+    )
     why = browser.available()
     if why:
         section.notes = [f"Skipped: {why}."]
-        section.verdicts = [Verdict("8. slider -> page updated", "not measured here", "< 100 ms",
-                                    None)]
+        section.verdicts = [
+            Verdict("8. slider -> page updated", "not measured here", "< 100 ms", None)
+        ]
         return section
     names = ("explorer",) if cfg.quick else tuple(browser.NOTEBOOKS)
-    found = {"Voila": browser.voila_latencies(cfg.browser_samples, names),
-             "JupyterLab": browser.lab_latencies(cfg.browser_samples, names)}
+    found = {
+        "Voila": browser.voila_latencies(cfg.browser_samples, names),
+        "JupyterLab": browser.lab_latencies(cfg.browser_samples, names),
+    }
     base = median(found["Voila"]["explorer"].total)
-    what = {"explorer": "one explorer (1-1)", "dashboard": "the dashboard (three levels)",
-            "dashboard-html": "the dashboard, outputs as ipywidgets.HTML (before the fix)"}
-    section.header = ["page", "what moved", "median", "max", "ratio to Voila, one explorer",
-                      "to the first output", "outputs applied", "layout and paint",
-                      "the page's own work (of which style and layout)"]
+    what = {
+        "explorer": "one explorer (1-1)",
+        "dashboard": "the dashboard (three levels)",
+        "dashboard-html": "the dashboard, outputs as ipywidgets.HTML (before the fix)",
+    }
+    section.header = [
+        "page",
+        "what moved",
+        "median",
+        "max",
+        "ratio to Voila, one explorer",
+        "to the first output",
+        "outputs applied",
+        "layout and paint",
+        "the page's own work (of which style and layout)",
+    ]
     for where, times in found.items():
         for name, t in times.items():
-            section.rows.append([
-                where, what[name], ms(median(t.total)), ms(max(t.total)),
-                f"{median(t.total) / base:.2f}", ms(median(t.to_first_output)),
-                ms(median(t.outputs)), ms(median(t.paint)),
-                f"{ms(median(t.main_thread))} ({ms(median(t.layout))})"])
+            section.rows.append(
+                [
+                    where,
+                    what[name],
+                    ms(median(t.total)),
+                    ms(max(t.total)),
+                    f"{median(t.total) / base:.2f}",
+                    ms(median(t.to_first_output)),
+                    ms(median(t.outputs)),
+                    ms(median(t.paint)),
+                    f"{ms(median(t.main_thread))} ({ms(median(t.layout))})",
+                ]
+            )
     section.notes = [
         f"{cfg.browser_samples} key presses each (after one warm-up), alternating the 1-1 "
         "explorer's max_turns one step left and right (a 9- and a 10-turn Loopboros run), in "
@@ -643,16 +906,31 @@ def slider_in_browser(cfg: Config) -> Section:
         "its HTML: compare the page's own work of the two dashboard rows. Each explorer re-runs "
         "and redraws only itself (tests/test_widgets.py).",
     ]
-    worst = max(median(t.total) for times in found.values() for k, t in times.items()
-                if k in ("explorer", "dashboard"))
-    section.verdicts = [Verdict(
-        "8. slider -> page updated (slowest median of Voila/Lab x explorer/dashboard)",
-        ms(worst), "< 100 ms", worst < 0.1)]
+    worst = max(
+        median(t.total)
+        for times in found.values()
+        for k, t in times.items()
+        if k in ("explorer", "dashboard")
+    )
+    section.verdicts = [
+        Verdict(
+            "8. slider -> page updated (slowest median of Voila/Lab x explorer/dashboard)",
+            ms(worst),
+            "< 100 ms",
+            worst < 0.1,
+        )
+    ]
     return section
 
 
 SECTIONS = {
-    1: loop_overhead, 2: keep_alive, 3: peers, 4: widget, 5: notebooks, 6: import_time, 7: growth,
+    1: loop_overhead,
+    2: keep_alive,
+    3: peers,
+    4: widget,
+    5: notebooks,
+    6: import_time,
+    7: growth,
     8: lite,
     9: intent,
     10: slider_in_browser,

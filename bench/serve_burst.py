@@ -20,8 +20,9 @@ import time
 
 from whentostop.mock import endpoint
 
-BODY = json.dumps({"model": "searcher",
-                   "messages": [{"role": "user", "content": "Find the star in this level."}]})
+BODY = json.dumps(
+    {"model": "searcher", "messages": [{"role": "user", "content": "Find the star in this level."}]}
+)
 
 
 def burst(backlog: int, connections: int = 60, bursts: int = 3) -> str:
@@ -63,9 +64,11 @@ def burst(backlog: int, connections: int = 60, bursts: int = 3) -> str:
         for hog in hogs:
             hog.kill()
         server.stop()
-    return (f"| {backlog} | {connections * bursts} | {len(latencies)} | "
-            f"{statistics.median(latencies) * 1000:.0f} ms | {max(latencies) * 1000:.0f} ms | "
-            f"{sum(x >= 1 for x in latencies)} | {len(errors)} ({', '.join(sorted(set(errors))) or '-'}) |")
+    return (
+        f"| {backlog} | {connections * bursts} | {len(latencies)} | "
+        f"{statistics.median(latencies) * 1000:.0f} ms | {max(latencies) * 1000:.0f} ms | "
+        f"{sum(x >= 1 for x in latencies)} | {len(errors)} ({', '.join(sorted(set(errors))) or '-'}) |"
+    )
 
 
 def main() -> None:

@@ -66,20 +66,34 @@ extension serves): offline, each must be in the site. This package is preloaded 
 (`loadPyodideOptions.packages` in lite/jupyter-lite.json), so no notebook needs an install cell."""
 FRONTEND_ONLY = {"widgetsnbextension"}
 """Required by ipywidgets for the classic notebook's frontend; the kernel serves a stub of it."""
-PYODIDE_CORE = ("pyodide.mjs", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip",
-                "pyodide-lock.json")
+PYODIDE_CORE = (
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+)
 """The files of the npm package the site needs (not its type stubs, source maps, consoles)."""
-LAB_EXTENSIONS = ("@jupyterlite/pyodide-kernel-extension", "@jupyter-widgets/jupyterlab-manager",
-                  "anywidget")
+LAB_EXTENSIONS = (
+    "@jupyterlite/pyodide-kernel-extension",
+    "@jupyter-widgets/jupyterlab-manager",
+    "anywidget",
+)
 """The only JupyterLab extensions in the site, whatever else this environment has installed
 (anywidget: the explorer's accessible controls, `whentostop.controls`)."""
 
 
 def main(argv: Iterable[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--out", type=Path, default=ROOT / "build" / "lite", help="the site's folder")
-    parser.add_argument("--cache", type=Path, default=ROOT / "build" / "lite-cache",
-                        help="downloads and intermediate files, kept between builds")
+    parser.add_argument(
+        "--out", type=Path, default=ROOT / "build" / "lite", help="the site's folder"
+    )
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=ROOT / "build" / "lite-cache",
+        help="downloads and intermediate files, kept between builds",
+    )
     args = parser.parse_args(None if argv is None else list(argv))
     started = time.perf_counter()
     out, cache = args.out.resolve(), args.cache.resolve()
@@ -94,9 +108,12 @@ def main(argv: Iterable[str] | None = None) -> int:
     notebooks = stage_notebooks(stage / "notebooks")
     jupyter_lite_build(stage, out)
     check_site(out)
-    print(f"JupyterLite site: {out} ({size_mb(out):.1f} MB; {len(notebooks)} notebooks; {len(wheels)} "
-          f"wheels in the site, {len(lock['packages']) - sum(w.in_lock for w in wheels.values())} "
-          f"lock entries on the CDN) in {time.perf_counter() - started:.0f} s", flush=True)
+    print(
+        f"JupyterLite site: {out} ({size_mb(out):.1f} MB; {len(notebooks)} notebooks; {len(wheels)} "
+        f"wheels in the site, {len(lock['packages']) - sum(w.in_lock for w in wheels.values())} "
+        f"lock entries on the CDN) in {time.perf_counter() - started:.0f} s",
+        flush=True,
+    )
     return 0
 
 
@@ -105,8 +122,10 @@ def check_kernel_version() -> None:
     from jupyterlite_pyodide_kernel.constants import PYODIDE_VERSION as kernels
 
     if kernels != PYODIDE_VERSION:
-        sys.exit(f"jupyterlite-pyodide-kernel runs Pyodide {kernels}, but lite/build.py pins "
-                 f"{PYODIDE_VERSION}: change PYODIDE_VERSION (and check NOT_THE_LOCKS) together.")
+        sys.exit(
+            f"jupyterlite-pyodide-kernel runs Pyodide {kernels}, but lite/build.py pins "
+            f"{PYODIDE_VERSION}: change PYODIDE_VERSION (and check NOT_THE_LOCKS) together."
+        )
 
 
 # ---- Pyodide's core, from npm ----------------------------------------------------------------
@@ -125,14 +144,31 @@ def pyodide_core(cache: Path) -> Path:
         print(f"fetching pyodide@{PYODIDE_VERSION} from npm", flush=True)
         # npm checks the tarball against the registry's integrity hash; its cache stays in ours.
         packed = subprocess.run(
-            [npm, "pack", f"pyodide@{PYODIDE_VERSION}", "--pack-destination", tmp,
-             "--cache", str(cache / "npm"), "--silent", "--no-fund", "--no-audit"],
-            check=True, capture_output=True, text=True).stdout.split()[-1]
+            [
+                npm,
+                "pack",
+                f"pyodide@{PYODIDE_VERSION}",
+                "--pack-destination",
+                tmp,
+                "--cache",
+                str(cache / "npm"),
+                "--silent",
+                "--no-fund",
+                "--no-audit",
+            ],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()[-1]
         unpacked = Path(tmp) / "unpacked"
         with tarfile.open(Path(tmp) / packed) as tar:
-            tar.extractall(unpacked, members=[m for m in tar.getmembers()
-                                              if m.name.removeprefix("package/") in PYODIDE_CORE],
-                           **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}))
+            tar.extractall(
+                unpacked,
+                members=[
+                    m for m in tar.getmembers() if m.name.removeprefix("package/") in PYODIDE_CORE
+                ],
+                **({"filter": "data"} if hasattr(tarfile, "data_filter") else {}),
+            )
         shutil.rmtree(core, ignore_errors=True)
         (unpacked / "package").rename(core)
     missing = [name for name in PYODIDE_CORE if not (core / name).is_file()]
@@ -163,9 +199,16 @@ class Wheel:
 
 def package_wheel(cache: Path) -> Path:
     """This package's wheel, rebuilt only when its sources changed."""
-    sources = [ROOT / "pyproject.toml", ROOT / "README.md",
-               *sorted(p for d in ("src", "data") for p in (ROOT / d).rglob("*")
-                       if p.is_file() and "__pycache__" not in p.parts)]
+    sources = [
+        ROOT / "pyproject.toml",
+        ROOT / "README.md",
+        *sorted(
+            p
+            for d in ("src", "data")
+            for p in (ROOT / d).rglob("*")
+            if p.is_file() and "__pycache__" not in p.parts
+        ),
+    ]
     digest = hashlib.sha256()
     for path in sources:
         digest.update(str(path.relative_to(ROOT)).encode() + b"\0" + path.read_bytes())
@@ -174,8 +217,21 @@ def package_wheel(cache: Path) -> Path:
     if not built:
         print("building the when-to-stop wheel", flush=True)
         shutil.rmtree(cache / "dist", ignore_errors=True)
-        subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
-                        "--disable-pip-version-check", "-w", str(folder), str(ROOT)], check=True)
+        subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "pip",
+                "wheel",
+                "--no-deps",
+                "--quiet",
+                "--disable-pip-version-check",
+                "-w",
+                str(folder),
+                str(ROOT),
+            ],
+            check=True,
+        )
         built = sorted(folder.glob("when_to_stop-*.whl"))
     return built[-1]
 
@@ -184,11 +240,18 @@ def pyodide_environment(lock: dict) -> dict[str, str]:
     """PEP 508 marker values inside Pyodide, to read the wheels' requirements as it would."""
     python = lock["info"]["python"]
     return {
-        "python_version": ".".join(python.split(".")[:2]), "python_full_version": python,
-        "sys_platform": "emscripten", "platform_system": "Emscripten", "platform_machine": "wasm32",
-        "os_name": "posix", "implementation_name": "cpython",
-        "platform_python_implementation": "CPython", "implementation_version": python,
-        "platform_release": "", "platform_version": "", "extra": "",
+        "python_version": ".".join(python.split(".")[:2]),
+        "python_full_version": python,
+        "sys_platform": "emscripten",
+        "platform_system": "Emscripten",
+        "platform_machine": "wasm32",
+        "os_name": "posix",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "implementation_version": python,
+        "platform_release": "",
+        "platform_version": "",
+        "extra": "",
     }
 
 
@@ -203,9 +266,13 @@ def resolve(lock: dict, ours: Path, folder: Path) -> dict[str, Wheel]:
     pinned = {**NOT_THE_LOCKS, **_exact_pins(NOT_THE_LOCKS["pydantic"], folder, lock)}
     while True:
         wheels = _closure(lock, ours, folder, pinned)
-        conflicts = [(wheel, req) for wheel in wheels.values() for req in wheel.requires
-                     if (dep := wheels.get(canonicalize_name(req.name)))
-                     and not req.specifier.contains(dep.version, prereleases=True)]
+        conflicts = [
+            (wheel, req)
+            for wheel in wheels.values()
+            for req in wheel.requires
+            if (dep := wheels.get(canonicalize_name(req.name)))
+            and not req.specifier.contains(dep.version, prereleases=True)
+        ]
         if not conflicts:
             return wheels
         fixed = dict(pinned)
@@ -215,10 +282,15 @@ def resolve(lock: dict, ours: Path, folder: Path) -> dict[str, Wheel]:
                 continue  # already moved to the installed version this round; checked next round
             here = _installed_version(name)
             if name in pinned or not req.specifier.contains(here, prereleases=True):
-                sys.exit(f"{wheel.name} {wheel.version} needs {req}, but the site would serve "
-                         f"{name} {have}: adjust NOT_THE_LOCKS in lite/build.py")
-            print(f"{name}: {here} (installed here) instead of the lock's {have}, "
-                  f"since {wheel.name} {wheel.version} needs {req.specifier}", flush=True)
+                sys.exit(
+                    f"{wheel.name} {wheel.version} needs {req}, but the site would serve "
+                    f"{name} {have}: adjust NOT_THE_LOCKS in lite/build.py"
+                )
+            print(
+                f"{name}: {here} (installed here) instead of the lock's {have}, "
+                f"since {wheel.name} {wheel.version} needs {req.specifier}",
+                flush=True,
+            )
             fixed[name] = here
         pinned = fixed
 
@@ -231,13 +303,18 @@ def _closure(lock: dict, ours: Path, folder: Path, pinned: dict[str, str]) -> di
     def served(name: str) -> bool:
         return name not in FRONTEND_ONLY and not _on_cdn(in_lock.get(name))
 
-    wheels = {"when-to-stop": Wheel("when-to-stop", _wheel_version(ours), ours, _requires(ours, env))}
+    wheels = {
+        "when-to-stop": Wheel("when-to-stop", _wheel_version(ours), ours, _requires(ours, env))
+    }
     wanted = {canonicalize_name(n) for n in KERNEL_NEEDS} | {
-        canonicalize_name(r.name) for r in wheels["when-to-stop"].requires}
+        canonicalize_name(r.name) for r in wheels["when-to-stop"].requires
+    }
     while wanted := {n for n in wanted - wheels.keys() if served(n)}:
-        layer = {name: pinned.get(name) or (in_lock[name]["version"] if name in in_lock
-                                            else _installed_version(name))
-                 for name in sorted(wanted)}
+        layer = {
+            name: pinned.get(name)
+            or (in_lock[name]["version"] if name in in_lock else _installed_version(name))
+            for name in sorted(wanted)
+        }
         for name, path in download(layer, folder, lock).items():
             wheels[name] = Wheel(name, layer[name], path, _requires(path, env), name in in_lock)
         wanted = {canonicalize_name(r.name) for w in wheels.values() for r in w.requires}
@@ -246,23 +323,31 @@ def _closure(lock: dict, ours: Path, folder: Path, pinned: dict[str, str]) -> di
 
 def _on_cdn(entry: dict | None) -> bool:
     """A lock entry whose wheel is compiled for Pyodide: PyPI has no copy (pydantic_core aside)."""
-    return (entry is not None and not entry["file_name"].endswith("-none-any.whl")
-            and canonicalize_name(entry["name"]) != "pydantic-core")
+    return (
+        entry is not None
+        and not entry["file_name"].endswith("-none-any.whl")
+        and canonicalize_name(entry["name"]) != "pydantic-core"
+    )
 
 
 def _installed_version(name: str) -> str:
     try:
         return metadata.version(name)
     except metadata.PackageNotFoundError:
-        sys.exit(f"{name} is needed in the browser and is not in Pyodide's lock; install it here "
-                 "(pip install -e '.[lite]') so the build knows which version to serve")
+        sys.exit(
+            f"{name} is needed in the browser and is not in Pyodide's lock; install it here "
+            "(pip install -e '.[lite]') so the build knows which version to serve"
+        )
 
 
 def _exact_pins(pydantic: str, folder: Path, lock: dict) -> dict[str, str]:
     """pydantic pins its pydantic_core exactly: serve that one."""
     path = download({"pydantic": pydantic}, folder, lock)["pydantic"]
-    pins = {canonicalize_name(r.name): str(r.specifier).removeprefix("==")
-            for r in _requires(path, {"extra": ""}) if str(r.specifier).startswith("==")}
+    pins = {
+        canonicalize_name(r.name): str(r.specifier).removeprefix("==")
+        for r in _requires(path, {"extra": ""})
+        if str(r.specifier).startswith("==")
+    }
     if "pydantic-core" not in pins:
         sys.exit(f"pydantic {pydantic} does not pin pydantic_core exactly; pick another version")
     return pins
@@ -285,18 +370,55 @@ def download(versions: dict[str, str], folder: Path, lock: dict) -> dict[str, Pa
         else:
             missing[name] = version
     pure = [f"{n}=={v}" for n, v in missing.items() if n != "pydantic-core"]
-    pip = [sys.executable, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
-           "--disable-pip-version-check", "--quiet", "--quiet", "--dest", str(folder)]
+    pip = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--no-deps",
+        "--only-binary=:all:",
+        "--disable-pip-version-check",
+        "--quiet",
+        "--quiet",
+        "--dest",
+        str(folder),
+    ]
     if pure:
         print(f"downloading from PyPI: {' '.join(pure)}", flush=True)
-        subprocess.run([*pip, "--python-version", python, "--platform", "any",
-                        "--implementation", "py", "--abi", "none", *pure], check=True)
+        subprocess.run(
+            [
+                *pip,
+                "--python-version",
+                python,
+                "--platform",
+                "any",
+                "--implementation",
+                "py",
+                "--abi",
+                "none",
+                *pure,
+            ],
+            check=True,
+        )
     if "pydantic-core" in missing:
         # Never the `pydantic_core-0.0.1-py3-none-any` placeholder: only the Pyodide build.
         spec = f"pydantic-core=={missing['pydantic-core']}"
         print(f"downloading from PyPI: {spec} ({platform})", flush=True)
-        subprocess.run([*pip, "--python-version", python, "--implementation", "cp",
-                        "--abi", f"cp{python}", "--platform", platform, spec], check=True)
+        subprocess.run(
+            [
+                *pip,
+                "--python-version",
+                python,
+                "--implementation",
+                "cp",
+                "--abi",
+                f"cp{python}",
+                "--platform",
+                platform,
+                spec,
+            ],
+            check=True,
+        )
     for name, version in missing.items():
         path = _cached(folder, name, version)
         if path is None:
@@ -334,8 +456,11 @@ def _requires(wheel: Path, env: dict[str, str]) -> list[Requirement]:
 def _imports(wheel: Path) -> list[str]:
     """The top-level import names a wheel installs (for a lock entry Pyodide lacks)."""
     with zipfile.ZipFile(wheel) as zf:
-        tops = {n.split("/")[0].removesuffix(".py") for n in zf.namelist()
-                if not n.split("/")[0].endswith((".dist-info", ".data", ".pth"))}
+        tops = {
+            n.split("/")[0].removesuffix(".py")
+            for n in zf.namelist()
+            if not n.split("/")[0].endswith((".dist-info", ".data", ".pth"))
+        }
     return sorted(t for t in tops if t.isidentifier())
 
 
@@ -393,8 +518,11 @@ def stage_site(stage: Path, core: Path, lock: dict, wheels: dict[str, Wheel]) ->
 def stage_notebooks(folder: Path) -> list[Path]:
     """A copy of notebooks/ with every output, execution count and widget state removed."""
     source = ROOT / "notebooks"
-    wanted = {p.relative_to(source) for p in source.rglob("*.ipynb")
-              if ".ipynb_checkpoints" not in p.parts}
+    wanted = {
+        p.relative_to(source)
+        for p in source.rglob("*.ipynb")
+        if ".ipynb_checkpoints" not in p.parts
+    }
     if folder.exists():
         for old in folder.rglob("*.ipynb"):
             if old.relative_to(folder) not in wanted:
@@ -412,8 +540,18 @@ def stage_notebooks(folder: Path) -> list[Path]:
 
 def jupyter_lite_build(stage: Path, out: Path) -> None:
     """`jupyter lite build`, which copies only what changed since the last build into `out`."""
-    cmd = [sys.executable, "-m", "jupyterlite_core", "build", "--lite-dir", str(stage),
-           "--output-dir", str(out), "--contents", str(stage / "notebooks")]
+    cmd = [
+        sys.executable,
+        "-m",
+        "jupyterlite_core",
+        "build",
+        "--lite-dir",
+        str(stage),
+        "--output-dir",
+        str(out),
+        "--contents",
+        str(stage / "notebooks"),
+    ]
     print(f"jupyter lite build -> {out}", flush=True)
     proc = subprocess.run(cmd, cwd=stage, capture_output=True, text=True)
     if proc.returncode != 0:
@@ -436,7 +574,8 @@ def check_site(out: Path) -> None:
             sys.exit("pydantic_core's placeholder wheel got into the site")
     config = json.loads((out / "jupyter-lite.json").read_text(encoding="utf-8"))
     kernel = config["jupyter-config-data"]["litePluginSettings"][
-        "@jupyterlite/pyodide-kernel-extension:kernel"]
+        "@jupyterlite/pyodide-kernel-extension:kernel"
+    ]
     if kernel.get("pyodideUrl") != "./static/pyodide/pyodide.mjs":
         sys.exit(f"the site loads Pyodide from {kernel.get('pyodideUrl')!r}, not from itself")
     for name in kernel["loadPyodideOptions"]["packages"]:

@@ -50,8 +50,11 @@ def axe_violations(page, selectors: list[str] = OURS) -> list[dict]:
 
 def describe_violations(violations: list[dict]) -> str:
     """One readable line per failing element, for an assertion message."""
-    return "\n".join(f"{v['id']} ({v['impact']}): {v['help']} — {n['target']}: {n['why']}"
-                     for v in violations for n in v["nodes"])
+    return "\n".join(
+        f"{v['id']} ({v['impact']}): {v['help']} — {n['target']}: {n['why']}"
+        for v in violations
+        for n in v["nodes"]
+    )
 
 
 def focused(page) -> str:

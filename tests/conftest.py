@@ -27,8 +27,13 @@ ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 CHROMIUM_ARGS = [
-    "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-    "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+    "--disable-quic",
 ]
 ARTIFACTS = ROOT / "test-artifacts"
 
@@ -39,8 +44,12 @@ def committed_text(path: Path) -> str:
     `git commit` takes; the same as HEAD until you `git add`), the working file otherwise.
     Jupyter saves outputs, and a learner's answers, into the working copy as it is used: the
     tests check the lesson as it is published, whatever `make lab` has done to the copy."""
-    shown = subprocess.run(["git", "cat-file", "blob", f":./{path.relative_to(ROOT)}"], cwd=ROOT,
-                           capture_output=True, timeout=60)
+    shown = subprocess.run(
+        ["git", "cat-file", "blob", f":./{path.relative_to(ROOT)}"],
+        cwd=ROOT,
+        capture_output=True,
+        timeout=60,
+    )
     if shown.returncode == 0:
         return shown.stdout.decode("utf-8")
     return path.read_text(encoding="utf-8")
@@ -75,8 +84,13 @@ def _play(level: str, persona: str, *, tools: list | None = None, **options) -> 
     every event recorded."""
     board = load_level(level)
     events: list[Event] = []
-    run = run_agent(PROMPT, model=connect(persona), tools=board.tools() if tools is None else tools,
-                    on_event=events.append, **options)
+    run = run_agent(
+        PROMPT,
+        model=connect(persona),
+        tools=board.tools() if tools is None else tools,
+        on_event=events.append,
+        **options,
+    )
     return Played(run, board, events)
 
 
@@ -97,11 +111,18 @@ def _offline_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 def jupyter_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     """Environment for Jupyter processes that writes nothing into the home folder."""
     base = tmp_path_factory.mktemp("jupyter-home")
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")}
-    for name, sub in [("JUPYTER_CONFIG_DIR", "config"), ("JUPYTER_DATA_DIR", "data"),
-                      ("JUPYTER_RUNTIME_DIR", "runtime"), ("IPYTHONDIR", "ipython"),
-                      ("MPLCONFIGDIR", "mpl")]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")
+    }
+    for name, sub in [
+        ("JUPYTER_CONFIG_DIR", "config"),
+        ("JUPYTER_DATA_DIR", "data"),
+        ("JUPYTER_RUNTIME_DIR", "runtime"),
+        ("IPYTHONDIR", "ipython"),
+        ("MPLCONFIGDIR", "mpl"),
+    ]:
         (base / sub).mkdir()
         env[name] = str(base / sub)
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
@@ -116,22 +137,33 @@ def free_port() -> int:
 
 
 @contextmanager
-def running(cmd: list[str], *, url: str, env: dict[str, str], cwd: Path | str = ROOT,
-            log: Path, start_timeout_s: float = 60.0, stop_timeout_s: float = 10.0,
-            ready_status: int | None = None) -> Iterator[subprocess.Popen]:
+def running(
+    cmd: list[str],
+    *,
+    url: str,
+    env: dict[str, str],
+    cwd: Path | str = ROOT,
+    log: Path,
+    start_timeout_s: float = 60.0,
+    stop_timeout_s: float = 10.0,
+    ready_status: int | None = None,
+) -> Iterator[subprocess.Popen]:
     """Start a server on 127.0.0.1, wait (bounded) until `url` answers, stop it afterwards.
 
     Any answer below 500 counts, or only `ready_status` when given: a proxy that is up before
     what it fronts answers 404 in the meantime (JupyterHub's, until the hub adds its route).
     """
     out = open(log, "wb")
-    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    proc = subprocess.Popen(
+        cmd, cwd=cwd, env=env, stdout=out, stderr=subprocess.STDOUT, start_new_session=True
+    )
     try:
         deadline = time.monotonic() + start_timeout_s
         while True:
             if proc.poll() is not None:
-                raise RuntimeError(f"{cmd[0]} exited with {proc.returncode}: {log.read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"{cmd[0]} exited with {proc.returncode}: {log.read_text()[-2000:]}"
+                )
             try:
                 status = httpx.get(url, timeout=2.0).status_code
                 if (status == ready_status) if ready_status is not None else (status < 500):
@@ -139,8 +171,10 @@ def running(cmd: list[str], *, url: str, env: dict[str, str], cwd: Path | str = 
             except httpx.HTTPError:
                 pass
             if time.monotonic() > deadline:
-                raise RuntimeError(f"{cmd[0]} did not answer at {url} in {start_timeout_s:g} s: "
-                                   f"{log.read_text()[-2000:]}")
+                raise RuntimeError(
+                    f"{cmd[0]} did not answer at {url} in {start_timeout_s:g} s: "
+                    f"{log.read_text()[-2000:]}"
+                )
             time.sleep(0.25)
         yield proc
     finally:
@@ -210,15 +244,27 @@ def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], objec
 
     def start(notebook: Path) -> str:
         port = free_port()
-        cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--MappingKernelManager.cull_interval=10",
-               "--MappingKernelManager.cull_idle_timeout=30",
-               "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-               str(notebook)]
+        cmd = [
+            sys.executable,
+            "-m",
+            "voila",
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+            "--MappingKernelManager.cull_interval=10",
+            "--MappingKernelManager.cull_idle_timeout=30",
+            "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+            str(notebook),
+        ]
         # Probe a static file: GET / renders the notebook (a new kernel each time, and slower
         # than the probe's 2 s timeout when the machine is busy).
-        cm = running(cmd, url=f"http://127.0.0.1:{port}/voila/static/voila.js", env=jupyter_env,
-                     cwd=notebook.parent, log=tmp_path / f"voila-{port}.log")
+        cm = running(
+            cmd,
+            url=f"http://127.0.0.1:{port}/voila/static/voila.js",
+            env=jupyter_env,
+            cwd=notebook.parent,
+            log=tmp_path / f"voila-{port}.log",
+        )
         cm.__enter__()
         started.append(cm)
         return f"http://127.0.0.1:{port}/"
@@ -240,11 +286,17 @@ def screenshot(page, name: str) -> Path:
 
 SHARED = {
     # modules whose tests share one expensive server or build: one worker runs them in turn
-    "test_accessibility": "voila-lab", "test_browser_voila": "voila-lab",
-    "test_jupyterlab_browser": "lab", "test_jupyterhub": "hub", "test_binder_install": "binder",
-    "test_make_lab": "make-lab", "test_recipes": "recipes", "test_install": "install",
+    "test_accessibility": "voila-lab",
+    "test_browser_voila": "voila-lab",
+    "test_jupyterlab_browser": "lab",
+    "test_jupyterhub": "hub",
+    "test_binder_install": "binder",
+    "test_make_lab": "make-lab",
+    "test_recipes": "recipes",
+    "test_install": "install",
     # the lite site is built into build/lite, which the benchmarks' smoke run measures too
-    "test_lite_browser": "lite", "test_bench": "lite",
+    "test_lite_browser": "lite",
+    "test_bench": "lite",
 }
 
 

@@ -121,8 +121,13 @@ class FaultyServer:
 # ---- writing answers ----------------------------------------------------------------------
 
 
-def send(h: _Handler, status: int, data: Any, headers: dict[str, str] | None = None,
-         content_type: str = "application/json") -> None:
+def send(
+    h: _Handler,
+    status: int,
+    data: Any,
+    headers: dict[str, str] | None = None,
+    content_type: str = "application/json",
+) -> None:
     """Write one whole response: JSON for anything but bytes/str, which go out as they are."""
     if isinstance(data, bytes):
         payload = data
@@ -143,19 +148,34 @@ def send(h: _Handler, status: int, data: Any, headers: dict[str, str] | None = N
     h.wfile.flush()
 
 
-def chat(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None,
-         finish_reason: str | None = None, prompt_tokens: int = 10,
-         completion_tokens: int = 3) -> dict[str, Any]:
+def chat(
+    content: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish_reason: str | None = None,
+    prompt_tokens: int = 10,
+    completion_tokens: int = 3,
+) -> dict[str, Any]:
     """A well-formed chat completion body."""
     message: dict[str, Any] = {"role": "assistant", "content": content}
     if tool_calls:
         message["tool_calls"] = tool_calls
     return {
-        "id": "chatcmpl-faulty", "object": "chat.completion", "created": 0, "model": "m",
-        "choices": [{"index": 0, "message": message,
-                     "finish_reason": finish_reason or ("tool_calls" if tool_calls else "stop")}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "id": "chatcmpl-faulty",
+        "object": "chat.completion",
+        "created": 0,
+        "model": "m",
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "finish_reason": finish_reason or ("tool_calls" if tool_calls else "stop"),
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
 
 
@@ -168,19 +188,27 @@ def call(name: str, arguments: Any, call_id: str = "call_1") -> dict[str, Any]:
 # ---- acts ---------------------------------------------------------------------------------
 
 
-def reply(data: Any, status: int = 200, headers: dict[str, str] | None = None,
-          content_type: str = "application/json") -> Act:
+def reply(
+    data: Any,
+    status: int = 200,
+    headers: dict[str, str] | None = None,
+    content_type: str = "application/json",
+) -> Act:
     """Answer at once with `data` (a dict becomes JSON; str/bytes are sent raw)."""
     return lambda h, req: send(h, status, data, headers, content_type)
 
 
-def completion(content: str | None = None, tool_calls: list[dict[str, Any]] | None = None,
-               finish_reason: str | None = None) -> Act:
+def completion(
+    content: str | None = None,
+    tool_calls: list[dict[str, Any]] | None = None,
+    finish_reason: str | None = None,
+) -> Act:
     return reply(chat(content, tool_calls, finish_reason))
 
 
-def error(status: int, message: str = "something went wrong",
-          headers: dict[str, str] | None = None) -> Act:
+def error(
+    status: int, message: str = "something went wrong", headers: dict[str, str] | None = None
+) -> Act:
     """An OpenAI-style JSON error."""
     body = {"error": {"message": message, "type": "error", "code": status}}
     return reply(body, status, headers)
@@ -226,7 +254,7 @@ def trickle(data: Any, chunk: int = 8, delay_s: float = 0.2) -> Act:
             if h.server.state.stopping.wait(delay_s):
                 break
             try:
-                h.wfile.write(payload[start:start + chunk])
+                h.wfile.write(payload[start : start + chunk])
                 h.wfile.flush()
             except OSError:
                 break  # the client gave up: that is what the test wanted
@@ -245,7 +273,7 @@ def trickle_headers(delay_s: float = 0.2) -> Act:
             if h.server.state.stopping.wait(delay_s):
                 break
             try:
-                h.wfile.write(head[i:i + 1])
+                h.wfile.write(head[i : i + 1])
                 h.wfile.flush()
             except OSError:
                 break

@@ -43,8 +43,13 @@ _RUN_ALL_DONE = """([errors]) => {
 def copy_of_repository(dest: Path) -> Path:
     """The files git would commit (tracked and new, not ignored), copied to `dest`; notebooks as
     committed, without the outputs and answers Jupyter saved into the working copy."""
-    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
-                            cwd=ROOT, capture_output=True, check=True, timeout=60).stdout
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=ROOT,
+        capture_output=True,
+        check=True,
+        timeout=60,
+    ).stdout
     for name in filter(None, listed.decode().split("\0")):
         source = ROOT / name
         if source.is_file():
@@ -84,22 +89,38 @@ class Lab:
 
 
 @contextmanager
-def jupyter_lab(jupyter: Path | str, *, root_dir: Path, state_dir: Path, env: dict[str, str],
-                log: Path) -> Iterator[Lab]:
+def jupyter_lab(
+    jupyter: Path | str, *, root_dir: Path, state_dir: Path, env: dict[str, str], log: Path
+) -> Iterator[Lab]:
     """JupyterLab on a free loopback port serving `root_dir`, stopped on exit (bounded)."""
     port, token = free_port(), secrets.token_hex(16)
     settings = write_lab_settings(state_dir / "settings")
-    cmd = [str(jupyter), "lab", "--no-browser", "--allow-root", "--ip=127.0.0.1", f"--port={port}",
-           f"--IdentityProvider.token={token}", f"--ServerApp.root_dir={root_dir}",
-           "--LabApp.news_url=None",
-           "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-           f"--LabApp.workspaces_dir={state_dir / 'workspaces'}",
-           f"--LabApp.user_settings_dir={settings}",
-           "--MappingKernelManager.cull_interval=10",
-           "--MappingKernelManager.cull_idle_timeout=60"]
+    cmd = [
+        str(jupyter),
+        "lab",
+        "--no-browser",
+        "--allow-root",
+        "--ip=127.0.0.1",
+        f"--port={port}",
+        f"--IdentityProvider.token={token}",
+        f"--ServerApp.root_dir={root_dir}",
+        "--LabApp.news_url=None",
+        "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+        f"--LabApp.workspaces_dir={state_dir / 'workspaces'}",
+        f"--LabApp.user_settings_dir={settings}",
+        "--MappingKernelManager.cull_interval=10",
+        "--MappingKernelManager.cull_idle_timeout=60",
+    ]
     url = f"http://127.0.0.1:{port}/"
-    with running(cmd, url=f"{url}api/status?token={token}", env=env, cwd=root_dir, log=log,
-                 start_timeout_s=90, stop_timeout_s=10):
+    with running(
+        cmd,
+        url=f"{url}api/status?token={token}",
+        env=env,
+        cwd=root_dir,
+        log=log,
+        start_timeout_s=90,
+        stop_timeout_s=10,
+    ):
         yield Lab(url, token)
 
 
@@ -184,5 +205,8 @@ def move_slider(page, explorer, presses: int) -> None:
     for _ in range(abs(presses)):
         handle.press(key)
     readout = explorer.locator(".wts-max-turns output")
-    page.wait_for_function("([el, want]) => el.textContent.trim() === want",
-                           arg=[readout.element_handle(), str(start + presses)], timeout=10_000)
+    page.wait_for_function(
+        "([el, want]) => el.textContent.trim() === want",
+        arg=[readout.element_handle(), str(start + presses)],
+        timeout=10_000,
+    )

@@ -91,11 +91,17 @@ def _text(content: str) -> dict[str, Any]:
 
 
 def _calls(turn: int, call: dict[str, Any]) -> dict[str, Any]:
-    return {"role": "assistant", "content": None, "tool_calls": [{
-        "type": "function",
-        "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
-        "id": f"replay{turn:04d}{call['name']}",
-    }]}
+    return {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "type": "function",
+                "function": {"name": call["name"], "arguments": json.dumps(call["arguments"])},
+                "id": f"replay{turn:04d}{call['name']}",
+            }
+        ],
+    }
 
 
 def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
@@ -107,8 +113,9 @@ def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     cached = min(prompt_tokens(messages[: last + 1], tools), prompt) if last >= 0 else 0
     text = message.get("content") or ""
-    produced = count_tokens(text) + (count_tokens(json.dumps(message["tool_calls"]))
-                                     if message.get("tool_calls") else 0)
+    produced = count_tokens(text) + (
+        count_tokens(json.dumps(message["tool_calls"])) if message.get("tool_calls") else 0
+    )
     produced = max(produced, 1)  # an empty reply is still one token: the end of the turn
     finish = "tool_calls" if message.get("tool_calls") else "stop"
     return {
@@ -117,13 +124,20 @@ def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
         "model": body.get("model", REPLAYED_MODEL),
         "system_fingerprint": FINGERPRINT,
         "object": "chat.completion",
-        "usage": {"completion_tokens": produced, "prompt_tokens": prompt,
-                  "total_tokens": prompt + produced,
-                  "prompt_tokens_details": {"cached_tokens": cached}},
+        "usage": {
+            "completion_tokens": produced,
+            "prompt_tokens": prompt,
+            "total_tokens": prompt + produced,
+            "prompt_tokens_details": {"cached_tokens": cached},
+        },
         "id": f"chatcmpl-replay{len(messages):04d}",
-        "timings": {"cache_n": cached, "prompt_n": prompt - cached,
-                    "prompt_ms": (prompt - cached) * 4.5, "predicted_n": produced,
-                    "predicted_ms": produced * 40.0},
+        "timings": {
+            "cache_n": cached,
+            "prompt_n": prompt - cached,
+            "prompt_ms": (prompt - cached) * 4.5,
+            "predicted_n": produced,
+            "predicted_ms": produced * 40.0,
+        },
     }
 
 
@@ -134,11 +148,25 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:
         if self.path.rstrip("/") in ("/v1/models", "/models"):
-            self._send(200, {"object": "list", "data": [
-                {"id": REPLAYED_MODEL, "object": "model", "created": 0, "owned_by": "llamacpp"}]})
+            self._send(
+                200,
+                {
+                    "object": "list",
+                    "data": [
+                        {
+                            "id": REPLAYED_MODEL,
+                            "object": "model",
+                            "created": 0,
+                            "owned_by": "llamacpp",
+                        }
+                    ],
+                },
+            )
         else:
-            self._send(404, {"error": {"code": 404, "message": "File Not Found",
-                                       "type": "not_found_error"}})
+            self._send(
+                404,
+                {"error": {"code": 404, "message": "File Not Found", "type": "not_found_error"}},
+            )
 
     def do_POST(self) -> None:
         length = int(self.headers.get("Content-Length") or 0)
@@ -150,8 +178,16 @@ class _Handler(BaseHTTPRequestHandler):
                 behaviour = behaviour_for(str(body.get("model", "")), body["messages"], state)
             self._send(200, completion(body, decide(behaviour, body)))
         except (ValueError, KeyError, TypeError, AttributeError) as exc:
-            self._send(400, {"error": {"code": 400, "message": f"bad request: {exc!r}",
-                                       "type": "invalid_request_error"}})
+            self._send(
+                400,
+                {
+                    "error": {
+                        "code": 400,
+                        "message": f"bad request: {exc!r}",
+                        "type": "invalid_request_error",
+                    }
+                },
+            )
 
     def _send(self, status: int, data: dict[str, Any]) -> None:
         payload = json.dumps(data).encode()

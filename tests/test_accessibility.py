@@ -28,20 +28,39 @@ pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 SHOW_TIMEOUT_MS = 120_000
 CHANGE_TIMEOUT_MS = 30_000
 PROJECTORS = [(1280, 720), (1920, 1080)]
-LEVEL_NOTEBOOKS = {"1-1": "1-1_the_clock.ipynb", "1-2": "1-2_the_flag.ipynb",
-                   "1-3": "1-3_the_warp_pipe.ipynb"}
+LEVEL_NOTEBOOKS = {
+    "1-1": "1-1_the_clock.ipynb",
+    "1-2": "1-2_the_flag.ipynb",
+    "1-3": "1-3_the_warp_pipe.ipynb",
+}
 
 
 @pytest.fixture(scope="module")
-def voila_url(jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def voila_url(
+    jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[str]:
     """Voila serving notebooks/ on a free loopback port; pages at /voila/render/NAME."""
     port, log = free_port(), tmp_path_factory.mktemp("voila") / "voila.log"
-    cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}", "--Voila.ip=127.0.0.1",
-           "--MappingKernelManager.cull_interval=10", "--MappingKernelManager.cull_idle_timeout=60",
-           "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-           str(NOTEBOOKS)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/voila/static/voila.js", env=jupyter_env,
-                 cwd=NOTEBOOKS, log=log, start_timeout_s=90):
+    cmd = [
+        sys.executable,
+        "-m",
+        "voila",
+        "--no-browser",
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        "--MappingKernelManager.cull_interval=10",
+        "--MappingKernelManager.cull_idle_timeout=60",
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+        str(NOTEBOOKS),
+    ]
+    with running(
+        cmd,
+        url=f"http://127.0.0.1:{port}/voila/static/voila.js",
+        env=jupyter_env,
+        cwd=NOTEBOOKS,
+        log=log,
+        start_timeout_s=90,
+    ):
         yield f"http://127.0.0.1:{port}/voila/render/"
 
 
@@ -64,7 +83,8 @@ def pages(chromium, voila_url: str) -> Iterator[dict[str, object]]:
             page.wait_for_function(
                 "() => [...document.querySelectorAll('.wts-plot img')].length > 0 && "
                 "[...document.querySelectorAll('[role=status]')].every(e => e.textContent)",
-                timeout=SHOW_TIMEOUT_MS)
+                timeout=SHOW_TIMEOUT_MS,
+            )
             opened[notebook] = page
         return opened[notebook]
 
@@ -81,7 +101,8 @@ def wait_for_new_announcement(page, explorer, before: str) -> str:
     page.wait_for_function(
         "([el, old]) => el.textContent && el.textContent !== old",
         arg=[explorer.locator("[role=status]").element_handle(), before],
-        timeout=CHANGE_TIMEOUT_MS)
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     return announcement(explorer)
 
 
@@ -123,7 +144,8 @@ def test_the_dashboard_shows_every_badge_and_cost_chart_at_once(pages, width, he
         for part in (".wts-badge", ".wts-plot img"):
             box = explorers.nth(i).locator(part).bounding_box()
             assert box and box["y"] >= 0 and box["y"] + box["height"] <= height, (
-                f"explorer {i + 1}'s {part} is not fully on a {width}×{height} screen: {box}")
+                f"explorer {i + 1}'s {part} is not fully on a {width}×{height} screen: {box}"
+            )
             assert box["x"] >= 0 and box["x"] + box["width"] <= width
     level_map = explorers.nth(2).locator(".wts-map")
     pane, image = level_map.bounding_box(), level_map.locator("img").bounding_box()
@@ -142,8 +164,12 @@ def test_switching_to_the_sloppy_caller_shows_its_rejected_call_without_scrollin
     rejected.wait_for(timeout=CHANGE_TIMEOUT_MS)
     assert box.evaluate("el => el.scrollTop") == 0
     outer, inner = box.bounding_box(), rejected.bounding_box()
-    assert outer and inner and outer["y"] <= inner["y"] and (
-        inner["y"] + inner["height"] <= outer["y"] + outer["height"]), (outer, inner)
+    assert (
+        outer
+        and inner
+        and outer["y"] <= inner["y"]
+        and (inner["y"] + inner["height"] <= outer["y"] + outer["height"])
+    ), (outer, inner)
     explorer.scroll_into_view_if_needed()
     screenshot(page, "voila-1-3-sloppy-transcript")
 

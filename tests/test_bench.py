@@ -16,10 +16,16 @@ import pytest
 pytestmark = pytest.mark.bench
 
 ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = [f"## {n}. " for n in sorted(
-    key.value for node in ast.walk(ast.parse((ROOT / "bench" / "sections.py").read_text()))
-    if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "SECTIONS" for t in node.targets)
-    for key in node.value.keys)]
+SECTIONS = [
+    f"## {n}. "
+    for n in sorted(
+        key.value
+        for node in ast.walk(ast.parse((ROOT / "bench" / "sections.py").read_text()))
+        if isinstance(node, ast.Assign)
+        and any(getattr(t, "id", "") == "SECTIONS" for t in node.targets)
+        for key in node.value.keys
+    )
+]
 """Every section bench/sections.py registers."""
 
 
@@ -28,8 +34,13 @@ def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     out = tmp_path_factory.mktemp("bench") / "results.md"
     committed = ROOT / "bench" / "RESULTS.md"
     before = committed.read_bytes() if committed.exists() else None
-    proc = subprocess.run([sys.executable, "bench/run.py", "--quick", "--out", str(out)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=280)
+    proc = subprocess.run(
+        [sys.executable, "bench/run.py", "--quick", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
     assert proc.returncode == 0, proc.stderr[-3000:]
     after = committed.read_bytes() if committed.exists() else None
     assert after == before, "--out must leave bench/RESULTS.md alone"

@@ -72,22 +72,37 @@ def the_start_notebook_binder_opens() -> str:
 
 @pytest.mark.timeout(1500)
 def test_binders_install_in_a_fresh_venv_runs_start_here_in_jupyterlab(
-        page, jupyter_env: dict[str, str], tmp_path: Path) -> None:
+    page, jupyter_env: dict[str, str], tmp_path: Path
+) -> None:
     repo = copy_of_repository(tmp_path / "repo")
     assert not (repo / "binder").exists(), "a binder/ folder would hide the root pyproject.toml"
     bin_dir = binder_like_environment(repo, tmp_path / "venv")
-    assert (bin_dir / "jupyter-lab").exists(), "Binder would have no JupyterLab from this repository"
+    assert (bin_dir / "jupyter-lab").exists(), (
+        "Binder would have no JupyterLab from this repository"
+    )
     project_bin = str(Path(sys.executable).parent)
     path = [p for p in jupyter_env["PATH"].split(os.pathsep) if p != project_bin]
     env = dict(jupyter_env, PATH=os.pathsep.join([str(bin_dir), *path]))
 
     # Installed, not editable: the package is imported from the new environment's site-packages.
-    where = subprocess.run([str(bin_dir / "python"), "-c", "import whentostop; print(whentostop.__file__)"],
-                           cwd=tmp_path, env=env, capture_output=True, text=True, check=True, timeout=60)
+    where = subprocess.run(
+        [str(bin_dir / "python"), "-c", "import whentostop; print(whentostop.__file__)"],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
     assert Path(where.stdout.strip()).is_relative_to(tmp_path / "venv")
 
-    with jupyter_lab(bin_dir / "jupyter", root_dir=repo, state_dir=tmp_path / "lab", env=env,
-                     log=tmp_path / "jupyterlab.log") as lab:
+    with jupyter_lab(
+        bin_dir / "jupyter",
+        root_dir=repo,
+        state_dir=tmp_path / "lab",
+        env=env,
+        log=tmp_path / "jupyterlab.log",
+    ) as lab:
         open_notebook(page, lab.tree(the_start_notebook_binder_opens()))
         run_all_cells(page)
         screenshot(page, "binder-00_start_here")

@@ -25,7 +25,8 @@ def open_explorer(voila, page, notebook: str, which: int):
     explorer.locator(".wts-turns").wait_for(state="visible", timeout=SHOW_TIMEOUT_MS)
     page.wait_for_function(
         "el => /\\d+ of \\d+ turns?/.test(el.textContent)",
-        arg=explorer.locator(".wts-turns").element_handle(), timeout=SHOW_TIMEOUT_MS,
+        arg=explorer.locator(".wts-turns").element_handle(),
+        timeout=SHOW_TIMEOUT_MS,
     )
     return explorer
 
@@ -46,18 +47,21 @@ def move_max_turns_and_check(page, explorer) -> tuple[str, str]:
         try:
             page.wait_for_function(
                 "([el, old]) => el.textContent.trim() !== old",
-                arg=[readout.element_handle(), before_readout], timeout=5_000,
+                arg=[readout.element_handle(), before_readout],
+                timeout=5_000,
             )
             break
         except PlaywrightTimeout:
             continue
     page.wait_for_function(
         "([el, old]) => el.textContent.trim() !== old",
-        arg=[turns.element_handle(), before_turns], timeout=CHANGE_TIMEOUT_MS,
+        arg=[turns.element_handle(), before_turns],
+        timeout=CHANGE_TIMEOUT_MS,
     )
     page.wait_for_function(
         "([el, old]) => el.textContent.trim() !== old",
-        arg=[badge.element_handle(), before_badge], timeout=CHANGE_TIMEOUT_MS,
+        arg=[badge.element_handle(), before_badge],
+        timeout=CHANGE_TIMEOUT_MS,
     )
     after_turns = turns.inner_text().strip()
     value = readout.inner_text().strip()
@@ -66,12 +70,15 @@ def move_max_turns_and_check(page, explorer) -> tuple[str, str]:
     assert after_turns.split(" · ")[0] in badge.inner_text()
     page.wait_for_function(  # the widget replaces its <img>: look it up again inside .wts-plot
         "([el, old]) => el.querySelector('img').getAttribute('src') !== old",
-        arg=[explorer.locator(".wts-plot").element_handle(), before_plot], timeout=CHANGE_TIMEOUT_MS,
+        arg=[explorer.locator(".wts-plot").element_handle(), before_plot],
+        timeout=CHANGE_TIMEOUT_MS,
     )
     return before_turns.split(" · ")[0], after_turns.split(" · ")[0]
 
 
-def test_projector_dashboard_shows_three_explorers_without_code_and_the_slider_reruns(voila, page) -> None:
+def test_projector_dashboard_shows_three_explorers_without_code_and_the_slider_reruns(
+    voila, page
+) -> None:
     first = open_explorer(voila, page, "explorer.ipynb", 0)
     explorers = page.locator(".wts-explorer")
     assert explorers.count() == 3
@@ -109,13 +116,19 @@ def race_badge_changes(page, race, control: str, key: str) -> str:
         handle.focus()
         handle.press(key)
         try:
-            page.wait_for_function("([el, old]) => el.textContent.trim() !== old",
-                                   arg=[readout.element_handle(), shown], timeout=5_000)
+            page.wait_for_function(
+                "([el, old]) => el.textContent.trim() !== old",
+                arg=[readout.element_handle(), shown],
+                timeout=5_000,
+            )
             break
         except PlaywrightTimeout:
             continue
-    page.wait_for_function("([el, old]) => el.textContent.trim() !== old",
-                           arg=[badge.element_handle(), before], timeout=CHANGE_TIMEOUT_MS)
+    page.wait_for_function(
+        "([el, old]) => el.textContent.trim() !== old",
+        arg=[badge.element_handle(), before],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     return badge.inner_text().strip()
 
 
@@ -126,8 +139,11 @@ def test_the_race_in_1_1_names_the_new_winner_when_a_control_moves(voila, page) 
     page.goto(voila(path), wait_until="domcontentloaded")
     race = page.locator(".wts-race")
     race.locator(".wts-badge").wait_for(state="visible", timeout=SHOW_TIMEOUT_MS)
-    page.wait_for_function("el => el.textContent.includes('the budget')",
-                           arg=race.locator(".wts-badge").element_handle(), timeout=SHOW_TIMEOUT_MS)
+    page.wait_for_function(
+        "el => el.textContent.includes('the budget')",
+        arg=race.locator(".wts-badge").element_handle(),
+        timeout=SHOW_TIMEOUT_MS,
+    )
     assert "No answer after 10 of 15 turns" in race.locator(".wts-badge").inner_text()
     said = race.locator("[role=status]").text_content()
     assert said.startswith("Race on level 1-1, run 1: the budget fired first")
@@ -138,13 +154,18 @@ def test_the_race_in_1_1_names_the_new_winner_when_a_control_moves(voila, page) 
     assert race.locator(".wts-deadline output").inner_text().strip() == "0.1 s"
     race_badge_changes(page, race, ".wts-deadline", "End")
     assert "the clock — No answer after 1 of 1 turn" in race_badge_changes(
-        page, race, ".wts-max-turns", "Home")
-    page.wait_for_function("([el, old]) => el.querySelector('img').getAttribute('src') !== old",
-                           arg=[race.locator(".wts-plot").element_handle(), chart],
-                           timeout=CHANGE_TIMEOUT_MS)
-    page.wait_for_function("el => el.textContent.includes('the clock fired first')",  # the live
-                           arg=race.locator("[role=status]").element_handle(),  # region is set last
-                           timeout=CHANGE_TIMEOUT_MS)
+        page, race, ".wts-max-turns", "Home"
+    )
+    page.wait_for_function(
+        "([el, old]) => el.querySelector('img').getAttribute('src') !== old",
+        arg=[race.locator(".wts-plot").element_handle(), chart],
+        timeout=CHANGE_TIMEOUT_MS,
+    )
+    page.wait_for_function(
+        "el => el.textContent.includes('the clock fired first')",  # the live
+        arg=race.locator("[role=status]").element_handle(),  # region is set last
+        timeout=CHANGE_TIMEOUT_MS,
+    )
     alt = race.locator(".wts-plot img").get_attribute("alt")
     assert alt.startswith("The race between the stops") and "max_turns=1" in alt
     found = axe_violations(page, [".wts-race"])
@@ -157,7 +178,9 @@ def test_the_race_in_1_1_names_the_new_winner_when_a_control_moves(voila, page) 
 
 
 def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_marker_apart(
-    jupyter_env, tmp_path, page,
+    jupyter_env,
+    tmp_path,
+    page,
 ) -> None:
     """Voila serves two explorers whose model is the replay of a small local model
     (tests/replay_server.py as OPENAI_BASE_URL): press Run on each, and the badges say what the
@@ -171,33 +194,64 @@ def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_
     from replay_server import ReplayServer
 
     notebook = tmp_path / "replayed.ipynb"
-    nbformat.write(new_notebook(cells=[
-        new_code_cell("from whentostop import connect\nfrom whentostop.widgets import explorer"),
-        new_code_cell('explorer("1-2", model=connect("replay:fenced"))'),
-        new_code_cell('explorer("1-3", model=connect("replay:guess-pipe"))'),
-    ]), notebook)
+    nbformat.write(
+        new_notebook(
+            cells=[
+                new_code_cell(
+                    "from whentostop import connect\nfrom whentostop.widgets import explorer"
+                ),
+                new_code_cell('explorer("1-2", model=connect("replay:fenced"))'),
+                new_code_cell('explorer("1-3", model=connect("replay:guess-pipe"))'),
+            ]
+        ),
+        notebook,
+    )
     with ReplayServer() as server:
-        env = {**jupyter_env, "OPENAI_BASE_URL": server.base_url, "WHENTOSTOP_MODEL": "qwen2.5-0.5b"}
+        env = {
+            **jupyter_env,
+            "OPENAI_BASE_URL": server.base_url,
+            "WHENTOSTOP_MODEL": "qwen2.5-0.5b",
+        }
         port = free_port()
-        cmd = [sys.executable, "-m", "voila", "--no-browser", f"--port={port}",
-               "--Voila.ip=127.0.0.1", "--MappingKernelManager.cull_interval=10",
-               "--MappingKernelManager.cull_idle_timeout=30",
-               "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-               str(notebook)]
-        with running(cmd, url=f"http://127.0.0.1:{port}/voila/static/voila.js", env=env,
-                     cwd=tmp_path, log=tmp_path / "voila.log"):
+        cmd = [
+            sys.executable,
+            "-m",
+            "voila",
+            "--no-browser",
+            f"--port={port}",
+            "--Voila.ip=127.0.0.1",
+            "--MappingKernelManager.cull_interval=10",
+            "--MappingKernelManager.cull_idle_timeout=30",
+            "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+            str(notebook),
+        ]
+        with running(
+            cmd,
+            url=f"http://127.0.0.1:{port}/voila/static/voila.js",
+            env=env,
+            cwd=tmp_path,
+            log=tmp_path / "voila.log",
+        ):
             page.goto(f"http://127.0.0.1:{port}/", wait_until="domcontentloaded")
             explorers = page.locator(".wts-explorer")
-            explorers.nth(1).locator(".wts-badge").wait_for(state="visible", timeout=SHOW_TIMEOUT_MS)
+            explorers.nth(1).locator(".wts-badge").wait_for(
+                state="visible", timeout=SHOW_TIMEOUT_MS
+            )
             badges = []
             for i in range(2):
                 explorer = explorers.nth(i)
                 badge = explorer.locator(".wts-badge")
-                page.wait_for_function("el => el.textContent.includes('press Run')",
-                                       arg=badge.element_handle(), timeout=SHOW_TIMEOUT_MS)
+                page.wait_for_function(
+                    "el => el.textContent.includes('press Run')",
+                    arg=badge.element_handle(),
+                    timeout=SHOW_TIMEOUT_MS,
+                )
                 explorer.locator("button.wts-run").click()
-                page.wait_for_function("el => !el.textContent.includes('press Run')",
-                                       arg=badge.element_handle(), timeout=CHANGE_TIMEOUT_MS)
+                page.wait_for_function(
+                    "el => !el.textContent.includes('press Run')",
+                    arg=badge.element_handle(),
+                    timeout=CHANGE_TIMEOUT_MS,
+                )
                 badges.append(badge.inner_text())
             fenced, guessed = badges
             assert "the flag — but the model wrote a tool call as text, not an answer" in fenced

@@ -37,8 +37,11 @@ def defined(source: str, name: str, given: str = "") -> Any:
 def broken(exercise, old: str, new: str, given: str | None = None) -> Any:
     """The exercise's own solution with one thing changed: a learner's near miss."""
     assert old in exercise.solution_code, old
-    return defined(exercise.solution_code.replace(old, new), exercise.answer,
-                   exercise.given if given is None else given)
+    return defined(
+        exercise.solution_code.replace(old, new),
+        exercise.answer,
+        exercise.given if given is None else given,
+    )
 
 
 def verdict_on_loop(old: str, new: str) -> str:
@@ -52,30 +55,42 @@ def verdict_on_loop(old: str, new: str) -> str:
 
 def test_the_castles_honest_search_takes_more_than_fifteen_turns_and_more_than_the_default_budget():
     castle = load_level("1-4")
-    run = run_agent(PROMPT, model=connect("searcher"), tools=castle.tools(), max_turns=40,
-                    stop_on=["mark_star"])
+    run = run_agent(
+        PROMPT, model=connect("searcher"), tools=castle.tools(), max_turns=40, stop_on=["mark_star"]
+    )
     assert castle.star == ("throne room", 47)
     assert run.stop == Stop.TERMINAL_TOOL and run.answer == {"item": "star", "block": 47}
     assert len(run.turns) == len(castle.areas) + 1 >= 17
-    assert run_agent(PROMPT, model=connect("searcher"), tools=castle.tools(),
-                     stop_on=["mark_star"]).stop == Stop.MAX_TURNS   # the default of 10
+    assert (
+        run_agent(
+            PROMPT, model=connect("searcher"), tools=castle.tools(), stop_on=["mark_star"]
+        ).stop
+        == Stop.MAX_TURNS
+    )  # the default of 10
 
 
 @pytest.mark.parametrize("persona, turns", [("sloppy", 18), ("loopboros", 17)])
 def test_the_other_personas_play_the_castle_sensibly(persona, turns):
-    run = run_agent(PROMPT, model=connect(persona), tools=load_level("1-4").tools(), max_turns=40,
-                    stop_on=["mark_star"])
+    run = run_agent(
+        PROMPT,
+        model=connect(persona),
+        tools=load_level("1-4").tools(),
+        max_turns=40,
+        stop_on=["mark_star"],
+    )
     assert run.answer == {"item": "star", "block": 47} and len(run.turns) == turns
 
 
 def test_in_the_empty_castle_the_searcher_gives_up_only_with_permission_and_the_loopboros_never():
     empty = empty_castle()
     assert empty.star is None and empty.areas.keys() == load_level("1-4").areas.keys()
-    gave_up = run_agent(PROMPT, model=connect("searcher"), tools=empty.tools(), max_turns=40,
-                        system=MAY_GIVE_UP)
+    gave_up = run_agent(
+        PROMPT, model=connect("searcher"), tools=empty.tools(), max_turns=40, system=MAY_GIVE_UP
+    )
     assert gave_up.stop == Stop.END_TURN and len(gave_up.turns) == 17
-    stubborn = run_agent(PROMPT, model=connect("loopboros"), tools=empty.tools(), max_turns=30,
-                         system=MAY_GIVE_UP)
+    stubborn = run_agent(
+        PROMPT, model=connect("loopboros"), tools=empty.tools(), max_turns=30, system=MAY_GIVE_UP
+    )
     assert stubborn.stop == Stop.MAX_TURNS
 
 
@@ -100,30 +115,43 @@ def test_where_keeps_the_key_out_of_sight(monkeypatch):
 
 
 def test_post_reaches_the_mock_in_process_and_over_a_real_socket_alike():
-    body = {"messages": [{"role": "user", "content": PROMPT}],
-            "tools": [t.schema for t in load_level("1-2").tools()]}
+    body = {
+        "messages": [{"role": "user", "content": PROMPT}],
+        "tools": [t.schema for t in load_level("1-2").tools()],
+    }
     in_process = post_to("searcher")(body)
     with MockServer() as server:
         over_http = http_post(server.base_url, "searcher")(body)
     assert in_process["choices"][0]["message"] == over_http["choices"][0]["message"]
-    assert in_process["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_blocks"
+    assert (
+        in_process["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_blocks"
+    )
 
 
 def test_the_recipe_agrees_with_the_outcome_on_honest_runs_and_lies_after_a_rejected_terminal_call():
     level = load_level("1-3")
     honest = run_agent(PROMPT, model=connect("sloppy"), tools=level.tools(), stop_on=["mark_star"])
     assert exit_by_last_message(honest.messages) == ("terminal_tool", honest.answer)
-    cut = run_agent(PROMPT, model=connect("sloppy"), tools=level.tools(), stop_on=["mark_star"],
-                    max_turns=5)
+    cut = run_agent(
+        PROMPT, model=connect("sloppy"), tools=level.tools(), stop_on=["mark_star"], max_turns=5
+    )
     assert cut.stop == Stop.MAX_TURNS and not cut.has_answer
-    assert exit_by_last_message(cut.messages) == ("terminal_tool",
-                                                  {"item": "Star", "block": "the 12th block"})
+    assert exit_by_last_message(cut.messages) == (
+        "terminal_tool",
+        {"item": "Star", "block": "the 12th block"},
+    )
 
 
 def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of_a_run():
-    run = run_agent(PROMPT, model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=2)
-    table = side_by_side([("the clock", run.last_message, [{"reason": "completed"}], run),
-                          ("broken", ValueError("boom"), [], KeyError("x"))])
+    run = run_agent(
+        PROMPT, model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=2
+    )
+    table = side_by_side(
+        [
+            ("the clock", run.last_message, [{"reason": "completed"}], run),
+            ("broken", ValueError("boom"), [], KeyError("x")),
+        ]
+    )
     text = table._repr_markdown_()
     assert "a tool call: search_blocks" in text and '{"reason": "completed"}' in text
     assert "max_turns: no answer" in text and "raised ValueError: boom" in text
@@ -146,14 +174,17 @@ def test_a_loop_without_the_flag_is_told_a_reply_with_no_tool_call_is_the_flag()
 
 
 def test_a_flag_that_returns_the_whole_message_is_told_the_answer_is_its_text():
-    message = verdict_on_loop('Outcome("end_turn", message["content"], messages)',
-                              'Outcome("end_turn", message, messages)')
+    message = verdict_on_loop(
+        'Outcome("end_turn", message["content"], messages)',
+        'Outcome("end_turn", message, messages)',
+    )
     assert 'message["content"]' in message and "not the whole message" in message
 
 
 def test_a_clock_that_returns_the_last_message_is_told_the_clock_has_no_answer():
-    message = verdict_on_loop('Outcome("max_turns", None, messages)',
-                              'Outcome("max_turns", messages[-2], messages)')
+    message = verdict_on_loop(
+        'Outcome("max_turns", None, messages)', 'Outcome("max_turns", messages[-2], messages)'
+    )
     assert "on the clock there is no answer" in message and "the last message" in message
     assert "the Loopboros on level 1-1, max_turns=3" in message
 
@@ -169,15 +200,19 @@ def test_a_loop_with_no_clock_is_stopped_and_told_it_did_not_stop():
 
 
 def test_a_clock_named_as_the_flag_is_told_it_is_the_clock():
-    message = verdict_on_loop('Outcome("max_turns", None, messages)',
-                              'Outcome("end_turn", None, messages)')
+    message = verdict_on_loop(
+        'Outcome("max_turns", None, messages)', 'Outcome("end_turn", None, messages)'
+    )
     assert 'that is the clock, stop "max_turns"' in message
 
 
 def test_a_pipe_that_opens_on_a_rejected_call_is_told_to_stop_only_when_it_validated_and_ran():
-    message = verdict_on_loop('if ok and call["function"]["name"] in stop_on:',
-                              'if call["function"]["name"] in stop_on:')
-    assert "on turn 5, on a mark_star call that failed" in message and "validated and ran" in message
+    message = verdict_on_loop(
+        'if ok and call["function"]["name"] in stop_on:', 'if call["function"]["name"] in stop_on:'
+    )
+    assert (
+        "on turn 5, on a mark_star call that failed" in message and "validated and ran" in message
+    )
     assert "the sloppy caller on level 1-3" in message
 
 
@@ -187,14 +222,17 @@ def test_a_loop_that_never_opens_the_pipe_is_told_the_model_spent_a_turn_saying_
 
 
 def test_a_pipe_that_answers_with_the_tools_output_is_told_the_answer_is_its_input():
-    message = verdict_on_loop('Outcome("terminal_tool", data, messages)',
-                              'Outcome("terminal_tool", output, messages)')
+    message = verdict_on_loop(
+        'Outcome("terminal_tool", data, messages)', 'Outcome("terminal_tool", output, messages)'
+    )
     assert "validated input" in message and "not its output" in message
 
 
 def test_a_pipe_that_answers_with_the_raw_arguments_is_told_to_return_the_validated_dict():
-    message = verdict_on_loop('Outcome("terminal_tool", data, messages)',
-                              'Outcome("terminal_tool", call["function"]["arguments"], messages)')
+    message = verdict_on_loop(
+        'Outcome("terminal_tool", data, messages)',
+        'Outcome("terminal_tool", call["function"]["arguments"], messages)',
+    )
     assert "as a dict" in message and "raw arguments" in message
 
 
@@ -204,15 +242,15 @@ def test_a_loop_that_drops_a_failed_calls_result_is_told_every_call_needs_a_tool
     assert "has no tool message" in message and "HTTP 400" in message
 
 
-NO_ERROR_BACK = '''def run_call(call, tools):
+NO_ERROR_BACK = """def run_call(call, tools):
     by_name = {tool.name: tool for tool in tools}
     tool = by_name[call["function"]["name"]]
     data = dict(tool.validate(call["function"]["arguments"]))
-    return True, data, str(tool.fn(**data))'''
+    return True, data, str(tool.fn(**data))"""
 
 
 def loop_with(run_call: str) -> Any:
-    given = LOOP.given.replace(LOOP.given[LOOP.given.index("def run_call"):], run_call)
+    given = LOOP.given.replace(LOOP.given[LOOP.given.index("def run_call") :], run_call)
     return defined(LOOP.solution_code, "my_loop", given)
 
 
@@ -224,7 +262,7 @@ def test_a_loop_without_the_error_back_path_is_told_the_failed_validation_escape
 
 
 def test_a_loop_that_catches_only_bad_input_is_told_the_tools_exception_escaped():
-    only_validation = '''def run_call(call, tools):
+    only_validation = """def run_call(call, tools):
     by_name = {tool.name: tool for tool in tools}
     if call["function"]["name"] not in by_name:
         return False, None, "Error: no such tool"
@@ -233,10 +271,12 @@ def test_a_loop_that_catches_only_bad_input_is_told_the_tools_exception_escaped(
         data = dict(tool.validate(call["function"]["arguments"]))
     except Exception as exc:
         return False, None, f"Error: {exc}"
-    return True, data, str(tool.fn(**data))'''
+    return True, data, str(tool.fn(**data))"""
     verdict = LOOP.result(loop_with(only_validation))
     assert verdict.status == "incorrect"
-    assert "search_blocks raised RuntimeError" in verdict.message and "let it out" in verdict.message
+    assert (
+        "search_blocks raised RuntimeError" in verdict.message and "let it out" in verdict.message
+    )
     assert "whose search_blocks raises the first time" in verdict.message
 
 
@@ -251,7 +291,9 @@ def test_a_loop_that_trusts_the_tool_names_is_told_about_the_tool_that_does_not_
         return False, None, f"Error: {exc}"'''
     verdict = LOOP.result(loop_with(trusting))
     assert verdict.status == "incorrect"
-    assert "open_door, a tool that does not exist" in verdict.message and "KeyError" in verdict.message
+    assert (
+        "open_door, a tool that does not exist" in verdict.message and "KeyError" in verdict.message
+    )
 
 
 def test_a_loop_with_the_wrong_signature_is_told_how_it_is_called():
@@ -266,9 +308,13 @@ def test_a_loop_that_returns_nothing_is_told_to_return_an_outcome():
 
 
 def test_a_loop_whose_run_call_is_still_blank_is_told_to_finish_1_4_a_first():
-    loop = defined(LOOP.solution_code, "my_loop",
-                   LOOP.given.replace('f"Error: {exc}"', "____").replace(
-                       "from dataclasses import", "from whentostop.checks import ____\nfrom dataclasses import"))
+    loop = defined(
+        LOOP.solution_code,
+        "my_loop",
+        LOOP.given.replace('f"Error: {exc}"', "____").replace(
+            "from dataclasses import", "from whentostop.checks import ____\nfrom dataclasses import"
+        ),
+    )
     verdict = LOOP.result(loop)
     assert verdict.status == "incorrect" and "finish Exercise 1-4.a first" in verdict.message
 
@@ -276,14 +322,27 @@ def test_a_loop_whose_run_call_is_still_blank_is_told_to_finish_1_4_a_first():
 # --- 1-4.a: the error-back path on its own ------------------------------------------------------
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ("except Exception as exc:", "except ValueError as exc:", "a search_blocks whose body raises"),
-    ('f"Error: {exc}"', '"Error: something went wrong"', "does not say what went wrong"),
-    ("return True, data, str(output)", 'return True, call["function"]["arguments"], str(output)',
-     "the validated input"),
-    ('return False, None, f"Error: there is no tool', 'return True, None, f"Error: there is no tool',
-     "ok should be False"),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        (
+            "except Exception as exc:",
+            "except ValueError as exc:",
+            "a search_blocks whose body raises",
+        ),
+        ('f"Error: {exc}"', '"Error: something went wrong"', "does not say what went wrong"),
+        (
+            "return True, data, str(output)",
+            'return True, call["function"]["arguments"], str(output)',
+            "the validated input",
+        ),
+        (
+            'return False, None, f"Error: there is no tool',
+            'return True, None, f"Error: there is no tool',
+            "ok should be False",
+        ),
+    ],
+)
 def test_run_call_near_misses_get_their_own_verdict(old, new, says):
     verdict = RUN_CALL.result(broken(RUN_CALL, old, new))
     assert verdict.status == "incorrect"
@@ -295,17 +354,21 @@ def test_run_call_near_misses_get_their_own_verdict(old, new, says):
 
 def test_a_recipe_that_reads_the_clock_as_an_answer_is_told_what_the_clock_should_say():
     recipe = by_tag("exercise-1-4-c")
-    verdict = recipe.result(broken(recipe, 'return "max_turns", None',
-                                   'return "max_turns", last["tool_calls"]'))
+    verdict = recipe.result(
+        broken(recipe, 'return "max_turns", None', 'return "max_turns", last["tool_calls"]')
+    )
     assert verdict.status == "incorrect" and "('max_turns', None)" in verdict.message
 
 
-@pytest.mark.parametrize("model, level, options, status", [
-    ("sloppy", "1-3", {"stop_on": ["mark_star"], "max_turns": 5}, "correct"),
-    ("loopboros", "1-1", {"max_turns": 3, "on_max_turns": "wrap_up"}, "correct"),
-    ("searcher", "1-3", {"stop_on": ["mark_star"]}, "incorrect"),
-    ("slow:0.05", "1-2", {"deadline_s": 0.12}, "incorrect"),
-])
+@pytest.mark.parametrize(
+    "model, level, options, status",
+    [
+        ("sloppy", "1-3", {"stop_on": ["mark_star"], "max_turns": 5}, "correct"),
+        ("loopboros", "1-1", {"max_turns": 3, "on_max_turns": "wrap_up"}, "correct"),
+        ("searcher", "1-3", {"stop_on": ["mark_star"]}, "incorrect"),
+        ("slow:0.05", "1-2", {"deadline_s": 0.12}, "incorrect"),
+    ],
+)
 def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(model, level, options, status):
     """Right after a rejected terminal call, or after a wrap-up, the last message passes for an
     answer; an honest run, or a deadline mistaken for the clock (no answer either way), does not."""
@@ -317,19 +380,28 @@ def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(model, leve
 # --- 1-4.e: the capstone ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("old, new, says", [
-    ("max_turns=20", "max_turns=10", "max_turns=10 is too small for the castle"),
-    ("max_turns=20", "max_turns=60", "at most 25"),
-    ('stop_on=["mark_star"]', "stop_on=[]", "Choose the terminal tool"),
-    ("system=GIVE_UP", "system=None", "does not let it give up"),
-    ("deadline_s=2.0", "deadline_s=None", "choose a deadline"),
-    ("for task in (PROMPT, PROMPT +", "for task in (PROMPT,) or (PROMPT +", "retry once"),
-    ('PROMPT + " Search each room once, then mark the star or say it is not here."', "PROMPT",
-     "sent the same prompt again"),
-    ('return "clock", runs[-1].no_answer_reason, runs', 'return "answer", None, runs',
-     "The clock is a failure"),
-    ("if run.stop == Stop.DEADLINE:", "if False:", "retried"),
-])
+@pytest.mark.parametrize(
+    "old, new, says",
+    [
+        ("max_turns=20", "max_turns=10", "max_turns=10 is too small for the castle"),
+        ("max_turns=20", "max_turns=60", "at most 25"),
+        ('stop_on=["mark_star"]', "stop_on=[]", "Choose the terminal tool"),
+        ("system=GIVE_UP", "system=None", "does not let it give up"),
+        ("deadline_s=2.0", "deadline_s=None", "choose a deadline"),
+        ("for task in (PROMPT, PROMPT +", "for task in (PROMPT,) or (PROMPT +", "retry once"),
+        (
+            'PROMPT + " Search each room once, then mark the star or say it is not here."',
+            "PROMPT",
+            "sent the same prompt again",
+        ),
+        (
+            'return "clock", runs[-1].no_answer_reason, runs',
+            'return "answer", None, runs',
+            "The clock is a failure",
+        ),
+        ("if run.stop == Stop.DEADLINE:", "if False:", "retried"),
+    ],
+)
 def test_castle_caller_near_misses_get_their_own_verdict(old, new, says):
     verdict = CALLER.result(broken(CALLER, old, new))
     assert verdict.status == "incorrect"
@@ -337,23 +409,29 @@ def test_castle_caller_near_misses_get_their_own_verdict(old, new, says):
 
 
 def test_castle_caller_may_make_the_retry_clearer_through_the_system_prompt():
-    caller = broken(CALLER, 'for task in (PROMPT, PROMPT + " Search each room once, then mark the star or '
-                    'say it is not here."):\n        run = run_agent(task, model=model, tools=level.tools(), '
-                    'system=GIVE_UP,',
-                    'for task, system in ((PROMPT, GIVE_UP), (PROMPT, GIVE_UP + " Search each room once.")):'
-                    '\n        run = run_agent(task, model=model, tools=level.tools(), system=system,')
+    caller = broken(
+        CALLER,
+        'for task in (PROMPT, PROMPT + " Search each room once, then mark the star or '
+        'say it is not here."):\n        run = run_agent(task, model=model, tools=level.tools(), '
+        "system=GIVE_UP,",
+        'for task, system in ((PROMPT, GIVE_UP), (PROMPT, GIVE_UP + " Search each room once.")):'
+        "\n        run = run_agent(task, model=model, tools=level.tools(), system=system,",
+    )
     verdict = CALLER.result(caller)
     assert verdict.status == "correct", verdict.message
 
 
 def test_every_1_4_exercise_says_not_attempted_for_its_blank():
     for exercise in EXERCISES["1-4"]:
-        blank = defined("from whentostop.checks import ____\n" + exercise.blank, exercise.answer,
-                        exercise.given)
+        blank = defined(
+            "from whentostop.checks import ____\n" + exercise.blank, exercise.answer, exercise.given
+        )
         assert exercise.result(blank).status == "not attempted", exercise.id
 
 
-def test_where_no_thread_can_start_the_loop_check_judges_in_process_and_says_the_socket_was_skipped(monkeypatch):
+def test_where_no_thread_can_start_the_loop_check_judges_in_process_and_says_the_socket_was_skipped(
+    monkeypatch,
+):
     """JupyterLite's browser kernel has no threads: the check must still give its verdict."""
     from whentostop.mock import endpoint
 
@@ -363,4 +441,7 @@ def test_where_no_thread_can_start_the_loop_check_judges_in_process_and_says_the
     monkeypatch.setattr(endpoint.MockServer, "start", no_threads)
     verdict = LOOP.result(defined(LOOP.solution_code, "my_loop", LOOP.given))
     assert verdict.status == "correct"
-    assert "real-socket runs were skipped here (RuntimeError: can't start new thread)" in verdict.message
+    assert (
+        "real-socket runs were skipped here (RuntimeError: can't start new thread)"
+        in verdict.message
+    )

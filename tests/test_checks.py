@@ -29,8 +29,10 @@ ALL = [ex for group in EXERCISES.values() for ex in group]
 IDS = [ex.id for ex in ALL]
 
 
-PRELUDE = ("from whentostop import *\nfrom whentostop.lesson import GIVE_UP, PROMPT\n"
-           "from whentostop.checks import ____\n")
+PRELUDE = (
+    "from whentostop import *\nfrom whentostop.lesson import GIVE_UP, PROMPT\n"
+    "from whentostop.checks import ____\n"
+)
 """What every notebook's first cell imports, which the answers rely on."""
 
 
@@ -68,7 +70,10 @@ def test_hints_come_in_two_steps_and_the_solution_prints_without_running_anythin
     exercise.hint(2)
     second = capsys.readouterr().out
     assert f"Hint 1 of 2 ({exercise.id})" in first and f"{exercise.var}.hint(2)" in first
-    assert f"Hint 2 of 2 ({exercise.id})" in second and first.split(": ", 1)[1] != second.split(": ", 1)[1]
+    assert (
+        f"Hint 2 of 2 ({exercise.id})" in second
+        and first.split(": ", 1)[1] != second.split(": ", 1)[1]
+    )
     exercise.solution()
     assert exercise.solution_code in capsys.readouterr().out
 
@@ -124,7 +129,7 @@ def test_clock_after_five_turns_is_told_to_set_three():
 def test_clock_exercise_with_a_run_that_answered_is_told_it_played_another_level():
     verdict = by_tag("exercise-1-1-a").result(mock_run("1-2", only_search=True, max_turns=3))
     assert verdict.status == "incorrect"
-    assert "another level" in verdict.message and 'load_level(\"1-1\")' in verdict.message
+    assert "another level" in verdict.message and 'load_level("1-1")' in verdict.message
 
 
 def test_clock_exercise_with_the_searcher_on_level_1_2_stopped_at_3_turns_is_not_accepted():
@@ -157,12 +162,15 @@ def test_answer_or_none_that_returns_the_last_message_is_told_it_is_a_tool_call(
     assert "clock" in verdict.message and "tool call" in verdict.message
 
 
-@pytest.mark.parametrize("budget, says", [
-    (4, "needs 5 turns"),      # too tight: the searcher cannot finish level 1-3
-    (25, "over the cap"),      # too loose: the Loopboros burns tokens
-    (0, "whole number"),
-    ("6", "whole number"),
-])
+@pytest.mark.parametrize(
+    "budget, says",
+    [
+        (4, "needs 5 turns"),  # too tight: the searcher cannot finish level 1-3
+        (25, "over the cap"),  # too loose: the Loopboros burns tokens
+        (0, "whole number"),
+        ("6", "whole number"),
+    ],
+)
 def test_budget_outside_the_range_says_which_way_to_move(budget, says):
     verdict = by_tag("exercise-1-1-c").result(budget)
     assert verdict.status == "incorrect"
@@ -177,10 +185,13 @@ def test_every_budget_in_the_range_is_accepted(budget):
 # --- 1-2 ----------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("prompt", [
-    "You are a helpful assistant.",
-    "Never give up: the star is there.",
-])
+@pytest.mark.parametrize(
+    "prompt",
+    [
+        "You are a helpful assistant.",
+        "Never give up: the star is there.",
+    ],
+)
 def test_prompt_without_permission_is_told_the_searcher_hit_the_clock(prompt):
     verdict = by_tag("exercise-1-2-a").result(prompt)
     assert verdict.status == "incorrect"
@@ -194,9 +205,14 @@ def test_give_up_prompt_in_other_words_is_accepted_and_the_loopboros_still_hits_
 
 
 def test_a_prompt_the_mock_understands_is_quoted_in_the_verdict():
-    verdict = by_tag("exercise-1-2-a").result("Reply 'not found' when the searches keep coming back empty.")
+    verdict = by_tag("exercise-1-2-a").result(
+        "Reply 'not found' when the searches keep coming back empty."
+    )
     assert verdict.status == "correct"
-    assert "taking “Reply 'not found' when the searches keep coming back empty” as permission" in verdict.message
+    assert (
+        "taking “Reply 'not found' when the searches keep coming back empty” as permission"
+        in verdict.message
+    )
 
 
 def test_a_prompt_without_permission_is_told_what_the_mock_read_and_two_wordings_it_understands():
@@ -209,9 +225,15 @@ def test_a_prompt_without_permission_is_told_what_the_mock_read_and_two_wordings
 
 
 def test_a_refusal_is_named_with_its_words():
-    message = by_tag("exercise-1-2-a").result(
-        "The star is definitely here. Don't say you couldn't find it.").message
-    assert "What the mock read: a refusal to let it give up, “Don't say you couldn't find it”." in message
+    message = (
+        by_tag("exercise-1-2-a")
+        .result("The star is definitely here. Don't say you couldn't find it.")
+        .message
+    )
+    assert (
+        "What the mock read: a refusal to let it give up, “Don't say you couldn't find it”."
+        in message
+    )
     assert "the last one decides" in message
 
 
@@ -233,7 +255,10 @@ def test_the_verdict_and_its_wordings_are_in_the_language_in_effect():
         examples = [_(e) for e in GIVE_UP_EXAMPLES]
     assert "O que o mock leu: uma proibição de desistir, “Nunca desista”." in refused
     assert all(f"“{e}”" in refused for e in examples) and examples != list(GIVE_UP_EXAMPLES)
-    assert accepted.status == "correct" and "tomando “Avise se não estiver lá” como permissão" in accepted.message
+    assert (
+        accepted.status == "correct"
+        and "tomando “Avise se não estiver lá” como permissão" in accepted.message
+    )
 
 
 @pytest.mark.parametrize("lang", ["en", "pt"])
@@ -285,15 +310,22 @@ def test_pipe_on_the_wrong_level_names_the_block():
 
 def test_sloppy_caller_through_the_pipe_is_accepted():
     level = load_level("1-3")
-    run = run_agent("Find the star in this level.", model=connect("sloppy"), tools=level.tools(),
-                    stop_on=["mark_star"])
+    run = run_agent(
+        "Find the star in this level.",
+        model=connect("sloppy"),
+        tools=level.tools(),
+        stop_on=["mark_star"],
+    )
     assert by_tag("exercise-1-3-a").result(run).status == "correct"
 
 
 def test_exit_of_that_confuses_clock_and_deadline_names_the_run():
     def two_names(run):
-        return "the flag" if run.has_answer and run.stop == Stop.END_TURN else (
-            "the warp pipe" if run.has_answer else "the clock")
+        return (
+            "the flag"
+            if run.has_answer and run.stop == Stop.END_TURN
+            else ("the warp pipe" if run.has_answer else "the clock")
+        )
 
     verdict = by_tag("exercise-1-3-b").result(two_names)
     assert verdict.status == "incorrect"
@@ -334,7 +366,7 @@ def test_turns_saved_far_off_asks_to_run_both():
 
 
 def test_checks_use_the_mock_even_when_an_endpoint_is_configured(monkeypatch):
-    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")   # nothing listens there
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")  # nothing listens there
     monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
     assert by_tag("exercise-1-3-c").result(0).status == "correct"
 

@@ -33,25 +33,40 @@ def query(link: str) -> dict[str, str]:
     return {k: v[0] for k, v in values.items()}
 
 
-@pytest.mark.parametrize("short, file", [
-    ("00", "00_start_here.ipynb"), ("1-1", "1-1_the_clock.ipynb"), ("1-2", "1-2_the_flag.ipynb"),
-    ("1-3", "1-3_the_warp_pipe.ipynb"), ("1-4", "1-4_the_castle.ipynb"),
-    ("explorer", "explorer.ipynb"),
-])
+@pytest.mark.parametrize(
+    "short, file",
+    [
+        ("00", "00_start_here.ipynb"),
+        ("1-1", "1-1_the_clock.ipynb"),
+        ("1-2", "1-2_the_flag.ipynb"),
+        ("1-3", "1-3_the_warp_pipe.ipynb"),
+        ("1-4", "1-4_the_castle.ipynb"),
+        ("explorer", "explorer.ipynb"),
+    ],
+)
 def test_nbgitpuller_link_opens_each_notebook_in_jupyterlab(short: str, file: str) -> None:
     link = nbgitpuller_link(HUB, notebook=short)
     assert link.startswith(f"{HUB}/hub/user-redirect/git-pull?")
-    assert query(link) == {"repo": DEFAULT_REPO, "branch": "main",
-                           "urlpath": f"lab/tree/whentostop/notebooks/{file}"}
+    assert query(link) == {
+        "repo": DEFAULT_REPO,
+        "branch": "main",
+        "urlpath": f"lab/tree/whentostop/notebooks/{file}",
+    }
 
 
 def test_nbgitpuller_link_percent_encodes_every_query_value() -> None:
-    link = nbgitpuller_link(HUB, repo="https://git.example.org/a b/lesson&co", branch="fix/α",
-                            notebook="1-3")
+    link = nbgitpuller_link(
+        HUB, repo="https://git.example.org/a b/lesson&co", branch="fix/α", notebook="1-3"
+    )
     raw = urlsplit(link).query
-    assert raw.startswith("repo=https%3A%2F%2Fgit.example.org%2Fa%20b%2Flesson%26co&branch=fix%2F%CE%B1&")
-    assert query(link) == {"repo": "https://git.example.org/a b/lesson&co", "branch": "fix/α",
-                           "urlpath": "lab/tree/lesson&co/notebooks/1-3_the_warp_pipe.ipynb"}
+    assert raw.startswith(
+        "repo=https%3A%2F%2Fgit.example.org%2Fa%20b%2Flesson%26co&branch=fix%2F%CE%B1&"
+    )
+    assert query(link) == {
+        "repo": "https://git.example.org/a b/lesson&co",
+        "branch": "fix/α",
+        "urlpath": "lab/tree/lesson&co/notebooks/1-3_the_warp_pipe.ipynb",
+    }
 
 
 def test_nbgitpuller_link_tolerates_a_pasted_hub_path_and_keeps_a_prefix() -> None:
@@ -64,20 +79,27 @@ def test_pulled_folder_is_the_repository_urls_last_segment_as_nbgitpuller_names_
     assert repo_folder("https://github.com/whentostop/whentostop/") == "whentostop"
     assert repo_folder("https://gitlab.example.org/course/agents.git") == "agents.git"
     assert repo_folder("file:///srv/lessons/whentostop") == "whentostop"
-    assert query(nbgitpuller_link(HUB, repo="file:///srv/x/lesson"))["urlpath"].startswith("lab/tree/lesson/")
+    assert query(nbgitpuller_link(HUB, repo="file:///srv/x/lesson"))["urlpath"].startswith(
+        "lab/tree/lesson/"
+    )
 
 
 def test_binder_link_for_github_uses_the_gh_provider_and_opens_jupyterlab() -> None:
     link = binder_link(notebook="1-2")
-    assert link == ("https://mybinder.org/v2/gh/whentostop/whentostop/main"
-                    "?urlpath=lab%2Ftree%2Fnotebooks%2F1-2_the_flag.ipynb")
+    assert link == (
+        "https://mybinder.org/v2/gh/whentostop/whentostop/main"
+        "?urlpath=lab%2Ftree%2Fnotebooks%2F1-2_the_flag.ipynb"
+    )
     assert binder_link(repo="https://github.com/me/fork.git", branch="dev").startswith(
-        "https://mybinder.org/v2/gh/me/fork/dev?")
+        "https://mybinder.org/v2/gh/me/fork/dev?"
+    )
 
 
 def test_binder_link_for_another_git_host_uses_the_git_provider() -> None:
     link = binder_link(repo="https://gitlab.example.org/course/agents", notebook="1-1")
-    assert link.startswith("https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.example.org%2Fcourse%2Fagents/main?")
+    assert link.startswith(
+        "https://mybinder.org/v2/git/https%3A%2F%2Fgitlab.example.org%2Fcourse%2Fagents/main?"
+    )
     assert query(link) == {"urlpath": "lab/tree/notebooks/1-1_the_clock.ipynb"}
 
 
@@ -104,39 +126,54 @@ def test_every_short_name_names_a_notebook_that_exists() -> None:
     assert not missing, f"classroom.NOTEBOOKS names notebooks that are not in notebooks/: {missing}"
 
 
-def test_cli_link_prints_the_hub_binder_and_browser_links(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_link_prints_the_hub_binder_and_browser_links(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["link", "--hub", HUB, "--notebook", "1-1", "--branch", "main"]) == 0
     out = capsys.readouterr().out
     links = re.findall(r"^https?://\S+$", out, flags=re.MULTILINE)
-    assert links == [nbgitpuller_link(HUB, notebook="1-1"), binder_link(notebook="1-1"),
-                     lite_link(notebook="1-1")]
+    assert links == [
+        nbgitpuller_link(HUB, notebook="1-1"),
+        binder_link(notebook="1-1"),
+        lite_link(notebook="1-1"),
+    ]
 
 
 def test_cli_link_without_a_hub_prints_the_binder_and_browser_links(
-        capsys: pytest.CaptureFixture[str]) -> None:
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["link", "--repo", "https://github.com/me/fork"]) == 0
     out = capsys.readouterr().out
     assert re.findall(r"^https?://\S+$", out, flags=re.MULTILINE) == [
         binder_link(repo="https://github.com/me/fork"),
-        lite_link(repo="https://github.com/me/fork")]
+        lite_link(repo="https://github.com/me/fork"),
+    ]
 
 
 @pytest.mark.parametrize("short", sorted(EDITIONS["pt"]))
 def test_cli_link_lang_pt_links_the_portuguese_notebook_that_exists(
-        short: str, capsys: pytest.CaptureFixture[str]) -> None:
+    short: str, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["link", "--lang", "pt", "--hub", HUB, "--notebook", short]) == 0
     out = capsys.readouterr().out
     path = f"notebooks/pt/{EDITIONS['pt'][short]}"
     assert (NOTEBOOKS.parent / path).exists(), path
     links = re.findall(r"^https?://\S+$", out, flags=re.MULTILINE)
-    assert links == [nbgitpuller_link(HUB, notebook=short, lang="pt"),
-                     binder_link(notebook=short, lang="pt"), lite_link(notebook=short, lang="pt")]
-    assert all(quote(path.removeprefix("notebooks/"), safe="") in link or
-               quote(path, safe="") in link for link in links)
+    assert links == [
+        nbgitpuller_link(HUB, notebook=short, lang="pt"),
+        binder_link(notebook=short, lang="pt"),
+        lite_link(notebook=short, lang="pt"),
+    ]
+    assert all(
+        quote(path.removeprefix("notebooks/"), safe="") in link or quote(path, safe="") in link
+        for link in links
+    )
     assert "Link do Binder" in out  # the words are Portuguese too
 
 
-def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     assert main(["link", "--hub", HUB, "--notebook", "2-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
@@ -145,7 +182,7 @@ def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(capsys: pytest
 
 def english(readme: str) -> str:
     """The README without its Portuguese section (tested on its own)."""
-    return readme[:readme.index("## Em português")] + readme[readme.index("## Two commands"):]
+    return readme[: readme.index("## Em português")] + readme[readme.index("## Two commands") :]
 
 
 def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> None:
@@ -162,7 +199,7 @@ def test_readme_binder_badge_and_level_links_are_the_ones_the_code_builds() -> N
 
 def test_readme_portuguese_section_links_the_portuguese_notebooks_the_code_builds() -> None:
     readme = (ROOT / "README.md").read_text()
-    section = readme[readme.index("## Em português"):readme.index("## Two commands")]
+    section = readme[readme.index("## Em português") : readme.index("## Two commands")]
     badge = re.search(r"\[!\[Abrir no Binder\]\([^)]+\)\]\(([^)]+)\)", section)
     assert badge and badge.group(1) == binder_link(notebook="00", lang="pt")
     binder = set(re.findall(r"\]\((https://mybinder\.org/v2/[^)\s]+)\)", section))
@@ -215,7 +252,9 @@ def as_int(cell: str) -> int:
 
 
 @pytest.mark.parametrize("heading, length", PLANS.items())
-def test_each_plan_adds_up_to_its_length_and_its_clock_times_follow(heading: str, length: int) -> None:
+def test_each_plan_adds_up_to_its_length_and_its_clock_times_follow(
+    heading: str, length: int
+) -> None:
     rows = plan_rows(heading)
     parts, total = rows[:-1], rows[-1]
     assert total[1] == "total"
@@ -270,12 +309,15 @@ def test_the_readme_links_the_guide() -> None:
 def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> None:
     from whentostop.classroom import lite_link
 
-    assert lite_link() == ("https://whentostop.github.io/whentostop/lab/index.html"
-                           "?path=00_start_here.ipynb")
+    assert lite_link() == (
+        "https://whentostop.github.io/whentostop/lab/index.html?path=00_start_here.ipynb"
+    )
     assert lite_link(repo="https://github.com/Me/fork.git", notebook="1-2") == (
-        "https://me.github.io/fork/lab/index.html?path=1-2_the_flag.ipynb")
+        "https://me.github.io/fork/lab/index.html?path=1-2_the_flag.ipynb"
+    )
     assert lite_link(repo="https://github.com/me/me.github.io").startswith(
-        "https://me.github.io/lab/index.html?")
+        "https://me.github.io/lab/index.html?"
+    )
 
 
 def test_lite_link_for_a_repository_not_on_github_is_an_error() -> None:

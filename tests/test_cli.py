@@ -31,7 +31,9 @@ def test_run_prints_each_turn_and_the_clock(capsys):
 
 
 def test_run_json_reports_stop_answer_and_turns(capsys):
-    status = main(["run", "--level", "1-3", "--model", "sloppy", "--stop-on", "mark_star", "--json"])
+    status = main(
+        ["run", "--level", "1-3", "--model", "sloppy", "--stop-on", "mark_star", "--json"]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 0
     assert data["stop"] == "terminal_tool" and data["answer"] == {"item": "star", "block": 12}
@@ -41,14 +43,26 @@ def test_run_json_reports_stop_answer_and_turns(capsys):
 
 
 def test_system_prompt_from_the_command_line_lets_the_searcher_give_up(capsys):
-    status = main(["run", "--level", "1-1", "--model", "searcher", "--json",
-                   "--system", "If a few searches come back empty, say you couldn't find it."])
+    status = main(
+        [
+            "run",
+            "--level",
+            "1-1",
+            "--model",
+            "searcher",
+            "--json",
+            "--system",
+            "If a few searches come back empty, say you couldn't find it.",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == 0 and data["stop"] == "end_turn" and "couldn't find" in data["answer"]
 
 
 def test_wrap_up_is_labelled_as_not_an_answer(capsys):
-    status = main(["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "2", "--wrap-up"])
+    status = main(
+        ["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "2", "--wrap-up"]
+    )
     out = capsys.readouterr().out
     assert status == 1
     assert "wrap-up (after the clock, not an answer)" in out
@@ -116,8 +130,12 @@ def test_a_level_file_that_cannot_be_used_is_a_json_error_with_json(tmp_path, ca
 
 def test_a_broken_level_file_prints_no_traceback_from_the_real_command(tmp_path):
     path = broken_level(tmp_path, "truncated")
-    done = subprocess.run([sys.executable, "-m", "whentostop", "run", "--level", str(path)],
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "whentostop", "run", "--level", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     assert done.stderr.startswith("error: ") and len(done.stderr.strip().splitlines()) == 1
 
@@ -133,16 +151,41 @@ def test_a_malformed_base_url_is_one_error_line_and_exit_2(capsys, url):
 
 
 def test_a_token_budget_on_the_command_line_stops_on_the_budget(capsys):
-    status = main(["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "25",
-                   "--max-tokens-total", "3000"])
+    status = main(
+        [
+            "run",
+            "--level",
+            "1-1",
+            "--model",
+            "loopboros",
+            "--max-turns",
+            "25",
+            "--max-tokens-total",
+            "3000",
+        ]
+    )
     out = capsys.readouterr().out
     assert status == EXIT_NO_ANSWER
     assert "budget (the budget)" in out and "over the budget of 3,000" in out
 
 
 def test_a_dollar_budget_on_the_command_line_counts_at_the_price_given(capsys):
-    status = main(["run", "--level", "1-1", "--model", "loopboros", "--max-turns", "25",
-                   "--max-cost-usd", "0.002", "--price", "gpt-4o", "--json"])
+    status = main(
+        [
+            "run",
+            "--level",
+            "1-1",
+            "--model",
+            "loopboros",
+            "--max-turns",
+            "25",
+            "--max-cost-usd",
+            "0.002",
+            "--price",
+            "gpt-4o",
+            "--json",
+        ]
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == EXIT_NO_ANSWER and data["stop"] == "budget"
     assert "(at gpt-4o prices)" in data["no_answer"]
@@ -177,38 +220,50 @@ def replay():
         yield server.base_url
 
 
-@pytest.mark.parametrize("behaviour, options, expected", [
-    ("fenced", [], EXIT_TEXT_TOOL_CALL),
-    ("tagged", [], EXIT_TEXT_TOOL_CALL),
-    ("bare", ["--tools", "search_blocks"], EXIT_TEXT_TOOL_CALL),
-    ("guess-pipe", ["--stop-on", "mark_star"], EXIT_WRONG),
-    ("guess-text", [], EXIT_WRONG),
-    ("empty", [], EXIT_WRONG),
-    ("repeat", ["--max-turns", "3"], EXIT_NO_ANSWER),
-    ("fenced", ["--stop-on", "mark_star", "--text-tool-calls", "accept"], EXIT_WRONG),
-])
-def test_the_exit_status_tells_a_small_models_failures_from_an_answer(replay, behaviour, options,
-                                                                      expected, capsys):
-    status = main(["run", "--level", "1-2", "--base-url", replay, "--model", f"replay:{behaviour}",
-                   *options])
+@pytest.mark.parametrize(
+    "behaviour, options, expected",
+    [
+        ("fenced", [], EXIT_TEXT_TOOL_CALL),
+        ("tagged", [], EXIT_TEXT_TOOL_CALL),
+        ("bare", ["--tools", "search_blocks"], EXIT_TEXT_TOOL_CALL),
+        ("guess-pipe", ["--stop-on", "mark_star"], EXIT_WRONG),
+        ("guess-text", [], EXIT_WRONG),
+        ("empty", [], EXIT_WRONG),
+        ("repeat", ["--max-turns", "3"], EXIT_NO_ANSWER),
+        ("fenced", ["--stop-on", "mark_star", "--text-tool-calls", "accept"], EXIT_WRONG),
+    ],
+)
+def test_the_exit_status_tells_a_small_models_failures_from_an_answer(
+    replay, behaviour, options, expected, capsys
+):
+    status = main(
+        ["run", "--level", "1-2", "--base-url", replay, "--model", f"replay:{behaviour}", *options]
+    )
     assert status == expected, capsys.readouterr().out
 
 
 def test_a_wrong_answer_says_why_under_the_transcript(replay, capsys):
     main(["run", "--level", "1-2", "--base-url", replay, "--model", "replay:guess-text"])
     out = capsys.readouterr().out
-    assert "✗ judged on the level: Wrong: the answer names block 3, but the star is in block 7" in out
+    assert (
+        "✗ judged on the level: Wrong: the answer names block 3, but the star is in block 7" in out
+    )
 
 
 # ---- generation settings --------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("args, sent", [
-    ([], {"max_tokens": DEFAULT_MAX_TOKENS}),
-    (["--max-tokens", "64", "--temperature", "0.2", "--seed", "7"],
-     {"max_tokens": 64, "temperature": 0.2, "seed": 7}),
-    (["--max-tokens", "0"], {}),
-])
+@pytest.mark.parametrize(
+    "args, sent",
+    [
+        ([], {"max_tokens": DEFAULT_MAX_TOKENS}),
+        (
+            ["--max-tokens", "64", "--temperature", "0.2", "--seed", "7"],
+            {"max_tokens": 64, "temperature": 0.2, "seed": 7},
+        ),
+        (["--max-tokens", "0"], {}),
+    ],
+)
 def test_generation_settings_from_the_command_line_are_sent_only_when_set(args, sent, capsys):
     with FaultyServer([ANSWER]) as server:
         main(["run", "--base-url", server.base_url, "--model", "m", *args])

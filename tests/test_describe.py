@@ -75,10 +75,22 @@ def test_the_map_words_give_the_searched_areas_and_the_markers_verdict(pipe) -> 
 
 def test_a_wrong_marker_is_said_to_be_wrong() -> None:
     level = load_level("1-3")
-    call = ToolCall(id="c1", name="mark_star", arguments='{"item": "star", "block": 5}',
-                    input={"item": "star", "block": 5}, output="", ok=True)
-    turn = Turn(index=1, prompt_tokens=10, completion_tokens=5, latency_s=0.0,
-                message={"role": "assistant", "content": None}, tool_calls=[call])
+    call = ToolCall(
+        id="c1",
+        name="mark_star",
+        arguments='{"item": "star", "block": 5}',
+        input={"item": "star", "block": 5},
+        output="",
+        ok=True,
+    )
+    turn = Turn(
+        index=1,
+        prompt_tokens=10,
+        completion_tokens=5,
+        latency_s=0.0,
+        message={"role": "assistant", "content": None},
+        tool_calls=[call],
+    )
     alt = describe.map_alt(level, Run(stop=None, messages=[], turns=[turn], max_turns=3))
     assert "block 5 (underground): wrong, the star is not there" in alt
 
@@ -119,9 +131,17 @@ def test_the_words_exist_in_portuguese(clock: Run, pipe) -> None:
 def cached_run() -> Run:
     """A run built by hand whose turns report cached prompt tokens, as a server with prompt
     caching does (`usage.prompt_tokens_details.cached_tokens`)."""
-    turns = [Turn(index=i, prompt_tokens=p, completion_tokens=20, latency_s=0.0,
-                  message={"role": "assistant", "content": "…"}, cached_tokens=c)
-             for i, (p, c) in enumerate([(100, 0), (150, 96), (220, 160)], start=1)]
+    turns = [
+        Turn(
+            index=i,
+            prompt_tokens=p,
+            completion_tokens=20,
+            latency_s=0.0,
+            message={"role": "assistant", "content": "…"},
+            cached_tokens=c,
+        )
+        for i, (p, c) in enumerate([(100, 0), (150, 96), (220, 160)], start=1)
+    ]
     return Run(stop=None, messages=[], turns=turns, max_turns=3, model="cached-model")
 
 
@@ -143,11 +163,14 @@ def test_cached_tokens_are_their_own_part_of_each_bar_in_matplotlib() -> None:
     run = cached_run()
     fig = plots.tokens_per_turn(run)
     ax = fig.axes[0]
-    heights = {gid: [p.get_height() for p in ax.patches if p.get_gid() == gid]
-               for gid in ("cached", "resent", "new", "completion")}
+    heights = {
+        gid: [p.get_height() for p in ax.patches if p.get_gid() == gid]
+        for gid in ("cached", "resent", "new", "completion")
+    }
     assert heights["cached"] == [0, 96, 160]
-    assert [c + r + n for c, r, n in zip(heights["cached"], heights["resent"], heights["new"])] \
-        == [t.prompt_tokens for t in run.turns]
+    assert [c + r + n for c, r, n in zip(heights["cached"], heights["resent"], heights["new"])] == [
+        t.prompt_tokens for t in run.turns
+    ]
     assert "history, cached by the server" in [t.get_text() for t in ax.get_legend().get_texts()]
     assert "256 of the prompt tokens as cached" in fig.alt_text
 
@@ -165,5 +188,6 @@ def test_the_ending_with_a_wrong_judgement_says_validated_but_wrong(play) -> Non
     run, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
     wrong = Judgement(False, "Wrong.")
     assert describe.ending(run, judgement=wrong).startswith(
-        "the warp pipe — validated, but the wrong block (5 of 10 turns): ")
+        "the warp pipe — validated, but the wrong block (5 of 10 turns): "
+    )
     assert describe.ending(run, judgement=Judgement(None, "?")) == describe.ending(run)

@@ -80,10 +80,23 @@ def fakellm(tmp_path_factory: pytest.TempPathFactory):
     closed = f"http://127.0.0.1:{free_port()}"  # tiktoken's download (if any) fails at once
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env.update(HTTP_PROXY=closed, HTTPS_PROXY=closed, TIKTOKEN_CACHE_DIR=str(where / "tiktoken"))
-    cmd = [str(Path(sys.executable).parent / "fakellm"), "serve", "--host", "127.0.0.1",
-           "--port", str(port), "--config", str(config)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/_fakellm/stats", env=env, cwd=where,
-                 log=where / "fakellm.log"):
+    cmd = [
+        str(Path(sys.executable).parent / "fakellm"),
+        "serve",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--config",
+        str(config),
+    ]
+    with running(
+        cmd,
+        url=f"http://127.0.0.1:{port}/_fakellm/stats",
+        env=env,
+        cwd=where,
+        log=where / "fakellm.log",
+    ):
         yield f"http://127.0.0.1:{port}"
 
 
@@ -95,8 +108,13 @@ def base_url(fakellm: str) -> str:
 
 def test_a_scripted_three_turn_tool_loop_ends_through_the_warp_pipe(base_url):
     level = load_level("1-3")
-    run = run_agent("A scripted loop: find the star.", model=connect("gpt-4o-mini", base_url=base_url),
-                    tools=level.tools(), max_turns=10, stop_on=["mark_star"])
+    run = run_agent(
+        "A scripted loop: find the star.",
+        model=connect("gpt-4o-mini", base_url=base_url),
+        tools=level.tools(),
+        max_turns=10,
+        stop_on=["mark_star"],
+    )
     assert run.stop == Stop.TERMINAL_TOOL and run.answer == {"item": "star", "block": 12}
     assert [c.name for c in run.tool_calls] == ["search_blocks", "search_blocks", "mark_star"]
     assert all(c.ok for c in run.tool_calls) and len(run.turns) == 3
@@ -108,8 +126,12 @@ def test_a_scripted_three_turn_tool_loop_ends_through_the_warp_pipe(base_url):
 
 def test_a_429_is_retried_recorded_on_the_turn_and_not_counted_as_a_turn(base_url):
     events: list = []
-    run = run_agent("Limited once: where is the star?", model=connect("m", base_url=base_url),
-                    max_turns=1, on_event=events.append)
+    run = run_agent(
+        "Limited once: where is the star?",
+        model=connect("m", base_url=base_url),
+        max_turns=1,
+        on_event=events.append,
+    )
     assert run.stop == Stop.END_TURN and run.answer == "The star is in block 12."
     assert len(run.turns) == 1 and run.turns[0].retries == ["HTTP 429, waited 0.50 s"]
     assert [(e.turn, e.attempt) for e in events if isinstance(e, RetryEvent)] == [(1, 1)]
@@ -118,8 +140,11 @@ def test_a_429_is_retried_recorded_on_the_turn_and_not_counted_as_a_turn(base_ur
 def test_a_429_that_persists_is_rate_limited_with_the_servers_message(base_url):
     events: list = []
     with pytest.raises(RateLimited) as caught:
-        run_agent("Limited always.", model=connect("m", base_url=base_url, max_retries=1),
-                  on_event=events.append)
+        run_agent(
+            "Limited always.",
+            model=connect("m", base_url=base_url, max_retries=1),
+            on_event=events.append,
+        )
     err = caught.value
     assert err.status == 429 and err.run is not None and err.run.turns == []
     assert "after 1 retry: rate limited" in str(err) and "Rate limit exceeded (mock)" in str(err)
@@ -133,9 +158,13 @@ def test_a_401_is_an_authentication_error(base_url):
 
 def test_arguments_that_are_not_an_object_go_back_and_the_model_answers(base_url):
     level = load_level("1-3")
-    run = run_agent("String arguments, please.", model=connect("m", base_url=base_url),
-                    tools=level.tools())
+    run = run_agent(
+        "String arguments, please.", model=connect("m", base_url=base_url), tools=level.tools()
+    )
     (bad,) = run.tool_calls
     assert not bad.ok and bad.arguments == '"castle"'
-    assert bad.output == 'Error: the arguments for search_blocks must be a JSON object, got str: "castle"'
+    assert (
+        bad.output
+        == 'Error: the arguments for search_blocks must be a JSON object, got str: "castle"'
+    )
     assert run.stop == Stop.END_TURN and len(run.turns) == 2

@@ -83,6 +83,7 @@ def test_unknown_host_says_the_host_is_unknown():
 
 def test_server_that_goes_away_mid_run_keeps_the_turns_before_it():
     with FaultyServer([ASK_LOOKUP, ANSWER], keep_alive=False) as server:
+
         def lookup(key: str) -> str:
             """Look a key up (and take the server down)."""
             server.__exit__(None, None, None)
@@ -109,7 +110,9 @@ def test_a_hanging_endpoint_is_a_timeout_error_naming_the_limit():
     with FaultyServer([hang(20)]) as server:
         ending = run_to_end(model=model(server, timeout_s=0.4), tools=TOOLS)
     assert isinstance(ending.error, EndpointTimeout)
-    assert f"Timed out waiting for {server.base_url}/chat/completions after 0.4 s" in str(ending.error)
+    assert f"Timed out waiting for {server.base_url}/chat/completions after 0.4 s" in str(
+        ending.error
+    )
     assert "deadline_s" in str(ending.error)
 
 
@@ -125,7 +128,9 @@ def test_a_hang_past_the_run_deadline_is_the_deadline_exit_not_an_error():
     with FaultyServer([ASK_LOOKUP, hang(20)]) as server:
         ending = run_to_end(model=model(server, timeout_s=30), tools=TOOLS, deadline_s=0.6)
     assert ending.run.stop == Stop.DEADLINE and len(ending.run.turns) == 1
-    with pytest.raises(NoAnswer, match="deadline of 0.6 s after 1 turn while the model was asking for lookup"):
+    with pytest.raises(
+        NoAnswer, match="deadline of 0.6 s after 1 turn while the model was asking for lookup"
+    ):
         ending.run.answer
 
 
@@ -172,12 +177,15 @@ def test_a_slow_reply_that_finishes_inside_the_limit_is_a_normal_answer():
 # ---- HTTP errors that retrying cannot fix -----------------------------------------------
 
 
-@pytest.mark.parametrize("status, cls, says", [
-    (401, AuthenticationError, "Check OPENAI_API_KEY (its value is not shown here)"),
-    (403, AuthenticationError, "Check OPENAI_API_KEY (its value is not shown here)"),
-    (404, NotFound, "Check the model name and that the base URL ends in /v1"),
-    (400, EndpointHTTPError, "supports tool calling"),
-])
+@pytest.mark.parametrize(
+    "status, cls, says",
+    [
+        (401, AuthenticationError, "Check OPENAI_API_KEY (its value is not shown here)"),
+        (403, AuthenticationError, "Check OPENAI_API_KEY (its value is not shown here)"),
+        (404, NotFound, "Check the model name and that the base URL ends in /v1"),
+        (400, EndpointHTTPError, "supports tool calling"),
+    ],
+)
 def test_client_errors_are_typed_not_retried_and_say_what_to_check(status, cls, says):
     with FaultyServer([error(status, "nope")]) as server:
         ending = run_to_end(model=model(server, max_retries=3), tools=TOOLS)
@@ -208,7 +216,10 @@ def test_an_error_page_in_html_is_quoted_short():
 
 def test_a_429_with_retry_after_is_waited_out_recorded_on_the_turn_and_not_a_turn():
     arrivals: list[float] = []
-    script = [timed(error(429, "slow down", {"Retry-After": "0.3"}), arrivals), timed(ANSWER, arrivals)]
+    script = [
+        timed(error(429, "slow down", {"Retry-After": "0.3"}), arrivals),
+        timed(ANSWER, arrivals),
+    ]
     with FaultyServer(script) as server:
         ending = run_to_end(model=model(server), max_turns=1)
     assert ending.run.stop == Stop.END_TURN and len(ending.run.turns) == 1
@@ -238,16 +249,16 @@ def test_retries_are_not_counted_by_the_budget_only_the_usage_of_replies_is():
 
 def test_a_budget_does_not_hide_an_endpoint_failure_the_partial_run_is_kept():
     with FaultyServer([ASK_LOOKUP, error(500, "down")]) as server:
-        ending = run_to_end(model=model(server, max_retries=0), tools=TOOLS,
-                            max_tokens_total=1000)
+        ending = run_to_end(model=model(server, max_retries=0), tools=TOOLS, max_tokens_total=1000)
     assert isinstance(ending.error, ServerError) and len(ending.run.turns) == 1
     assert ending.run.max_tokens_total == 1000 and ending.run.budget_stop is None
 
 
 def test_the_deadline_still_cuts_a_hang_when_a_budget_is_set():
     with FaultyServer([ASK_LOOKUP, hang(10)]) as server:
-        ending = run_to_end(model=model(server, timeout_s=30), tools=TOOLS, deadline_s=1.0,
-                            max_tokens_total=1000)
+        ending = run_to_end(
+            model=model(server, timeout_s=30), tools=TOOLS, deadline_s=1.0, max_tokens_total=1000
+        )
     assert ending.run.stop == Stop.DEADLINE and len(ending.run.turns) == 1
 
 
@@ -287,7 +298,9 @@ def test_a_retry_after_longer_than_the_client_waits_fails_at_once_saying_so():
     with FaultyServer([error(429, "come back in an hour", {"Retry-After": "3600"})]) as server:
         ending = run_to_end(model=model(server))
     assert isinstance(ending.error, RateLimited) and len(server.requests) == 1
-    assert "It asked to wait 3600 s (Retry-After), longer than the 20 s this client waits" in str(ending.error)
+    assert "It asked to wait 3600 s (Retry-After), longer than the 20 s this client waits" in str(
+        ending.error
+    )
 
 
 def test_a_retry_after_past_the_deadline_fails_at_once_saying_so():

@@ -19,8 +19,10 @@ from faulty_server import ASK_LOOKUP, LOOKUP_TOOLS, FaultyServer, hang
 
 from whentostop import SessionEnd, connect, run_agent, tool
 
-pytestmark = [pytest.mark.timeout(60),
-              pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals")]
+pytestmark = [
+    pytest.mark.timeout(60),
+    pytest.mark.skipif(sys.platform == "win32", reason="needs POSIX signals"),
+]
 
 CHILD = r'''
 import json, sys, threading, time
@@ -66,9 +68,13 @@ def test_ctrl_c_keeps_the_partial_run_on_the_exception_with_one_session_end(wher
     loop's own thread, or in the worker thread a tool's time limit uses)."""
     script = [ASK_LOOKUP, hang(30)] if where == "request" else [ASK_LOOKUP]
     with FaultyServer(script) as server:
-        child = subprocess.Popen([sys.executable, "-c", CHILD, where, server.base_url],
-                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env=env())
+        child = subprocess.Popen(
+            [sys.executable, "-c", CHILD, where, server.base_url],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+        )
         try:
             if where == "request":
                 wait_for(lambda: len(server.requests) == 2)
@@ -90,7 +96,9 @@ def test_ctrl_c_keeps_the_partial_run_on_the_exception_with_one_session_end(wher
 
 @pytest.mark.parametrize("timeout_s", [None, 5.0], ids=["in the loop's thread", "in a worker"])
 @pytest.mark.parametrize("raised", [KeyboardInterrupt(), SystemExit(3)], ids=repr)
-def test_a_tool_raising_keyboard_interrupt_or_system_exit_propagates_with_the_run(raised, timeout_s):
+def test_a_tool_raising_keyboard_interrupt_or_system_exit_propagates_with_the_run(
+    raised, timeout_s
+):
     def stop() -> str:
         """Stops everything."""
         raise raised
@@ -100,8 +108,12 @@ def test_a_tool_raising_keyboard_interrupt_or_system_exit_propagates_with_the_ru
         model = connect("m", base_url=server.base_url)
         with pytest.raises(type(raised)) as caught:
             # the scripted model asks for `lookup`: `stop` is offered under that name
-            run_agent("Look up a.", model=model, on_event=events.append,
-                      tools=[tool(stop, name="lookup", timeout_s=timeout_s)])
+            run_agent(
+                "Look up a.",
+                model=model,
+                on_event=events.append,
+                tools=[tool(stop, name="lookup", timeout_s=timeout_s)],
+            )
     assert caught.value is raised  # unchanged: the same exception, not a wrapper
     run = caught.value.run
     assert run.stop is None and len(run.turns) == 1 and run.error
@@ -139,10 +151,19 @@ def test_an_interrupt_in_the_session_end_listener_does_not_end_the_run_twice():
 @pytest.mark.parametrize("as_json", [False, True])
 def test_ctrl_c_on_the_command_line_prints_the_run_so_far_and_one_error_line(as_json):
     with FaultyServer([ASK_LOOKUP, hang(30)]) as server:
-        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
-               "--model", "m"] + (["--json"] if as_json else [])
-        child = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                 env=env())
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "run",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "m",
+        ] + (["--json"] if as_json else [])
+        child = subprocess.Popen(
+            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env()
+        )
         try:
             wait_for(lambda: len(server.requests) == 2)
             child.send_signal(signal.SIGINT)

@@ -50,16 +50,31 @@ def run_script(script, **kwargs):
 # ---- bodies that are not a usable completion --------------------------------------------
 
 
-@pytest.mark.parametrize("body, says", [
-    ("<html>Welcome to nginx!</html>", "answered with something that is not JSON: <html>Welcome to nginx!</html>"),
-    ("", "answered with something that is not JSON: (an empty body)"),
-    ([1, 2, 3], "the reply is not a chat completion (a JSON list): [1, 2, 3]"),
-    ({"object": "list", "data": []}, 'the reply has no choices: {"object": "list", "data": []}'),
-    ({"choices": []}, 'the reply has no choices: {"choices": []}'),
-    ({"choices": [{"index": 0}]}, 'the reply\'s first choice has no message: {"index": 0}'),
-    ({"error": {"message": "model overloaded"}}, "the endpoint sent an error instead of a reply"),
-    ({"choices": [{"message": {"content": 7}}]}, "the message content is neither text nor parts: 7"),
-])
+@pytest.mark.parametrize(
+    "body, says",
+    [
+        (
+            "<html>Welcome to nginx!</html>",
+            "answered with something that is not JSON: <html>Welcome to nginx!</html>",
+        ),
+        ("", "answered with something that is not JSON: (an empty body)"),
+        ([1, 2, 3], "the reply is not a chat completion (a JSON list): [1, 2, 3]"),
+        (
+            {"object": "list", "data": []},
+            'the reply has no choices: {"object": "list", "data": []}',
+        ),
+        ({"choices": []}, 'the reply has no choices: {"choices": []}'),
+        ({"choices": [{"index": 0}]}, 'the reply\'s first choice has no message: {"index": 0}'),
+        (
+            {"error": {"message": "model overloaded"}},
+            "the endpoint sent an error instead of a reply",
+        ),
+        (
+            {"choices": [{"message": {"content": 7}}]},
+            "the message content is neither text nor parts: 7",
+        ),
+    ],
+)
 def test_a_body_that_is_not_a_completion_is_bad_response_quoting_it(body, says):
     ending, server = run_script([reply(body)])
     assert isinstance(ending.error, BadResponse)
@@ -75,7 +90,9 @@ def test_the_quote_of_a_huge_bad_body_is_short():
 
 
 def test_a_bad_reply_on_turn_two_keeps_turn_one():
-    ending, _ = run_script([completion(tool_calls=[call("lookup", {"key": "a"})]), reply("not json")])
+    ending, _ = run_script(
+        [completion(tool_calls=[call("lookup", {"key": "a"})]), reply("not json")]
+    )
     assert isinstance(ending.error, BadResponse)
     assert len(ending.run.turns) == 1 and ending.run.messages[-1]["role"] == "tool"
     assert ending.run.total_tokens == 13
@@ -87,8 +104,20 @@ def test_a_deeply_nested_body_is_bad_response_not_a_recursion_error():
 
 
 def test_content_given_as_parts_is_joined_into_text():
-    parts = {"choices": [{"message": {"role": "assistant", "content": [
-        {"type": "text", "text": "It is "}, {"type": "text", "text": 42}, {"type": "text", "text": "42."}]}}]}
+    parts = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": [
+                        {"type": "text", "text": "It is "},
+                        {"type": "text", "text": 42},
+                        {"type": "text", "text": "42."},
+                    ],
+                }
+            }
+        ]
+    }
     ending, _ = run_script([reply(parts)])
     assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
 
@@ -115,23 +144,34 @@ def test_tool_arguments_cut_by_length_go_back_as_an_error():
     cut = completion(tool_calls=[call("lookup", '{"key": "a')], finish_reason="length")
     ending, _ = run_script([cut, ANSWER])
     assert ending.run.turns[0].truncated
-    assert ending.run.tool_calls[0].output.startswith("Error: the arguments for lookup are not valid JSON")
+    assert ending.run.tool_calls[0].output.startswith(
+        "Error: the arguments for lookup are not valid JSON"
+    )
     assert ending.run.stop == Stop.END_TURN
 
 
 # ---- tool calls a model gets wrong ----------------------------------------------------
 
 
-@pytest.mark.parametrize("arguments, says", [
-    ('{"key": ', "Error: the arguments for lookup are not valid JSON (Expecting value at character 8): {\"key\": "),
-    ("{'key': 'a'}", "Error: the arguments for lookup are not valid JSON"),
-    ("[1, 2]", "Error: the arguments for lookup must be a JSON object, got list: [1, 2]"),
-    ('"a"', 'Error: the arguments for lookup must be a JSON object, got str: "a"'),
-    ("42", "Error: the arguments for lookup must be a JSON object, got int: 42"),
-    ("null", "Error: the arguments for lookup must be a JSON object, got NoneType: null"),
-    ('{"key": 5}', "Error: invalid input for lookup: key: Input should be a valid string (got 5)"),
-    ("{}", "Error: invalid input for lookup: key: Field required"),
-])
+@pytest.mark.parametrize(
+    "arguments, says",
+    [
+        (
+            '{"key": ',
+            'Error: the arguments for lookup are not valid JSON (Expecting value at character 8): {"key": ',
+        ),
+        ("{'key': 'a'}", "Error: the arguments for lookup are not valid JSON"),
+        ("[1, 2]", "Error: the arguments for lookup must be a JSON object, got list: [1, 2]"),
+        ('"a"', 'Error: the arguments for lookup must be a JSON object, got str: "a"'),
+        ("42", "Error: the arguments for lookup must be a JSON object, got int: 42"),
+        ("null", "Error: the arguments for lookup must be a JSON object, got NoneType: null"),
+        (
+            '{"key": 5}',
+            "Error: invalid input for lookup: key: Input should be a valid string (got 5)",
+        ),
+        ("{}", "Error: invalid input for lookup: key: Field required"),
+    ],
+)
 def test_bad_tool_arguments_go_back_to_the_model_and_the_loop_goes_on(arguments, says):
     ending, server = run_script([completion(tool_calls=[call("lookup", arguments)]), ANSWER])
     (bad,) = ending.run.tool_calls
@@ -143,7 +183,11 @@ def test_bad_tool_arguments_go_back_to_the_model_and_the_loop_goes_on(arguments,
 
 
 def test_arguments_sent_as_an_object_instead_of_a_string_still_work():
-    raw = {"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": {"key": "a"}}}
+    raw = {
+        "id": "c1",
+        "type": "function",
+        "function": {"name": "lookup", "arguments": {"key": "a"}},
+    }
     ending, _ = run_script([completion(tool_calls=[raw]), ANSWER])
     (good,) = ending.run.tool_calls
     assert good.ok and good.input == {"key": "a"} and json.loads(good.arguments) == {"key": "a"}
@@ -161,7 +205,10 @@ def test_a_duplicated_call_id_runs_once_and_the_second_is_an_error():
     ending, _ = run_script([completion(tool_calls=twice), ANSWER])
     first, second = ending.run.tool_calls
     assert first.ok and first.output == "the value of a is 42"
-    assert not second.ok and second.output == "Error: tool call id 'same' was used twice in one reply; not run."
+    assert (
+        not second.ok
+        and second.output == "Error: tool call id 'same' was used twice in one reply; not run."
+    )
     results = [e for e in ending.events if isinstance(e, ToolResultEvent)]
     assert [e.ok for e in results] == [True, False]
     assert ending.run.stop == Stop.END_TURN
@@ -169,7 +216,9 @@ def test_a_duplicated_call_id_runs_once_and_the_second_is_an_error():
 
 def test_a_tool_call_without_a_function_is_bad_response():
     ending, _ = run_script([completion(tool_calls=[{"id": "x", "type": "function"}])])
-    assert isinstance(ending.error, BadResponse) and "a tool call has no function" in str(ending.error)
+    assert isinstance(ending.error, BadResponse) and "a tool call has no function" in str(
+        ending.error
+    )
 
 
 def test_a_tool_call_without_an_id_gets_one():
@@ -215,14 +264,17 @@ def encoded(body: bytes, encoding: str):
 GOOD = json.dumps(chat("It is 42.")).encode()
 
 
-@pytest.mark.parametrize("body, encoding", [
-    (gzipped(GOOD), "gzip"),
-    (gzipped(GOOD), "x-gzip"),
-    (gzipped(GOOD, wbits=15), "deflate"),
-    (gzipped(GOOD, wbits=-15), "deflate"),  # raw deflate, as some servers send it
-    (gzipped(gzipped(GOOD), wbits=15), "gzip, deflate"),  # listed in the order applied
-    (GOOD, "identity"),
-])
+@pytest.mark.parametrize(
+    "body, encoding",
+    [
+        (gzipped(GOOD), "gzip"),
+        (gzipped(GOOD), "x-gzip"),
+        (gzipped(GOOD, wbits=15), "deflate"),
+        (gzipped(GOOD, wbits=-15), "deflate"),  # raw deflate, as some servers send it
+        (gzipped(gzipped(GOOD), wbits=15), "gzip, deflate"),  # listed in the order applied
+        (GOOD, "identity"),
+    ],
+)
 def test_a_compressed_reply_is_decoded(body, encoding):
     ending, server = run_script([encoded(body, encoding)])
     assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
@@ -256,19 +308,30 @@ def test_a_stacked_compression_bomb_is_cut_without_inflating_it_whole():
     assert peak < 3 * MAX_RESPONSE_BYTES, f"{peak:,} bytes held at once"
 
 
-@pytest.mark.parametrize("body, encoding, says", [
-    (GOOD, "gzip", "says it is compressed (Content-Encoding: gzip) but is not"),
-    (GOOD, "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
-    (gzipped(GOOD), "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
-    (gzipped(GOOD), "gzip, gzip", "says it is compressed (Content-Encoding: gzip, gzip) but is not"),
-    (gzipped(GOOD)[:-12], "gzip", "the compressed reply is cut short (Content-Encoding: gzip)"),
-    (gzipped(GOOD, wbits=15)[:20], "deflate", "the compressed reply is cut short"),
-    (b"", "gzip", "answered with something that is not JSON: (an empty body)"),
-    (GOOD, "br", "Content-Encoding: br, which this client did not ask for"),
-    (GOOD, "zstd", "Content-Encoding: zstd, which this client did not ask for"),
-    (GOOD, "compress", "Content-Encoding: compress, which this client did not ask for"),
-    (gzipped(GOOD), "gzip, snappy", "Content-Encoding: gzip, snappy, which this client did not ask for"),
-])
+@pytest.mark.parametrize(
+    "body, encoding, says",
+    [
+        (GOOD, "gzip", "says it is compressed (Content-Encoding: gzip) but is not"),
+        (GOOD, "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
+        (gzipped(GOOD), "deflate", "says it is compressed (Content-Encoding: deflate) but is not"),
+        (
+            gzipped(GOOD),
+            "gzip, gzip",
+            "says it is compressed (Content-Encoding: gzip, gzip) but is not",
+        ),
+        (gzipped(GOOD)[:-12], "gzip", "the compressed reply is cut short (Content-Encoding: gzip)"),
+        (gzipped(GOOD, wbits=15)[:20], "deflate", "the compressed reply is cut short"),
+        (b"", "gzip", "answered with something that is not JSON: (an empty body)"),
+        (GOOD, "br", "Content-Encoding: br, which this client did not ask for"),
+        (GOOD, "zstd", "Content-Encoding: zstd, which this client did not ask for"),
+        (GOOD, "compress", "Content-Encoding: compress, which this client did not ask for"),
+        (
+            gzipped(GOOD),
+            "gzip, snappy",
+            "Content-Encoding: gzip, snappy, which this client did not ask for",
+        ),
+    ],
+)
 def test_a_reply_whose_content_encoding_lies_is_bad_response(body, encoding, says):
     ending, server = run_script([encoded(body, encoding)])
     assert isinstance(ending.error, BadResponse)
@@ -277,23 +340,26 @@ def test_a_reply_whose_content_encoding_lies_is_bad_response(body, encoding, say
 
 
 def test_a_lying_encoding_on_turn_two_keeps_turn_one():
-    ending, _ = run_script([completion(tool_calls=[call("lookup", {"key": "a"})]),
-                            encoded(GOOD, "gzip")])
+    ending, _ = run_script(
+        [completion(tool_calls=[call("lookup", {"key": "a"})]), encoded(GOOD, "gzip")]
+    )
     assert isinstance(ending.error, BadResponse)
     assert len(ending.run.turns) == 1 and ending.run.messages[-1]["role"] == "tool"
 
 
 def test_a_lying_encoding_on_an_error_status_is_bad_response():
-    ending, _ = run_script([reply(b'{"error": {"message": "nope"}}', status=400,
-                                  headers={"Content-Encoding": "gzip"})])
+    ending, _ = run_script(
+        [reply(b'{"error": {"message": "nope"}}', status=400, headers={"Content-Encoding": "gzip"})]
+    )
     assert isinstance(ending.error, BadResponse) and "but is not" in str(ending.error)
 
 
 def test_a_compressed_reply_that_trickles_still_times_out():
     body = gzipped(GOOD)
     with FaultyServer([lambda h, req: _trickle_bytes(h, body)]) as server:
-        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=0.5),
-                            tools=TOOLS)
+        ending = run_to_end(
+            model=connect("m", base_url=server.base_url, timeout_s=0.5), tools=TOOLS
+        )
     assert isinstance(ending.error, EndpointTimeout)
     assert "still arriving" in str(ending.error)
 
@@ -309,7 +375,7 @@ def _trickle_bytes(h, payload: bytes, delay_s: float = 0.2) -> None:
         if h.server.state.stopping.wait(delay_s):
             break
         try:
-            h.wfile.write(payload[start:start + 4])
+            h.wfile.write(payload[start : start + 4])
             h.wfile.flush()
         except OSError:
             break
@@ -320,8 +386,16 @@ def _trickle_bytes(h, payload: bytes, delay_s: float = 0.2) -> None:
 def test_the_command_line_reports_a_lying_encoding_in_one_line_and_exits_2(as_json):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     with FaultyServer([encoded(GOOD, "gzip")]) as server:
-        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
-               "--model", "m"] + (["--json"] if as_json else [])
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "run",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "m",
+        ] + (["--json"] if as_json else [])
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr
@@ -349,19 +423,33 @@ def test_a_reply_in_the_charset_it_names_is_still_read():
 def test_an_error_body_whose_charset_lies_is_still_an_http_error():
     from whentostop import EndpointHTTPError
 
-    ending, _ = run_script([reply(b'{"error": {"message": "no"}}', status=400,
-                                  content_type="application/json; charset=utf-16")])
-    assert isinstance(ending.error, EndpointHTTPError) and "The endpoint said: no" in str(ending.error)
+    ending, _ = run_script(
+        [
+            reply(
+                b'{"error": {"message": "no"}}',
+                status=400,
+                content_type="application/json; charset=utf-16",
+            )
+        ]
+    )
+    assert isinstance(ending.error, EndpointHTTPError) and "The endpoint said: no" in str(
+        ending.error
+    )
 
 
 # ---- an empty reply: the model's turn, not an endpoint failure --------------------------
 
 
-@pytest.mark.parametrize("empty", [
-    chat(""), chat(None), chat("  \n "),
-    {"choices": [{"message": {"role": "assistant"}, "finish_reason": "stop"}]},
-    {"choices": [{"message": {"role": "assistant", "content": []}}]},
-])
+@pytest.mark.parametrize(
+    "empty",
+    [
+        chat(""),
+        chat(None),
+        chat("  \n "),
+        {"choices": [{"message": {"role": "assistant"}, "finish_reason": "stop"}]},
+        {"choices": [{"message": {"role": "assistant", "content": []}}]},
+    ],
+)
 def test_an_empty_reply_is_a_turn_and_the_loop_asks_again(empty):
     ending, server = run_script([reply(empty), ANSWER])
     assert ending.error is None and ending.run.stop == Stop.END_TURN
@@ -386,12 +474,15 @@ def test_a_choice_whose_message_is_not_an_object_is_still_bad_response():
 # ---- a tool call written as text ----------------------------------------------------------
 
 
-@pytest.mark.parametrize("text", [
-    '{"name": "lookup", "arguments": {"key": "a"}}',
-    '```json\n{"name": "lookup", "arguments": {"key": "a"}}\n```',
-    '<tool_call>\n{"name": "lookup", "arguments": {"key": "a"}}\n</tool_call>',
-    '{"function": {"name": "lookup", "parameters": {"key": "a"}}}',
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"name": "lookup", "arguments": {"key": "a"}}',
+        '```json\n{"name": "lookup", "arguments": {"key": "a"}}\n```',
+        '<tool_call>\n{"name": "lookup", "arguments": {"key": "a"}}\n</tool_call>',
+        '{"function": {"name": "lookup", "parameters": {"key": "a"}}}',
+    ],
+)
 def test_a_call_written_as_text_ends_on_the_flag_noted_or_runs_when_accepted(text):
     noted, _ = run_script([completion(text)])
     assert noted.run.stop == Stop.END_TURN and noted.run.answer_is_text_tool_call
@@ -409,8 +500,9 @@ def test_a_call_written_as_text_ends_on_the_flag_noted_or_runs_when_accepted(tex
 
 def test_the_budget_refuses_the_request_that_would_pass_it_it_is_never_sent():
     # each reply: 10 prompt + 3 completion tokens; the second request costs at least 13 more
-    ending, server = run_script([completion(tool_calls=[call("lookup", {"key": "a"})])],
-                                max_turns=10, max_tokens_total=30)
+    ending, server = run_script(
+        [completion(tool_calls=[call("lookup", {"key": "a"})])], max_turns=10, max_tokens_total=30
+    )
     assert ending.run.stop == Stop.BUDGET and len(ending.run.turns) == 2
     assert len(server.requests) == 2  # the third was refused before it was sent
     with pytest.raises(NoAnswer, match="take the run to 39 tokens, over the budget of 30"):
@@ -424,8 +516,17 @@ def test_a_server_that_reports_huge_usage_is_stopped_after_one_request():
 
 
 def test_a_server_that_reports_no_usage_cannot_be_budgeted_and_the_run_says_so():
-    no_usage = {"choices": [{"message": {"role": "assistant", "content": None,
-                                         "tool_calls": [call("lookup", {"key": "a"})]}}]}
+    no_usage = {
+        "choices": [
+            {
+                "message": {
+                    "role": "assistant",
+                    "content": None,
+                    "tool_calls": [call("lookup", {"key": "a"})],
+                }
+            }
+        ]
+    }
     ending, _ = run_script([reply(no_usage)], max_turns=3, max_tokens_total=10)
     assert ending.run.stop == Stop.MAX_TURNS
     assert len(ending.run.warnings) == 1 and "reported no token usage" in ending.run.warnings[0]
@@ -446,14 +547,17 @@ def runaway(h, req):
 
 def test_a_runaway_reply_is_cut_by_the_default_cap_and_reported_not_taken_for_an_answer():
     with FaultyServer([runaway]) as server:
-        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=5),
-                            tools=TOOLS, max_turns=2)
+        ending = run_to_end(
+            model=connect("m", base_url=server.base_url, timeout_s=5), tools=TOOLS, max_turns=2
+        )
     assert ending.run.stop == Stop.MAX_TURNS and all(t.truncated for t in ending.run.turns)
     assert ending.run.turns[0].completion_tokens == DEFAULT_MAX_TOKENS
 
 
 def test_without_a_cap_a_runaway_reply_costs_the_whole_timeout():
     with FaultyServer([runaway]) as server:
-        ending = run_to_end(model=connect("m", base_url=server.base_url, timeout_s=0.5,
-                                          max_tokens=None), tools=TOOLS)
+        ending = run_to_end(
+            model=connect("m", base_url=server.base_url, timeout_s=0.5, max_tokens=None),
+            tools=TOOLS,
+        )
     assert isinstance(ending.error, EndpointTimeout)

@@ -30,7 +30,9 @@ def run_tool(fn, arguments=None, **kwargs):
         ending = run_to_end(model=connect("m", base_url=server.base_url), tools=[t], **kwargs)
     if len(server.requests) > 1:
         sent_back = server.requests[1].body["messages"][-1]
-        assert sent_back["role"] == "tool" and sent_back["content"] == ending.run.tool_calls[0].output
+        assert (
+            sent_back["role"] == "tool" and sent_back["content"] == ending.run.tool_calls[0].output
+        )
     return ending
 
 
@@ -79,17 +81,20 @@ class Unprintable:
         raise RuntimeError("no text for you")
 
 
-@pytest.mark.parametrize("value, text", [
-    ({"area": "castle", "blocks": [12]}, '{"area": "castle", "blocks": [12]}'),
-    (["coin", "star"], '["coin", "star"]'),
-    (12, "12"),
-    (True, "true"),
-    (None, ""),
-    (Found(area="castle", blocks=[12]), '{"area":"castle","blocks":[12]}'),
-    (Thing(), "a thing in the castle"),
-    ({"when": Thing()}, '{"when": "a thing in the castle"}'),
-    (b"bytes", "b'bytes'"),
-])
+@pytest.mark.parametrize(
+    "value, text",
+    [
+        ({"area": "castle", "blocks": [12]}, '{"area": "castle", "blocks": [12]}'),
+        (["coin", "star"], '["coin", "star"]'),
+        (12, "12"),
+        (True, "true"),
+        (None, ""),
+        (Found(area="castle", blocks=[12]), '{"area":"castle","blocks":[12]}'),
+        (Thing(), "a thing in the castle"),
+        ({"when": Thing()}, '{"when": "a thing in the castle"}'),
+        (b"bytes", "b'bytes'"),
+    ],
+)
 def test_a_tool_returning_something_that_is_not_text_sends_it_as_text(value, text):
     def produce() -> object:
         """Produce a value."""
@@ -141,7 +146,9 @@ def test_a_hanging_tool_is_cut_by_the_run_deadline_too():
     finally:
         release.set()
     (failed,) = ending.run.tool_calls
-    assert failed.output == "Error: stuck did not finish before the run's deadline and was abandoned"
+    assert (
+        failed.output == "Error: stuck did not finish before the run's deadline and was abandoned"
+    )
     assert ending.run.stop == Stop.DEADLINE
     assert time.monotonic() - started < 10  # not the tool's 30 s: the loop did not hang
 
@@ -202,7 +209,9 @@ def test_a_result_that_is_slow_to_format_is_cut_by_the_run_deadline():
     finally:
         release.set()
     (failed,) = ending.run.tool_calls
-    assert failed.output == "Error: produce did not finish before the run's deadline and was abandoned"
+    assert (
+        failed.output == "Error: produce did not finish before the run's deadline and was abandoned"
+    )
     assert ending.run.stop == Stop.DEADLINE
 
 
@@ -226,8 +235,10 @@ def test_a_huge_list_is_cut_without_writing_it_all_out_first():
 
     ending = run_tool(dump)
     (done,) = ending.run.tool_calls
-    note = (f"\n[output cut: more than {MAX_OUTPUT_CHARS:,} characters, only the first "
-            f"{MAX_OUTPUT_CHARS:,} are shown]")
+    note = (
+        f"\n[output cut: more than {MAX_OUTPUT_CHARS:,} characters, only the first "
+        f"{MAX_OUTPUT_CHARS:,} are shown]"
+    )
     assert done.ok and done.output.startswith('["x", "x", ') and done.output.endswith(note)
     assert len(done.output) == MAX_OUTPUT_CHARS + len(note)
     assert Counted.made < 10_000, f"{Counted.made:,} of 15,000,000 items written out"
@@ -252,17 +263,22 @@ def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
     before = live_tool_threads()
     try:
         with FaultyServer(script) as server:
-            ending = run_to_end(model=connect("m", base_url=server.base_url),
-                                tools=[tool(stuck, timeout_s=0.1)], max_turns=calls + 1)
+            ending = run_to_end(
+                model=connect("m", base_url=server.base_url),
+                tools=[tool(stuck, timeout_s=0.1)],
+                max_turns=calls + 1,
+            )
         running = live_tool_threads() - before
     finally:
         release.set()
     outputs = [c.output for c in ending.run.tool_calls]
     abandoned = "Error: stuck did not finish within 0.1 s and was abandoned"
     assert outputs[:MAX_ABANDONED_CALLS] == [abandoned] * MAX_ABANDONED_CALLS
-    refused = (f"Error: stuck was not run: {MAX_ABANDONED_CALLS} earlier calls of it did not "
-               f"finish within their time limit and are still running (at most "
-               f"{MAX_ABANDONED_CALLS} are left running). It can run again once they finish.")
+    refused = (
+        f"Error: stuck was not run: {MAX_ABANDONED_CALLS} earlier calls of it did not "
+        f"finish within their time limit and are still running (at most "
+        f"{MAX_ABANDONED_CALLS} are left running). It can run again once they finish."
+    )
     assert outputs[MAX_ABANDONED_CALLS:] == [refused] * 3
     assert running == MAX_ABANDONED_CALLS  # not one thread per call
     assert ending.run.stop == Stop.END_TURN
@@ -298,6 +314,7 @@ def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
     outputs = []
     try:
         for _ in range(MAX_ABANDONED_CALLS + 20):
+
             def redefined() -> str:
                 """Hangs until released."""
                 release.wait(20)

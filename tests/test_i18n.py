@@ -21,8 +21,10 @@ import i18n as library_catalogue
 import lesson_i18n
 from test_notebooks import LESSONS, errors, execute, read, solved, tagged, text_of
 
-PAIRS = {f"{english.removesuffix('.ipynb')}": f"pt/{EDITIONS['pt'][short].removesuffix('.ipynb')}"
-         for short, english in EDITIONS["en"].items()}
+PAIRS = {
+    f"{english.removesuffix('.ipynb')}": f"pt/{EDITIONS['pt'][short].removesuffix('.ipynb')}"
+    for short, english in EDITIONS["en"].items()
+}
 """English notebook -> its Portuguese edition, as `read()` names them."""
 PT_LESSONS = {PAIRS[name]: level for name, level in LESSONS.items()}
 
@@ -30,8 +32,10 @@ PT_LESSONS = {PAIRS[name]: level for name, level in LESSONS.items()}
 # --- the setting ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("given, code", [("pt", "pt"), ("pt-BR", "pt"), ("pt_BR", "pt"),
-                                          ("PT", "pt"), ("en", "en"), ("en_US", "en")])
+@pytest.mark.parametrize(
+    "given, code",
+    [("pt", "pt"), ("pt-BR", "pt"), ("pt_BR", "pt"), ("PT", "pt"), ("en", "en"), ("en_US", "en")],
+)
 def test_a_language_is_named_as_people_write_it(given, code):
     assert normalize(given) == code
 
@@ -56,8 +60,12 @@ def test_english_is_the_default_and_the_environment_or_the_notebook_choose(monke
 def test_numbers_are_written_the_languages_way():
     with using("pt"):
         assert _("{n} turns, {tokens:,} tokens").format(n=3, tokens=1326) == "3 turns, 1.326 tokens"
-        assert _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
-            model="gpt-4o", tokens=1326, usd=0.0123) == "Custo acumulado com gpt-4o: 1.326 tokens, US$0,0123"
+        assert (
+            _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+                model="gpt-4o", tokens=1326, usd=0.0123
+            )
+            == "Custo acumulado com gpt-4o: 1.326 tokens, US$0,0123"
+        )
     assert _("{tokens:,} tokens").format(tokens=1326) == "1,326 tokens"
 
 
@@ -128,8 +136,9 @@ def code_shape(source: str) -> str:
 @pytest.mark.parametrize("english, portuguese", PAIRS.items())
 def test_each_portuguese_notebook_has_the_english_ones_cells_tags_and_code(english, portuguese):
     en, pt = read(english), read(portuguese)
-    assert [(c.cell_type, c.get("id"), c.metadata.get("tags", [])) for c in en.cells] == \
-        [(c.cell_type, c.get("id"), c.metadata.get("tags", [])) for c in pt.cells]
+    assert [(c.cell_type, c.get("id"), c.metadata.get("tags", [])) for c in en.cells] == [
+        (c.cell_type, c.get("id"), c.metadata.get("tags", [])) for c in pt.cells
+    ]
     for a, b in zip(en.cells, pt.cells):
         if a.cell_type == "code":
             assert code_shape(a.source) == code_shape(b.source), (a.source, b.source)
@@ -201,9 +210,14 @@ def test_portuguese_notebook_with_solutions_filled_in_passes_every_check(name, j
 
 
 @pytest.mark.parametrize("name", PAIRS.values())
-def test_what_a_portuguese_notebook_shows_holds_no_english_sentence_of_the_library(name, jupyter_env):
+def test_what_a_portuguese_notebook_shows_holds_no_english_sentence_of_the_library(
+    name, jupyter_env
+):
     shown = "\n".join(text_of(c) for c in ran(name, False, jupyter_env).cells)
-    english = [m.id for m in library_catalogue.extract()
-               if isinstance(m.id, str) and len(m.id.split()) >= 4 and "{" not in m.id]
+    english = [
+        m.id
+        for m in library_catalogue.extract()
+        if isinstance(m.id, str) and len(m.id.split()) >= 4 and "{" not in m.id
+    ]
     leaked = [msgid for msgid in english if msgid in shown]
     assert not leaked, leaked[:5]

@@ -21,8 +21,11 @@ import pytest
 from conftest import ROOT
 from packaging.specifiers import SpecifierSet
 
-pytestmark = [pytest.mark.slow, pytest.mark.timeout(600),
-              pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")]
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.timeout(600),
+    pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed"),
+]
 
 TINY = """\
 [build-system]
@@ -46,15 +49,27 @@ def tiny_project(folder: Path) -> Path:
 def make_install(project: Path, **env: str) -> subprocess.CompletedProcess[str]:
     """`make .venv/.core-installed` — the install `make lab` does — in `project`."""
     environ = {k: v for k, v in os.environ.items() if k != "VIRTUAL_ENV"}
-    return subprocess.run(["make", "-f", str(ROOT / "Makefile"), ".venv/.core-installed"],
-                          cwd=project, env={**environ, **env}, capture_output=True, text=True,
-                          timeout=540)
+    return subprocess.run(
+        ["make", "-f", str(ROOT / "Makefile"), ".venv/.core-installed"],
+        cwd=project,
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
 
 
 def imports_the_project(project: Path) -> bool:
-    found = subprocess.run([str(project / ".venv" / "bin" / "python"), "-c",
-                            "import tiny_lesson; print(tiny_lesson.WHO)"],
-                           capture_output=True, text=True, timeout=60)
+    found = subprocess.run(
+        [
+            str(project / ".venv" / "bin" / "python"),
+            "-c",
+            "import tiny_lesson; print(tiny_lesson.WHO)",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     return found.stdout.strip() == "tiny"
 
 
@@ -72,8 +87,12 @@ def test_make_bootstraps_uv_into_the_venv_and_installs_with_it(installed_by_make
     assert (project / ".venv" / "bin" / "uv").exists()
     assert imports_the_project(project)
     # pip is there too, so that `%pip install` in a notebook works as in any venv
-    pip = subprocess.run([str(project / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
-                         capture_output=True, text=True, timeout=60)
+    pip = subprocess.run(
+        [str(project / ".venv" / "bin" / "python"), "-m", "pip", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert pip.returncode == 0 and str(project / ".venv") in pip.stdout
 
 
@@ -113,11 +132,17 @@ def older_python() -> str:
     major, minor = (int(x) for x in floor.split(".")[:2])
     below = f"{major}.{minor - 1}"
     pyenv = Path(os.environ.get("PYENV_ROOT") or Path.home() / ".pyenv") / "versions"
-    candidates = [shutil.which(f"python{below}"),
-                  *sorted(str(p / "bin" / f"python{below}") for p in pyenv.glob(f"{below}.*"))]
+    candidates = [
+        shutil.which(f"python{below}"),
+        *sorted(str(p / "bin" / f"python{below}") for p in pyenv.glob(f"{below}.*")),
+    ]
     for candidate in filter(None, candidates):
-        probe = subprocess.run([candidate, "-c", "import sys; print(sys.version_info[:2])"],
-                               capture_output=True, text=True, timeout=60)
+        probe = subprocess.run(
+            [candidate, "-c", "import sys; print(sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         if probe.returncode == 0 and probe.stdout.strip() == f"({major}, {minor - 1})":
             return candidate
     pytest.skip(f"no Python {below} on this machine to try the refusal with")
@@ -129,17 +154,32 @@ def old_venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     venv = tmp_path_factory.mktemp("old") / "venv"
     uv = Path(sys.executable).parent / "uv"
     if uv.exists():
-        subprocess.run([str(uv), "venv", "--quiet", "--seed", "-p", older_python(), str(venv)],
-                       check=True, timeout=300)
+        subprocess.run(
+            [str(uv), "venv", "--quiet", "--seed", "-p", older_python(), str(venv)],
+            check=True,
+            timeout=300,
+        )
     else:
         subprocess.run([older_python(), "-m", "venv", str(venv)], check=True, timeout=300)
     return venv
 
 
 def test_pip_refuses_an_older_python_and_says_which_it_needs(old_venv: Path) -> None:
-    done = subprocess.run([str(old_venv / "bin" / "python"), "-m", "pip", "install",
-                           "--disable-pip-version-check", "--dry-run", "--no-deps", str(ROOT)],
-                          capture_output=True, text=True, timeout=540)
+    done = subprocess.run(
+        [
+            str(old_venv / "bin" / "python"),
+            "-m",
+            "pip",
+            "install",
+            "--disable-pip-version-check",
+            "--dry-run",
+            "--no-deps",
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert done.returncode != 0
     assert "requires a different Python" in done.stderr and REQUIRES in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
@@ -149,9 +189,21 @@ def test_uv_refuses_an_older_python_and_says_which_it_needs(old_venv: Path) -> N
     uv = Path(sys.executable).parent / "uv"
     if not uv.exists():
         pytest.skip("uv is not in this environment (the Makefile could not bootstrap it)")
-    done = subprocess.run([str(uv), "pip", "install", "--python", str(old_venv / "bin" / "python"),
-                           "--dry-run", "--no-deps", str(ROOT)],
-                          capture_output=True, text=True, timeout=540)
+    done = subprocess.run(
+        [
+            str(uv),
+            "pip",
+            "install",
+            "--python",
+            str(old_venv / "bin" / "python"),
+            "--dry-run",
+            "--no-deps",
+            str(ROOT),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=540,
+    )
     assert done.returncode != 0
     assert f"does not satisfy Python{REQUIRES}" in re.sub(r"\s+", " ", done.stderr), done.stderr
     assert "Traceback" not in done.stderr

@@ -50,8 +50,10 @@ def proxy_command() -> str:
     found = shutil.which("configurable-http-proxy")
     if found:
         return found
-    message = ("configurable-http-proxy is not on PATH: "
-               "npm install --global configurable-http-proxy@5.2.0 (.ci/run does)")
+    message = (
+        "configurable-http-proxy is not on PATH: "
+        "npm install --global configurable-http-proxy@5.2.0 (.ci/run does)"
+    )
     if os.environ.get("CI"):
         pytest.fail(message)
     pytest.skip(message)
@@ -63,15 +65,19 @@ def lesson_repo(tmp_path_factory: pytest.TempPathFactory) -> str:
     the hub pulls what this checkout would publish; nothing is written into the checkout."""
     repo = copy_of_repository(tmp_path_factory.mktemp("git") / "whentostop")
     git = ["git", "-c", "user.name=whentostop tests", "-c", "user.email=tests@localhost"]
-    for args in (["init", "--quiet", "-b", "main"], ["add", "--all"],
-                 ["commit", "--quiet", "-m", "the lesson, as checked out"]):
+    for args in (
+        ["init", "--quiet", "-b", "main"],
+        ["add", "--all"],
+        ["commit", "--quiet", "-m", "the lesson, as checked out"],
+    ):
         subprocess.run([*git, *args], cwd=repo, check=True, timeout=60, capture_output=True)
     return repo.as_uri()
 
 
 @pytest.fixture(scope="module")
-def hub(proxy_command: str, jupyter_env: dict[str, str],
-        tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, str, Path]]:
+def hub(
+    proxy_command: str, jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[str, str, Path]]:
     """A running hub: (its URL, the class password, its state folder)."""
     state = tmp_path_factory.mktemp("hub")
     password = secrets.token_urlsafe(12)
@@ -79,20 +85,35 @@ def hub(proxy_command: str, jupyter_env: dict[str, str],
         write_lab_settings(state / "home" / learner / ".jupyter" / "lab" / "user-settings")
     (state / "room.json").write_text("{}")  # the room starts on the mock
     port = free_port()
-    env = dict(jupyter_env,
-               WTS_HUB_DIR=str(state), WTS_HUB_PORT=str(port), WTS_HUB_API_PORT=str(free_port()),
-               WTS_PROXY_API_PORT=str(free_port()), WTS_PROXY_TOKEN=secrets.token_hex(32),
-               WTS_PROXY=proxy_command, WTS_HUB_PASSWORD=password,
-               WTS_HUB_USERS=",".join((*LEARNERS, ROOM_LEARNER)),
-               WTS_ROOM_FILE=str(state / "room.json"), WTS_INSTRUCTOR_TOKEN=INSTRUCTOR_TOKEN,
-               WTS_SINGLEUSER=str(Path(sys.executable).parent / "jupyterhub-singleuser"))
+    env = dict(
+        jupyter_env,
+        WTS_HUB_DIR=str(state),
+        WTS_HUB_PORT=str(port),
+        WTS_HUB_API_PORT=str(free_port()),
+        WTS_PROXY_API_PORT=str(free_port()),
+        WTS_PROXY_TOKEN=secrets.token_hex(32),
+        WTS_PROXY=proxy_command,
+        WTS_HUB_PASSWORD=password,
+        WTS_HUB_USERS=",".join((*LEARNERS, ROOM_LEARNER)),
+        WTS_ROOM_FILE=str(state / "room.json"),
+        WTS_INSTRUCTOR_TOKEN=INSTRUCTOR_TOKEN,
+        WTS_SINGLEUSER=str(Path(sys.executable).parent / "jupyterhub-singleuser"),
+    )
     url = f"http://127.0.0.1:{port}"
     cmd = [str(Path(sys.executable).parent / "jupyterhub"), "-f", str(HUB_CONFIG)]
     try:
         # 200, not any answer: until the hub has added its route, the proxy answers /hub/api with
         # a 404, and a learner sent to the hub then would wait in vain for the login page.
-        with running(cmd, url=f"{url}/hub/api", env=env, cwd=state, log=state / "jupyterhub.log",
-                     start_timeout_s=90, stop_timeout_s=30, ready_status=200):
+        with running(
+            cmd,
+            url=f"{url}/hub/api",
+            env=env,
+            cwd=state,
+            log=state / "jupyterhub.log",
+            start_timeout_s=90,
+            stop_timeout_s=30,
+            ready_status=200,
+        ):
             yield url, password, state
     finally:
         stop_leftovers(state)
@@ -101,6 +122,7 @@ def hub(proxy_command: str, jupyter_env: dict[str, str],
 def stop_leftovers(state: Path) -> None:
     """Stop any process still working in the hub's folder (the proxy, a learner's server) that
     the hub did not stop itself: they run in sessions of their own."""
+
     def leftovers() -> list[int]:
         pids = []
         for entry in Path("/proc").iterdir():
@@ -126,9 +148,24 @@ def stop_leftovers(state: Path) -> None:
 
 def printed_hub_link(hub_url: str, repo: str) -> str:
     """The nbgitpuller link as an instructor gets it: from the command line."""
-    out = subprocess.run([sys.executable, "-m", "whentostop", "link", "--hub", hub_url,
-                          "--repo", repo, "--notebook", NOTEBOOK],
-                         capture_output=True, text=True, check=True, timeout=60).stdout
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "link",
+            "--hub",
+            hub_url,
+            "--repo",
+            repo,
+            "--notebook",
+            NOTEBOOK,
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    ).stdout
     found = re.findall(r"^https?://\S+/git-pull\?\S+$", out, flags=re.MULTILINE)
     assert len(found) == 1, out
     return found[0]
@@ -136,7 +173,8 @@ def printed_hub_link(hub_url: str, repo: str) -> str:
 
 @pytest.mark.timeout(900)
 def test_two_learners_follow_the_hub_link_and_each_runs_level_1_1(
-        chromium, hub: tuple[str, str, Path], lesson_repo: str) -> None:
+    chromium, hub: tuple[str, str, Path], lesson_repo: str
+) -> None:
     hub_url, password, state = hub
     link = printed_hub_link(hub_url, lesson_repo)
     assert link.startswith(f"{hub_url}/hub/user-redirect/git-pull?")
@@ -155,7 +193,8 @@ def test_two_learners_follow_the_hub_link_and_each_runs_level_1_1(
             # The hub starts the learner's server, nbgitpuller clones, JupyterLab opens 1-1.
             page.wait_for_url(
                 re.compile(rf"/user/{learner}/lab/tree/whentostop/notebooks/1-1_the_clock\.ipynb"),
-                timeout=240_000)
+                timeout=240_000,
+            )
             wait_for_notebook(page)
             run_all_cells(page)
             assert error_outputs(page) == []
@@ -212,11 +251,15 @@ def stop_server(api: httpx.Client, learner: str) -> None:
 
 def kernel_environment(kernel_id: str, not_pid: int | None = None) -> tuple[int, dict[str, str]]:
     """(pid, environment) of the process running the kernel (a new one after a restart)."""
+
     def find() -> tuple[int, dict[str, str]] | None:
         for entry in Path("/proc").iterdir():
             try:
-                if (entry.name.isdigit() and int(entry.name) != not_pid
-                        and f"kernel-{kernel_id}".encode() in (entry / "cmdline").read_bytes()):
+                if (
+                    entry.name.isdigit()
+                    and int(entry.name) != not_pid
+                    and f"kernel-{kernel_id}".encode() in (entry / "cmdline").read_bytes()
+                ):
                     raw = (entry / "environ").read_bytes().split(b"\0")
                     return int(entry.name), dict(i.decode().split("=", 1) for i in raw if b"=" in i)
             except OSError:
@@ -228,11 +271,13 @@ def kernel_environment(kernel_id: str, not_pid: int | None = None) -> tuple[int,
 
 @pytest.mark.timeout(600)
 def test_a_room_setting_reaches_a_learner_after_their_server_restarts_not_their_kernel(
-        hub: tuple[str, str, Path]) -> None:
+    hub: tuple[str, str, Path],
+) -> None:
     hub_url, _, state = hub
     shared = {"OPENAI_BASE_URL": "http://10.0.0.5:11434/v1", "WHENTOSTOP_MODEL": "llama3.2"}
-    with httpx.Client(base_url=hub_url, timeout=60,
-                      headers={"Authorization": f"token {INSTRUCTOR_TOKEN}"}) as api:
+    with httpx.Client(
+        base_url=hub_url, timeout=60, headers={"Authorization": f"token {INSTRUCTOR_TOKEN}"}
+    ) as api:
         kernels = f"/user/{ROOM_LEARNER}/api/kernels"
         # until the hub has added its route, the proxy answers /hub/api with a 404
         wait_for(lambda: api.get("/hub/api").status_code == 200, "the hub's API", 90)

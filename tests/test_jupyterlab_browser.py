@@ -33,7 +33,12 @@ from whentostop.classroom import notebook_file
 
 pytestmark = [pytest.mark.browser]
 
-EXIT_SHOWN_FIRST = {"1-1": "the clock", "1-2": "the flag", "1-3": "the warp pipe", "1-4": "the clock"}
+EXIT_SHOWN_FIRST = {
+    "1-1": "the clock",
+    "1-2": "the flag",
+    "1-3": "the warp pipe",
+    "1-4": "the clock",
+}
 """How each level's explorer ends its first run, with the notebook's own settings (the castle's
 honest search is longer than the default budget of 10)."""
 CASTLE_BUDGET = 20
@@ -49,8 +54,9 @@ def lab(jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -
     lesson = base / "lesson"
     committed_notebooks(lesson / "notebooks")  # not the outputs `make lab` saved
     jupyter = Path(sys.executable).parent / "jupyter"
-    with jupyter_lab(jupyter, root_dir=lesson, state_dir=base, env=jupyter_env,
-                     log=base / "jupyterlab.log") as server:
+    with jupyter_lab(
+        jupyter, root_dir=lesson, state_dir=base, env=jupyter_env, log=base / "jupyterlab.log"
+    ) as server:
         yield server
 
 
@@ -93,11 +99,13 @@ def shorten_to_the_clock(page, explorer) -> tuple[ExplorerView, ExplorerView]:
     before = ExplorerView.read(explorer)
     move_slider(page, explorer, SHORT_BUDGET - slider_value(explorer))
     expect(explorer.locator(".wts-turns")).to_contain_text(
-        f"{SHORT_BUDGET} of {SHORT_BUDGET} turns", timeout=15_000)
+        f"{SHORT_BUDGET} of {SHORT_BUDGET} turns", timeout=15_000
+    )
     expect(explorer.locator(".wts-badge")).to_contain_text("the clock", timeout=15_000)
     if before.plot:  # the plot is drawn last, just after the badge and the transcript
         expect(explorer.locator(".wts-plot img").first).not_to_have_attribute(
-            "src", before.plot, timeout=15_000)
+            "src", before.plot, timeout=15_000
+        )
     assert error_outputs(page) == [], "moving the slider put an error on the page"
     return before, ExplorerView.read(explorer)
 
@@ -127,14 +135,19 @@ def test_level_1_1_runs_and_its_slider_moves_the_clock(notebook_page, lab: Lab) 
         said = status.text_content()
         explorer.locator(control).focus()
         notebook_page.keyboard.press(key)
-        notebook_page.wait_for_function("([el, old]) => el.textContent !== old",
-                                        arg=[status.element_handle(), said], timeout=15_000)
+        notebook_page.wait_for_function(
+            "([el, old]) => el.textContent !== old",
+            arg=[status.element_handle(), said],
+            timeout=15_000,
+        )
     assert explorer.locator(".wts-persona select").input_value() == "sloppy"
     assert explorer.locator(".wts-give-up input").is_checked()
 
 
 @pytest.mark.timeout(300)
-def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(notebook_page, lab: Lab) -> None:
+def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(
+    notebook_page, lab: Lab
+) -> None:
     explorer = run_level(notebook_page, lab, "1-2")
     assert_no_accessibility_violations(notebook_page)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-2")
@@ -144,7 +157,9 @@ def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(noteboo
 
 
 @pytest.mark.timeout(300)
-def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(notebook_page, lab: Lab) -> None:
+def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(
+    notebook_page, lab: Lab
+) -> None:
     explorer = run_level(notebook_page, lab, "1-3")
     level_map = explorer.locator(".wts-map img").first
     level_map.wait_for(timeout=30_000)
@@ -161,7 +176,9 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(no
 
 
 @pytest.mark.timeout(300)
-def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(notebook_page, lab: Lab) -> None:
+def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(
+    notebook_page, lab: Lab
+) -> None:
     explorer = run_level(notebook_page, lab, "1-4")
     explorer.locator(".wts-map img").first.wait_for(timeout=30_000)
     before = ExplorerView.read(explorer)
@@ -169,7 +186,9 @@ def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(no
     assert "the clock" in before.badge and "turn 10" in before.transcript
     move_slider(notebook_page, explorer, CASTLE_BUDGET - slider_value(explorer))
     expect(explorer.locator(".wts-badge")).to_contain_text("the warp pipe", timeout=15_000)
-    expect(explorer.locator(".wts-turns")).to_contain_text(f"17 of {CASTLE_BUDGET} turns", timeout=15_000)
+    expect(explorer.locator(".wts-turns")).to_contain_text(
+        f"17 of {CASTLE_BUDGET} turns", timeout=15_000
+    )
     expect(explorer.locator(".wts-map img").first).not_to_have_attribute("src", map_without_marker)
     assert error_outputs(notebook_page) == [], "moving the slider put an error on the page"
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-4")
@@ -178,21 +197,30 @@ def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(no
     assert after.plot != before.plot
 
 
-def test_level_1_3_sloppy_callers_rejected_call_is_in_view_without_scrolling(notebook_page, lab: Lab) -> None:
+def test_level_1_3_sloppy_callers_rejected_call_is_in_view_without_scrolling(
+    notebook_page, lab: Lab
+) -> None:
     explorer = run_level(notebook_page, lab, "1-3")
     status = explorer.locator("[role=status]")
     before = status.text_content()
     explorer.locator(".wts-persona select").select_option("sloppy")
-    notebook_page.wait_for_function("([el, old]) => el.textContent !== old",
-                                    arg=[status.element_handle(), before], timeout=15_000)
+    notebook_page.wait_for_function(
+        "([el, old]) => el.textContent !== old",
+        arg=[status.element_handle(), before],
+        timeout=15_000,
+    )
     box = explorer.locator(".wts-transcript-box")
     rejected = box.locator(".wts-call-failed")
     rejected.wait_for(timeout=15_000)
     box.scroll_into_view_if_needed()
     assert box.evaluate("el => el.scrollTop") == 0
     outer, inner = box.bounding_box(), rejected.bounding_box()
-    assert outer and inner and outer["y"] <= inner["y"] and (
-        inner["y"] + inner["height"] <= outer["y"] + outer["height"]), (outer, inner)
+    assert (
+        outer
+        and inner
+        and outer["y"] <= inner["y"]
+        and (inner["y"] + inner["height"] <= outer["y"] + outer["height"])
+    ), (outer, inner)
     screenshot_explorer(notebook_page, explorer, "jupyterlab-1-3-sloppy")
 
 
@@ -234,15 +262,17 @@ def test_portuguese_1_1_shows_portuguese_badge_transcript_and_map(notebook_page,
     drawn = map_of(explorer)
     assert "Mundo 1-1: o relógio" in drawn and "buscas, nenhuma estrela" in drawn
     move_slider(notebook_page, explorer, SHORT_BUDGET - slider_value(explorer))
-    expect(explorer.locator(".wts-turns")).to_contain_text(f"{SHORT_BUDGET} de {SHORT_BUDGET} turnos",
-                                                           timeout=15_000)
+    expect(explorer.locator(".wts-turns")).to_contain_text(
+        f"{SHORT_BUDGET} de {SHORT_BUDGET} turnos", timeout=15_000
+    )
     expect(explorer.locator("[role=status]").first).to_contain_text(words("the clock"))
     screenshot_explorer(notebook_page, explorer, "jupyterlab-pt-1-1")
 
 
 @pytest.mark.timeout(300)
-def test_portuguese_1_3_shows_the_warp_pipe_and_its_marker_in_portuguese(notebook_page,
-                                                                         lab: Lab) -> None:
+def test_portuguese_1_3_shows_the_warp_pipe_and_its_marker_in_portuguese(
+    notebook_page, lab: Lab
+) -> None:
     explorer = run_portuguese_level(notebook_page, lab, "1-3", "the warp pipe")
     view = ExplorerView.read(explorer)
     assert '"block": 12' in view.badge and "de 10 turnos" in view.turns

@@ -34,19 +34,37 @@ LESSON = [*sorted(p.name for p in NOTEBOOKS.glob("*.ipynb")), "pt/1-3_o_cano_de_
 """Every English notebook the site serves (lite/build.py copies notebooks/ whole), by its path
 there, and one of the Portuguese edition's: its code is the English one's (tests/test_i18n.py),
 and each notebook is a Pyodide kernel started in the page, seconds of CPU each."""
-NEEDS_PLOTTING = re.compile(r"^\s*(import|from) (matplotlib|numpy)\b|\bplots\.|\bnp\.", re.MULTILINE)
+NEEDS_PLOTTING = re.compile(
+    r"^\s*(import|from) (matplotlib|numpy)\b|\bplots\.|\bnp\.", re.MULTILINE
+)
 """A cell that imports numpy or matplotlib, or uses what such a cell defines (`plots`, `np`)."""
-PLOTTING_ERROR = re.compile(r"ModuleNotFoundError: No module named '(matplotlib|numpy)'"
-                            r"|NameError: name '(plots|np)' is not defined")
+PLOTTING_ERROR = re.compile(
+    r"ModuleNotFoundError: No module named '(matplotlib|numpy)'"
+    r"|NameError: name '(plots|np)' is not defined"
+)
 SHOWN = {
     "00_start_here.ipynb": ["end_turn (the flag) after 3/10 turns", "Not attempted yet"],
-    "1-1_the_clock.ipynb": ["max_turns (the clock) after 10/10 turns", "NoAnswer: ",
-                            "deadline (", "Not attempted yet"],
-    "1-2_the_flag.ipynb": ["end_turn (the flag) after 3/10 turns", "may give up", "Not attempted yet"],
-    "1-3_the_warp_pipe.ipynb": ["terminal_tool (the warp pipe) after 5/10 turns",
-                                "{'item': 'star', 'block': 12}", "Not attempted yet"],
-    "pt/1-3_o_cano_de_atalho.ipynb": ["terminal_tool (o cano de atalho) depois de 5/10 turnos",
-                                      "{'item': 'star', 'block': 12}", "Ainda não tentado"],
+    "1-1_the_clock.ipynb": [
+        "max_turns (the clock) after 10/10 turns",
+        "NoAnswer: ",
+        "deadline (",
+        "Not attempted yet",
+    ],
+    "1-2_the_flag.ipynb": [
+        "end_turn (the flag) after 3/10 turns",
+        "may give up",
+        "Not attempted yet",
+    ],
+    "1-3_the_warp_pipe.ipynb": [
+        "terminal_tool (the warp pipe) after 5/10 turns",
+        "{'item': 'star', 'block': 12}",
+        "Not attempted yet",
+    ],
+    "pt/1-3_o_cano_de_atalho.ipynb": [
+        "terminal_tool (o cano de atalho) depois de 5/10 turnos",
+        "{'item': 'star', 'block': 12}",
+        "Ainda não tentado",
+    ],
 }
 """What a learner reads in each notebook's outputs (runs on the offline mock, as in JupyterLab)."""
 BADGES = {
@@ -142,13 +160,16 @@ class LiteLab:
         cells = [Cell(**c) for c in self.page.evaluate(_CELLS, self.panels[name])]
         assert rounds >= 0, (
             f"{name}: a run stalled (round {-rounds}); cells not run: "
-            f"{[c.index for c in cells if c.count is None and c.source.strip()]}")
+            f"{[c.index for c in cells if c.count is None and c.source.strip()]}"
+        )
         return cells
 
     def fetched_from_the_cdn(self, module: str) -> bool:
         """The page asked Pyodide's CDN for `module`'s wheel (and the request could not go out)."""
         entry = next(e for e in self.lock["packages"].values() if e["name"].lower() == module)
-        return entry["file_name"].startswith("https://") and entry["file_name"] in self.failed_requests
+        return (
+            entry["file_name"].startswith("https://") and entry["file_name"] in self.failed_requests
+        )
 
 
 @pytest.fixture(scope="session")
@@ -156,25 +177,37 @@ def lite_site() -> Path:
     """What `make lite` builds, where it builds it (build/lite, git-ignored): on a fresh machine
     everything is fetched (npm, PyPI); after that a build redoes only what changed (~1 s)."""
     out = ROOT / "build" / "lite"
-    subprocess.run([sys.executable, str(ROOT / "lite" / "build.py"), "--out", str(out)],
-                   check=True, timeout=900)
+    subprocess.run(
+        [sys.executable, str(ROOT / "lite" / "build.py"), "--out", str(out)],
+        check=True,
+        timeout=900,
+    )
     return out
 
 
 @pytest.fixture(scope="module")
-def lite_lab(lite_site: Path, chromium, jupyter_env: dict[str, str],
-             tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiteLab]:
+def lite_lab(
+    lite_site: Path, chromium, jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[LiteLab]:
     """The site served on 127.0.0.1, one offline page, every notebook open, every kernel idle."""
     port = free_port()
     log = tmp_path_factory.mktemp("lite-serve") / "serve.log"
-    cmd = [sys.executable, str(ROOT / "lite" / "serve.py"), str(lite_site), f"--port={port}", "--quiet"]
+    cmd = [
+        sys.executable,
+        str(ROOT / "lite" / "serve.py"),
+        str(lite_site),
+        f"--port={port}",
+        "--quiet",
+    ]
     with running(cmd, url=f"http://127.0.0.1:{port}/index.html", env=jupyter_env, log=log):
         context = loopback_context(chromium)
         page = context.new_page()
         page.set_default_timeout(60_000)
         lock = json.loads((lite_site / "static" / "pyodide" / "pyodide-lock.json").read_text())
         lab = LiteLab(page, {}, lock)
-        page.on("console", lambda m: lab.console_errors.append(m.text) if m.type == "error" else None)
+        page.on(
+            "console", lambda m: lab.console_errors.append(m.text) if m.type == "error" else None
+        )
         page.on("requestfailed", lambda r: lab.failed_requests.append(r.url))
         page.route("**/jupyter-lite.json", _expose_the_app)
         page.goto(f"http://127.0.0.1:{port}/lab/index.html", wait_until="domcontentloaded")
@@ -206,7 +239,8 @@ def _screenshot(page, name: str) -> None:
 @pytest.mark.timeout(900)
 @pytest.mark.parametrize("name", LESSON)
 def test_every_cell_runs_offline_and_only_cells_needing_numpy_or_matplotlib_fail(
-        lite_lab: LiteLab, name: str) -> None:
+    lite_lab: LiteLab, name: str
+) -> None:
     cells = lite_lab.run(name)
     _screenshot(lite_lab.page, name.removesuffix(".ipynb").replace("/", "-"))
     code = [c for c in cells if c.source.strip()]
@@ -217,7 +251,9 @@ def test_every_cell_runs_offline_and_only_cells_needing_numpy_or_matplotlib_fail
     needs_plotting = {c.index for c in code if NEEDS_PLOTTING.search(c.source)}
     assert set(failed) == needs_plotting, {i: e[-500:] for i, e in failed.items()}
     for index, error in failed.items():
-        assert PLOTTING_ERROR.search(error), f"cell {index} failed for another reason: {error[-800:]}"
+        assert PLOTTING_ERROR.search(error), (
+            f"cell {index} failed for another reason: {error[-800:]}"
+        )
     # ... and only because the module could not be fetched: the page asked the CDN for it.
     for module in {m for e in failed.values() for m in re.findall(r"No module named '(\w+)'", e)}:
         assert lite_lab.fetched_from_the_cdn(module), (module, lite_lab.failed_requests)
@@ -251,11 +287,15 @@ def test_the_explorer_runs_the_level_again_when_its_slider_moves(lite_lab: LiteL
 
 @pytest.mark.timeout(900)
 def test_offline_the_page_asks_the_internet_only_for_the_cdn_wheels_of_the_lock(
-        lite_lab: LiteLab) -> None:
+    lite_lab: LiteLab,
+) -> None:
     for name in LESSON:  # every notebook has run (by its own test, or here)
         lite_lab.run(name)
-    cdn = {e["file_name"] for e in lite_lab.lock["packages"].values()
-           if e["file_name"].startswith("https://")}
+    cdn = {
+        e["file_name"]
+        for e in lite_lab.lock["packages"].values()
+        if e["file_name"].startswith("https://")
+    }
     off_site = [url for url in lite_lab.failed_requests if not url.startswith("http://127.0.0.1")]
     assert off_site, "no plot cell asked for matplotlib: is it still in a notebook?"
     assert set(off_site) <= cdn, sorted(set(off_site) - cdn)

@@ -13,13 +13,21 @@ NS = {"svg": "http://www.w3.org/2000/svg"}
 
 
 def bars(svg: str, kind: str) -> list[ET.Element]:
-    return [e for e in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}rect")
-            if kind in (e.get("class") or "").split()]
+    return [
+        e
+        for e in ET.fromstring(svg).iter("{http://www.w3.org/2000/svg}rect")
+        if kind in (e.get("class") or "").split()
+    ]
 
 
 def test_every_turn_has_its_three_stacked_bars_with_the_runs_numbers():
-    run = run_agent("Find the star.", model=connect("loopboros"), tools=load_level("1-1").tools(),
-                    max_turns=25, on_max_turns="wrap_up")
+    run = run_agent(
+        "Find the star.",
+        model=connect("loopboros"),
+        tools=load_level("1-1").tools(),
+        max_turns=25,
+        on_max_turns="wrap_up",
+    )
     svg = cost_svg(run)
     resent = bars(svg, "resent")
     assert len(resent) == len(bars(svg, "new")) == len(bars(svg, "completion")) == 26
@@ -38,12 +46,18 @@ def test_a_run_with_no_turns_says_so():
 
 def test_the_map_reveals_searched_areas_and_rings_the_marker():
     level = load_level("1-3")
-    run = run_agent("Find the star.", model=connect("searcher"), tools=level.tools(),
-                    stop_on=["mark_star"])
+    run = run_agent(
+        "Find the star.", model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"]
+    )
     root = ET.fromstring(map_svg(level, run))
-    items = {int(g.get("data-block")): g.get("data-item") for g in root.iter("{http://www.w3.org/2000/svg}g")}
+    items = {
+        int(g.get("data-block")): g.get("data-item")
+        for g in root.iter("{http://www.w3.org/2000/svg}g")
+    }
     assert items[12] == "star" and items[2] == "mushroom"
-    markers = [e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("class") == "marker"]
+    markers = [
+        e for e in root.iter("{http://www.w3.org/2000/svg}rect") if e.get("class") == "marker"
+    ]
     assert [m.get("data-correct") for m in markers] == ["true"]
     assert "the star is marked" in map_svg(level, run)
 

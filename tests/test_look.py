@@ -19,19 +19,28 @@ APART = 10.0
 """ΔE (CIE76) two colours keep under every simulated deficiency: told apart at a glance."""
 
 MACHADO = {  # severity 1.0, applied to linear RGB
-    "protanopia": ((0.152286, 1.052583, -0.204868), (0.114503, 0.786281, 0.099216),
-                   (-0.003882, -0.048116, 1.051998)),
-    "deuteranopia": ((0.367322, 0.860646, -0.227968), (0.280085, 0.672501, 0.047413),
-                     (-0.011820, 0.042940, 0.968881)),
-    "tritanopia": ((1.255528, -0.076749, -0.178779), (-0.078411, 0.930809, 0.147602),
-                   (0.004733, 0.691367, 0.303900)),
+    "protanopia": (
+        (0.152286, 1.052583, -0.204868),
+        (0.114503, 0.786281, 0.099216),
+        (-0.003882, -0.048116, 1.051998),
+    ),
+    "deuteranopia": (
+        (0.367322, 0.860646, -0.227968),
+        (0.280085, 0.672501, 0.047413),
+        (-0.011820, 0.042940, 0.968881),
+    ),
+    "tritanopia": (
+        (1.255528, -0.076749, -0.178779),
+        (-0.078411, 0.930809, 0.147602),
+        (0.004733, 0.691367, 0.303900),
+    ),
     "typical": ((1, 0, 0), (0, 1, 0), (0, 0, 1)),
 }
 
 
 def linear(hex_colour: str) -> tuple[float, float, float]:
     h = hex_colour.lstrip("#")
-    channels = [int(h[i:i + 2], 16) / 255 for i in (0, 2, 4)]
+    channels = [int(h[i : i + 2], 16) / 255 for i in (0, 2, 4)]
     r, g, b = (c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels)
     return r, g, b
 
@@ -73,8 +82,18 @@ def test_contrast_formula_matches_wcag_reference_values() -> None:
     assert contrast("#767676", "#FFFFFF") == pytest.approx(4.54, abs=0.01)
 
 
-@pytest.mark.parametrize("name", ["TEXT_COLOUR", "MUTED_COLOUR", "NOTE_COLOUR", "ERROR_COLOUR",
-                                  "OK_COLOUR", "PIPE_COLOUR", "USD_COLOUR"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "TEXT_COLOUR",
+        "MUTED_COLOUR",
+        "NOTE_COLOUR",
+        "ERROR_COLOUR",
+        "OK_COLOUR",
+        "PIPE_COLOUR",
+        "USD_COLOUR",
+    ],
+)
 def test_text_colours_reach_aa_on_white(name: str) -> None:
     assert contrast(getattr(look, name), look.BACKGROUND) >= TEXT_AA
 
@@ -89,8 +108,16 @@ def test_white_badge_text_reaches_aa_on_every_exits_colour(exit_name: str) -> No
     assert contrast("#FFFFFF", look.BADGE_COLOURS[exit_name]) >= TEXT_AA
 
 
-GRAPHICS = ["RESENT_COLOUR", "CACHED_COLOUR", "NEW_COLOUR", "COMPLETION_COLOUR", "TOKENS_COLOUR",
-            "USD_COLOUR", "FOCUS_COLOUR", "BORDER_COLOUR"]
+GRAPHICS = [
+    "RESENT_COLOUR",
+    "CACHED_COLOUR",
+    "NEW_COLOUR",
+    "COMPLETION_COLOUR",
+    "TOKENS_COLOUR",
+    "USD_COLOUR",
+    "FOCUS_COLOUR",
+    "BORDER_COLOUR",
+]
 
 
 @pytest.mark.parametrize("name", GRAPHICS)

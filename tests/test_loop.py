@@ -102,8 +102,13 @@ def test_terminal_tool_whose_body_raises_does_not_stop_the_loop():
     def broken_mark(item: str, block: int) -> str:
         raise RuntimeError("the map is torn")
 
-    run = run_agent(PROMPT, model=connect("searcher"), tools=[search, broken_mark],
-                    stop_on=["mark_star"], max_turns=8)
+    run = run_agent(
+        PROMPT,
+        model=connect("searcher"),
+        tools=[search, broken_mark],
+        stop_on=["mark_star"],
+        max_turns=8,
+    )
     assert run.stop == Stop.MAX_TURNS
     failed = [c for c in run.tool_calls if c.name == "mark_star"]
     assert failed and all(not c.ok for c in failed)
@@ -118,12 +123,24 @@ def test_calls_after_the_terminal_tool_in_one_reply_are_recorded_as_not_run():
 
         def complete(self, messages, tools, **_):
             calls = [
-                {"id": "a", "type": "function",
-                 "function": {"name": "mark_star", "arguments": '{"item": "star", "block": 12}'}},
-                {"id": "b", "type": "function",
-                 "function": {"name": "search_blocks", "arguments": '{"area": "sky"}'}},
+                {
+                    "id": "a",
+                    "type": "function",
+                    "function": {"name": "mark_star", "arguments": '{"item": "star", "block": 12}'},
+                },
+                {
+                    "id": "b",
+                    "type": "function",
+                    "function": {"name": "search_blocks", "arguments": '{"area": "sky"}'},
+                },
             ]
-            return Completion({"role": "assistant", "content": None, "tool_calls": calls}, 10, 5, "tool_calls", 0.0)
+            return Completion(
+                {"role": "assistant", "content": None, "tool_calls": calls},
+                10,
+                5,
+                "tool_calls",
+                0.0,
+            )
 
     level = load_level("1-3")
     run = run_agent(PROMPT, model=TwoCalls(), tools=level.tools(), stop_on=["mark_star"])
@@ -148,19 +165,29 @@ def test_max_turns_must_be_a_positive_int(bad):
 
 def test_stop_on_a_tool_that_is_not_offered_is_refused():
     with pytest.raises(ValueError, match="mark_stra.*never open"):
-        run_agent(PROMPT, model=connect("searcher"), tools=load_level("1-3").tools(), stop_on=["mark_stra"])
+        run_agent(
+            PROMPT,
+            model=connect("searcher"),
+            tools=load_level("1-3").tools(),
+            stop_on=["mark_stra"],
+        )
 
 
-@pytest.mark.parametrize("level,persona,kwargs,expected", [
-    ("1-1", "loopboros", {"max_turns": 4}, Stop.MAX_TURNS),
-    ("1-1", "searcher", {"system": MAY_GIVE_UP}, Stop.END_TURN),
-    ("1-3", "searcher", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
-    ("1-3", "sloppy", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
-    ("1-1", "slow:0.05", {"deadline_s": 0.12}, Stop.DEADLINE),
-    ("1-1", "loopboros", {"max_turns": 25, "max_tokens_total": 3000}, Stop.BUDGET),
-    ("1-1", "loopboros", {"max_turns": 25, "max_cost_usd": 0.0005}, Stop.BUDGET),
-])
-def test_exactly_one_session_end_whose_reason_equals_run_stop(level, persona, kwargs, expected, play):
+@pytest.mark.parametrize(
+    "level,persona,kwargs,expected",
+    [
+        ("1-1", "loopboros", {"max_turns": 4}, Stop.MAX_TURNS),
+        ("1-1", "searcher", {"system": MAY_GIVE_UP}, Stop.END_TURN),
+        ("1-3", "searcher", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
+        ("1-3", "sloppy", {"stop_on": ["mark_star"]}, Stop.TERMINAL_TOOL),
+        ("1-1", "slow:0.05", {"deadline_s": 0.12}, Stop.DEADLINE),
+        ("1-1", "loopboros", {"max_turns": 25, "max_tokens_total": 3000}, Stop.BUDGET),
+        ("1-1", "loopboros", {"max_turns": 25, "max_cost_usd": 0.0005}, Stop.BUDGET),
+    ],
+)
+def test_exactly_one_session_end_whose_reason_equals_run_stop(
+    level, persona, kwargs, expected, play
+):
     run, _, events = play(level, persona, **kwargs)
     ends = [e for e in events if isinstance(e, SessionEnd)]
     assert run.stop == expected
@@ -182,7 +209,13 @@ def test_a_listener_that_raises_never_breaks_the_run(caplog):
         raise ZeroDivisionError("listener bug")
 
     level = load_level("1-3")
-    run = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"], on_event=angry)
+    run = run_agent(
+        PROMPT,
+        model=connect("searcher"),
+        tools=level.tools(),
+        stop_on=["mark_star"],
+        on_event=angry,
+    )
     assert run.stop == Stop.TERMINAL_TOOL
     assert "listener raised" in caplog.text
 
@@ -217,6 +250,7 @@ def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
     class Spy(httpx.BaseTransport):
         def handle_request(self, request):
             import json
+
             requests.append(json.loads(request.content))
             return inner.handle_request(request)
 
@@ -228,7 +262,9 @@ def test_wrap_up_is_one_tool_less_request_kept_apart_from_the_answer():
     assert "did not find the star" in run.wrap_up
     with pytest.raises(NoAnswer):
         run.answer  # a wrap-up is a best effort, not an answer
-    assert run.total_tokens == sum(t.total_tokens for t in run.turns) + run.wrap_up_turn.total_tokens
+    assert (
+        run.total_tokens == sum(t.total_tokens for t in run.turns) + run.wrap_up_turn.total_tokens
+    )
 
 
 def test_prompt_tokens_grow_every_turn_because_the_history_is_sent_again(play):
@@ -256,8 +292,14 @@ def test_a_failed_wrap_up_keeps_the_clock_as_the_outcome():
 
     model = OpenAIChat("loopboros", MOCK_BASE_URL, transport=FailsFourth(), max_retries=0)
     events: list = []
-    run = run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=3,
-                    on_max_turns="wrap_up", on_event=events.append)
+    run = run_agent(
+        PROMPT,
+        model=model,
+        tools=load_level("1-1").tools(),
+        max_turns=3,
+        on_max_turns="wrap_up",
+        on_event=events.append,
+    )
     assert run.stop == Stop.MAX_TURNS and run.wrap_up is None
     assert "HTTP 500" in run.wrap_up_error
     assert [e.reason for e in events if isinstance(e, SessionEnd)] == [Stop.MAX_TURNS]
@@ -270,7 +312,9 @@ def test_no_answer_after_a_cut_off_reply_says_so():
         name = "cut"
 
         def complete(self, messages, tools, **_):
-            return Completion({"role": "assistant", "content": "The star is in the"}, 10, 5, "length", 0.0)
+            return Completion(
+                {"role": "assistant", "content": "The star is in the"}, 10, 5, "length", 0.0
+            )
 
     run = run_agent(PROMPT, model=CutOff(), tools=load_level("1-2").tools(), max_turns=2)
     assert run.stop == Stop.MAX_TURNS and all(t.truncated for t in run.turns)
@@ -304,10 +348,14 @@ def test_the_budget_stops_the_run_before_a_request_that_would_certainly_pass_it(
 def test_no_answer_after_the_budget_names_where_the_next_request_would_take_the_run(play):
     run, _, _ = play("1-1", "loopboros", max_turns=25, max_tokens_total=4000)
     reach = run.total_tokens + run.turns[-1].total_tokens
-    with pytest.raises(NoAnswer, match=(
+    with pytest.raises(
+        NoAnswer,
+        match=(
             rf"the budget stopped the run after {len(run.turns)} turns \(the next request would "
             rf"take the run to {reach:,} tokens, over the budget of 4,000\) while the model was "
-            r"asking for search_blocks")):
+            r"asking for search_blocks"
+        ),
+    ):
         run.answer
 
 
@@ -318,7 +366,10 @@ def test_a_dollar_budget_counts_at_the_price_given_and_says_so(play):
     spent = sum(cost_per_turn(run, p))
     assert spent + floor_before(run, len(run.turns)) * p.cheapest_input_per_million / 1e6 > 0.005
     before_last = sum(cost_per_turn(run, p)[:-1])
-    assert before_last + floor_before(run, len(run.turns) - 1) * p.cheapest_input_per_million / 1e6 <= 0.005
+    assert (
+        before_last + floor_before(run, len(run.turns) - 1) * p.cheapest_input_per_million / 1e6
+        <= 0.005
+    )
     with pytest.raises(NoAnswer, match=r"over the budget of \$0\.0050 \(at gpt-4o prices\)"):
         run.answer
 
@@ -334,8 +385,9 @@ def test_the_first_request_is_always_sent_its_lower_bound_is_zero(play):
 
 
 def test_a_budget_that_is_never_reached_changes_nothing(play):
-    capped, _, _ = play("1-3", "searcher", stop_on=["mark_star"], max_tokens_total=1_000_000,
-                        max_cost_usd=100.0)
+    capped, _, _ = play(
+        "1-3", "searcher", stop_on=["mark_star"], max_tokens_total=1_000_000, max_cost_usd=100.0
+    )
     plain, _, _ = play("1-3", "searcher", stop_on=["mark_star"])
     assert capped.stop == plain.stop == Stop.TERMINAL_TOOL
     assert capped.total_tokens == plain.total_tokens and capped.budget_stop is None
@@ -349,25 +401,32 @@ def test_the_clock_can_come_before_the_budget(play):
 def test_a_wrap_up_the_budget_cannot_pay_for_is_not_sent_and_the_clock_stays(play):
     free, _, _ = play("1-1", "loopboros", max_turns=3)
     limit = free.total_tokens + free.turns[-1].total_tokens - 1  # three turns fit, a fourth not
-    run, _, events = play("1-1", "loopboros", max_turns=3, on_max_turns="wrap_up",
-                          max_tokens_total=limit)
+    run, _, events = play(
+        "1-1", "loopboros", max_turns=3, on_max_turns="wrap_up", max_tokens_total=limit
+    )
     assert run.stop == Stop.MAX_TURNS and len(run.turns) == 3 and run.wrap_up_turn is None
     assert run.wrap_up_error.startswith("not sent: the next request would take the run to")
     assert [e.reason for e in events if isinstance(e, SessionEnd)] == [Stop.MAX_TURNS]
 
 
-@pytest.mark.parametrize("kwargs, says", [
-    ({"max_tokens_total": 0}, "max_tokens_total must be a positive int"),
-    ({"max_tokens_total": 2.5}, "max_tokens_total must be a positive int"),
-    ({"max_tokens_total": True}, "max_tokens_total must be a positive int"),
-    ({"max_tokens_total": "100"}, "max_tokens_total must be a positive int"),
-    ({"max_cost_usd": 0}, "max_cost_usd must be a positive number"),
-    ({"max_cost_usd": -0.5}, "max_cost_usd must be a positive number"),
-    ({"max_cost_usd": float("nan")}, "max_cost_usd must be a positive number"),
-    ({"max_cost_usd": "1"}, "max_cost_usd must be a positive number"),
-    ({"max_cost_usd": 1.0, "price": "gpt-99"}, "no price for 'gpt-99'; known models: gpt-4o-mini"),
-    ({"text_tool_calls": "yes"}, "text_tool_calls must be 'note' or 'accept'"),
-])
+@pytest.mark.parametrize(
+    "kwargs, says",
+    [
+        ({"max_tokens_total": 0}, "max_tokens_total must be a positive int"),
+        ({"max_tokens_total": 2.5}, "max_tokens_total must be a positive int"),
+        ({"max_tokens_total": True}, "max_tokens_total must be a positive int"),
+        ({"max_tokens_total": "100"}, "max_tokens_total must be a positive int"),
+        ({"max_cost_usd": 0}, "max_cost_usd must be a positive number"),
+        ({"max_cost_usd": -0.5}, "max_cost_usd must be a positive number"),
+        ({"max_cost_usd": float("nan")}, "max_cost_usd must be a positive number"),
+        ({"max_cost_usd": "1"}, "max_cost_usd must be a positive number"),
+        (
+            {"max_cost_usd": 1.0, "price": "gpt-99"},
+            "no price for 'gpt-99'; known models: gpt-4o-mini",
+        ),
+        ({"text_tool_calls": "yes"}, "text_tool_calls must be 'note' or 'accept'"),
+    ],
+)
 def test_budget_and_reading_arguments_are_checked_before_anything_is_sent(kwargs, says):
     with pytest.raises(ValueError, match=re.escape(says)):
         run_agent(PROMPT, model=connect("searcher"), tools=load_level("1-2").tools(), **kwargs)
@@ -411,12 +470,15 @@ def test_a_tool_call_written_as_text_is_still_the_flag_but_the_run_says_what_it_
     assert "the answer is a tool call written as text, not an answer" in run.summary()
 
 
-@pytest.mark.parametrize("text", [
-    '{"item": "star", "block": 7}',                       # an answer as JSON, not a call
-    '{"name": "Mario", "age": 3}',                        # a name that is no tool
-    '{"name": "fly", "arguments": {"to": "castle"}}',    # a call to a tool that was not offered
-    "I found the star in block {7}.",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"item": "star", "block": 7}',  # an answer as JSON, not a call
+        '{"name": "Mario", "age": 3}',  # a name that is no tool
+        '{"name": "fly", "arguments": {"to": "castle"}}',  # a call to a tool that was not offered
+        "I found the star in block {7}.",
+    ],
+)
 def test_text_that_only_looks_like_a_call_is_an_answer_without_notes(text):
     run = run_agent(PROMPT, model=Scripted(says(text)), tools=load_level("1-1").tools())
     assert run.stop == Stop.END_TURN and run.answer == text
@@ -424,25 +486,34 @@ def test_text_that_only_looks_like_a_call_is_an_answer_without_notes(text):
 
 
 def test_accept_runs_tool_calls_written_as_text_labelled_on_the_turn_and_the_run():
-    fenced = says("```json\n" + '{"name": "mark_star", "arguments": {"item": "star", "block": 12}}'
-                  + "\n```")
-    run = run_agent(PROMPT, model=Scripted(says(SEARCH_AS_TEXT), fenced),
-                    tools=load_level("1-3").tools(), stop_on=["mark_star"],
-                    text_tool_calls="accept")
+    fenced = says(
+        "```json\n" + '{"name": "mark_star", "arguments": {"item": "star", "block": 12}}' + "\n```"
+    )
+    run = run_agent(
+        PROMPT,
+        model=Scripted(says(SEARCH_AS_TEXT), fenced),
+        tools=load_level("1-3").tools(),
+        stop_on=["mark_star"],
+        text_tool_calls="accept",
+    )
     assert run.stop == Stop.TERMINAL_TOOL and run.answer == {"item": "star", "block": 12}
     assert [c.name for c in run.tool_calls] == ["search_blocks", "mark_star"]
     assert all(t.noted("text_tool_call") and "accept" in t.notes[0].text for t in run.turns)
     assert run.turns[0].message["tool_calls"][0]["id"] == "text_call_1_1"
-    assert {"role": "tool", "tool_call_id": "text_call_1_1",
-            "content": run.tool_calls[0].output} in run.messages
+    assert {
+        "role": "tool",
+        "tool_call_id": "text_call_1_1",
+        "content": run.tool_calls[0].output,
+    } in run.messages
     (warning,) = run.warnings
     assert 'they were run anyway because text_tool_calls="accept"' in warning
     assert "2 tool calls written as text" in run.summary()
 
 
 def test_an_empty_reply_is_the_models_turn_not_an_answer_and_the_loop_asks_again():
-    run = run_agent(PROMPT, model=Scripted(says(""), says("It is in block 7.")),
-                    tools=load_level("1-2").tools())
+    run = run_agent(
+        PROMPT, model=Scripted(says(""), says("It is in block 7.")), tools=load_level("1-2").tools()
+    )
     assert run.stop == Stop.END_TURN and run.answer == "It is in block 7." and len(run.turns) == 2
     assert run.turns[0].empty and [n.kind for n in run.turns[0].notes] == ["empty_reply"]
     assert run.messages[2] == {"role": "user", "content": EMPTY_PROMPT}
@@ -450,20 +521,26 @@ def test_an_empty_reply_is_the_models_turn_not_an_answer_and_the_loop_asks_again
 
 
 def test_replies_that_stay_empty_end_on_the_clock_saying_so():
-    run = run_agent(PROMPT, model=Scripted(says("  \n")), tools=load_level("1-2").tools(),
-                    max_turns=3)
+    run = run_agent(
+        PROMPT, model=Scripted(says("  \n")), tools=load_level("1-2").tools(), max_turns=3
+    )
     assert run.stop == Stop.MAX_TURNS and all(t.empty for t in run.turns)
     assert len(run.warnings) == 1 and "3 empty replies" in run.summary()
-    with pytest.raises(NoAnswer, match="while the model was asking for nothing more: its last reply was empty"):
+    with pytest.raises(
+        NoAnswer, match="while the model was asking for nothing more: its last reply was empty"
+    ):
         run.answer
 
 
-@pytest.mark.parametrize("level,persona,kwargs", [
-    ("1-1", "loopboros", {"max_turns": 12}),
-    ("1-1", "searcher", {"system": MAY_GIVE_UP}),
-    ("1-3", "searcher", {"stop_on": ["mark_star"]}),
-    ("1-3", "sloppy", {"stop_on": ["mark_star"]}),
-])
+@pytest.mark.parametrize(
+    "level,persona,kwargs",
+    [
+        ("1-1", "loopboros", {"max_turns": 12}),
+        ("1-1", "searcher", {"system": MAY_GIVE_UP}),
+        ("1-3", "searcher", {"stop_on": ["mark_star"]}),
+        ("1-3", "sloppy", {"stop_on": ["mark_star"]}),
+    ],
+)
 def test_the_mock_personas_make_no_notes_and_no_warnings(level, persona, kwargs, play):
     run, _, _ = play(level, persona, **kwargs)
     assert run.notes == [] and run.warnings == [] and run.cached_tokens == 0

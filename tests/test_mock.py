@@ -22,8 +22,9 @@ def server():
 
 
 def post(url: str, body: dict) -> tuple[int, dict]:
-    request = urllib.request.Request(url, data=json.dumps(body).encode(),
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"Content-Type": "application/json"}
+    )
     try:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status, json.loads(response.read())
@@ -34,7 +35,9 @@ def post(url: str, body: dict) -> tuple[int, dict]:
 def test_the_loop_cannot_tell_the_transport_from_the_socket(server):
     runs = []
     for model in (connect("sloppy"), connect("sloppy", base_url=server.base_url)):
-        runs.append(run_agent(PROMPT, model=model, tools=load_level("1-3").tools(), stop_on=["mark_star"]))
+        runs.append(
+            run_agent(PROMPT, model=model, tools=load_level("1-3").tools(), stop_on=["mark_star"])
+        )
     in_process, over_http = runs
     assert over_http.stop == in_process.stop == Stop.TERMINAL_TOOL
     assert over_http.messages == in_process.messages
@@ -42,22 +45,35 @@ def test_the_loop_cannot_tell_the_transport_from_the_socket(server):
     assert is_mock(connect("sloppy")) and not is_mock(connect("sloppy", base_url=server.base_url))
 
 
-@pytest.mark.parametrize("budget", [{"max_tokens_total": 3000}, {"max_cost_usd": 0.002, "price": "gpt-4o"}])
+@pytest.mark.parametrize(
+    "budget", [{"max_tokens_total": 3000}, {"max_cost_usd": 0.002, "price": "gpt-4o"}]
+)
 def test_the_budget_stops_the_same_turn_in_process_and_over_the_socket(server, budget):
-    runs = [run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=25, **budget)
-            for model in (connect("loopboros"), connect("loopboros", base_url=server.base_url))]
+    runs = [
+        run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=25, **budget)
+        for model in (connect("loopboros"), connect("loopboros", base_url=server.base_url))
+    ]
     in_process, over_http = runs
     assert over_http.stop == in_process.stop == Stop.BUDGET
-    assert len(over_http.turns) == len(in_process.turns) and over_http.messages == in_process.messages
+    assert (
+        len(over_http.turns) == len(in_process.turns) and over_http.messages == in_process.messages
+    )
     assert over_http.budget_stop == in_process.budget_stop
 
 
 def test_the_personas_accept_generation_settings_and_ignore_them(server):
-    plain = run_agent(PROMPT, model=connect("searcher", base_url=server.base_url),
-                      tools=load_level("1-3").tools(), stop_on=["mark_star"])
-    tuned = run_agent(PROMPT, model=connect("searcher", base_url=server.base_url, max_tokens=8,
-                                            temperature=1.5, seed=42),
-                      tools=load_level("1-3").tools(), stop_on=["mark_star"])
+    plain = run_agent(
+        PROMPT,
+        model=connect("searcher", base_url=server.base_url),
+        tools=load_level("1-3").tools(),
+        stop_on=["mark_star"],
+    )
+    tuned = run_agent(
+        PROMPT,
+        model=connect("searcher", base_url=server.base_url, max_tokens=8, temperature=1.5, seed=42),
+        tools=load_level("1-3").tools(),
+        stop_on=["mark_star"],
+    )
     assert tuned.messages == plain.messages and tuned.answer == {"item": "star", "block": 12}
 
 
@@ -67,9 +83,14 @@ def test_the_seeds_from_scratch_loop_works_with_only_base_url_and_model_changed(
     tools = {t.name: t for t in level.tools()}
     messages = [{"role": "user", "content": PROMPT}]
     for _ in range(10):
-        status, reply = post(f"{server.base_url}/chat/completions",
-                             {"model": "searcher", "messages": messages,
-                              "tools": [t.schema for t in tools.values()]})
+        status, reply = post(
+            f"{server.base_url}/chat/completions",
+            {
+                "model": "searcher",
+                "messages": messages,
+                "tools": [t.schema for t in tools.values()],
+            },
+        )
         assert status == 200
         message = reply["choices"][0]["message"]
         messages.append(message)
@@ -85,8 +106,18 @@ def test_the_seeds_from_scratch_loop_works_with_only_base_url_and_model_changed(
 
 def test_personas_know_the_level_only_from_the_conversation(tmp_path):
     path = tmp_path / "lake.json"
-    path.write_text(json.dumps({"name": "lake", "areas": {
-        "shore": {"1": "coin"}, "reeds": {"2": "nothing", "3": "1-up"}, "island": {"4": "star"}}}))
+    path.write_text(
+        json.dumps(
+            {
+                "name": "lake",
+                "areas": {
+                    "shore": {"1": "coin"},
+                    "reeds": {"2": "nothing", "3": "1-up"},
+                    "island": {"4": "star"},
+                },
+            }
+        )
+    )
     level = load_level(path)
     run = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"])
     assert run.answer == {"item": "star", "block": 4}
@@ -101,20 +132,39 @@ def test_models_lists_the_personas(server):
 
 def test_usage_is_counted_from_the_request_received():
     base = {"model": "searcher", "messages": [{"role": "user", "content": "Find the star."}]}
-    longer = {"model": "searcher", "messages": [{"role": "user", "content": "Find the star. " * 50}]}
+    longer = {
+        "model": "searcher",
+        "messages": [{"role": "user", "content": "Find the star. " * 50}],
+    }
     short_usage = handle("POST", "/v1/chat/completions", json.dumps(base).encode())[1]["usage"]
     long_usage = handle("POST", "/v1/chat/completions", json.dumps(longer).encode())[1]["usage"]
     assert long_usage["prompt_tokens"] > short_usage["prompt_tokens"] + 150
-    assert short_usage["total_tokens"] == short_usage["prompt_tokens"] + short_usage["completion_tokens"]
+    assert (
+        short_usage["total_tokens"]
+        == short_usage["prompt_tokens"] + short_usage["completion_tokens"]
+    )
 
 
 def test_content_sent_as_parts_is_read_like_text():
     tools = [t.schema for t in load_level("1-1").tools()]
-    body = {"model": "searcher", "tools": tools, "messages": [
-        {"role": "system", "content": [{"type": "text", "text": "If nothing turns up, say you couldn't find it."}]},
-        {"role": "user", "content": [{"type": "text", "text": PROMPT}]}]}
+    body = {
+        "model": "searcher",
+        "tools": tools,
+        "messages": [
+            {
+                "role": "system",
+                "content": [
+                    {"type": "text", "text": "If nothing turns up, say you couldn't find it."}
+                ],
+            },
+            {"role": "user", "content": [{"type": "text", "text": PROMPT}]},
+        ],
+    }
     status, reply = handle("POST", "/v1/chat/completions", json.dumps(body).encode())
-    assert status == 200 and reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_blocks"
+    assert (
+        status == 200
+        and reply["choices"][0]["message"]["tool_calls"][0]["function"]["name"] == "search_blocks"
+    )
 
 
 def test_without_tools_a_persona_says_it_cannot_search():
@@ -124,15 +174,27 @@ def test_without_tools_a_persona_says_it_cannot_search():
     assert "no tool" in reply["choices"][0]["message"]["content"]
 
 
-@pytest.mark.parametrize("body,status,code", [
-    (b"{not json", 400, "invalid_json"),
-    (b"[]", 400, "invalid_request"),
-    (json.dumps({"model": "searcher"}).encode(), 400, "invalid_request"),
-    (json.dumps({"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}).encode(), 404, "model_not_found"),
-])
+@pytest.mark.parametrize(
+    "body,status,code",
+    [
+        (b"{not json", 400, "invalid_json"),
+        (b"[]", 400, "invalid_request"),
+        (json.dumps({"model": "searcher"}).encode(), 400, "invalid_request"),
+        (
+            json.dumps(
+                {"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}
+            ).encode(),
+            404,
+            "model_not_found",
+        ),
+    ],
+)
 def test_bad_requests_get_an_openai_style_json_error(server, body, status, code):
-    request = urllib.request.Request(f"{server.base_url}/chat/completions", data=body,
-                                     headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(
+        f"{server.base_url}/chat/completions",
+        data=body,
+        headers={"Content-Type": "application/json"},
+    )
     with pytest.raises(urllib.error.HTTPError) as caught:
         urllib.request.urlopen(request, timeout=10)
     assert caught.value.code == status
@@ -143,7 +205,9 @@ def test_bad_requests_get_an_openai_style_json_error(server, body, status, code)
 def test_python_m_whentostop_serve_answers_on_loopback(tmp_path, jupyter_env):
     port = free_port()
     cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=jupyter_env, log=tmp_path / "serve.log"):
+    with running(
+        cmd, url=f"http://127.0.0.1:{port}/v1/models", env=jupyter_env, log=tmp_path / "serve.log"
+    ):
         model = connect("loopboros", base_url=f"http://127.0.0.1:{port}/v1")
         run = run_agent(PROMPT, model=model, tools=load_level("1-1").tools(), max_turns=4)
         assert run.stop == Stop.MAX_TURNS and len(run.turns) == 4

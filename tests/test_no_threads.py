@@ -38,7 +38,8 @@ def slow(seconds: float) -> str:
 
 
 def test_a_tool_with_a_time_limit_runs_in_the_callers_thread_where_threads_cannot_start(
-        no_threads: list[str]) -> None:
+    no_threads: list[str],
+) -> None:
     def where() -> str:
         """Name the thread this runs in."""
         return threading.current_thread().name
@@ -50,7 +51,8 @@ def test_a_tool_with_a_time_limit_runs_in_the_callers_thread_where_threads_canno
 
 
 def test_a_tool_over_its_limit_without_threads_ends_with_the_threads_message(
-        no_threads: list[str]) -> None:
+    no_threads: list[str],
+) -> None:
     result = tool(slow, timeout_s=0.05)({"seconds": 0.2})
     assert not result.ok
     assert result.output == "Error: slow did not finish within 0.05 s and was abandoned"
@@ -58,7 +60,8 @@ def test_a_tool_over_its_limit_without_threads_ends_with_the_threads_message(
 
 
 def test_a_tool_that_raises_late_without_threads_is_abandoned_not_reported_as_its_error(
-        no_threads: list[str]) -> None:
+    no_threads: list[str],
+) -> None:
     def late_failure() -> str:
         """Fail after the limit."""
         time.sleep(0.2)
@@ -69,7 +72,8 @@ def test_a_tool_that_raises_late_without_threads_is_abandoned_not_reported_as_it
 
 
 def test_a_tool_that_raises_in_time_without_threads_sends_its_error_as_with_a_thread(
-        no_threads: list[str]) -> None:
+    no_threads: list[str],
+) -> None:
     def divide(a: int, b: int) -> float:
         """Divide a by b."""
         return a / b
@@ -84,17 +88,29 @@ def test_a_tool_past_the_runs_deadline_without_threads_says_so(no_threads: list[
 
 
 def test_a_run_with_a_deadline_ends_on_the_flag_where_threads_cannot_start(
-        no_threads: list[str]) -> None:
-    run = run_agent("Find the star in this level.", model=connect("searcher"),
-                    tools=load_level("1-2").tools("search_blocks"), max_turns=10, deadline_s=60)
+    no_threads: list[str],
+) -> None:
+    run = run_agent(
+        "Find the star in this level.",
+        model=connect("searcher"),
+        tools=load_level("1-2").tools("search_blocks"),
+        max_turns=10,
+        deadline_s=60,
+    )
     assert run.stop == Stop.END_TURN
     assert run.tool_calls and all(call.ok for call in run.tool_calls)
     assert no_threads  # the deadline gave every call a limit, so a thread was tried each time
 
 
 def test_a_slow_model_still_ends_on_the_deadline_where_threads_cannot_start(
-        no_threads: list[str]) -> None:
-    run = run_agent("Find the star in this level.", model=connect("slow:0.3"),
-                    tools=load_level("1-1").tools(), max_turns=10, deadline_s=1.0)
+    no_threads: list[str],
+) -> None:
+    run = run_agent(
+        "Find the star in this level.",
+        model=connect("slow:0.3"),
+        tools=load_level("1-1").tools(),
+        max_turns=10,
+        deadline_s=1.0,
+    )
     assert run.stop == Stop.DEADLINE
     assert all(call.ok for call in run.tool_calls)

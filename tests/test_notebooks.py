@@ -38,11 +38,17 @@ def read(name: str) -> nbformat.NotebookNode:
     return nbformat.reads(committed_text(NOTEBOOKS / f"{name}.ipynb"), as_version=4)
 
 
-def tagged(nb: nbformat.NotebookNode, prefix: str = "exercise-") -> list[tuple[nbformat.NotebookNode, str]]:
+def tagged(
+    nb: nbformat.NotebookNode, prefix: str = "exercise-"
+) -> list[tuple[nbformat.NotebookNode, str]]:
     """(cell, tag) for every cell whose tag starts with `prefix`: exercise answer cells by
     default, "question-" for the predictions and end-of-level questions."""
-    return [(cell, tag) for cell in nb.cells
-            for tag in cell.get("metadata", {}).get("tags", []) if tag.startswith(prefix)]
+    return [
+        (cell, tag)
+        for cell in nb.cells
+        for tag in cell.get("metadata", {}).get("tags", [])
+        if tag.startswith(prefix)
+    ]
 
 
 def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
@@ -58,8 +64,13 @@ def solved(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
 
 def execute(nb: nbformat.NotebookNode, env: dict[str, str]) -> nbformat.NotebookNode:
     """Run every cell in a clean python3 kernel started in notebooks/, errors kept as outputs."""
-    client = NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT_S,
-                            allow_errors=True, resources={"metadata": {"path": str(NOTEBOOKS)}})
+    client = NotebookClient(
+        nb,
+        kernel_name="python3",
+        timeout=CELL_TIMEOUT_S,
+        allow_errors=True,
+        resources={"metadata": {"path": str(NOTEBOOKS)}},
+    )
     client.execute(env=env, cwd=str(NOTEBOOKS))
     return nb
 
@@ -87,9 +98,13 @@ def text_of(cell: nbformat.NotebookNode) -> str:
 
 
 def errors(nb: nbformat.NotebookNode) -> list[str]:
-    return [f"cell {i}: {out.ename}: {out.evalue}\n{cell.source[:300]}"
-            for i, cell in enumerate(nb.cells) if cell.cell_type == "code"
-            for out in cell.get("outputs", []) if out.output_type == "error"]
+    return [
+        f"cell {i}: {out.ename}: {out.evalue}\n{cell.source[:300]}"
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        for out in cell.get("outputs", [])
+        if out.output_type == "error"
+    ]
 
 
 # --- as committed -------------------------------------------------------------------------------
@@ -101,8 +116,12 @@ def test_the_lesson_notebooks_are_all_there():
 
 @pytest.mark.parametrize("name", ALL)
 def test_committed_notebook_holds_no_outputs_or_execution_counts(name):
-    dirty = [i for i, cell in enumerate(read(name).cells) if cell.cell_type == "code"
-             and (cell.get("outputs") or cell.get("execution_count") is not None)]
+    dirty = [
+        i
+        for i, cell in enumerate(read(name).cells)
+        if cell.cell_type == "code"
+        and (cell.get("outputs") or cell.get("execution_count") is not None)
+    ]
     assert not dirty, f"{name}: cells {dirty} hold outputs; clear them before committing"
 
 
@@ -119,7 +138,7 @@ def test_relative_links_point_to_files_that_exist(name):
             continue
         for target in LINK.findall(cell.source):
             if re.match(r"[a-z]+:", target) or target.startswith("#"):
-                continue   # a web address or an anchor in the same page
+                continue  # a web address or an anchor in the same page
             path = target.split("#", 1)[0]
             assert (NOTEBOOKS / path).exists(), f"{name} links to {target}, which does not exist"
 
@@ -132,13 +151,18 @@ def test_lesson_opens_with_questions_and_minutes_and_closes_with_key_points(name
         assert part in first, f"{name}: the first cell lacks {part}"
     assert "## Key points" in last
     others = [f"{other}.ipynb" for other in LESSONS if other != name]
-    assert all(f"]({link})" in last for link in others), f"{name}: the last cell must link the others"
+    assert all(f"]({link})" in last for link in others), (
+        f"{name}: the last cell must link the others"
+    )
 
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_no_code_cell_is_longer_than_a_screen(name):
-    long = [cell.source for cell in read(name).cells
-            if cell.cell_type == "code" and len(cell.source.splitlines()) > 15]
+    long = [
+        cell.source
+        for cell in read(name).cells
+        if cell.cell_type == "code" and len(cell.source.splitlines()) > 15
+    ]
     assert not long, f"{name}: move helper code into whentostop: {long}"
 
 
@@ -155,7 +179,7 @@ def test_the_explorer_is_the_last_thing_before_the_exercises(name):
     cells = read(name).cells
     start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
     before = [c for c in cells[:start] if c.cell_type == "code"][-1]
-    level = "1-2" if LESSONS[name] == "00" else LESSONS[name]   # 00 previews the 1-2 explorer
+    level = "1-2" if LESSONS[name] == "00" else LESSONS[name]  # 00 previews the 1-2 explorer
     assert re.search(rf'explorer\("{level}"(, [^()]*)?\)$', before.source.rstrip()), before.source
 
 
@@ -170,7 +194,9 @@ def test_every_question_has_its_tagged_cell_in_order(name, level):
     for cell, tag in found:
         assert cell.source == question_by_tag(tag).cell(), f"{tag}: the cell differs from its blank"
     assert len(quiz(level)) == 5 and predictions(level)
-    first_quiz = next(i for i, c in enumerate(cells) if quiz(level)[0].tag in c.metadata.get("tags", []))
+    first_quiz = next(
+        i for i, c in enumerate(cells) if quiz(level)[0].tag in c.metadata.get("tags", [])
+    )
     exercises_start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
     assert first_quiz > exercises_start
 
@@ -186,27 +212,38 @@ def test_the_first_code_cell_chooses_the_language(name):
 def test_matplotlib_is_imported_only_in_cells_of_its_own(name):
     """A notebook in JupyterLite may have no matplotlib: its import must take down only itself."""
     for cell in read(name).cells:
-        if cell.cell_type == "code" and re.search(r"^(import matplotlib|from whentostop import plots)",
-                                                  cell.source, re.MULTILINE):
+        if cell.cell_type == "code" and re.search(
+            r"^(import matplotlib|from whentostop import plots)", cell.source, re.MULTILINE
+        ):
             lines = [x for x in cell.source.splitlines() if x.strip() and not x.startswith("#")]
-            assert all(re.match(r"(import matplotlib|from whentostop import plots|%matplotlib)", x)
-                       for x in lines), cell.source
+            assert all(
+                re.match(r"(import matplotlib|from whentostop import plots|%matplotlib)", x)
+                for x in lines
+            ), cell.source
 
 
 def test_the_castles_from_scratch_cells_are_the_ones_the_exercises_build_on():
-    cells = {tag.removeprefix("scratch-1-4-"): cell.source
-             for cell, tag in tagged(read("1-4_the_castle"), "scratch-")}
+    cells = {
+        tag.removeprefix("scratch-1-4-"): cell.source
+        for cell, tag in tagged(read("1-4_the_castle"), "scratch-")
+    }
     assert cells == FROM_SCRATCH
 
 
 def test_the_castles_map_onto_run_agent_quotes_the_loop_as_it_is():
     """Every line the 1-4 notebook quotes from run_agent is in loop.py: when the loop changes,
     this fails until the notebook's table follows."""
-    table = next(c.source for c in read("1-4_the_castle").cells
-                 if c.cell_type == "markdown" and "| `run_agent`, in `whentostop/loop.py`" in c.source)
+    table = next(
+        c.source
+        for c in read("1-4_the_castle").cells
+        if c.cell_type == "markdown" and "| `run_agent`, in `whentostop/loop.py`" in c.source
+    )
     source = " ".join(Path(loop.__file__).read_text(encoding="utf-8").split())
-    quoted = [re.findall(r"`([^`]+)`", row.split("|")[2])
-              for row in table.splitlines()[2:] if row.startswith("|")]
+    quoted = [
+        re.findall(r"`([^`]+)`", row.split("|")[2])
+        for row in table.splitlines()[2:]
+        if row.startswith("|")
+    ]
     quoted = [q for row in quoted for q in row]
     assert len(quoted) >= 9
     for line in quoted:
@@ -231,7 +268,9 @@ def test_blank_exercises_and_questions_say_not_attempted_yet(name, jupyter_env):
         assert by_tag(tag).id in shown
     for cell, tag in tagged(nb, "question-"):
         shown = text_of(cell)
-        assert "Not attempted yet" in shown and question_by_tag(tag).id in shown, f"{tag}: {shown!r}"
+        assert "Not attempted yet" in shown and question_by_tag(tag).id in shown, (
+            f"{tag}: {shown!r}"
+        )
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -250,14 +289,20 @@ def test_notebook_with_solutions_filled_in_passes_every_check(name, jupyter_env)
         assert f"Exercise {by_tag(tag).id} — Correct: " in shown, f"{tag}: {shown!r}"
     for cell, tag in tagged(nb, "question-"):
         shown = text_of(cell)
-        assert f"{question_by_tag(tag).id}: " in shown and "\nCorrect: " in shown, f"{tag}: {shown!r}"
+        assert f"{question_by_tag(tag).id}: " in shown and "\nCorrect: " in shown, (
+            f"{tag}: {shown!r}"
+        )
 
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_plots_are_drawn_as_images(name, jupyter_env):
     nb = executed(name, False, jupyter_env)
-    images = [out for cell in nb.cells for out in cell.get("outputs", [])
-              if "image/png" in out.get("data", {})]
+    images = [
+        out
+        for cell in nb.cells
+        for out in cell.get("outputs", [])
+        if "image/png" in out.get("data", {})
+    ]
     assert images, f"{name} showed no figure"
 
 
@@ -268,7 +313,9 @@ def test_no_output_looks_like_an_api_key(name, jupyter_env):
     assert not KEY_LIKE.search(shown)
 
 
-@pytest.mark.parametrize("name", ["00_start_here", "1-1_the_clock", "1-4_the_castle"])   # the others: same path
+@pytest.mark.parametrize(
+    "name", ["00_start_here", "1-1_the_clock", "1-4_the_castle"]
+)  # the others: same path
 def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyter_env):
     """The environment alone moves every run onto real HTTP (the mock served on a loopback
     socket, standing in for Ollama or vLLM): no cell names the endpoint."""
@@ -281,8 +328,17 @@ def test_notebook_runs_on_an_endpoint_chosen_by_configuration_alone(name, jupyte
         assert server.base_url in shown and "offline mock" not in shown
 
 
-SMALL_MODEL_LESSONS = [name for name in ("00_start_here", "1-1_the_clock", "1-2_the_flag",
-                                          "1-3_the_warp_pipe", "1-4_the_castle") if name in ALL]
+SMALL_MODEL_LESSONS = [
+    name
+    for name in (
+        "00_start_here",
+        "1-1_the_clock",
+        "1-2_the_flag",
+        "1-3_the_warp_pipe",
+        "1-4_the_castle",
+    )
+    if name in ALL
+]
 
 
 @pytest.mark.parametrize("model", ["qwen2.5-0.5b", "replay:repeat", "replay:fenced"])

@@ -17,8 +17,9 @@ pytestmark = pytest.mark.timeout(60)
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory):
     with serving_mock(tmp_path_factory.mktemp("serve") / "serve.log") as port:
-        with openai.OpenAI(base_url=f"http://127.0.0.1:{port}/v1", api_key="not-needed",
-                           max_retries=0, timeout=30) as sdk:
+        with openai.OpenAI(
+            base_url=f"http://127.0.0.1:{port}/v1", api_key="not-needed", max_retries=0, timeout=30
+        ) as sdk:
             yield sdk
 
 
@@ -29,16 +30,21 @@ def test_a_tool_loop_through_the_sdk_ends_when_the_searcher_calls_mark_star(clie
     prompt_tokens: list[int] = []
     for _ in range(10):
         reply = client.chat.completions.create(
-            model="searcher", messages=messages, tools=[t.schema for t in tools.values()])
+            model="searcher", messages=messages, tools=[t.schema for t in tools.values()]
+        )
         prompt_tokens.append(reply.usage.prompt_tokens)
         message = reply.choices[0].message
         assert message.tool_calls, f"the searcher stopped calling tools: {message.content!r}"
         assert reply.choices[0].finish_reason == "tool_calls"
         messages.append(message.model_dump(exclude_none=True))
-        results = {c.function.name: call_tool(tools, c.function.name, c.function.arguments)
-                   for c in message.tool_calls}
+        results = {
+            c.function.name: call_tool(tools, c.function.name, c.function.arguments)
+            for c in message.tool_calls
+        }
         for c in message.tool_calls:
-            messages.append({"role": "tool", "tool_call_id": c.id, "content": results[c.function.name].output})
+            messages.append(
+                {"role": "tool", "tool_call_id": c.id, "content": results[c.function.name].output}
+            )
         if "mark_star" in results and results["mark_star"].ok:
             break
     else:

@@ -66,7 +66,9 @@ def test_cumulative_cost_ends_at_the_runs_total(loopboros: Run) -> None:
     assert "gpt-4o" in fig.axes[0].get_title(loc="left")
 
 
-def test_cumulative_tokens_grow_faster_than_if_every_turn_cost_like_the_first(loopboros: Run) -> None:
+def test_cumulative_tokens_grow_faster_than_if_every_turn_cost_like_the_first(
+    loopboros: Run,
+) -> None:
     fig = plots.cumulative_cost(loopboros)
     tokens = by_gid(fig, "cumulative_tokens", lambda ax: ax.get_lines()).get_ydata()
     linear = by_gid(fig, "linear_reference", lambda ax: ax.get_lines()).get_ydata()
@@ -112,10 +114,22 @@ def test_level_map_draws_a_marker_at_the_marked_block_and_reveals_the_star(play)
 
 def test_level_map_shows_a_wrong_marker_as_wrong() -> None:
     level = load_level("1-3")
-    call = ToolCall(id="c1", name="mark_star", arguments='{"item": "star", "block": 5}',
-                    input={"item": "star", "block": 5}, output=level.mark_star("star", 5), ok=True)
-    turn = Turn(index=1, prompt_tokens=10, completion_tokens=5, latency_s=0.0,
-                message={"role": "assistant", "content": None}, tool_calls=[call])
+    call = ToolCall(
+        id="c1",
+        name="mark_star",
+        arguments='{"item": "star", "block": 5}',
+        input={"item": "star", "block": 5},
+        output=level.mark_star("star", 5),
+        ok=True,
+    )
+    turn = Turn(
+        index=1,
+        prompt_tokens=10,
+        completion_tokens=5,
+        latency_s=0.0,
+        message={"role": "assistant", "content": None},
+        tool_calls=[call],
+    )
     guessed = Run(stop=None, messages=[], turns=[turn], max_turns=3)
     labels = texts(plots.level_map(level, guessed))
     assert "WRONG" in labels["number:5"]
@@ -126,15 +140,27 @@ def test_level_map_reveals_the_areas_searched_on_the_empty_level(play) -> None:
     run, level, _ = play("1-1", "loopboros", max_turns=2)
     labels = texts(plots.level_map(level, run))
     assert [labels[f"label:{n}"] for n in range(1, 9)] == [
-        "coin", "mushroom", "coin", "nothing", "coin", "coin", "flower", "nothing"]
+        "coin",
+        "mushroom",
+        "coin",
+        "nothing",
+        "coin",
+        "coin",
+        "flower",
+        "nothing",
+    ]
     assert labels["label:9"] == "?"  # the sky was not reached in 2 turns
 
 
-@pytest.mark.parametrize("build", [
-    lambda r, lv: plots.tokens_per_turn(r),
-    lambda r, lv: plots.cumulative_cost(r),
-    lambda r, lv: plots.compare_runs({"a": r}),
-], ids=["tokens_per_turn", "cumulative_cost", "compare_runs"])
+@pytest.mark.parametrize(
+    "build",
+    [
+        lambda r, lv: plots.tokens_per_turn(r),
+        lambda r, lv: plots.cumulative_cost(r),
+        lambda r, lv: plots.compare_runs({"a": r}),
+    ],
+    ids=["tokens_per_turn", "cumulative_cost", "compare_runs"],
+)
 def test_every_cost_plot_has_a_title_units_and_projector_fonts(build, play) -> None:
     run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
     fig = build(run, level)
@@ -174,8 +200,9 @@ def test_a_returned_figure_shows_as_an_image_with_alt_text_in_jupyter_without_py
     from IPython.core.formatters import DisplayFormatter
 
     formatter = DisplayFormatter()
-    monkeypatch.setattr(IPython, "get_ipython",
-                        lambda: SimpleNamespace(display_formatter=formatter))
+    monkeypatch.setattr(
+        IPython, "get_ipython", lambda: SimpleNamespace(display_formatter=formatter)
+    )
     plots._show_figures_in_jupyter()
     fig = plots.level_map(load_level("1-1"))
     shown, _ = formatter.format(fig)
@@ -193,15 +220,36 @@ def test_a_dollar_in_a_levels_title_and_areas_is_drawn_as_written(tmp_path) -> N
 
     title, areas = "Pay $5, then $x^2$ more", ["$$ vault", r"cost $\notacommand$"]
     path = tmp_path / "dollars.json"
-    path.write_text(json.dumps({"name": "d", "title": title, "areas": {
-        areas[0]: {"1": "coin", "2": "star"}, areas[1]: {"3": "coin"}}}), encoding="utf-8")
+    path.write_text(
+        json.dumps(
+            {
+                "name": "d",
+                "title": title,
+                "areas": {areas[0]: {"1": "coin", "2": "star"}, areas[1]: {"3": "coin"}},
+            }
+        ),
+        encoding="utf-8",
+    )
     level = load_level(path)
     search = level.tools("search_blocks")[0]
     searched = search(json.dumps({"area": areas[0]}))
-    turn = Turn(index=1, prompt_tokens=10, completion_tokens=5, latency_s=0.0,
-                message={"role": "assistant", "content": None}, tool_calls=[ToolCall(
-                    id="c1", name="search_blocks", arguments="{}", input={"area": areas[0]},
-                    output=searched.output, ok=searched.ok)])
+    turn = Turn(
+        index=1,
+        prompt_tokens=10,
+        completion_tokens=5,
+        latency_s=0.0,
+        message={"role": "assistant", "content": None},
+        tool_calls=[
+            ToolCall(
+                id="c1",
+                name="search_blocks",
+                arguments="{}",
+                input={"area": areas[0]},
+                output=searched.output,
+                ok=searched.ok,
+            )
+        ],
+    )
     for run in (None, Run(stop=None, messages=[], turns=[turn], max_turns=3)):
         fig = plots.level_map(level, run)
         assert plots.png_bytes(fig).startswith(b"\x89PNG")  # drawn without a mathtext error
@@ -215,14 +263,14 @@ def test_a_dollar_in_a_levels_title_and_areas_is_drawn_as_written(tmp_path) -> N
         assert sorted(text for text, _ in shown[1:]) == sorted(areas)
 
 
-
 def test_the_png_of_a_described_figure_is_drawn_once(monkeypatch: pytest.MonkeyPatch) -> None:
     import IPython
     from IPython.core.formatters import DisplayFormatter
 
     formatter = DisplayFormatter()
-    monkeypatch.setattr(IPython, "get_ipython",
-                        lambda: SimpleNamespace(display_formatter=formatter))
+    monkeypatch.setattr(
+        IPython, "get_ipython", lambda: SimpleNamespace(display_formatter=formatter)
+    )
     formatter.formatters["image/png"].for_type(Figure, plots.png_bytes)  # as %matplotlib inline
     plots._show_figures_in_jupyter()
     drawn: list[int] = []

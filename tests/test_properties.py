@@ -32,7 +32,9 @@ FAST = settings(max_examples=80, deadline=None, suppress_health_check=[HealthChe
 scalars = st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=20)
 json_values = st.recursive(
     scalars,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -44,34 +46,75 @@ def maybe(strategy: st.SearchStrategy) -> st.SearchStrategy:
 
 tool_names = st.sampled_from(["search_blocks", "mark_star", "", "nope"]) | st.text(max_size=12)
 arguments = maybe(
-    st.sampled_from(['{"area": "castle"}', '{"item": "star", "block": 12}', '{"block": -1}', "{", ""])
+    st.sampled_from(
+        ['{"area": "castle"}', '{"item": "star", "block": 12}', '{"block": -1}', "{", ""]
+    )
     | st.text(max_size=30)
     | json_values.map(json.dumps)
 )
 tool_calls = st.lists(
-    maybe(st.fixed_dictionaries({
-        "id": maybe(st.sampled_from(["call_1", "call_2"])),
-        "type": st.just("function"),
-        "function": maybe(st.fixed_dictionaries({"name": maybe(tool_names), "arguments": arguments})),
-    })),
+    maybe(
+        st.fixed_dictionaries(
+            {
+                "id": maybe(st.sampled_from(["call_1", "call_2"])),
+                "type": st.just("function"),
+                "function": maybe(
+                    st.fixed_dictionaries({"name": maybe(tool_names), "arguments": arguments})
+                ),
+            }
+        )
+    ),
     max_size=3,
 )
-contents = maybe(st.text(max_size=30) | st.lists(maybe(st.fixed_dictionaries(
-    {"type": st.just("text"), "text": maybe(st.text(max_size=10))})), max_size=3))
-completions = maybe(st.fixed_dictionaries({
-    "choices": maybe(st.lists(maybe(st.fixed_dictionaries({
-        "message": maybe(st.fixed_dictionaries(
-            {"role": st.just("assistant"), "content": contents},
-            optional={"tool_calls": maybe(tool_calls)},
-        )),
-        "finish_reason": maybe(st.sampled_from(["stop", "tool_calls", "length"])),
-    })), min_size=1, max_size=2)),
-    "usage": maybe(st.fixed_dictionaries(
-        {"prompt_tokens": maybe(st.integers(0, 5000)), "completion_tokens": maybe(st.integers(0, 500))},
-        optional={"prompt_tokens_details": maybe(st.fixed_dictionaries(
-            {"cached_tokens": maybe(st.integers(-10, 6000))}))},
-    )),
-}))
+contents = maybe(
+    st.text(max_size=30)
+    | st.lists(
+        maybe(
+            st.fixed_dictionaries({"type": st.just("text"), "text": maybe(st.text(max_size=10))})
+        ),
+        max_size=3,
+    )
+)
+completions = maybe(
+    st.fixed_dictionaries(
+        {
+            "choices": maybe(
+                st.lists(
+                    maybe(
+                        st.fixed_dictionaries(
+                            {
+                                "message": maybe(
+                                    st.fixed_dictionaries(
+                                        {"role": st.just("assistant"), "content": contents},
+                                        optional={"tool_calls": maybe(tool_calls)},
+                                    )
+                                ),
+                                "finish_reason": maybe(
+                                    st.sampled_from(["stop", "tool_calls", "length"])
+                                ),
+                            }
+                        )
+                    ),
+                    min_size=1,
+                    max_size=2,
+                )
+            ),
+            "usage": maybe(
+                st.fixed_dictionaries(
+                    {
+                        "prompt_tokens": maybe(st.integers(0, 5000)),
+                        "completion_tokens": maybe(st.integers(0, 500)),
+                    },
+                    optional={
+                        "prompt_tokens_details": maybe(
+                            st.fixed_dictionaries({"cached_tokens": maybe(st.integers(-10, 6000))})
+                        )
+                    },
+                )
+            ),
+        }
+    )
+)
 
 
 @FAST
@@ -176,18 +219,31 @@ def within_budget_when_sent(run, limit: int) -> bool:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(replies, min_size=1, max_size=6), st.integers(1, 4), st.booleans(),
-       st.none() | st.integers(1, 3000), st.sampled_from(["note", "accept"]))
-def test_a_run_against_arbitrary_replies_ends_exactly_once(script, max_turns, wrap_up, budget,
-                                                           text_tool_calls):
+@given(
+    st.lists(replies, min_size=1, max_size=6),
+    st.integers(1, 4),
+    st.booleans(),
+    st.none() | st.integers(1, 3000),
+    st.sampled_from(["note", "accept"]),
+)
+def test_a_run_against_arbitrary_replies_ends_exactly_once(
+    script, max_turns, wrap_up, budget, text_tool_calls
+):
     level = load_level("1-3")
     model = OpenAIChat("m", "http://fuzz.invalid/v1", transport=transport(script), max_retries=1)
     events: list = []
     try:
-        run = run_agent("Find the star.", model=model, tools=level.tools(), max_turns=max_turns,
-                        stop_on=["mark_star"], on_event=events.append,
-                        on_max_turns="wrap_up" if wrap_up else "stop", max_tokens_total=budget,
-                        text_tool_calls=text_tool_calls)
+        run = run_agent(
+            "Find the star.",
+            model=model,
+            tools=level.tools(),
+            max_turns=max_turns,
+            stop_on=["mark_star"],
+            on_event=events.append,
+            on_max_turns="wrap_up" if wrap_up else "stop",
+            max_tokens_total=budget,
+            text_tool_calls=text_tool_calls,
+        )
     except EndpointError as exc:
         assert exc.run is not None and exc.run.stop is None and exc.run.error == str(exc)
         ends = [e for e in events if isinstance(e, SessionEnd)]
@@ -211,23 +267,39 @@ def test_a_run_against_arbitrary_replies_ends_exactly_once(script, max_turns, wr
 
 
 @FAST
-@given(st.text(max_size=300) | st.lists(json_values, max_size=3).map(json.dumps),
-       st.sets(tool_names, max_size=3))
+@given(
+    st.text(max_size=300) | st.lists(json_values, max_size=3).map(json.dumps),
+    st.sets(tool_names, max_size=3),
+)
 def test_finding_calls_in_any_text_never_raises_and_finds_only_offered_tools(text, offered):
     for call in find_text_calls(text, offered):
         assert call.name in offered and isinstance(call.arguments, str)
 
 
 @FAST
-@given(st.text(max_size=40), st.sampled_from(["search_blocks", "mark_star"]),
-       st.dictionaries(st.sampled_from(["area", "item", "block"]),
-                       st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=9),
-                       max_size=2),
-       st.sampled_from(["{call}", "```json\n{call}\n```", "<tool_call>\n{call}\n</tool_call>",
-                        "[TOOL_CALLS] [{call}]"]))
+@given(
+    st.text(max_size=40),
+    st.sampled_from(["search_blocks", "mark_star"]),
+    st.dictionaries(
+        st.sampled_from(["area", "item", "block"]),
+        st.none() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=9),
+        max_size=2,
+    ),
+    st.sampled_from(
+        [
+            "{call}",
+            "```json\n{call}\n```",
+            "<tool_call>\n{call}\n</tool_call>",
+            "[TOOL_CALLS] [{call}]",
+        ]
+    ),
+)
 def test_a_call_written_in_any_known_form_is_found_with_its_arguments(before, name, args, form):
-    text = (before.replace("{", "(").replace("[", "(") + " "
-            + form.format(call=json.dumps({"name": name, "arguments": args})))
+    text = (
+        before.replace("{", "(").replace("[", "(")
+        + " "
+        + form.format(call=json.dumps({"name": name, "arguments": args}))
+    )
     (found,) = find_text_calls(text, {"search_blocks", "mark_star"})
     assert found.name == name and json.loads(found.arguments) == json.loads(json.dumps(args))
 

@@ -15,8 +15,11 @@ from conftest import ROOT
 from packaging.specifiers import SpecifierSet
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-CLASSIFIED = [m.group(1) for c in PROJECT["classifiers"]
-              if (m := re.fullmatch(r"Programming Language :: Python :: (3\.\d+)", c))]
+CLASSIFIED = [
+    m.group(1)
+    for c in PROJECT["classifiers"]
+    if (m := re.fullmatch(r"Programming Language :: Python :: (3\.\d+)", c))
+]
 OWN = f"{sys.version_info.major}.{sys.version_info.minor}"
 
 
@@ -37,8 +40,14 @@ def test_requires_python_admits_exactly_from_the_oldest_classified_python() -> N
 
 
 def test_the_matrix_runs_every_classified_python_but_the_one_make_test_runs() -> None:
-    listed = subprocess.run([str(Path(sys.executable).parent / "nox"), "--list", "--json"],
-                            cwd=ROOT, capture_output=True, text=True, check=True, timeout=120)
+    listed = subprocess.run(
+        [str(Path(sys.executable).parent / "nox"), "--list", "--json"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    )
     sessions = {s["session"] for s in json.loads(listed.stdout)}
     assert sessions == {f"lib-{v}" for v in CLASSIFIED if v != OWN}
 
@@ -54,6 +63,9 @@ def test_binder_runs_a_classified_python_that_requires_python_admits() -> None:
 
 
 def test_ci_runs_the_matrix_and_the_whole_suite() -> None:
-    steps = [line.strip() for line in (ROOT / ".ci" / "run").read_text().splitlines()
-             if line.strip().startswith("make ")]
+    steps = [
+        line.strip()
+        for line in (ROOT / ".ci" / "run").read_text().splitlines()
+        if line.strip().startswith("make ")
+    ]
     assert "make matrix" in steps and "make test" in steps

@@ -32,8 +32,9 @@ def text_of(html: str) -> str:
 @pytest.fixture(scope="module")
 def track():
     """The lesson's track: the slow persona on level 1-1, search_blocks only, 25 turns."""
-    return track_of(PROMPT_TEXT, model=mock("slow:0.05"),
-                    tools=load_level("1-1").tools("search_blocks"))
+    return track_of(
+        PROMPT_TEXT, model=mock("slow:0.05"), tools=load_level("1-1").tools("search_blocks")
+    )
 
 
 @pytest.fixture
@@ -69,17 +70,26 @@ def test_a_tie_goes_to_the_clock_as_the_loop_checks(track) -> None:
     found = {f.stop: f.kept for f in falls(track, limits)}
     assert found == {Stop.MAX_TURNS: 10, Stop.BUDGET: 10}
     assert first(falls(track, limits)).stop == Stop.MAX_TURNS
-    ran = race(PROMPT_TEXT, model=mock("slow:0.05"), tools=load_level("1-1").tools("search_blocks"),
-               limits=limits, track=track)
+    ran = race(
+        PROMPT_TEXT,
+        model=mock("slow:0.05"),
+        tools=load_level("1-1").tools("search_blocks"),
+        limits=limits,
+        track=track,
+    )
     assert ran.fired == Stop.MAX_TURNS
 
 
 @pytest.mark.parametrize("budget", [1_000, 2_500, 6_000, 12_000, 20_000])
 def test_the_budget_falls_where_the_loops_own_check_stops_a_run(track, budget: int) -> None:
     (fall,) = [f for f in falls(track, Limits(25, None, budget)) if f.stop == Stop.BUDGET]
-    run = run_agent(PROMPT_TEXT, model=connect("loopboros"),
-                    tools=load_level("1-1").tools("search_blocks"), max_turns=25,
-                    max_tokens_total=budget)
+    run = run_agent(
+        PROMPT_TEXT,
+        model=connect("loopboros"),
+        tools=load_level("1-1").tools("search_blocks"),
+        max_turns=25,
+        max_tokens_total=budget,
+    )
     assert run.stop == Stop.BUDGET and fall.kept == len(run.turns)
     assert fall.why == run.budget_stop.text()
 
@@ -106,8 +116,12 @@ def test_changing_the_unit_runs_the_race_once(starting_line: Race) -> None:
 def test_a_track_that_answers_leaves_no_limit_to_fire() -> None:
     board = load_level("1-2")  # the slow searcher finds the star and answers on turn 3
     model = mock("slow:0.05")
-    result = race(PROMPT_TEXT, model=model, tools=board.tools("search_blocks"),
-                  limits=Limits(10, 1.5, GENEROUS))
+    result = race(
+        PROMPT_TEXT,
+        model=model,
+        tools=board.tools("search_blocks"),
+        limits=Limits(10, 1.5, GENEROUS),
+    )
     assert result.track.run.stop == Stop.END_TURN and result.fired == Stop.END_TURN
     assert result.predicted is None and all(f.kept is None for f in result.falls)
 
@@ -130,7 +144,9 @@ def svg_of(html: str) -> str:
     return base64.b64decode(found.group(1)).decode()
 
 
-def test_the_chart_draws_every_limit_and_marks_the_one_that_fires_first(starting_line: Race) -> None:
+def test_the_chart_draws_every_limit_and_marks_the_one_that_fires_first(
+    starting_line: Race,
+) -> None:
     svg = svg_of(starting_line.chart.value)
     assert svg == starting_line.chart_svg
     for name in ("max_turns", "deadline", "budget"):
@@ -148,8 +164,10 @@ def test_the_charts_words_say_what_raced_where_each_limit_falls_and_who_fired(
     assert alt.startswith("The race between the stops: tokens against turns and against seconds.")
     assert "max_turns=15, deadline_s=1, a budget of 6,000 tokens" in alt
     assert "The clock: after turn 15" in alt
-    assert ("The budget: after turn 10 — the next request would take the run to 6,761 tokens, "
-            "over the budget of 6,000 — fires first") in alt
+    assert (
+        "The budget: after turn 10 — the next request would take the run to 6,761 tokens, "
+        "over the budget of 6,000 — fires first"
+    ) in alt
     assert "The run: the budget fired first, after 10 of 15 turns: no answer; 5,766 tokens" in alt
     assert "<title" in starting_line.chart_svg and alt in unescape(starting_line.chart_svg)
 
@@ -162,21 +180,28 @@ def test_the_falls_are_listed_in_words_under_the_chart(starting_line: Race) -> N
 
 def test_the_live_region_announces_each_race(starting_line: Race) -> None:
     assert starting_line.status.text.startswith(
-        "Race on level 1-1, run 1: the budget fired first, after 10 of 15 turns: no answer; ")
+        "Race on level 1-1, run 1: the budget fired first, after 10 of 15 turns: no answer; "
+    )
     starting_line.max_turns.value = 5
     assert starting_line.status.text.startswith(
-        "Race on level 1-1, run 2: the clock fired first, after 5 of 5 turns")
+        "Race on level 1-1, run 2: the clock fired first, after 5 of 5 turns"
+    )
     assert "wts-status" in starting_line.status._dom_classes
 
 
 def test_the_controls_are_named_as_run_agents_arguments(starting_line: Race) -> None:
-    assert (starting_line.max_turns.description, starting_line.deadline.description,
-            starting_line.budget.description) == ("max_turns", "deadline_s", "max_tokens_total")
+    assert (
+        starting_line.max_turns.description,
+        starting_line.deadline.description,
+        starting_line.budget.description,
+    ) == ("max_turns", "deadline_s", "max_tokens_total")
     assert starting_line.deadline.suffix == " s" and starting_line.deadline.step == 0.1
     for control in (starting_line.max_turns, starting_line.deadline, starting_line.budget):
         assert control.continuous_update is False
     assert "wts-race" in starting_line.widget._dom_classes
-    assert "wts-explorer" not in starting_line.widget._dom_classes  # the levels' explorers stay .first
+    assert (
+        "wts-explorer" not in starting_line.widget._dom_classes
+    )  # the levels' explorers stay .first
 
 
 def test_the_race_follows_the_language() -> None:
@@ -203,10 +228,12 @@ def test_notebook_1_1s_prediction_is_what_the_starting_line_shows(starting_line:
     right = p5.text.options["abcd".index(p5.answer)]
     assert "budget" in right and "10 turns" in right
     track = starting_line.result.track.spent("tokens")
-    assert 150 <= track[0] <= 210            # "its first turn costs about 180 tokens"
-    assert 11_000 <= track[14] <= 13_500     # "15 turns would spend about 12,000 tokens"
-    assert 5_300 <= track[9] <= 6_000        # "ten turns spend about 5,800 tokens together"
-    assert 4.5 <= (track[9] - track[8]) / track[0] <= 6  # "the tenth costs about five times the first"
+    assert 150 <= track[0] <= 210  # "its first turn costs about 180 tokens"
+    assert 11_000 <= track[14] <= 13_500  # "15 turns would spend about 12,000 tokens"
+    assert 5_300 <= track[9] <= 6_000  # "ten turns spend about 5,800 tokens together"
+    assert (
+        4.5 <= (track[9] - track[8]) / track[0] <= 6
+    )  # "the tenth costs about five times the first"
 
 
 def test_in_dollars_the_chart_has_dollar_ticks_and_names_the_budget_in_its_legend(

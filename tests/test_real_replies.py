@@ -29,8 +29,9 @@ ANSWER = chat("The star is in the underground, block 7.")
 def play(script, level="1-1", **options):
     board = load_level(level)
     with FaultyServer([reply(body) for body in script]) as server:
-        ending = run_to_end(model=connect("qwen2.5-0.5b", base_url=server.base_url),
-                            tools=board.tools(), **options)
+        ending = run_to_end(
+            model=connect("qwen2.5-0.5b", base_url=server.base_url), tools=board.tools(), **options
+        )
     return ending, board, server
 
 
@@ -62,7 +63,9 @@ def test_accepted_the_recorded_call_opens_the_pipe_on_a_guess_that_validates_and
     assert run.turns[0].noted("text_tool_call") and run.warnings
     judgement = level.judge(run)  # 1-1 hides no star: the schema accepted a wrong marker
     assert judgement.correct is False
-    assert "hides no star" in judgement.text and "never searched: the model guessed" in judgement.text
+    assert (
+        "hides no star" in judgement.text and "never searched: the model guessed" in judgement.text
+    )
 
 
 def test_a_recorded_empty_reply_is_a_turn_with_its_cached_tokens_and_the_loop_asks_again():
@@ -128,8 +131,16 @@ def test_the_command_line_exits_4_on_a_tool_call_written_as_text_and_says_so(cap
 
 
 def test_the_command_line_exits_3_on_a_marker_that_validated_on_the_wrong_block(capsys):
-    status = cli([FENCED], "--level", "1-1", "--stop-on", "mark_star",
-                 "--text-tool-calls", "accept", "--json")
+    status = cli(
+        [FENCED],
+        "--level",
+        "1-1",
+        "--stop-on",
+        "mark_star",
+        "--text-tool-calls",
+        "accept",
+        "--json",
+    )
     data = json.loads(capsys.readouterr().out)
     assert status == EXIT_WRONG == data["exit_status"]
     assert data["stop"] == "terminal_tool" and data["answer"] == {"item": "star", "block": 4}

@@ -45,9 +45,12 @@ def sources() -> list[Path]:
 def code_lines(text: str) -> list[str]:
     """Every command a reader can copy: the lines of shell blocks (comments dropped) and the
     inline code spans of the prose."""
-    lines = [line.split("  #")[0].split(" # ")[0].strip()
-             for lang, body in FENCE.findall(text) if lang in ("", "bash", "sh", "shell")
-             for line in body.splitlines()]
+    lines = [
+        line.split("  #")[0].split(" # ")[0].strip()
+        for lang, body in FENCE.findall(text)
+        if lang in ("", "bash", "sh", "shell")
+        for line in body.splitlines()
+    ]
     prose = FENCE.sub("", text)
     return [line for line in lines + INLINE.findall(prose) if line and not line.startswith("#")]
 
@@ -69,20 +72,32 @@ def as_written(command: str) -> list[str]:
 
 
 def offline_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items()
-            if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")}
+    return {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")
+    }
 
 
 # --- python -------------------------------------------------------------------------------------
 
 
 def test_the_first_run_in_five_lines_prints_what_its_comment_says() -> None:
-    block = next(body for lang, body in FENCE.findall(markdown_of(ROOT / "README.md"))
-                 if lang == "python" and "run_agent(" in body)
+    block = next(
+        body
+        for lang, body in FENCE.findall(markdown_of(ROOT / "README.md"))
+        if lang == "python" and "run_agent(" in body
+    )
     said = re.search(r"^print\(.*\)\s+#\s*(.+)$", block, re.MULTILINE)
     assert said, block
-    done = subprocess.run([sys.executable, "-c", block], env=offline_env(), cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", block],
+        env=offline_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == said.group(1).strip()
 
@@ -92,8 +107,14 @@ COMMANDS = [c for c in documented("python -m whentostop ") if " serve" not in c[
 
 @pytest.mark.parametrize("document, command", COMMANDS, ids=[c for _, c in COMMANDS])
 def test_every_documented_command_line_runs_as_written(document: str, command: str) -> None:
-    done = subprocess.run(as_written(command), env=offline_env(), cwd=ROOT,
-                          capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        as_written(command),
+        env=offline_env(),
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     # 0: an answer (or a link printed); 1: no answer, the clock — as the README says
     assert done.returncode in (0, 1), f"{document}: {command}\n{done.stderr}"
     assert done.stdout.strip() and "Traceback" not in done.stderr and "error:" not in done.stderr
@@ -116,11 +137,17 @@ def fixed_port(port: int) -> None:
 
 
 def test_serve_as_documented_answers_with_every_persona(tmp_path: Path) -> None:
-    document, command = next(c for c in documented("python -m whentostop serve") if "--port" in c[1])
+    document, command = next(
+        c for c in documented("python -m whentostop serve") if "--port" in c[1]
+    )
     port = int(command.split("--port", 1)[1].split()[0])
     fixed_port(port)
-    with running(as_written(command), url=f"http://127.0.0.1:{port}/v1/models",
-                 env=offline_env(), log=tmp_path / "serve.log"):
+    with running(
+        as_written(command),
+        url=f"http://127.0.0.1:{port}/v1/models",
+        env=offline_env(),
+        log=tmp_path / "serve.log",
+    ):
         models = httpx.get(f"http://127.0.0.1:{port}/v1/models", timeout=10).json()
     assert {m["id"] for m in models["data"]} >= set(PERSONAS), document
 
@@ -132,13 +159,16 @@ MAKEFILE = (ROOT / "Makefile").read_text(encoding="utf-8")
 TARGETS = set(re.findall(r"^([a-z][\w-]*):", MAKEFILE, re.MULTILINE))
 VARIABLES = set(re.findall(r"^([A-Z_]+)\s*[?:]?=", MAKEFILE, re.MULTILINE))
 MAKE_COMMANDS = documented("make ") + [  # and `OPENAI_API_KEY=... make lab ...`
-    (d, "make " + c.split(" make ", 1)[1]) for d, c in documented("OPENAI_API_KEY=")
-    if " make " in c and not any(c.endswith(m) for _, m in documented("make "))]
+    (d, "make " + c.split(" make ", 1)[1])
+    for d, c in documented("OPENAI_API_KEY=")
+    if " make " in c and not any(c.endswith(m) for _, m in documented("make "))
+]
 
 
 @pytest.mark.parametrize("document, command", MAKE_COMMANDS, ids=[c for _, c in MAKE_COMMANDS])
 def test_every_documented_make_command_names_a_target_and_variables_the_makefile_has(
-        document: str, command: str) -> None:
+    document: str, command: str
+) -> None:
     words = shlex.split(command)
     assert words[1] in TARGETS, f"{document}: `{command}`: the Makefile has no target {words[1]}"
     settings = [w.split("=", 1)[0] for w in words[2:] if re.match(r"[A-Z_]+=", w)]
@@ -158,7 +188,9 @@ def real_socket_recipe() -> tuple[str, str]:
 
 
 def _descendants(pid: int) -> list[int]:
-    out = subprocess.run(["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True).stdout
+    out = subprocess.run(
+        ["ps", "-o", "pid=", "--ppid", str(pid)], capture_output=True, text=True
+    ).stdout
     children = [int(p) for p in out.split()]
     return children + [d for c in children for d in _descendants(c)]
 
@@ -173,7 +205,8 @@ def _environ(pid: int) -> dict[str, str]:
 @pytest.mark.timeout(600)
 @pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
 def test_the_real_socket_recipe_runs_level_1_3_with_the_sloppy_callers_rejected_call(
-        page, jupyter_env: dict[str, str], tmp_path: Path) -> None:
+    page, jupyter_env: dict[str, str], tmp_path: Path
+) -> None:
     serve, lab = real_socket_recipe()
     base_url = lab.split("BASE_URL=", 1)[1].split()[0]
     port = int(base_url.rsplit(":", 1)[1].split("/")[0])
@@ -185,16 +218,34 @@ def test_the_real_socket_recipe_runs_level_1_3_with_the_sloppy_callers_rejected_
     settings = tmp_path / "settings" / "@jupyterlab" / "notebook-extension"
     settings.mkdir(parents=True)
     (settings / "tracker.jupyterlab-settings").write_text('{"windowingMode": "none"}')
-    added = [f"NOTEBOOKS={notebooks}",
-             f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={lab_port} --IdentityProvider.token={token} "
-             f"--LabApp.user_settings_dir={tmp_path / 'settings'}"]
+    added = [
+        f"NOTEBOOKS={notebooks}",
+        f"LAB_ARGS=--no-browser --ip=127.0.0.1 --port={lab_port} --IdentityProvider.token={token} "
+        f"--LabApp.user_settings_dir={tmp_path / 'settings'}",
+    ]
     env = jupyter_env
-    with running(shlex.split(serve), url=f"{base_url}/models", env=env, cwd=ROOT,
-                 log=tmp_path / "serve.log", start_timeout_s=120), \
-         running([*shlex.split(lab), *added], url=f"http://127.0.0.1:{lab_port}/api/status?token={token}",
-                 env=env, cwd=ROOT, log=tmp_path / "lab.log", start_timeout_s=240) as make_lab:
-        page.goto(f"http://127.0.0.1:{lab_port}/lab/tree/1-3_the_warp_pipe.ipynb?reset&token={token}",
-                  wait_until="domcontentloaded")
+    with (
+        running(
+            shlex.split(serve),
+            url=f"{base_url}/models",
+            env=env,
+            cwd=ROOT,
+            log=tmp_path / "serve.log",
+            start_timeout_s=120,
+        ),
+        running(
+            [*shlex.split(lab), *added],
+            url=f"http://127.0.0.1:{lab_port}/api/status?token={token}",
+            env=env,
+            cwd=ROOT,
+            log=tmp_path / "lab.log",
+            start_timeout_s=240,
+        ) as make_lab,
+    ):
+        page.goto(
+            f"http://127.0.0.1:{lab_port}/lab/tree/1-3_the_warp_pipe.ipynb?reset&token={token}",
+            wait_until="domcontentloaded",
+        )
         wait_for_notebook(page)
         run_all_cells(page)
         assert error_outputs(page) == []
@@ -203,10 +254,16 @@ def test_the_real_socket_recipe_runs_level_1_3_with_the_sloppy_callers_rejected_
         assert "ok=False" in outputs and "ok=True" in outputs, outputs[-3000:]
         assert "terminal_tool" in outputs
         assert page.get_by_text("official Jupyter news").count() == 0  # no toast over the page
-        lab_pid = next(pid for pid in _descendants(make_lab.pid)
-                       if b"jupyter-lab" in Path(f"/proc/{pid}/cmdline").read_bytes())
-        kernels = [pid for pid in _descendants(lab_pid)
-                   if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()]
+        lab_pid = next(
+            pid
+            for pid in _descendants(make_lab.pid)
+            if b"jupyter-lab" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        )
+        kernels = [
+            pid
+            for pid in _descendants(lab_pid)
+            if b"ipykernel" in Path(f"/proc/{pid}/cmdline").read_bytes()
+        ]
         assert kernels and all(_environ(pid).get("OPENAI_BASE_URL") == base_url for pid in kernels)
 
 

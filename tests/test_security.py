@@ -40,43 +40,79 @@ def key(monkeypatch: pytest.MonkeyPatch) -> str:
 
 def echo_in_reply(h, req) -> None:
     """A 'successful' reply in which the model repeats the header it was sent."""
-    send(h, 200, {"choices": [{"message": {"role": "assistant",
-                                           "content": f"You sent {req.headers['authorization']}"}}]})
+    send(
+        h,
+        200,
+        {
+            "choices": [
+                {
+                    "message": {
+                        "role": "assistant",
+                        "content": f"You sent {req.headers['authorization']}",
+                    }
+                }
+            ]
+        },
+    )
 
 
 def echo_as_text_call(h, req) -> None:
     """A small model writing a tool call as text, with the header it was sent as an argument:
     the note and the warning quote the reply's text."""
-    call = json.dumps({"name": "search_blocks", "arguments": {"area": req.headers["authorization"]}})
+    call = json.dumps(
+        {"name": "search_blocks", "arguments": {"area": req.headers["authorization"]}}
+    )
     send(h, 200, {"choices": [{"message": {"role": "assistant", "content": call}}]})
 
 
 def echo_late(status: int):
     """An error whose key starts near character 200, where an excerpt would cut it in half."""
-    return lambda h, req: send(h, status, {"error": {
-        "message": "x" * 185 + " " + req.headers["authorization"] + " and more text after it"}})
+    return lambda h, req: send(
+        h,
+        status,
+        {
+            "error": {
+                "message": "x" * 185
+                + " "
+                + req.headers["authorization"]
+                + " and more text after it"
+            }
+        },
+    )
 
 
 def everything_shown(ending, model) -> str:
     """Every string a learner could see from a run or its error."""
-    parts = [repr(model), str(model), repr(ending.run), str(ending.run), ending.run.summary(),
-             json.dumps(ending.run.messages), repr(ending.run.turns), repr(ending.events),
-             *ending.run.warnings, *(note.text for note in ending.run.notes)]
+    parts = [
+        repr(model),
+        str(model),
+        repr(ending.run),
+        str(ending.run),
+        ending.run.summary(),
+        json.dumps(ending.run.messages),
+        repr(ending.run.turns),
+        repr(ending.events),
+        *ending.run.warnings,
+        *(note.text for note in ending.run.notes),
+    ]
     if ending.error is not None:
         err = ending.error
         parts += [str(err), repr(err), repr(err.args), repr(vars(err)), str(err.run), repr(err.run)]
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("act, outcome", [
-    (echo_authorization(401), AuthenticationError),
-    (echo_authorization(403), AuthenticationError),
-    (echo_authorization(500), ServerError),
-    (echo_late(401), AuthenticationError),
-    (echo_late(503), ServerError),
-    (echo_in_reply, Stop.END_TURN),
-    (echo_as_text_call, Stop.END_TURN),
-])
+@pytest.mark.parametrize(
+    "act, outcome",
+    [
+        (echo_authorization(401), AuthenticationError),
+        (echo_authorization(403), AuthenticationError),
+        (echo_authorization(500), ServerError),
+        (echo_late(401), AuthenticationError),
+        (echo_late(503), ServerError),
+        (echo_in_reply, Stop.END_TURN),
+        (echo_as_text_call, Stop.END_TURN),
+    ],
+)
 def test_the_key_never_appears_in_what_a_run_shows(key, act, outcome):
     from whentostop import load_level
 
@@ -99,23 +135,39 @@ def test_the_key_is_not_in_the_repr_of_a_connection(key):
 
 
 def test_a_key_in_a_bad_body_is_not_quoted(key):
-    with FaultyServer([lambda h, req: send(h, 200, "garbage " + req.headers["authorization"],
-                                           content_type="text/plain")]) as server:
+    with FaultyServer(
+        [
+            lambda h, req: send(
+                h, 200, "garbage " + req.headers["authorization"], content_type="text/plain"
+            )
+        ]
+    ) as server:
         model = connect("m", base_url=server.base_url)
         ending = run_to_end(model=model)
     assert isinstance(ending.error, EndpointError) and "garbage Bearer ***" in str(ending.error)
     assert CANARY not in everything_shown(ending, model)
 
 
-@pytest.mark.parametrize("act", [echo_authorization(401), echo_late(500), echo_in_reply,
-                                 echo_as_text_call])
+@pytest.mark.parametrize(
+    "act", [echo_authorization(401), echo_late(500), echo_in_reply, echo_as_text_call]
+)
 @pytest.mark.parametrize("as_json", [False, True])
 def test_the_key_never_appears_in_the_command_line_output(act, as_json):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     env.pop("OPENAI_BASE_URL", None)
     with FaultyServer([act]) as server:
-        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
-               "--model", "m", "--max-turns", "2"] + (["--json"] if as_json else [])
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "run",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "m",
+            "--max-turns",
+            "2",
+        ] + (["--json"] if as_json else [])
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 2, 3, 4), done.stderr
     assert server.requests and server.requests[0].headers["authorization"] == f"Bearer {KEY}"
@@ -132,7 +184,8 @@ SLASHED = "sk-test/LEAKCANARY/1234+567890="  # a key with characters JSON and UR
 def json_escaped(text: str, every: bool = True) -> str:
     r"""`text` as a JSON string's inside, its characters as \uXXXX escapes (and `/` as `\/`)."""
     return "".join(
-        "\\/" if c == "/" else f"\\u{ord(c):04x}" if every or c.isupper() else c for c in text)
+        "\\/" if c == "/" else f"\\u{ord(c):04x}" if every or c.isupper() else c for c in text
+    )
 
 
 def decoded(text: str) -> str:
@@ -154,47 +207,70 @@ def html_refs(text: str) -> str:
 
 def echo_raw(status: int, template: str, content_type: str = "application/json"):
     """Answer `template` with {key} replaced by the bare key the client sent, as written."""
+
     def act(h, req):
         key = req.headers["authorization"].removeprefix("Bearer ")
         send(h, status, template.replace("{key}", key), content_type=content_type)
+
     return act
 
 
-def spelled(status: int, spell, content_type: str = "application/json", template: str | None = None):
+def spelled(
+    status: int, spell, content_type: str = "application/json", template: str | None = None
+):
     template = template or '{"error": {"message": "invalid key: {key}"}}'
 
     def act(h, req):
         key = req.headers["authorization"].removeprefix("Bearer ")
         send(h, status, template.replace("{key}", spell(key)), content_type=content_type)
+
     act.spell = spell
     return act
 
 
 ESCAPED_ECHOES = {
     "json \\u escapes": spelled(401, json_escaped),
-    "json \\u escapes, upper-case hex": spelled(401, lambda k: json_escaped(k).upper().replace("\\U", "\\u")),
+    "json \\u escapes, upper-case hex": spelled(
+        401, lambda k: json_escaped(k).upper().replace("\\U", "\\u")
+    ),
     "some characters escaped": spelled(401, lambda k: json_escaped(k, every=False)),
     "json \\/": spelled(401, lambda k: k.replace("/", "\\/")),
     "percent-encoded in a URL": spelled(404, lambda k: "https://gw.example/v1?key=" + percent(k)),
-    "html character references": spelled(502, html_refs, "text/html",
-                                         "<html><body>bad upstream key {key}</body></html>"),
-    "html page, json-escaped": spelled(502, json_escaped, "text/html",
-                                       '<script>var k = "{key}";</script>'),
+    "html character references": spelled(
+        502, html_refs, "text/html", "<html><body>bad upstream key {key}</body></html>"
+    ),
+    "html page, json-escaped": spelled(
+        502, json_escaped, "text/html", '<script>var k = "{key}";</script>'
+    ),
     "upper-cased": spelled(403, str.upper),
-    "\\x escapes (a script's string)": spelled(502, lambda k: "".join(f"\\x{ord(c):02x}" for c in k),
-                                            "text/html", "<script>var k = '{key}';</script>"),
+    "\\x escapes (a script's string)": spelled(
+        502,
+        lambda k: "".join(f"\\x{ord(c):02x}" for c in k),
+        "text/html",
+        "<script>var k = '{key}';</script>",
+    ),
     "base64, url-safe and unpadded": spelled(
-        401, lambda k: base64.urlsafe_b64encode(k.encode()).decode().rstrip("=")),
+        401, lambda k: base64.urlsafe_b64encode(k.encode()).decode().rstrip("=")
+    ),
     "cut by the gateway": spelled(401, lambda k: k[:20] + "..."),
     "its tail, by the gateway": spelled(401, lambda k: "..." + k[6:]),
     "in an error object, not a string": spelled(
-        400, json_escaped, template='{"error": {"message": {"detail": "key {key} refused"}}}'),
+        400, json_escaped, template='{"error": {"message": {"detail": "key {key} refused"}}}'
+    ),
     "in a reply with no choices": spelled(200, json_escaped, template='{"echo": "{key}"}'),
-    "in a 200's text": spelled(200, json_escaped, template=(
-        '{"choices": [{"message": {"role": "assistant", "content": "You sent {key}"}}]}')),
-    "in a 200's tool call": spelled(200, json_escaped, template=(
-        '{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c", '
-        '"type": "function", "function": {"name": "{key}", "arguments": "{\\"key\\": \\"{key}\\"}"}}]}}]}')),
+    "in a 200's text": spelled(
+        200,
+        json_escaped,
+        template=('{"choices": [{"message": {"role": "assistant", "content": "You sent {key}"}}]}'),
+    ),
+    "in a 200's tool call": spelled(
+        200,
+        json_escaped,
+        template=(
+            '{"choices": [{"message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c", '
+            '"type": "function", "function": {"name": "{key}", "arguments": "{\\"key\\": \\"{key}\\"}"}}]}}]}'
+        ),
+    ),
 }
 
 
@@ -212,14 +288,26 @@ def test_a_key_echoed_in_another_spelling_is_redacted_too(monkeypatch, secret, e
     assert "***" in shown
 
 
-@pytest.mark.parametrize("echo", [ESCAPED_ECHOES["json \\u escapes"], ESCAPED_ECHOES["in a 200's text"]])
+@pytest.mark.parametrize(
+    "echo", [ESCAPED_ECHOES["json \\u escapes"], ESCAPED_ECHOES["in a 200's text"]]
+)
 @pytest.mark.parametrize("as_json", [False, True])
 def test_an_escaped_key_never_appears_in_the_command_line_output(echo, as_json):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     env.pop("OPENAI_BASE_URL", None)
     with FaultyServer([echo]) as server:
-        cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", server.base_url,
-               "--model", "m", "--max-turns", "1"] + (["--json"] if as_json else [])
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "run",
+            "--base-url",
+            server.base_url,
+            "--model",
+            "m",
+            "--max-turns",
+            "1",
+        ] + (["--json"] if as_json else [])
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 2), done.stderr
     assert CANARY.lower() not in decoded(done.stdout + done.stderr).lower()
@@ -230,8 +318,11 @@ def with_userinfo(url: str, userinfo: str) -> str:
     return f"{scheme}://{userinfo}@{rest}"
 
 
-@pytest.mark.parametrize("userinfo", [f"user:{KEY}", KEY, f"user:{percent(KEY)}"],
-                         ids=["user:key", "key as user", "percent-encoded"])
+@pytest.mark.parametrize(
+    "userinfo",
+    [f"user:{KEY}", KEY, f"user:{percent(KEY)}"],
+    ids=["user:key", "key as user", "percent-encoded"],
+)
 def test_a_key_in_the_base_urls_userinfo_is_sent_but_never_shown(userinfo):
     with FaultyServer([echo_authorization(401)]) as server:
         model = connect("m", base_url=with_userinfo(server.base_url, userinfo), max_retries=0)
@@ -267,10 +358,23 @@ def test_a_key_in_the_userinfo_of_openai_base_url_is_not_in_a_usage_error(monkey
 def test_a_key_in_the_userinfo_never_appears_in_the_command_line_output(as_json):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     with FaultyServer([echo_authorization(401)]) as server:
-        cmd = [sys.executable, "-m", "whentostop", "run", "--model", "m",
-               "--base-url", with_userinfo(server.base_url, f"user:{KEY}")]
-        done = subprocess.run(cmd + (["--json"] if as_json else []), env=env,
-                              capture_output=True, text=True, timeout=60)
+        cmd = [
+            sys.executable,
+            "-m",
+            "whentostop",
+            "run",
+            "--model",
+            "m",
+            "--base-url",
+            with_userinfo(server.base_url, f"user:{KEY}"),
+        ]
+        done = subprocess.run(
+            cmd + (["--json"] if as_json else []),
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
     assert done.returncode == 2, done.stderr
     assert CANARY not in done.stdout + done.stderr and "Traceback" not in done.stderr
 
@@ -284,7 +388,9 @@ def test_committed_notebooks_have_no_outputs_and_no_keys():
         cells = json.loads(text)["cells"]
         code = [c for c in cells if c["cell_type"] == "code"]
         assert all(c.get("outputs") == [] and c.get("execution_count") is None for c in code), path
-        assert "sk-" not in text and "OPENAI_API_KEY=" not in text.replace("OPENAI_API_KEY=...", ""), path
+        assert "sk-" not in text and "OPENAI_API_KEY=" not in text.replace(
+            "OPENAI_API_KEY=...", ""
+        ), path
 
 
 # ---- serve: loopback by default, bounded requests, JSON errors only ----------------------
@@ -328,8 +434,11 @@ def raw_request(port: int, data: bytes) -> tuple[int, dict, bytes]:
         while chunk := sock.recv(65536):
             response += chunk
             head, _, body = response.partition(b"\r\n\r\n")
-            length = [int(line.split(b":")[1]) for line in head.split(b"\r\n")
-                      if line.lower().startswith(b"content-length:")]
+            length = [
+                int(line.split(b":")[1])
+                for line in head.split(b"\r\n")
+                if line.lower().startswith(b"content-length:")
+            ]
             if length and len(body) >= length[0]:
                 break
     status = int(response.split(b" ", 2)[1])
@@ -348,33 +457,67 @@ def test_serve_refuses_a_body_over_its_size_limit_with_a_json_413(serve):
     port, _ = serve
     from whentostop.mock.endpoint import MAX_REQUEST_BYTES
 
-    head = (f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {MAX_REQUEST_BYTES + 1}\r\n\r\n").encode()
+    head = (
+        f"POST /v1/chat/completions HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {MAX_REQUEST_BYTES + 1}\r\n\r\n"
+    ).encode()
     status, body, headers = raw_request(port, head + b"{")
     assert_openai_error(status, body, 413)
     assert str(MAX_REQUEST_BYTES) in body["error"]["message"]
     assert b"connection: close" in headers.lower()
 
 
-@pytest.mark.parametrize("method, path, payload, expected, says", [
-    ("POST", "/v1/chat/completions", b"{not json", 400, "not valid JSON"),
-    ("POST", "/v1/chat/completions", b"", 400, "not valid JSON"),
-    ("POST", "/v1/chat/completions", b"[1, 2]", 400, "must be a JSON object"),
-    ("POST", "/v1/chat/completions", b'{"model": 5, "messages": []}', 400, "'model' is required"),
-    ("POST", "/v1/chat/completions", b'{"model": "searcher", "messages": "hi"}', 400, "'messages' is required"),
-    ("POST", "/v1/chat/completions", b'{"model": "searcher", "messages": [{"role": "user", "content": 3}]}',
-     400, "content must be a string"),
-    ("POST", "/v1/chat/completions", b'{"model": "searcher", "messages": [{"role": "user", "content": "hi"}], "tools": {}}',
-     400, "'tools' must be an array"),
-    ("POST", "/v1/chat/completions", b'{"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}',
-     404, "The model 'gpt-9' does not exist"),
-    ("GET", "/v1/chat/completions", b"", 405, "use POST"),
-    ("DELETE", "/v1/models", b"", 405, "use GET"),
-    ("PUT", "/v1/chat/completions", b"{}", 405, "use POST"),
-    ("GET", "/admin", b"", 404, "no route /admin"),
-    ("POST", "/v2/chat/completions", b"{}", 404, "no route"),
-])
-def test_serve_answers_malformed_requests_with_an_openai_json_error(serve, method, path, payload, expected, says):
+@pytest.mark.parametrize(
+    "method, path, payload, expected, says",
+    [
+        ("POST", "/v1/chat/completions", b"{not json", 400, "not valid JSON"),
+        ("POST", "/v1/chat/completions", b"", 400, "not valid JSON"),
+        ("POST", "/v1/chat/completions", b"[1, 2]", 400, "must be a JSON object"),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"model": 5, "messages": []}',
+            400,
+            "'model' is required",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"model": "searcher", "messages": "hi"}',
+            400,
+            "'messages' is required",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"model": "searcher", "messages": [{"role": "user", "content": 3}]}',
+            400,
+            "content must be a string",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"model": "searcher", "messages": [{"role": "user", "content": "hi"}], "tools": {}}',
+            400,
+            "'tools' must be an array",
+        ),
+        (
+            "POST",
+            "/v1/chat/completions",
+            b'{"model": "gpt-9", "messages": [{"role": "user", "content": "hi"}]}',
+            404,
+            "The model 'gpt-9' does not exist",
+        ),
+        ("GET", "/v1/chat/completions", b"", 405, "use POST"),
+        ("DELETE", "/v1/models", b"", 405, "use GET"),
+        ("PUT", "/v1/chat/completions", b"{}", 405, "use POST"),
+        ("GET", "/admin", b"", 404, "no route /admin"),
+        ("POST", "/v2/chat/completions", b"{}", 404, "no route"),
+    ],
+)
+def test_serve_answers_malformed_requests_with_an_openai_json_error(
+    serve, method, path, payload, expected, says
+):
     port, _ = serve
     response = httpx.request(method, f"http://127.0.0.1:{port}{path}", content=payload, timeout=10)
     assert response.headers["content-type"] == "application/json"
@@ -382,13 +525,19 @@ def test_serve_answers_malformed_requests_with_an_openai_json_error(serve, metho
     assert says in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("data, expected", [
-    (b"GARBAGE\r\n\r\n", 400),
-    (b"GET /v1/models HTTP/9.9\r\n\r\n", 505),
-    (b"BREW /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 501),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: lots\r\n\r\n", 400),
-    (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n", 411),
-])
+@pytest.mark.parametrize(
+    "data, expected",
+    [
+        (b"GARBAGE\r\n\r\n", 400),
+        (b"GET /v1/models HTTP/9.9\r\n\r\n", 505),
+        (b"BREW /v1/models HTTP/1.1\r\nHost: x\r\n\r\n", 501),
+        (b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nContent-Length: lots\r\n\r\n", 400),
+        (
+            b"POST /v1/chat/completions HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n",
+            411,
+        ),
+    ],
+)
 def test_serve_answers_broken_http_with_a_json_error_not_an_html_page(serve, data, expected):
     port, _ = serve
     status, body, headers = raw_request(port, data)
@@ -398,8 +547,11 @@ def test_serve_answers_broken_http_with_a_json_error_not_an_html_page(serve, dat
 
 def test_serve_still_answers_after_all_that(serve):
     port, _ = serve
-    run = run_to_end(model=connect("searcher", base_url=f"http://127.0.0.1:{port}/v1"),
-                     prompt="Find the star in this level.", max_turns=3).run
+    run = run_to_end(
+        model=connect("searcher", base_url=f"http://127.0.0.1:{port}/v1"),
+        prompt="Find the star in this level.",
+        max_turns=3,
+    ).run
     assert run.stop is not None and run.turns
 
 
@@ -410,24 +562,41 @@ def nested(depth: int, where: str) -> bytes:
         return deep.encode()
     message = {"role": "user", "content": "<deep>"}
     if where == "tool call":
-        message = {"role": "assistant", "content": None, "tool_calls": [
-            {"id": "c", "type": "function", "function": {"name": "x", "arguments": "<deep>"}}]}
-    body = json.dumps({"model": "searcher", "messages": [{"role": "user", "content": "hi"}, message]})
+        message = {
+            "role": "assistant",
+            "content": None,
+            "tool_calls": [
+                {"id": "c", "type": "function", "function": {"name": "x", "arguments": "<deep>"}}
+            ],
+        }
+    body = json.dumps(
+        {"model": "searcher", "messages": [{"role": "user", "content": "hi"}, message]}
+    )
     return body.replace('"<deep>"', deep).encode()
 
 
-@pytest.mark.parametrize("depth, where", [(100_000, "body"), (100_000, "content"), (5_000, "content"),
-                                          (900, "content"), (900, "tool call")])
+@pytest.mark.parametrize(
+    "depth, where",
+    [
+        (100_000, "body"),
+        (100_000, "content"),
+        (5_000, "content"),
+        (900, "content"),
+        (900, "tool call"),
+    ],
+)
 def test_serve_answers_a_deeply_nested_body_with_a_json_400(serve, depth, where):
     port, _ = serve
-    response = httpx.post(f"http://127.0.0.1:{port}/v1/chat/completions",
-                          content=nested(depth, where), timeout=10)
+    response = httpx.post(
+        f"http://127.0.0.1:{port}/v1/chat/completions", content=nested(depth, where), timeout=10
+    )
     assert_openai_error(response.status_code, response.json(), 400)
     assert "nested too deeply" in response.json()["error"]["message"]
 
 
-@pytest.mark.parametrize("persona", ["slow:1e9", "slow:inf", "slow:1e400", "slow:nan", "slow:-1",
-                                     "slow:601"])
+@pytest.mark.parametrize(
+    "persona", ["slow:1e9", "slow:inf", "slow:1e400", "slow:nan", "slow:-1", "slow:601"]
+)
 def test_serve_refuses_a_slow_persona_beyond_its_cap_at_once(serve, persona):
     from whentostop.mock.personas import MAX_SLOW_S
 
@@ -459,8 +628,9 @@ def test_serve_takes_a_burst_of_a_class_worth_of_connections(tmp_path):
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     cmd = [sys.executable, "-m", "whentostop", "serve", "--port", str(port)]
-    with running(cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env,
-                 log=tmp_path / "serve.log") as proc:
+    with running(
+        cmd, url=f"http://127.0.0.1:{port}/v1/models", env=env, log=tmp_path / "serve.log"
+    ) as proc:
         os.kill(proc.pid, signal.SIGSTOP)
         socks = []
         try:

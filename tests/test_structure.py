@@ -55,14 +55,19 @@ def reachable(start: str, edges: dict[str, set[str]]) -> set[str]:
 @pytest.mark.parametrize("module", ["client", "transport", "loop", "outcome", "tools", "errors"])
 def test_the_core_never_imports_the_mock(module: str) -> None:
     reached = reachable(module, graph())
-    assert not {m for m in reached if m == "mock" or m.startswith("mock.") or m == "models"}, reached
+    assert not {m for m in reached if m == "mock" or m.startswith("mock.") or m == "models"}, (
+        reached
+    )
 
 
 def test_only_models_and_the_notebook_helpers_reach_into_the_mock() -> None:
     """`models` chooses the mock; the exercises and the explorer also say what the mock read of
     a learner's prompt (`mock.intent`); the command line serves it. Nothing else knows it."""
-    knowers = {name for name, deps in graph().items() if not name.startswith("mock")
-               and any(d == "mock" or d.startswith("mock.") for d in deps)}
+    knowers = {
+        name
+        for name, deps in graph().items()
+        if not name.startswith("mock") and any(d == "mock" or d.startswith("mock.") for d in deps)
+    }
     assert knowers <= {"models", "checks", "widgets", "__main__", "castle", "loopcheck"}, knowers
 
 
@@ -75,10 +80,15 @@ def test_no_private_name_of_httpx_or_httpcore_is_used() -> None:
 
 def test_the_loop_a_learner_opens_fits_on_one_screen() -> None:
     source = inspect.getsource(loop.run_agent)
-    body = source[source.index('"""', source.index(") -> Run:")):]
-    body = body[body.index('"""', 3) + 3:]
+    body = source[source.index('"""', source.index(") -> Run:")) :]
+    body = body[body.index('"""', 3) + 3 :]
     lines = [line for line in body.splitlines() if line.strip()]
     assert len(lines) <= 40, f"run_agent's body is {len(lines)} lines"
-    for exit_comment in ("# Exit: the flag", "# Exit: the warp pipe", "# Exit: the clock",
-                         "# Exit: wall-clock", "# Exit: the budget"):
+    for exit_comment in (
+        "# Exit: the flag",
+        "# Exit: the warp pipe",
+        "# Exit: the clock",
+        "# Exit: wall-clock",
+        "# Exit: the budget",
+    ):
         assert exit_comment in source

@@ -40,7 +40,9 @@ def test_a_pydantic_model_parameter_becomes_the_schema_and_the_argument():
 
     assert place.schema["function"]["parameters"]["properties"]["item"]["enum"] == ["star", "coin"]
     result = place('{"item": "coin", "count": 3}')
-    assert result.ok and result.output == "3 x coin" and result.input == {"item": "coin", "count": 3}
+    assert (
+        result.ok and result.output == "3 x coin" and result.input == {"item": "coin", "count": 3}
+    )
 
 
 def test_valid_call_returns_output_as_text():
@@ -48,14 +50,17 @@ def test_valid_call_returns_output_as_text():
     assert result.ok and result.output == "5" and result.input == {"a": 2, "b": 3}
 
 
-@pytest.mark.parametrize("arguments,expected", [
-    ('{"a": 2', "not valid JSON"),
-    ("[1, 2]", "must be a JSON object, got list"),
-    ('"a"', "must be a JSON object, got str"),
-    ('{"a": "two"}', "a: Input should be a valid integer"),
-    ("{}", "a: Field required"),
-    ('{"a": 1, "b": -1}', "b: Input should be greater than or equal to 0"),
-])
+@pytest.mark.parametrize(
+    "arguments,expected",
+    [
+        ('{"a": 2', "not valid JSON"),
+        ("[1, 2]", "must be a JSON object, got list"),
+        ('"a"', "must be a JSON object, got str"),
+        ('{"a": "two"}', "a: Input should be a valid integer"),
+        ("{}", "a: Field required"),
+        ('{"a": 1, "b": -1}', "b: Input should be greater than or equal to 0"),
+    ],
+)
 def test_bad_arguments_become_one_readable_error_line(arguments, expected):
     result = add(arguments)
     assert not result.ok
@@ -77,7 +82,9 @@ def test_an_exception_in_the_body_becomes_an_error_result():
 
 def test_unknown_tool_lists_the_tools_there_are():
     result = call_tool(as_tools([add]), "subtract", "{}")
-    assert not result.ok and result.output == "Error: there is no tool named 'subtract'. Tools: add."
+    assert (
+        not result.ok and result.output == "Error: there is no tool named 'subtract'. Tools: add."
+    )
 
 
 def test_non_text_outputs_are_sent_as_json_text():

@@ -63,8 +63,9 @@ def test_the_cut_off_is_always_the_mock_whatever_the_environment_says(
     monkeypatch.setenv("WHENTOSTOP_MODEL", "llama3.2")
     where = cut_off_after(3)
     assert where.base_url == MOCK_BASE_URL and where.model == "loopboros"
-    assert repr(where) == ("CutOff('loopboros' on the mock, in process: it refuses every request "
-                           "after the first 3)")
+    assert repr(where) == (
+        "CutOff('loopboros' on the mock, in process: it refuses every request after the first 3)"
+    )
 
 
 @pytest.mark.parametrize("bad", [0, -1, True, 2.5])
@@ -84,8 +85,9 @@ def test_the_bills_measured_row_is_what_the_loop_spent(search_only) -> None:
     assert measured.measured and measured.turns == 12
     assert measured.tokens == sum(u["prompt_tokens"] + u["completion_tokens"] for u in usage)
     p = price("gpt-4o")
-    assert measured.usd == pytest.approx(sum(p.cost(u["prompt_tokens"], u["completion_tokens"])
-                                             for u in usage))
+    assert measured.usd == pytest.approx(
+        sum(p.cost(u["prompt_tokens"], u["completion_tokens"]) for u in usage)
+    )
 
 
 def test_the_projected_rows_follow_the_runs_own_growth() -> None:
@@ -103,7 +105,7 @@ def test_the_projected_rows_follow_the_runs_own_growth() -> None:
 def test_the_bill_grows_faster_than_the_turns(search_only) -> None:
     usage, _ = tutorial_loop(http_post(*cut_off_after(20)), search_only)
     measured, ten, hundred = bill(usage).rows
-    assert ten.tokens > 10 * 5 * measured.tokens / 5   # more than 10x: each turn costs more
+    assert ten.tokens > 10 * 5 * measured.tokens / 5  # more than 10x: each turn costs more
     assert hundred.usd > 50 * ten.usd
 
 

@@ -27,7 +27,9 @@ def as_date(text: str) -> datetime.datetime:
 
 @pytest.fixture(scope="module")
 def long_run():
-    return run_agent("Find the star.", model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=20)
+    return run_agent(
+        "Find the star.", model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=20
+    )
 
 
 def test_every_price_has_a_source_and_a_date():
@@ -47,7 +49,9 @@ def test_the_default_price_and_the_notebooks_prices_have_a_cached_rate_and_are_n
 
 def test_retired_models_say_when():
     retired = {p.model: p.retired for p in prices().values() if p.retired}
-    assert retired and all(as_date(day) <= datetime.datetime(2026, 11, 30) for day in retired.values())
+    assert retired and all(
+        as_date(day) <= datetime.datetime(2026, 11, 30) for day in retired.values()
+    )
 
 
 def test_unknown_model_lists_the_known_ones():
@@ -86,13 +90,20 @@ def test_split_prompt_separates_history_sent_again_from_what_is_new(long_run):
 
 
 def cheap(cached: float | None = 0.05) -> Price:
-    return Price(model="m", input_per_million=1.0, output_per_million=4.0,
-                 cached_input_per_million=cached, source="https://example.org", as_of="2026-11")
+    return Price(
+        model="m",
+        input_per_million=1.0,
+        output_per_million=4.0,
+        cached_input_per_million=cached,
+        source="https://example.org",
+        as_of="2026-11",
+    )
 
 
 def test_cached_prompt_tokens_cost_the_cached_rate():
     assert cheap().cost(1000, 100, cached_tokens=600) == pytest.approx(
-        (400 * 1.0 + 600 * 0.05 + 100 * 4.0) / 1e6)
+        (400 * 1.0 + 600 * 0.05 + 100 * 4.0) / 1e6
+    )
 
 
 def test_without_a_cached_rate_cached_tokens_cost_the_input_rate():
@@ -107,17 +118,26 @@ def run_with_cache(cached: list[int]):
     """A finished run whose turns report these cached counts (the history grows by 100)."""
     from whentostop import Run, Stop, Turn
 
-    turns = [Turn(index=i + 1, prompt_tokens=300 + 100 * i, completion_tokens=20, latency_s=0.0,
-                  message={"role": "assistant", "content": "x"}, cached_tokens=c)
-             for i, c in enumerate(cached)]
+    turns = [
+        Turn(
+            index=i + 1,
+            prompt_tokens=300 + 100 * i,
+            completion_tokens=20,
+            latency_s=0.0,
+            message={"role": "assistant", "content": "x"},
+            cached_tokens=c,
+        )
+        for i, c in enumerate(cached)
+    ]
     return Run(stop=None, messages=[], turns=turns, max_turns=10).finish(Stop.MAX_TURNS)
 
 
 def test_cost_per_turn_prices_the_cached_part_at_the_cached_rate():
     run = run_with_cache([0, 250, 390])
     p = price("gpt-4o-mini")
-    assert cost_per_turn(run, p) == pytest.approx([
-        p.cost(t.prompt_tokens, t.completion_tokens, t.cached_tokens) for t in run.turns])
+    assert cost_per_turn(run, p) == pytest.approx(
+        [p.cost(t.prompt_tokens, t.completion_tokens, t.cached_tokens) for t in run.turns]
+    )
     assert cost_per_turn(run, p)[2] < p.cost(500, 20)
     assert run.cached_tokens == 640
 

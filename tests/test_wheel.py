@@ -18,8 +18,10 @@ ROOT = Path(__file__).resolve().parents[1]
 @pytest.mark.timeout(600)
 def test_wheel_in_a_fresh_venv_loads_its_levels(tmp_path):
     dist = tmp_path / "dist"
-    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
-                   check=True)
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "-q", "-w", str(dist), str(ROOT)],
+        check=True,
+    )
     wheel = next(dist.glob("when_to_stop-*.whl"))
     names = zipfile.ZipFile(wheel).namelist()
     for level in ("1-1", "1-2", "1-3"):
@@ -39,9 +41,27 @@ def test_wheel_in_a_fresh_venv_loads_its_levels(tmp_path):
         "print(json.dumps({'file': whentostop.__file__, 'stars': [load_level(n).star for n in ('1-1','1-2','1-3')],"
         "'prices': len(prices())}))"
     )
-    out = subprocess.run([python, "-c", code], cwd=elsewhere, capture_output=True, text=True, check=True).stdout
+    out = subprocess.run(
+        [python, "-c", code], cwd=elsewhere, capture_output=True, text=True, check=True
+    ).stdout
     assert str(env_dir) in out and str(ROOT / "src") not in out
     assert '"stars": [null, ["underground", 7], ["castle", 12]]' in out
-    cli = subprocess.run([python, "-m", "whentostop", "run", "--level", "1-3", "--model", "searcher",
-                          "--stop-on", "mark_star", "--json"], cwd=elsewhere, capture_output=True, text=True)
+    cli = subprocess.run(
+        [
+            python,
+            "-m",
+            "whentostop",
+            "run",
+            "--level",
+            "1-3",
+            "--model",
+            "searcher",
+            "--stop-on",
+            "mark_star",
+            "--json",
+        ],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+    )
     assert cli.returncode == 0 and '"stop": "terminal_tool"' in cli.stdout

@@ -78,7 +78,9 @@ def test_the_learners_own_words_let_the_searcher_give_up_and_the_transcript_quot
     ex.system_prompt.value = "Tell me if it isn't there."
     assert ex.run.stop == Stop.END_TURN
     assert 'as you allowed: "Tell me if it isn\'t there"' in text_of(ex.transcript.value)
-    assert "the mock reads" in text_of(ex.reading.value) and "Tell me if it isn't there" in text_of(ex.reading.value)
+    assert "the mock reads" in text_of(ex.reading.value) and "Tell me if it isn't there" in text_of(
+        ex.reading.value
+    )
     ex.system_prompt.value = "Don't say you couldn't find it."
     assert ex.run.stop == Stop.MAX_TURNS
     assert "a refusal" in text_of(ex.reading.value)
@@ -144,9 +146,15 @@ def test_the_sloppy_callers_error_is_marked_in_the_transcript() -> None:
 
 def test_each_level_shows_the_switches_it_is_about() -> None:
     def shown(ex) -> set[str]:
-        return {c for c in ("stop_on", "give_up", "wrap_up")
-                if any(getattr(ex, c) is child for box in ex.widget.children
-                       for child in getattr(box, "children", ()))}
+        return {
+            c
+            for c in ("stop_on", "give_up", "wrap_up")
+            if any(
+                getattr(ex, c) is child
+                for box in ex.widget.children
+                for child in getattr(box, "children", ())
+            )
+        }
 
     assert shown(explorer("1-1")) == {"give_up", "wrap_up"}
     assert shown(explorer("1-2")) == {"give_up"}
@@ -158,8 +166,14 @@ def test_controls_follow_the_widget_contract() -> None:
     slider = ex.max_turns
     assert (slider.min, slider.max, slider.continuous_update) == (1, 25, False)
     assert "wts-explorer" in ex.widget._dom_classes
-    for widget, cls in [(slider, "wts-max-turns"), (ex.badge, "wts-badge"), (ex.turns, "wts-turns"),
-                        (ex.transcript, "wts-transcript"), (ex.plot, "wts-plot"), (ex.map, "wts-map")]:
+    for widget, cls in [
+        (slider, "wts-max-turns"),
+        (ex.badge, "wts-badge"),
+        (ex.turns, "wts-turns"),
+        (ex.transcript, "wts-transcript"),
+        (ex.plot, "wts-plot"),
+        (ex.map, "wts-map"),
+    ]:
         assert cls in widget._dom_classes
     assert 'style="height:400px;overflow:auto' in ex.transcript.value  # fixed: no jump
     # the views keep their aspect ratio at any width: the page does not jump, no gap below
@@ -171,7 +185,11 @@ def test_controls_follow_the_widget_contract() -> None:
 def test_dashboard_holds_the_three_levels_compact() -> None:
     grid = dashboard()
     assert [ex.level_name for ex in grid.explorers] == ["1-1", "1-2", "1-3"]
-    assert [ex.run.stop for ex in grid.explorers] == [Stop.MAX_TURNS, Stop.END_TURN, Stop.TERMINAL_TOOL]
+    assert [ex.run.stop for ex in grid.explorers] == [
+        Stop.MAX_TURNS,
+        Stop.END_TURN,
+        Stop.TERMINAL_TOOL,
+    ]
     assert grid.children == tuple(ex.widget for ex in grid.explorers)
     assert grid.explorers[2].map in grid.explorers[2].widget.children
 
@@ -190,7 +208,9 @@ def test_a_real_endpoint_runs_only_when_run_is_pressed_and_shows_progress() -> N
         ex.run_button.click()
         model.close()
     assert ex.run.stop == Stop.MAX_TURNS and len(ex.run.turns) == 4
-    assert [s for s in seen if "of 4" in s][-4:] == [f"turn {n} of 4… waiting for the model" for n in range(1, 5)]
+    assert [s for s in seen if "of 4" in s][-4:] == [
+        f"turn {n} of 4… waiting for the model" for n in range(1, 5)
+    ]
     assert "done: 4 turns" in ex.progress.value
     assert "the clock" in ex.badge.value
 
@@ -207,12 +227,15 @@ def test_an_unreachable_endpoint_shows_a_plain_message_and_no_traceback() -> Non
     assert not ex.run_button.disabled  # the instructor can fix the server and press Run again
 
 
-@pytest.mark.parametrize("stop, colour, words", [
-    (Stop.END_TURN, "#2E7D32", "the flag"),
-    (Stop.TERMINAL_TOOL, "#6A1B9A", "the warp pipe"),
-    (Stop.MAX_TURNS, "#C62828", "the clock — No answer"),
-    (Stop.DEADLINE, "#A84300", "the deadline — No answer"),
-])
+@pytest.mark.parametrize(
+    "stop, colour, words",
+    [
+        (Stop.END_TURN, "#2E7D32", "the flag"),
+        (Stop.TERMINAL_TOOL, "#6A1B9A", "the warp pipe"),
+        (Stop.MAX_TURNS, "#C62828", "the clock — No answer"),
+        (Stop.DEADLINE, "#A84300", "the deadline — No answer"),
+    ],
+)
 def test_badge_colour_and_words_per_exit(stop: Stop, colour: str, words: str) -> None:
     run = Run(stop=stop, messages=[], turns=[], max_turns=2, _answer="x")
     badge = badge_html(run)
@@ -304,8 +327,10 @@ def test_the_clock_explorers_map_counts_misspelt_searches_apart() -> None:
 
 def test_the_live_region_announces_each_run_in_words() -> None:
     ex = explorer("1-1")
-    assert ex.status.text == ("Level 1-1, run 1: the clock — No answer after 10 of 10 turns, "
-                              "still asking for search_blocks.")
+    assert ex.status.text == (
+        "Level 1-1, run 1: the clock — No answer after 10 of 10 turns, "
+        "still asking for search_blocks."
+    )
     ex.max_turns.value = 3
     assert ex.status.text.startswith("Level 1-1, run 2: the clock — No answer after 3 of 3 turns")
     ex.persona.value = "searcher"
@@ -423,7 +448,8 @@ def test_a_right_answer_says_so_on_the_badge() -> None:
 def test_the_live_region_says_what_the_badge_says(replay) -> None:
     ex = replayed(replay, "1-3", "fenced")
     assert ex.status.text.startswith(
-        "Level 1-3, run 1: the flag — but the model wrote a tool call as text, not an answer")
+        "Level 1-3, run 1: the flag — but the model wrote a tool call as text, not an answer"
+    )
     ex = replayed(replay, "1-3", "guess-pipe")
     assert "validated, but the wrong block" in ex.status.text
 
@@ -440,8 +466,9 @@ def test_the_transcript_shows_the_turns_note_the_runs_warning_and_the_verdict(re
 
 def test_the_transcript_gives_a_wrong_markers_verdict(replay) -> None:
     ex = replayed(replay, "1-3", "guess-pipe")
-    verdict = re.search(r'<div class="wts-verdict" data-correct="false"[^>]*>([^<]*)</div>',
-                        ex.transcript.value)
+    verdict = re.search(
+        r'<div class="wts-verdict" data-correct="false"[^>]*>([^<]*)</div>', ex.transcript.value
+    )
     assert verdict and "Wrong: the marker is on block 4" in unescape(verdict.group(1))
     assert "the model guessed" in unescape(verdict.group(1))
 
@@ -462,7 +489,8 @@ def test_the_cost_charts_words_say_what_the_badge_says(replay) -> None:
     ex = replayed(replay, "1-2", "fenced")
     map_alt = unescape(re.search(r'alt="([^"]*)"', ex.map.value).group(1))
     assert "wrote a tool call as text" in plot_alt or "wrote a tool call as text" in unescape(
-        re.search(r'alt="([^"]*)"', ex.plot.value).group(1))
+        re.search(r'alt="([^"]*)"', ex.plot.value).group(1)
+    )
     assert "Not an answer" in map_alt
 
 

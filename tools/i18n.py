@@ -35,14 +35,23 @@ HEADER = "Learner-facing words of whentostop. Code stays English; see src/whento
 
 def extract() -> Catalog:
     """Every marked string of the library and every level's title and story, in source order."""
-    catalog = Catalog(project="whentostop", version="", header_comment=f"# {HEADER}",
-                      fuzzy=False, charset="utf-8")
+    catalog = Catalog(
+        project="whentostop", version="", header_comment=f"# {HEADER}", fuzzy=False, charset="utf-8"
+    )
     for filename, lineno, message, comments, context in extract_from_dir(
-        str(PACKAGE), method_map=[("**.py", "python")], keywords=KEYWORDS,
-        comment_tags=("Translators:",), strip_comment_tags=True,
+        str(PACKAGE),
+        method_map=[("**.py", "python")],
+        keywords=KEYWORDS,
+        comment_tags=("Translators:",),
+        strip_comment_tags=True,
     ):
-        catalog.add(message, None, [(f"src/whentostop/{filename}", lineno)],
-                    auto_comments=comments, context=context)
+        catalog.add(
+            message,
+            None,
+            [(f"src/whentostop/{filename}", lineno)],
+            auto_comments=comments,
+            context=context,
+        )
     for path, line, text in _level_strings():
         catalog.add(text, None, [(path, line)])
     return catalog
@@ -64,8 +73,11 @@ def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
     out = io.BytesIO()
     write_po(out, catalog, width=100, include_lineno=False, **options)
     # the dates change on every run: leave them out, so an unchanged catalogue stays unchanged
-    return b"\n".join(line for line in out.getvalue().split(b"\n")
-                      if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date')))
+    return b"\n".join(
+        line
+        for line in out.getvalue().split(b"\n")
+        if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
+    )
 
 
 def _pot_bytes(catalog: Catalog) -> bytes:
@@ -95,11 +107,18 @@ def update() -> None:
         if path.exists():
             catalog = read(path, locale)
         else:
-            catalog = Catalog(locale=locale, project="whentostop", charset="utf-8",
-                              header_comment=f"# {HEADER}", fuzzy=False)
+            catalog = Catalog(
+                locale=locale,
+                project="whentostop",
+                charset="utf-8",
+                header_comment=f"# {HEADER}",
+                fuzzy=False,
+            )
             # the two forms Brazilian gettext catalogues use, not CLDR's three
-            catalog.mime_headers = [(k, PLURAL_FORMS[lang] if k == "Plural-Forms" else v)
-                                    for k, v in catalog.mime_headers]
+            catalog.mime_headers = [
+                (k, PLURAL_FORMS[lang] if k == "Plural-Forms" else v)
+                for k, v in catalog.mime_headers
+            ]
         catalog.update(template, update_header_comment=False, no_fuzzy_matching=True)
         path.write_bytes(_po_bytes(catalog, ignore_obsolete=True, include_previous=False))
         path.with_suffix(".mo").write_bytes(_mo_bytes(read(path, locale)))

@@ -115,7 +115,9 @@ def is_prose(text: str) -> bool:
     return bool(letters) and (" " in text.strip() or text.rstrip().endswith(":"))
 
 
-_STRING = re.compile(r"(?s)^(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)$")
+_STRING = re.compile(
+    r"(?s)^(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")(?P<body>.*)(?P=quote)$"
+)
 
 
 def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[int, int]]]:
@@ -141,9 +143,13 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
 
     for tok in tokens:
         if tok.type == tokenize.COMMENT:
-            alone = not lines[tok.start[0] - 1][:tok.start[1]].strip()
-            follows = (block and alone and tok.start[0] == block[-1].start[0] + 1
-                       and tok.start[1] == block[-1].start[1])
+            alone = not lines[tok.start[0] - 1][: tok.start[1]].strip()
+            follows = (
+                block
+                and alone
+                and tok.start[0] == block[-1].start[0] + 1
+                and tok.start[1] == block[-1].start[1]
+            )
             if not follows:
                 yield from flush()
             if alone:
@@ -174,20 +180,28 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
         row, col = start[0] - 1, start[1]
         if kind == "comments":  # whole lines: as many comment lines as the translation has
             indent = lines[row][:col]
-            edits.append((row, end[0] - 1, 0, len(lines[end[0] - 1]),
-                          [f"{indent}# {line}".rstrip() for line in new.split("\n")]))
+            edits.append(
+                (
+                    row,
+                    end[0] - 1,
+                    0,
+                    len(lines[end[0] - 1]),
+                    [f"{indent}# {line}".rstrip() for line in new.split("\n")],
+                )
+            )
         elif kind == "comment":
-            original = lines[row][col:end[1]]
+            original = lines[row][col : end[1]]
             edits.append((row, row, col, end[1], [original.replace(text, new, 1)]))
         elif start[0] == end[0]:  # a literal over several lines stays as written
-            original = lines[row][col:end[1]]
-            edits.append((row, row, col, end[1],
-                          [original.replace(text, new.replace("\n", "\\n"), 1)]))
+            original = lines[row][col : end[1]]
+            edits.append(
+                (row, row, col, end[1], [original.replace(text, new.replace("\n", "\\n"), 1)])
+            )
     for first, last, col, end_col, replacement in sorted(edits, reverse=True):
         head, tail = lines[first][:col], lines[last][end_col:]
         replacement = [head + replacement[0], *replacement[1:]]
         replacement[-1] += tail
-        lines[first:last + 1] = replacement
+        lines[first : last + 1] = replacement
     return "\n".join(lines)
 
 
@@ -199,10 +213,13 @@ def mismatches(english: str, translated: str) -> list[str]:
     found = []
     if fields(english) != fields(translated):
         found.append("its {fields} changed")
+
     def numbers(text: str) -> list[str]:
         return sorted(re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text)))
-    if [n.replace(",", "").replace(".", "") for n in numbers(english)] != \
-            [n.replace(",", "").replace(".", "") for n in numbers(translated)]:
+
+    if [n.replace(",", "").replace(".", "") for n in numbers(english)] != [
+        n.replace(",", "").replace(".", "") for n in numbers(translated)
+    ]:
         found.append("its numbers changed")
     if _code(english) != _code(translated):
         found.append("its `code` changed")
@@ -224,8 +241,10 @@ _SPAN = re.compile(r"(?<!`)(`+)(?!`)(.+?)(?<!`)\1(?!`)", re.S)
 def _code(text: str) -> list[str]:
     """The code of a Markdown text: its fenced blocks without their comments (a comment may be
     translated), then its code spans (any number of backticks), sorted."""
-    fenced = [re.sub(r"(^|\s)#.*$", "", block, flags=re.M).strip()
-              for block in (m.group(0) for m in _FENCED.finditer(text))]
+    fenced = [
+        re.sub(r"(^|\s)#.*$", "", block, flags=re.M).strip()
+        for block in (m.group(0) for m in _FENCED.finditer(text))
+    ]
     spans = sorted(m.group(0) for m in _SPAN.finditer(_FENCED.sub("", text)))
     return fenced + spans
 
@@ -244,8 +263,9 @@ def _english_notebooks() -> list[Path]:
 
 def extract() -> Catalog:
     """Every translatable piece of the English notebooks and guides, in reading order."""
-    catalog = Catalog(project="whentostop-lesson", version="", header_comment=HEADER,
-                      fuzzy=False, charset="utf-8")
+    catalog = Catalog(
+        project="whentostop-lesson", version="", header_comment=HEADER, fuzzy=False, charset="utf-8"
+    )
     for path in _english_notebooks():
         nb = json.loads(path.read_text(encoding="utf-8"))
         where = f"notebooks/{path.name}"
@@ -256,9 +276,16 @@ def extract() -> Catalog:
                     catalog.add(block, None, [(where, index)])
             elif cell["cell_type"] == "code" and not _exercise_tag(cell):
                 for kind, text, _start, _end in code_pieces(source):
-                    catalog.add(text, None, [(where, index)],
-                                auto_comments=["a code comment" if kind.startswith("comment") else
-                                               "a string in code: keep every {field} as it is"])
+                    catalog.add(
+                        text,
+                        None,
+                        [(where, index)],
+                        auto_comments=[
+                            "a code comment"
+                            if kind.startswith("comment")
+                            else "a string in code: keep every {field} as it is"
+                        ],
+                    )
     for name in sorted({d for e in EDITIONS.values() for d in e.docs}):
         for block in blocks((DOCS / name).read_text(encoding="utf-8")):
             catalog.add(block, None, [(f"docs/{name}", 0)])
@@ -272,8 +299,11 @@ def po_path(edition: Edition) -> Path:
 def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
     out = io.BytesIO()
     write_po(out, catalog, width=100, include_lineno=False, **options)
-    return b"\n".join(line for line in out.getvalue().split(b"\n")
-                      if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date')))
+    return b"\n".join(
+        line
+        for line in out.getvalue().split(b"\n")
+        if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
+    )
 
 
 def read(path: Path, locale: str | None = None) -> Catalog:
@@ -282,8 +312,9 @@ def read(path: Path, locale: str | None = None) -> Catalog:
 
 
 def _exercise_tag(cell: dict) -> str | None:
-    return next((t for t in cell.get("metadata", {}).get("tags", [])
-                 if t.startswith("exercise-")), None)
+    return next(
+        (t for t in cell.get("metadata", {}).get("tags", []) if t.startswith("exercise-")), None
+    )
 
 
 # -- building an edition ----------------------------------------------------------------------
@@ -326,8 +357,9 @@ def build_notebook(path: Path, edition: Edition) -> str:
                 with using(edition.lang):
                     new = by_tag(tag).cell()
             else:
-                new = LANGUAGE_LINE.sub(f'set_language("{edition.lang}")',
-                                        translate_code(source, translate))
+                new = LANGUAGE_LINE.sub(
+                    f'set_language("{edition.lang}")', translate_code(source, translate)
+                )
         else:
             new = source
         cell["source"] = _lines(new)
@@ -373,8 +405,13 @@ def update() -> None:
         if path.exists():
             catalog = read(path, edition.locale)
         else:
-            catalog = Catalog(locale=edition.locale, project="whentostop-lesson", charset="utf-8",
-                              header_comment=HEADER, fuzzy=False)
+            catalog = Catalog(
+                locale=edition.locale,
+                project="whentostop-lesson",
+                charset="utf-8",
+                header_comment=HEADER,
+                fuzzy=False,
+            )
         catalog.update(template, update_header_comment=False, no_fuzzy_matching=True)
         path.write_bytes(_po_bytes(catalog, ignore_obsolete=True, include_previous=False))
         for target, text in outputs(edition).items():
@@ -400,12 +437,16 @@ def problems() -> list[str]:
             if m is None or m.fuzzy or not m.string:
                 found.append(f"{edition.lang}: untranslated: {msgid[:70]!r}")
             else:
-                found += [f"{edition.lang}: {problem}: {msgid[:60]!r}"
-                          for problem in mismatches(msgid, m.string)]
+                found += [
+                    f"{edition.lang}: {problem}: {msgid[:60]!r}"
+                    for problem in mismatches(msgid, m.string)
+                ]
         for target, text in outputs(edition).items():
             if not target.exists() or target.read_text(encoding="utf-8") != text:
-                found.append(f"{target.relative_to(ROOT)} is not what the catalogue builds: "
-                             "edit the English source or the .po, then `make i18n`")
+                found.append(
+                    f"{target.relative_to(ROOT)} is not what the catalogue builds: "
+                    "edit the English source or the .po, then `make i18n`"
+                )
             if target.suffix == ".ipynb":
                 found += [f"{target.relative_to(ROOT)}: {problem}" for problem in _unparsable(text)]
     return found
@@ -419,8 +460,10 @@ def _unparsable(notebook: str) -> list[str]:
     for index, cell in enumerate(json.loads(notebook)["cells"]):
         if cell["cell_type"] != "code":
             continue
-        source = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln
-                            for ln in "".join(cell["source"]).split("\n"))
+        source = "\n".join(
+            "" if ln.lstrip().startswith(("%", "!")) else ln
+            for ln in "".join(cell["source"]).split("\n")
+        )
         try:
             ast.parse(source)
         except SyntaxError as exc:
@@ -435,8 +478,11 @@ def main(argv: list[str]) -> int:
         command = "check"
     if command == "check":
         found = problems()
-        print("\n".join(found[:60]) + (f"\n… {len(found) - 60} more" if len(found) > 60 else "")
-              if found else "the lesson's editions are complete and built")
+        print(
+            "\n".join(found[:60]) + (f"\n… {len(found) - 60} more" if len(found) > 60 else "")
+            if found
+            else "the lesson's editions are complete and built"
+        )
         return 1 if found else 0
     print(__doc__)
     return 2

@@ -41,54 +41,102 @@ EXIT_CODES = {
     EXIT_ERROR: "the endpoint failed, or an argument is wrong",
     EXIT_WRONG: "a wrong answer: it validated, but the level knows the star is elsewhere",
     EXIT_TEXT_TOOL_CALL: "the model wrote tool calls as text and the server did not parse them "
-                         "(see the warning; the \"answer\", if any, is not one)",
+    '(see the warning; the "answer", if any, is not one)',
 }
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m whentostop", description=__doc__.split("\n")[0]
+    )
     common = argparse.ArgumentParser(add_help=False)
-    common.add_argument("--lang", default=None, choices=sorted(LANGUAGES),
-                        help="the language of what is printed (default: WHENTOSTOP_LANG, else en)")
+    common.add_argument(
+        "--lang",
+        default=None,
+        choices=sorted(LANGUAGES),
+        help="the language of what is printed (default: WHENTOSTOP_LANG, else en)",
+    )
     commands = parser.add_subparsers(dest="command", required=True)
 
     run_p = commands.add_parser(
-        "run", parents=[common], help="run one level and print how it ended",
-        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()))
+        "run",
+        parents=[common],
+        help="run one level and print how it ended",
+        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
+    )
     run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
     run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
-    run_p.add_argument("--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)")
+    run_p.add_argument(
+        "--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)"
+    )
     run_p.add_argument("--max-turns", type=int, default=10)
     run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
     run_p.add_argument("--system", default=None, help="the system prompt")
     run_p.add_argument("--prompt", default=None, help="the task (default: the lesson's)")
     run_p.add_argument("--tools", default=None, help="comma-separated: offer only these tools")
     run_p.add_argument("--deadline-s", type=float, default=None)
-    run_p.add_argument("--wrap-up", action="store_true", help="one tool-less request after the clock")
-    run_p.add_argument("--max-tokens-total", type=int, default=None, metavar="N",
-                       help="the budget: stop before a request would take the run past N tokens")
-    run_p.add_argument("--max-cost-usd", type=float, default=None, metavar="USD",
-                       help="the budget in dollars, at --price's prices")
-    run_p.add_argument("--price", default=None, metavar="MODEL",
-                       help=f"whose prices --max-cost-usd counts (default {DEFAULT_PRICE_MODEL})")
-    run_p.add_argument("--max-tokens", type=int, default=None, metavar="N",
-                       help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)")
+    run_p.add_argument(
+        "--wrap-up", action="store_true", help="one tool-less request after the clock"
+    )
+    run_p.add_argument(
+        "--max-tokens-total",
+        type=int,
+        default=None,
+        metavar="N",
+        help="the budget: stop before a request would take the run past N tokens",
+    )
+    run_p.add_argument(
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help="the budget in dollars, at --price's prices",
+    )
+    run_p.add_argument(
+        "--price",
+        default=None,
+        metavar="MODEL",
+        help=f"whose prices --max-cost-usd counts (default {DEFAULT_PRICE_MODEL})",
+    )
+    run_p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)",
+    )
     run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
     run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
-    run_p.add_argument("--text-tool-calls", choices=("note", "accept"), default="note",
-                       help="a tool call the model wrote as text: note it (default) or run it, labelled")
+    run_p.add_argument(
+        "--text-tool-calls",
+        choices=("note", "accept"),
+        default="note",
+        help="a tool call the model wrote as text: note it (default) or run it, labelled",
+    )
     run_p.add_argument("--json", action="store_true", help="print one JSON object")
 
-    serve_p = commands.add_parser("serve", parents=[common], help="serve the mock personas over HTTP")
+    serve_p = commands.add_parser(
+        "serve", parents=[common], help="serve the mock personas over HTTP"
+    )
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
     serve_p.add_argument("--port", type=int, default=8765)
 
-    link_p = commands.add_parser("link", parents=[common], help="print the JupyterHub (nbgitpuller) and Binder links for a class")
-    link_p.add_argument("--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu")
-    link_p.add_argument("--repo", default=None, help="the repository learners pull (default: this project's)")
+    link_p = commands.add_parser(
+        "link",
+        parents=[common],
+        help="print the JupyterHub (nbgitpuller) and Binder links for a class",
+    )
+    link_p.add_argument(
+        "--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu"
+    )
+    link_p.add_argument(
+        "--repo", default=None, help="the repository learners pull (default: this project's)"
+    )
     link_p.add_argument("--branch", default="main")
-    link_p.add_argument("--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)")
+    link_p.add_argument(
+        "--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)"
+    )
 
     args = parser.parse_args(argv)
     with using(args.lang or language()):  # for this command only: main() is called in tests too
@@ -106,15 +154,28 @@ def _run(args: argparse.Namespace) -> int:
         # a --model on the command line is meant as given, whatever WHENTOSTOP_MODEL says
         endpoint = args.base_url or (os.environ.get("OPENAI_BASE_URL") if args.model else None)
         max_tokens: int | Literal["default"] | None = (
-            "default" if args.max_tokens is None else (args.max_tokens or None))
-        model = connect(args.model, base_url=endpoint or None, max_tokens=max_tokens,
-                        temperature=args.temperature, seed=args.seed)
+            "default" if args.max_tokens is None else (args.max_tokens or None)
+        )
+        model = connect(
+            args.model,
+            base_url=endpoint or None,
+            max_tokens=max_tokens,
+            temperature=args.temperature,
+            seed=args.seed,
+        )
         run = run_agent(
-            args.prompt or prompt(), model=model, tools=level.tools(*names), max_turns=args.max_turns,
-            stop_on=args.stop_on, system=args.system, deadline_s=args.deadline_s,
+            args.prompt or prompt(),
+            model=model,
+            tools=level.tools(*names),
+            max_turns=args.max_turns,
+            stop_on=args.stop_on,
+            system=args.system,
+            deadline_s=args.deadline_s,
             on_max_turns="wrap_up" if args.wrap_up else "stop",
-            max_tokens_total=args.max_tokens_total, max_cost_usd=args.max_cost_usd,
-            price=args.price, text_tool_calls=args.text_tool_calls,
+            max_tokens_total=args.max_tokens_total,
+            max_cost_usd=args.max_cost_usd,
+            price=args.price,
+            text_tool_calls=args.text_tool_calls,
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -127,9 +188,15 @@ def _run(args: argparse.Namespace) -> int:
     judgement = level.judge(run)
     status = exit_status(run, judgement)
     if args.json:
-        print(json.dumps({**as_json(run), "judgement": {"correct": judgement.correct,
-                                                        "text": judgement.text},
-                          "exit_status": status}))
+        print(
+            json.dumps(
+                {
+                    **as_json(run),
+                    "judgement": {"correct": judgement.correct, "text": judgement.text},
+                    "exit_status": status,
+                }
+            )
+        )
     else:
         print(transcript(run, judgement))
     return status
@@ -152,8 +219,16 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
     error = " ".join(error.split())
     if args.json:
-        print(json.dumps({"stop": None, "error": error, "answer": None,
-                          "turns": _turns(partial) if partial else []}))
+        print(
+            json.dumps(
+                {
+                    "stop": None,
+                    "error": error,
+                    "answer": None,
+                    "turns": _turns(partial) if partial else [],
+                }
+            )
+        )
     elif partial and partial.turns:
         print(transcript(partial))
     print(_("error: {error}").format(error=error), file=sys.stderr)
@@ -184,7 +259,13 @@ def _turns(run: Run) -> list[dict[str, Any]]:
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
-                {"name": c.name, "arguments": c.arguments, "output": c.output, "ok": c.ok, "ran": c.ran}
+                {
+                    "name": c.name,
+                    "arguments": c.arguments,
+                    "output": c.output,
+                    "ok": c.ok,
+                    "ran": c.ran,
+                }
                 for c in t.tool_calls
             ],
             "wrap_up": t.wrap_up,
@@ -199,12 +280,22 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
     level could tell): what a learner reads in a terminal."""
     lines = []
     for t in run.all_turns:
-        label = (_("wrap-up (after the clock, not an answer)") if t.wrap_up else
-                 _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns))
-        lines.append("── " + _("{label} · {prompt} prompt + {completion} completion tokens").format(
-            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens)
-            + (" " + _("({cached} of them cached)").format(cached=t.cached_tokens)
-               if t.cached_tokens else ""))
+        label = (
+            _("wrap-up (after the clock, not an answer)")
+            if t.wrap_up
+            else _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns)
+        )
+        lines.append(
+            "── "
+            + _("{label} · {prompt} prompt + {completion} completion tokens").format(
+                label=label, prompt=t.prompt_tokens, completion=t.completion_tokens
+            )
+            + (
+                " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
+                if t.cached_tokens
+                else ""
+            )
+        )
         if t.text:
             lines.append("   " + _("model: {text}").format(text=t.text))
         for c in t.tool_calls:
@@ -215,14 +306,20 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
     if run.stop is None:
         lines.append("== " + _("broken: {error}").format(error=run.error))
     elif run.has_answer:
-        lines.append("== " + ngettext(
-            "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
-            "{stop} ({exit}) after {n} turns. Answer: {answer!r}", len(run.turns),
-        ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer))
+        lines.append(
+            "== "
+            + ngettext(
+                "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
+                "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
+                len(run.turns),
+            ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
+        )
     else:
         lines.append(f"== {run.stop} ({run.exit_name}). {run.no_answer_reason}")
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
-        lines.append("   " + _("(the wrap-up above is a best effort after the clock, not an answer)"))
+        lines.append(
+            "   " + _("(the wrap-up above is a best effort after the clock, not an answer)")
+        )
     lines.extend("⚠ " + _("warning: {text}").format(text=w) for w in run.warnings)
     if judgement is not None and run.has_answer:
         mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
@@ -234,8 +331,15 @@ def _link(args: argparse.Namespace) -> int:
     from .classroom import DEFAULT_REPO, describe_links
 
     try:
-        print(describe_links(hub=args.hub, repo=args.repo or DEFAULT_REPO, branch=args.branch,
-                             notebook=args.notebook, lang=language()))
+        print(
+            describe_links(
+                hub=args.hub,
+                repo=args.repo or DEFAULT_REPO,
+                branch=args.branch,
+                notebook=args.notebook,
+                lang=language(),
+            )
+        )
     except ValueError as exc:
         print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2
@@ -249,14 +353,25 @@ def _serve(host: str, port: int) -> int:
     try:
         server = MockServer(host, port)
     except OSError as exc:
-        print(_("error: cannot listen on {host}:{port}: {reason}").format(
-            host=host, port=port, reason=exc.strerror), file=sys.stderr)
+        print(
+            _("error: cannot listen on {host}:{port}: {reason}").format(
+                host=host, port=port, reason=exc.strerror
+            ),
+            file=sys.stderr,
+        )
         return 2
-    print(_("whentostop mock endpoint at {url} (models: {models})").format(
-        url=server.base_url, models=", ".join(PERSONAS)), flush=True)
+    print(
+        _("whentostop mock endpoint at {url} (models: {models})").format(
+            url=server.base_url, models=", ".join(PERSONAS)
+        ),
+        flush=True,
+    )
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(_("warning: listening on {host}, not only on this machine").format(host=host),
-              file=sys.stderr, flush=True)
+        print(
+            _("warning: listening on {host}, not only on this machine").format(host=host),
+            file=sys.stderr,
+            flush=True,
+        )
     try:
         server.serve_forever()
     except KeyboardInterrupt:

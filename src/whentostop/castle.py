@@ -28,8 +28,14 @@ Post = Callable[[dict[str, Any]], dict[str, Any]]
 """`post(body)`: send one chat-completion request body (messages, tools) and get the reply."""
 
 
-def http_post(base_url: str, model: str, api_key: str | None = None,
-              transport: httpx.BaseTransport | None = None, *, timeout_s: float = 60.0) -> Post:
+def http_post(
+    base_url: str,
+    model: str,
+    api_key: str | None = None,
+    transport: httpx.BaseTransport | None = None,
+    *,
+    timeout_s: float = 60.0,
+) -> Post:
     """A `post(body)` for one model at one endpoint: plain httpx, no SDK.
 
     The body holds `messages` and `tools`; `post` adds the model's name, sends it to
@@ -38,8 +44,7 @@ def http_post(base_url: str, model: str, api_key: str | None = None,
     import httpx
 
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-    http = httpx.Client(base_url=base_url, headers=headers, transport=transport,
-                        timeout=timeout_s)
+    http = httpx.Client(base_url=base_url, headers=headers, transport=transport, timeout=timeout_s)
 
     def post(body: dict[str, Any]) -> dict[str, Any]:
         reply = http.post("/chat/completions", json={"model": model, **body})
@@ -98,8 +103,10 @@ def post_to(model: str | None = None) -> Post:
 def empty_castle() -> Level:
     """The castle (level 1-4) with its star taken: the same rooms, the star's block empty."""
     spec = load_level(CASTLE).spec
-    areas = {area: {number: "nothing" if item == "star" else item for number, item in blocks.items()}
-             for area, blocks in spec.areas.items()}
+    areas = {
+        area: {number: "nothing" if item == "star" else item for number, item in blocks.items()}
+        for area, blocks in spec.areas.items()
+    }
     return Level(spec=LevelSpec.model_validate({**spec.model_dump(), "areas": areas}))
 
 
@@ -115,8 +122,9 @@ def last_assistant(messages: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     return found
 
 
-def exit_by_last_message(messages: Sequence[dict[str, Any]],
-                         stop_on: Sequence[str] = ("mark_star",)) -> tuple[str, Any]:
+def exit_by_last_message(
+    messages: Sequence[dict[str, Any]], stop_on: Sequence[str] = ("mark_star",)
+) -> tuple[str, Any]:
     """The recipe for a loop that returns only its last message: read that message to guess how
     the run ended. No tool call: the flag, the text is the answer; a call to a terminal tool:
     the warp pipe, its arguments are the answer; anything else: the clock, no answer.
@@ -143,8 +151,9 @@ def describe_message(message: dict[str, Any] | None) -> str:
         return _("nothing")
     calls = message.get("tool_calls") or []
     if calls:
-        asked = ", ".join(f"{c['function']['name']}({c['function'].get('arguments') or ''})"
-                          for c in calls)
+        asked = ", ".join(
+            f"{c['function']['name']}({c['function'].get('arguments') or ''})" for c in calls
+        )
         return _("a tool call: {calls}").format(calls=excerpt(asked, 90))
     return _("the text “{text}”").format(text=excerpt(str(message.get("content") or ""), 90))
 
@@ -160,8 +169,10 @@ class Table:
         def cell(text: str) -> str:
             return text.replace("|", "\\|").replace("\n", " ")
 
-        lines = ["| " + " | ".join(cell(h) for h in self.header) + " |",
-                 "|" + "---|" * len(self.header)]
+        lines = [
+            "| " + " | ".join(cell(h) for h in self.header) + " |",
+            "|" + "---|" * len(self.header),
+        ]
         lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in self.rows]
         return "\n".join(lines)
 
@@ -173,12 +184,14 @@ def describe_outcome(outcome: Any) -> str:
     """One line for what a loop returned (an outcome, or a `Run`): "stop: answer", or the
     exception it raised."""
     if isinstance(outcome, BaseException):
-        return _("raised {kind}: {error}").format(kind=type(outcome).__name__,
-                                                 error=excerpt(str(outcome), 80))
+        return _("raised {kind}: {error}").format(
+            kind=type(outcome).__name__, error=excerpt(str(outcome), 80)
+        )
     value = outcome.answer if getattr(outcome, "has_answer", True) else None  # a Run may raise
     answer = _("no answer") if value is None else excerpt(repr(value), 70)
-    return _("{stop}: {answer}").format(stop=getattr(outcome.stop, "value", outcome.stop),
-                                        answer=answer)
+    return _("{stop}: {answer}").format(
+        stop=getattr(outcome.stop, "value", outcome.stop), answer=answer
+    )
 
 
 def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]]) -> Table:
@@ -188,13 +201,29 @@ def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]])
     table = []
     for label, message, events, outcome in rows:
         ended = "; ".join(json.dumps(e, ensure_ascii=False) for e in events) or _("none")
-        returned = (describe_outcome(message) if isinstance(message, BaseException)
-                    else describe_message(message))
+        returned = (
+            describe_outcome(message)
+            if isinstance(message, BaseException)
+            else describe_message(message)
+        )
         table.append((label, returned, ended, describe_outcome(outcome)))
-    return Table((_("run"), _("the last-message loop returns"), _("its end event"),
-                  _("the outcome")), tuple(table))
+    return Table(
+        (_("run"), _("the last-message loop returns"), _("its end event"), _("the outcome")),
+        tuple(table),
+    )
 
 
-__all__ = ["Post", "Table", "Where", "describe_message", "describe_outcome", "empty_castle",
-           "exit_by_last_message", "http_post", "last_assistant", "post_to", "side_by_side",
-           "where"]
+__all__ = [
+    "Post",
+    "Table",
+    "Where",
+    "describe_message",
+    "describe_outcome",
+    "empty_castle",
+    "exit_by_last_message",
+    "http_post",
+    "last_assistant",
+    "post_to",
+    "side_by_side",
+    "where",
+]

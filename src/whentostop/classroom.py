@@ -56,8 +56,11 @@ def notebook_file(notebook: str, lang: str = "en") -> str:
         for short, name in edition.items():
             if notebook == name:
                 return files[short]
-    raise ValueError(_("Unknown notebook {notebook!r}: use one of {names}").format(
-        notebook=notebook, names=", ".join(files)))
+    raise ValueError(
+        _("Unknown notebook {notebook!r}: use one of {names}").format(
+            notebook=notebook, names=", ".join(files)
+        )
+    )
 
 
 def notebook_path(notebook: str, lang: str = "en") -> str:
@@ -75,8 +78,14 @@ def repo_folder(repo: str) -> str:
     return name
 
 
-def nbgitpuller_link(hub: str, *, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                     notebook: str = "00", lang: str = "en") -> str:
+def nbgitpuller_link(
+    hub: str,
+    *,
+    repo: str = DEFAULT_REPO,
+    branch: str = DEFAULT_BRANCH,
+    notebook: str = "00",
+    lang: str = "en",
+) -> str:
     """The link a learner clicks on a JupyterHub with nbgitpuller: log in, pull, open the notebook.
 
     `hub` is the hub's address as learners type it (`https://hub.example.edu`, or with a path
@@ -86,13 +95,21 @@ def nbgitpuller_link(hub: str, *, repo: str = DEFAULT_REPO, branch: str = DEFAUL
     if base.endswith("/hub"):
         base = base[: -len("/hub")]
     urlpath = f"lab/tree/{repo_folder(repo)}/{notebook_path(notebook, lang)}"
-    query = "&".join(f"{key}={_encode(value)}"
-                     for key, value in (("repo", repo), ("branch", branch), ("urlpath", urlpath)))
+    query = "&".join(
+        f"{key}={_encode(value)}"
+        for key, value in (("repo", repo), ("branch", branch), ("urlpath", urlpath))
+    )
     return f"{base}/hub/user-redirect/git-pull?{query}"
 
 
-def binder_link(*, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                notebook: str = "00", binder: str = BINDER_URL, lang: str = "en") -> str:
+def binder_link(
+    *,
+    repo: str = DEFAULT_REPO,
+    branch: str = DEFAULT_BRANCH,
+    notebook: str = "00",
+    binder: str = BINDER_URL,
+    lang: str = "en",
+) -> str:
     """The mybinder.org link that builds `repo` at `branch` and opens the notebook in JupyterLab.
 
     GitHub repositories use Binder's `gh` provider; any other git URL its generic `git` one.
@@ -119,37 +136,62 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     parts = urlsplit(_web_url(repo, _("repository for GitHub Pages")))
     segments = [s for s in parts.path.split("/") if s]
     if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
-        raise ValueError(_("The JupyterLite site is published with GitHub Pages: the repository "
-                           "must be https://github.com/OWNER/NAME, not {repo!r}").format(repo=repo))
+        raise ValueError(
+            _(
+                "The JupyterLite site is published with GitHub Pages: the repository "
+                "must be https://github.com/OWNER/NAME, not {repo!r}"
+            ).format(repo=repo)
+        )
     owner, name = segments[0].lower(), segments[1].removesuffix(".git")
-    site = (f"https://{name.lower()}/" if name.lower() == f"{owner}.github.io"
-            else f"https://{owner}.github.io/{name}/")
+    site = (
+        f"https://{name.lower()}/"
+        if name.lower() == f"{owner}.github.io"
+        else f"https://{owner}.github.io/{name}/"
+    )
     path = notebook_path(notebook, lang).removeprefix("notebooks/")
     return f"{site}lab/index.html?path={_encode(path)}"
 
 
-def describe_links(*, hub: str | None, repo: str = DEFAULT_REPO, branch: str = DEFAULT_BRANCH,
-                   notebook: str = "00", lang: str = "en") -> str:
+def describe_links(
+    *,
+    hub: str | None,
+    repo: str = DEFAULT_REPO,
+    branch: str = DEFAULT_BRANCH,
+    notebook: str = "00",
+    lang: str = "en",
+) -> str:
     """What `python -m whentostop link` prints: each link on its own line under a label, for
     the notebook of the edition `lang`, in the language in effect."""
     lines = []
     path = notebook_path(notebook, lang)
     if hub:
-        lines += [_("JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
-                    "into their home folder, {path} opens:").format(path=path),
-                  nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook, lang=lang),
-                  ""]
+        lines += [
+            _(
+                "JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
+                "into their home folder, {path} opens:"
+            ).format(path=path),
+            nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook, lang=lang),
+            "",
+        ]
     if urlsplit(repo).scheme in ("http", "https"):
-        lines += [_("Binder link: no hub needed; a public repository builds on mybinder.org:"),
-                  binder_link(repo=repo, branch=branch, notebook=notebook, lang=lang)]
+        lines += [
+            _("Binder link: no hub needed; a public repository builds on mybinder.org:"),
+            binder_link(repo=repo, branch=branch, notebook=notebook, lang=lang),
+        ]
         try:
-            lines += ["", _("In the browser, nothing to install (the JupyterLite site):"),
-                      lite_link(repo=repo, notebook=notebook, lang=lang)]
+            lines += [
+                "",
+                _("In the browser, nothing to install (the JupyterLite site):"),
+                lite_link(repo=repo, notebook=notebook, lang=lang),
+            ]
         except ValueError:
             pass  # a site on GitHub Pages only: no such link for another host
     else:
-        lines += [_("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)")
-                  .format(repo=repo)]
+        lines += [
+            _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)").format(
+                repo=repo
+            )
+        ]
     return "\n".join(lines).rstrip()
 
 
@@ -157,8 +199,11 @@ def _web_url(url: str, what: str) -> str:
     """`url` if it is an absolute http(s) address, else an error that shows the expected form."""
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.netloc:
-        raise ValueError(_("The {what} must be a full http(s) URL such as https://example.org, "
-                           "not {url!r}").format(what=what, url=url))
+        raise ValueError(
+            _(
+                "The {what} must be a full http(s) URL such as https://example.org, not {url!r}"
+            ).format(what=what, url=url)
+        )
     return url
 
 

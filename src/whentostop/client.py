@@ -134,7 +134,8 @@ class OpenAIChat:
         self.timeout_s = timeout_s
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
-            max_tokens, temperature, seed)
+            max_tokens, temperature, seed
+        )
         self._secret = api_key or ""
         self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
         self._safe = _redactor((self._secret, *self._in_url))
@@ -142,9 +143,11 @@ class OpenAIChat:
         try:
             httpx.URL(real_url)
         except httpx.InvalidURL as exc:
-            raise ValueError(_("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / "
-                               "base_url.").format(url=self.base_url,
-                                                   reason=self._safe(str(exc)))) from None
+            raise ValueError(
+                _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.").format(
+                    url=self.base_url, reason=self._safe(str(exc))
+                )
+            ) from None
         self._http = httpx.Client(
             base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
@@ -209,7 +212,8 @@ class OpenAIChat:
             wait, why_not = self._retry_wait(response, len(retries), deadline)
             if wait is not None:
                 reason = _("HTTP {status}, waited {wait:.2f} s").format(
-                    status=response.status_code, wait=wait)
+                    status=response.status_code, wait=wait
+                )
                 retries.append(reason)
                 if on_retry:
                     on_retry(len(retries), reason, wait)
@@ -222,8 +226,9 @@ class OpenAIChat:
             completion.retries = retries
             return completion
 
-    def _retry_wait(self, response: httpx.Response, attempt: int,
-                    deadline: float | None) -> tuple[float | None, str]:
+    def _retry_wait(
+        self, response: httpx.Response, attempt: int, deadline: float | None
+    ) -> tuple[float | None, str]:
         """(seconds to wait before retrying, or None; why not, when a retry was refused)."""
         if response.status_code not in RETRY_STATUSES or attempt >= self.max_retries:
             return None, ""
@@ -231,10 +236,12 @@ class OpenAIChat:
         if wait > MAX_RETRY_WAIT_S:
             return None, " " + _(
                 "It asked to wait {wait:g} s (Retry-After), longer than the {limit:g} s this "
-                "client waits.").format(wait=wait, limit=MAX_RETRY_WAIT_S)
+                "client waits."
+            ).format(wait=wait, limit=MAX_RETRY_WAIT_S)
         if deadline is not None and wait >= deadline - time.monotonic():
             return None, " " + _(
-                "Waiting {wait:.2f} s to retry would pass the run's deadline.").format(wait=wait)
+                "Waiting {wait:.2f} s to retry would pass the run's deadline."
+            ).format(wait=wait)
         return wait, ""
 
     def _post(self, body: dict[str, Any], deadline: float | None) -> httpx.Response:
@@ -251,8 +258,9 @@ class OpenAIChat:
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise DeadlineReached(_("the run's deadline passed before the request"),
-                                      url=self.url)
+                raise DeadlineReached(
+                    _("the run's deadline passed before the request"), url=self.url
+                )
             limit, by_deadline = min(limit, left), left < limit
         # ASCII-escaped JSON: a lone surrogate a model sent back cannot break the next request.
         content = json.dumps(body).encode()
@@ -260,35 +268,50 @@ class OpenAIChat:
         timeout_error = DeadlineReached if by_deadline else EndpointTimeout
         try:
             with self._http.stream(
-                "POST", self._endpoint, content=content,
+                "POST",
+                self._endpoint,
+                content=content,
                 headers={"Content-Type": "application/json"},
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
                 return self._read_bounded(response, stop_at, limit, timeout_error)
         except httpx.TimeoutException as exc:
-            message = (_("Timed out connecting to {url} after {limit:.3g} s.")
-                       if isinstance(exc, httpx.ConnectTimeout) else
-                       _("Timed out waiting for {url} after {limit:.3g} s."))
+            message = (
+                _("Timed out connecting to {url} after {limit:.3g} s.")
+                if isinstance(exc, httpx.ConnectTimeout)
+                else _("Timed out waiting for {url} after {limit:.3g} s.")
+            )
             raise timeout_error(
-                message.format(url=self.url, limit=limit) + " " + _timeout_advice(), url=self.url,
+                message.format(url=self.url, limit=limit) + " " + _timeout_advice(),
+                url=self.url,
             ) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
         except httpx.DecodingError:  # only a transport of its own decodes before we do
             raise BadResponse(
-                _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
-                  "not").format(url=self.url, encoding="?"), url=self.url) from None
+                _(
+                    "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
+                    "not"
+                ).format(url=self.url, encoding="?"),
+                url=self.url,
+            ) from None
         except httpx.TransportError as exc:
             raise EndpointUnreachable(
-                _("The connection to {url} failed ({kind}: {detail}). Is the server still "
-                  "running?").format(url=self.url, kind=type(exc).__name__,
-                                     detail=self._safe(str(exc))),
+                _(
+                    "The connection to {url} failed ({kind}: {detail}). Is the server still "
+                    "running?"
+                ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc))),
                 url=self.url,
             ) from None
 
-    def _read_bounded(self, response: httpx.Response, stop_at: float, limit: float,
-                      timeout_error: type[EndpointTimeout]) -> httpx.Response:
+    def _read_bounded(
+        self,
+        response: httpx.Response,
+        stop_at: float,
+        limit: float,
+        timeout_error: type[EndpointTimeout],
+    ) -> httpx.Response:
         """The whole response, read against the wall clock and a size limit."""
         import httpx
 
@@ -298,13 +321,17 @@ class OpenAIChat:
         except httpx.ResponseNotRead:
             pass
         still_arriving = timeout_error(
-            _("The reply from {url} was still arriving after {limit:.3g} s (a slow stream).")
-            .format(url=self.url, limit=limit) + " " + _timeout_advice(),
+            _(
+                "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
+            ).format(url=self.url, limit=limit)
+            + " "
+            + _timeout_advice(),
             url=self.url,
         )
         too_big = BadResponse(
-            _("{url} sent more than {limit:,} bytes: not a chat completion")
-            .format(url=self.url, limit=MAX_RESPONSE_BYTES),
+            _("{url} sent more than {limit:,} bytes: not a chat completion").format(
+                url=self.url, limit=MAX_RESPONSE_BYTES
+            ),
             url=self.url,
         )
 
@@ -330,10 +357,17 @@ class OpenAIChat:
                 chunks.append(piece)
         except httpx.TimeoutException:
             raise still_arriving from None
-        headers = [(k, v) for k, v in response.headers.multi_items()
-                   if k.lower() not in ("content-encoding", "content-length")]
-        return httpx.Response(response.status_code, headers=headers,
-                              content=b"".join(chunks), request=response.request)
+        headers = [
+            (k, v)
+            for k, v in response.headers.multi_items()
+            if k.lower() not in ("content-encoding", "content-length")
+        ]
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=b"".join(chunks),
+            request=response.request,
+        )
 
     def _inflated(self, response: httpx.Response, chunks: Iterator[bytes]) -> Iterator[bytes]:
         """The body with its `Content-Encoding` undone (gzip and deflate, in any number of
@@ -345,16 +379,24 @@ class OpenAIChat:
         unknown = [c for c in codings if c not in ("gzip", "x-gzip", "deflate")]
         if unknown:
             raise BadResponse(
-                _("{url} answered with Content-Encoding: {encoding}, which this client did not "
-                  "ask for (it asks for {accepted})").format(
-                    url=self.url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
-                url=self.url)
+                _(
+                    "{url} answered with Content-Encoding: {encoding}, which this client did not "
+                    "ask for (it asks for {accepted})"
+                ).format(url=self.url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
+                url=self.url,
+            )
         lie = BadResponse(
-            _("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
-              "not").format(url=self.url, encoding=excerpt(said, 60)), url=self.url)
+            _(
+                "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"
+            ).format(url=self.url, encoding=excerpt(said, 60)),
+            url=self.url,
+        )
         cut = BadResponse(
             _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
-                url=self.url, encoding=excerpt(said, 60)), url=self.url)
+                url=self.url, encoding=excerpt(said, 60)
+            ),
+            url=self.url,
+        )
         for coding in reversed(codings):  # the header lists them in the order they were applied
             chunks = _inflate(chunks, coding, lie, cut)
         return chunks
@@ -363,21 +405,33 @@ class OpenAIChat:
         import httpx
 
         host = httpx.URL(self.base_url).host
-        if any(s in detail for s in ("Name or service not known", "nodename nor servname",
-                                      "getaddrinfo failed", "No address associated",
-                                      "Temporary failure in name resolution")):
-            return _("Could not reach {url}: the host {host!r} is unknown. Check the spelling "
-                     "of OPENAI_BASE_URL / base_url.").format(url=self.base_url, host=host)
+        if any(
+            s in detail
+            for s in (
+                "Name or service not known",
+                "nodename nor servname",
+                "getaddrinfo failed",
+                "No address associated",
+                "Temporary failure in name resolution",
+            )
+        ):
+            return _(
+                "Could not reach {url}: the host {host!r} is unknown. Check the spelling "
+                "of OPENAI_BASE_URL / base_url."
+            ).format(url=self.base_url, host=host)
         hints = {
             ":11434": _("is Ollama running? (`ollama serve`)"),
             ":1234": _("is LM Studio's server started?"),
             ":8000": _("is vLLM running? (`vllm serve MODEL`)"),
             ":8765": _("is the mock server running? (`python -m whentostop serve`)"),
         }
-        hint = next((h for port, h in hints.items() if port in self.base_url),
-                    _("is the server running, and is the port right?"))
+        hint = next(
+            (h for port, h in hints.items() if port in self.base_url),
+            _("is the server running, and is the port right?"),
+        )
         return _("Could not reach {url} — {hint} ({detail})").format(
-            url=self.base_url, hint=hint, detail=self._safe(detail))
+            url=self.base_url, hint=hint, detail=self._safe(detail)
+        )
 
     def _http_error(
         self, response: httpx.Response, retries: list[str], why_not: str = ""
@@ -387,11 +441,16 @@ class OpenAIChat:
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
-            what = (_("the endpoint refused the API key") if self._secret or self._in_url else
-                    _("the endpoint wants an API key and none was given"))
-            advice = (_("Check the credentials in the base URL (they are not shown here).")
-                      if self._in_url and not self._secret else
-                      _("Check OPENAI_API_KEY (its value is not shown here)."))
+            what = (
+                _("the endpoint refused the API key")
+                if self._secret or self._in_url
+                else _("the endpoint wants an API key and none was given")
+            )
+            advice = (
+                _("Check the credentials in the base URL (they are not shown here).")
+                if self._in_url and not self._secret
+                else _("Check OPENAI_API_KEY (its value is not shown here).")
+            )
         elif status == 404:
             cls, what = NotFound, _("no model {name!r}, or no such path").format(name=self.name)
             advice = _("Check the model name and that the base URL ends in /v1.")
@@ -404,11 +463,22 @@ class OpenAIChat:
         else:
             cls, what = EndpointHTTPError, _("the endpoint rejected the request")
             advice = _("Check the model name and that this endpoint supports tool calling.")
-        tried = ngettext(" after {n} retry", " after {n} retries", len(retries)).format(
-            n=len(retries)) if retries else ""
-        message = _("HTTP {status} from {url}{tried}: {what}.{why_not} {advice} The endpoint "
-                    "said: {said}").format(status=status, url=self.url, tried=tried, what=what,
-                                           why_not=why_not, advice=advice, said=said)
+        tried = (
+            ngettext(" after {n} retry", " after {n} retries", len(retries)).format(n=len(retries))
+            if retries
+            else ""
+        )
+        message = _(
+            "HTTP {status} from {url}{tried}: {what}.{why_not} {advice} The endpoint said: {said}"
+        ).format(
+            status=status,
+            url=self.url,
+            tried=tried,
+            what=what,
+            why_not=why_not,
+            advice=advice,
+            said=said,
+        )
         return cls(message, status=status, url=self.url, retries=retries)
 
     def _parse(self, response: httpx.Response) -> Completion:
@@ -419,15 +489,18 @@ class OpenAIChat:
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             raise BadResponse(
                 _("{url} answered with something that is not JSON: {excerpt}").format(
-                    url=self.url, excerpt=excerpt(text) or _("(an empty body)")),
+                    url=self.url, excerpt=excerpt(text) or _("(an empty body)")
+                ),
                 url=self.url,
             ) from None
         try:
             # the key hidden in what JSON decoded, before anything is quoted or kept
             return parse_completion(self._hidden(data))
         except RecursionError:
-            raise BadResponse(_("{url} answered with JSON nested too deeply to read").format(
-                url=self.url), url=self.url) from None
+            raise BadResponse(
+                _("{url} answered with JSON nested too deeply to read").format(url=self.url),
+                url=self.url,
+            ) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
@@ -510,16 +583,16 @@ def _redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
         return _as_is
     encoded = [base64.b64encode(s.encode()).decode() for s in secrets if s]
     encoded += [e.replace("+", "-").replace("/", "_") for e in encoded]  # the URL-safe alphabet
-    forms = sorted({s for s in secrets if s} | {e.rstrip("=") for e in encoded},
-                   key=len, reverse=True)  # unpadded: it also finds the padded
+    forms = sorted(
+        {s for s in secrets if s} | {e.rstrip("=") for e in encoded}, key=len, reverse=True
+    )  # unpadded: it also finds the padded
     long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
     short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
     literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
 
     @functools.cache
     def spelled() -> re.Pattern[str]:  # compiled when first needed: ~50 ms for a long key
-        return re.compile("|".join("".join(_spellings(c) for c in s) for s in forms),
-                          re.IGNORECASE)
+        return re.compile("|".join("".join(_spellings(c) for c in s) for s in forms), re.IGNORECASE)
 
     def hide(text: str) -> str:
         if "\\" in text or "%" in text or "&" in text:  # how every other spelling starts
@@ -542,8 +615,13 @@ def _spellings(char: str) -> str:
     import re
 
     code = ord(char)
-    options = [re.escape(char), rf"\\u{code:04x}", "".join(f"%{b:02x}" for b in char.encode()),
-               f"&#0*{code};", f"&#x0*{code:x};"]
+    options = [
+        re.escape(char),
+        rf"\\u{code:04x}",
+        "".join(f"%{b:02x}" for b in char.encode()),
+        f"&#0*{code};",
+        f"&#x0*{code:x};",
+    ]
     if code < 256:
         options.append(rf"\\x{code:02x}")  # a script's or a repr's escape
     options += [re.escape(f"&{name}") for name in _html_names().get(char, ())]
@@ -572,7 +650,7 @@ def _hide_fragments(text: str, secret: str) -> str:
     if len(low) != len(text):  # a few characters lower-case to two: keep positions aligned
         low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
     for start in range(0, len(secret) - 3, 4):
-        block = secret[start:start + 4]
+        block = secret[start : start + 4]
         at = low.find(block)
         while at != -1:
             left, right, i, j = at, at + 4, start, start + 4
@@ -596,8 +674,9 @@ def _hide_fragments(text: str, secret: str) -> str:
     return "".join(pieces) + text[end:]
 
 
-def _inflate(chunks: Iterator[bytes], coding: str, lie: BadResponse,
-             cut: BadResponse) -> Iterator[bytes]:
+def _inflate(
+    chunks: Iterator[bytes], coding: str, lie: BadResponse, cut: BadResponse
+) -> Iterator[bytes]:
     """One layer of gzip or deflate undone, `_PIECE` bytes at most at a time (zlib's
     `max_length`): what is left of the input waits in `unconsumed_tail` until asked for.
     `deflate` is tried zlib-wrapped, then raw, as servers send both."""
@@ -637,8 +716,9 @@ def _network_transport() -> httpx.BaseTransport:
 
     from .transport import BoundedTransport
 
-    return BoundedTransport(ssl_context=_ssl_context(),
-                            socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)])
+    return BoundedTransport(
+        ssl_context=_ssl_context(), socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
+    )
 
 
 @functools.cache
@@ -653,27 +733,46 @@ def _ssl_context() -> ssl.SSLContext:
 def parse_completion(data: Any) -> Completion:
     """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
     if not isinstance(data, dict):
-        raise BadResponse(_("the reply is not a chat completion (a JSON {kind}): {excerpt}")
-                          .format(kind=type(data).__name__, excerpt=excerpt(json_text(data))))
+        raise BadResponse(
+            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
+                kind=type(data).__name__, excerpt=excerpt(json_text(data))
+            )
+        )
     if "error" in data and "choices" not in data:
-        raise BadResponse(_("the endpoint sent an error instead of a reply: {excerpt}")
-                          .format(excerpt=excerpt(json_text(data["error"]))))
+        raise BadResponse(
+            _("the endpoint sent an error instead of a reply: {excerpt}").format(
+                excerpt=excerpt(json_text(data["error"]))
+            )
+        )
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(_("the reply has no choices: {excerpt}")
-                          .format(excerpt=excerpt(json_text(data))))
+        raise BadResponse(
+            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
+        )
     choice = choices[0]
     raw = choice.get("message")
     if not isinstance(raw, dict):
-        raise BadResponse(_("the reply's first choice has no message: {excerpt}")
-                          .format(excerpt=excerpt(json_text(choice))))
+        raise BadResponse(
+            _("the reply's first choice has no message: {excerpt}").format(
+                excerpt=excerpt(json_text(choice))
+            )
+        )
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
-        raise BadResponse(_("the message content is neither text nor parts: {excerpt}")
-                          .format(excerpt=excerpt(json_text(content))))
+        raise BadResponse(
+            _("the message content is neither text nor parts: {excerpt}").format(
+                excerpt=excerpt(json_text(content))
+            )
+        )
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = content if isinstance(content, str) else "".join(
-        p["text"] for p in content or [] if isinstance(p, dict) and isinstance(p.get("text"), str)
+    text = (
+        content
+        if isinstance(content, str)
+        else "".join(
+            p["text"]
+            for p in content or []
+            if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
     )
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
@@ -700,13 +799,15 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise BadResponse(_("tool_calls is not a list: {excerpt}")
-                          .format(excerpt=excerpt(json_text(raw))))
+        raise BadResponse(
+            _("tool_calls is not a list: {excerpt}").format(excerpt=excerpt(json_text(raw)))
+        )
     calls = []
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
-            raise BadResponse(_("a tool call has no function: {excerpt}")
-                              .format(excerpt=excerpt(json_text(item))))
+            raise BadResponse(
+                _("a tool call has no function: {excerpt}").format(excerpt=excerpt(json_text(item)))
+            )
         fn = item["function"]
         arguments = fn.get("arguments")
         if arguments is None:
@@ -714,26 +815,38 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
         elif not isinstance(arguments, str):
             arguments = json_text(arguments)  # some servers send an object, not a string
         call_id = item.get("id")
-        calls.append({
-            "id": call_id if isinstance(call_id, str) and call_id else f"call_{os.urandom(6).hex()}",
-            "type": "function",
-            "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
-        })
+        calls.append(
+            {
+                "id": call_id
+                if isinstance(call_id, str) and call_id
+                else f"call_{os.urandom(6).hex()}",
+                "type": "function",
+                "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
+            }
+        )
     return calls
 
 
-def _checked_settings(max_tokens: int | None, temperature: float | None,
-                      seed: int | None) -> tuple[int | None, float | None, int | None]:
+def _checked_settings(
+    max_tokens: int | None, temperature: float | None, seed: int | None
+) -> tuple[int | None, float | None, int | None]:
     """The generation settings, checked before anything is sent."""
-    if max_tokens is not None and (isinstance(max_tokens, bool) or not isinstance(max_tokens, int)
-                                   or max_tokens < 1):
-        raise ValueError(_("max_tokens must be a positive int (or None for no cap), got {value!r}")
-                         .format(value=max_tokens))
-    if temperature is not None and (isinstance(temperature, bool)
-                                    or not isinstance(temperature, (int, float))
-                                    or not 0 <= temperature <= 2):
-        raise ValueError(_("temperature must be a number from 0 to 2, got {value!r}")
-                         .format(value=temperature))
+    if max_tokens is not None and (
+        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
+    ):
+        raise ValueError(
+            _("max_tokens must be a positive int (or None for no cap), got {value!r}").format(
+                value=max_tokens
+            )
+        )
+    if temperature is not None and (
+        isinstance(temperature, bool)
+        or not isinstance(temperature, (int, float))
+        or not 0 <= temperature <= 2
+    ):
+        raise ValueError(
+            _("temperature must be a number from 0 to 2, got {value!r}").format(value=temperature)
+        )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(_("seed must be an int, got {value!r}").format(value=seed))
     return max_tokens, None if temperature is None else float(temperature), seed
@@ -774,5 +887,10 @@ def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
 
 
 __all__ = [
-    "DEFAULT_MAX_TOKENS", "ChatModel", "Completion", "OpenAIChat", "parse_completion", "shown_url",
+    "DEFAULT_MAX_TOKENS",
+    "ChatModel",
+    "Completion",
+    "OpenAIChat",
+    "parse_completion",
+    "shown_url",
 ]

@@ -37,7 +37,8 @@ EXIT_SAID = {
 def of_turns(n: int, max_turns: int) -> str:
     """ "3 of 25 turns": the turns a run took against its budget."""
     return ngettext("{n} of {max_turns} turn", "{n} of {max_turns} turns", max_turns).format(
-        n=n, max_turns=max_turns)
+        n=n, max_turns=max_turns
+    )
 
 
 def ending(run: Run | None, error: str | None = None, judgement: Judgement | None = None) -> str:
@@ -55,52 +56,65 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
         text = _("endpoint error — No answer after {turns}").format(turns=turns)
         return f"{text} ({excerpt(why, 80)})" if why else text
     if run.answer_is_text_tool_call:
-        return _("{exit} — but the model wrote a tool call as text, not an answer ({turns}): "
-                 "“{text}”").format(exit=run.exit_name, turns=turns,
-                                    text=excerpt(" ".join(str(run.answer).split()), 70))
+        return _(
+            "{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”"
+        ).format(
+            exit=run.exit_name, turns=turns, text=excerpt(" ".join(str(run.answer).split()), 70)
+        )
     wrong = judgement is not None and judgement.correct is False
     if run.stop == Stop.END_TURN:
         answer = excerpt(str(run.answer), 70)
         if wrong:
             return _("{exit} — answered in {turns}, but wrong: “{answer}”").format(
-                exit=run.exit_name, turns=turns, answer=answer)
+                exit=run.exit_name, turns=turns, answer=answer
+            )
         said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
         return said + _right(judgement)
     if run.stop == Stop.TERMINAL_TOOL:
         answer = json.dumps(run.answer)
         if wrong:
             return _("{exit} — validated, but the wrong block ({turns}): {answer}").format(
-                exit=run.exit_name, turns=turns, answer=answer)
+                exit=run.exit_name, turns=turns, answer=answer
+            )
         said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
         return said + _right(judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return _("{exit} — No answer after {turns}, still asking for {asking}").format(
-            exit=run.exit_name, turns=turns, asking=asking)
+            exit=run.exit_name, turns=turns, asking=asking
+        )
     if run.turns and run.turns[-1].empty:
         return _("{exit} — No answer after {turns}: the model's last reply was empty").format(
-            exit=run.exit_name, turns=turns)
+            exit=run.exit_name, turns=turns
+        )
     return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
 
 
 def _right(judgement: Judgement | None) -> str:
-    """" — right" when the level says the answer is right; else nothing."""
+    """ " — right" when the level says the answer is right; else nothing."""
     return " — " + _("right") if judgement is not None and judgement.correct else ""
 
 
-def announcement(level: str, run_number: int, run: Run | None, error: str | None = None,
-                 judgement: Judgement | None = None) -> str:
+def announcement(
+    level: str,
+    run_number: int,
+    run: Run | None,
+    error: str | None = None,
+    judgement: Judgement | None = None,
+) -> str:
     """What the live region says after each run: the level, which run this is (so a re-run with
     the same result is still news), and how it ended."""
     return _("Level {level}, run {number}: {ending}.").format(
-        level=level, number=run_number, ending=ending(run, error, judgement))
+        level=level, number=run_number, ending=ending(run, error, judgement)
+    )
 
 
 def subject(run: Run, judgement: Judgement | None = None) -> str:
     """What was run: the model and the budget, then how it ended."""
     model = run.model or _("the model")
     return _("Model {model}, max_turns={max_turns}: {ending}").format(
-        model=model, max_turns=run.max_turns, ending=ending(run, judgement=judgement))
+        model=model, max_turns=run.max_turns, ending=ending(run, judgement=judgement)
+    )
 
 
 def growth(run: Run) -> str:
@@ -114,13 +128,25 @@ def growth(run: Run) -> str:
         return _("One turn of {tokens:,} tokens.").format(tokens=total)
     first, last = turns[0], turns[-1]
     ratio = total / (first.total_tokens * len(turns)) if first.total_tokens else 1.0
-    shape = (_("faster than linearly (every turn sends the whole history again)")
-             if ratio >= GROWTH_FASTER else _("about linearly"))
-    return _("The prompt grew from {first:,} tokens at turn {a} to {last:,} at turn {b}; "
-             "{total:,} tokens in all, {ratio:.1f} times what {n} turns would cost if each cost "
-             "like turn 1, so the total grows {shape}.").format(
-        first=first.prompt_tokens, a=first.index, last=last.prompt_tokens, b=last.index,
-        total=total, ratio=ratio, n=len(turns), shape=shape)
+    shape = (
+        _("faster than linearly (every turn sends the whole history again)")
+        if ratio >= GROWTH_FASTER
+        else _("about linearly")
+    )
+    return _(
+        "The prompt grew from {first:,} tokens at turn {a} to {last:,} at turn {b}; "
+        "{total:,} tokens in all, {ratio:.1f} times what {n} turns would cost if each cost "
+        "like turn 1, so the total grows {shape}."
+    ).format(
+        first=first.prompt_tokens,
+        a=first.index,
+        last=last.prompt_tokens,
+        b=last.index,
+        total=total,
+        ratio=ratio,
+        n=len(turns),
+        shape=shape,
+    )
 
 
 def cached(run: Run) -> str:
@@ -139,30 +165,51 @@ def wrap_up(run: Run) -> str:
 
 def tokens_alt(run: Run) -> str:
     """The tokens-per-turn chart's text alternative."""
-    return _sentences(_("Tokens per turn: the history is sent again"), subject(run), growth(run),
-                      cached(run), wrap_up(run))
+    return _sentences(
+        _("Tokens per turn: the history is sent again"),
+        subject(run),
+        growth(run),
+        cached(run),
+        wrap_up(run),
+    )
 
 
 def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-    total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
-        model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else
-        _("Cumulative cost at {model}").format(model=price.model))
+    total = (
+        _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+            model=price.model, tokens=tokens[-1], usd=usd[-1]
+        )
+        if tokens
+        else _("Cumulative cost at {model}").format(model=price.model)
+    )
     return _sentences(total, subject(run, judgement), growth(run), wrap_up(run))
 
 
-def cost_alt(run: Run, price: Price, *, tokens_per_turn: bool = True,
-             judgement: Judgement | None = None) -> str:
+def cost_alt(
+    run: Run, price: Price, *, tokens_per_turn: bool = True, judgement: Judgement | None = None
+) -> str:
     """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn; how
     the run ended as the badge says it (`judgement`: the level's verdict on its answer)."""
     if not tokens_per_turn:
         return cumulative_alt(run, price, judgement)
     tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-    total = (_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
-        model=price.model, tokens=tokens[-1], usd=usd[-1]) if tokens else "")
-    return _sentences(_("Tokens per turn and cumulative cost"), subject(run, judgement),
-                      growth(run), total, cached(run), wrap_up(run))
+    total = (
+        _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+            model=price.model, tokens=tokens[-1], usd=usd[-1]
+        )
+        if tokens
+        else ""
+    )
+    return _sentences(
+        _("Tokens per turn and cumulative cost"),
+        subject(run, judgement),
+        growth(run),
+        total,
+        cached(run),
+        wrap_up(run),
+    )
 
 
 def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
@@ -170,9 +217,14 @@ def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
     parts = [_("Runs compared: cumulative tokens (USD at {model})").format(model=price.model)]
     for label, run in runs.items():
         tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-        parts.append(_("{label}: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
-            label=label, ending=ending(run), tokens=tokens[-1] if tokens else 0,
-            usd=usd[-1] if usd else 0.0))
+        parts.append(
+            _("{label}: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
+                label=label,
+                ending=ending(run),
+                tokens=tokens[-1] if tokens else 0,
+                usd=usd[-1] if usd else 0.0,
+            )
+        )
     return _sentences(*parts)
 
 
@@ -184,26 +236,35 @@ def map_alt(level: Level, run: Run | None) -> str:
     searched = list(dict.fromkeys(view.searched))
     parts = [view.title]
     if searched:
-        parts.append(_("Searched {n} of {total} areas: {areas}").format(
-            n=len(searched), total=len(areas), areas=", ".join(searched)))
+        parts.append(
+            _("Searched {n} of {total} areas: {areas}").format(
+                n=len(searched), total=len(areas), areas=", ".join(searched)
+            )
+        )
         left = [a for a in areas if a not in searched]
         if left:
             parts.append(_("Not searched: {areas}").format(areas=", ".join(left)))
     else:
         parts.append(_("No area searched yet: every block is still closed"))
     if view.misspelt:
-        parts.append(ngettext("{n} search named an area the level does not have",
-                              "{n} searches named an area the level does not have",
-                              view.misspelt).format(n=view.misspelt))
+        parts.append(
+            ngettext(
+                "{n} search named an area the level does not have",
+                "{n} searches named an area the level does not have",
+                view.misspelt,
+            ).format(n=view.misspelt)
+        )
     star = level.star
     if star is None:
         parts.append(_("This level hides no star"))
     elif view.star_found:
         parts.append(_("The star is in block {block} ({area})").format(block=star[1], area=star[0]))
     for marker in view.markers:
-        verdict = (_("A marker on block {block} ({area}): right, the star is there")
-                   if marker.correct else
-                   _("A marker on block {block} ({area}): wrong, the star is not there"))
+        verdict = (
+            _("A marker on block {block} ({area}): right, the star is there")
+            if marker.correct
+            else _("A marker on block {block} ({area}): wrong, the star is not there")
+        )
         parts.append(verdict.format(block=marker.block, area=marker.area))
     if star is not None and not view.markers:
         parts.append(_("No marker placed"))
@@ -238,27 +299,35 @@ def fall_text(fall: Fall, result: RaceResult) -> str:
     if fall.kept is None:
         if track.has_answer:
             return _("{exit}: never — the run answers first, on turn {n}").format(
-                exit=name, n=len(track.turns))
+                exit=name, n=len(track.turns)
+            )
         return _("{exit}: not within the track's {n} turns").format(exit=name, n=len(track.turns))
     if fall.stop == Stop.DEADLINE:
         if fall.kept == 0:
             return _("{exit}: at {seconds:g} s, before the first reply").format(
-                exit=name, seconds=fall.at_s or 0.0)
-        return ngettext("{exit}: at {seconds:g} s, after about {n} turn ({spent})",
-                        "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
-                        fall.kept).format(exit=name, seconds=fall.at_s or 0.0, n=fall.kept,
-                                          spent=spent_text(fall.spent, unit))
+                exit=name, seconds=fall.at_s or 0.0
+            )
+        return ngettext(
+            "{exit}: at {seconds:g} s, after about {n} turn ({spent})",
+            "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
+            fall.kept,
+        ).format(
+            exit=name, seconds=fall.at_s or 0.0, n=fall.kept, spent=spent_text(fall.spent, unit)
+        )
     if fall.stop == Stop.BUDGET:
         return _("{exit}: after turn {n} — {why}").format(exit=name, n=fall.kept, why=fall.why)
     return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(
-        exit=name, n=fall.kept, spent=spent_text(fall.spent, unit), seconds=fall.at_s or 0.0)
+        exit=name, n=fall.kept, spent=spent_text(fall.spent, unit), seconds=fall.at_s or 0.0
+    )
 
 
 def race_falls(result: RaceResult) -> list[str]:
     """Each limit's fall in words, the one the track says fires first marked so."""
     first = result.predicted
-    return [fall_text(f, result) + (" — " + _("fires first") if f is first else "")
-            for f in result.falls]
+    return [
+        fall_text(f, result) + (" — " + _("fires first") if f is first else "")
+        for f in result.falls
+    ]
 
 
 def race_setup(result: RaceResult, model: str, pace_s: float) -> str:
@@ -270,7 +339,8 @@ def race_setup(result: RaceResult, model: str, pace_s: float) -> str:
     if limits.budget is not None:
         parts.append(budget_text(limits.budget, limits.unit, limits.price_model))
     return _("{model}, about {pace:g} s a reply: {limits}").format(
-        model=model, pace=pace_s, limits=", ".join(parts))
+        model=model, pace=pace_s, limits=", ".join(parts)
+    )
 
 
 def race_outcome(result: RaceResult) -> str:
@@ -280,26 +350,32 @@ def race_outcome(result: RaceResult) -> str:
     total = spent_text(spent[-1] if spent else 0.0, result.limits.unit)
     if run.stop in (Stop.MAX_TURNS, Stop.DEADLINE, Stop.BUDGET):
         return _("{exit} fired first, after {turns}: no answer; {spent} in {seconds:.2f} s").format(
-            exit=run.exit_name, turns=of_turns(len(run.turns), run.max_turns), spent=total,
-            seconds=run.elapsed_s)
+            exit=run.exit_name,
+            turns=of_turns(len(run.turns), run.max_turns),
+            spent=total,
+            seconds=run.elapsed_s,
+        )
     return _("no limit fired: {ending}; {spent} in {seconds:.2f} s").format(
-        ending=ending(run), spent=total, seconds=run.elapsed_s)
+        ending=ending(run), spent=total, seconds=run.elapsed_s
+    )
 
 
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
     """The race chart's text alternative: what raced, where each limit falls, who fired."""
     unit = _("dollars") if result.limits.unit == "usd" else _("tokens")
-    return _sentences(_(RACE_TITLE).format(spent=unit),
-                      _("Level {level}, {setup}").format(level=level,
-                                                         setup=race_setup(result, model, pace_s)),
-                      *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
-                      _("The run: {outcome}").format(outcome=race_outcome(result)))
+    return _sentences(
+        _(RACE_TITLE).format(spent=unit),
+        _("Level {level}, {setup}").format(level=level, setup=race_setup(result, model, pace_s)),
+        *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
+        _("The run: {outcome}").format(outcome=race_outcome(result)),
+    )
 
 
 def race_announcement(level: str, number: int, result: RaceResult) -> str:
     """What the race's live region says after each run."""
     return _("Race on level {level}, run {number}: {outcome}.").format(
-        level=level, number=number, outcome=race_outcome(result))
+        level=level, number=number, outcome=race_outcome(result)
+    )
 
 
 def _sentences(*parts: str) -> str:

@@ -58,8 +58,15 @@ class EndpointHTTPError(EndpointError):
     retries: list[str]
     """One line per retried request before the error (429 or 5xx)."""
 
-    def __init__(self, message: str, *, status: int, url: str = "",
-                 retries: list[str] | None = None, run: Run | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        status: int,
+        url: str = "",
+        retries: list[str] | None = None,
+        run: Run | None = None,
+    ) -> None:
         super().__init__(message, url=url, run=run)
         self.status = status
         self.retries = list(retries or [])

@@ -70,4 +70,5 @@ def emit(listener: Listener | None, event: Event) -> None:
         import logging  # only when a listener fails: logging costs ~10 ms at import
 
         logging.getLogger("whentostop").warning(
-            "on_event listener raised on %s; the run goes on", event.kind, exc_info=True)
+            "on_event listener raised on %s; the run goes on", event.kind, exc_info=True
+        )

@@ -31,7 +31,7 @@ _chosen: str | None = None
 
 
 def normalize(lang: str) -> str:
-    """"pt", "pt-BR", "pt_BR", "PT" -> "pt"; a language the lesson lacks is a ValueError."""
+    """ "pt", "pt-BR", "pt_BR", "PT" -> "pt"; a language the lesson lacks is a ValueError."""
     code = str(lang).strip().replace("-", "_").split("_")[0].lower()
     if code not in LANGUAGES:
         raise ValueError(
@@ -132,5 +132,14 @@ def N_(message: str) -> str:
     return message
 
 
-__all__ = ["LANGUAGES", "N_", "_", "language", "ngettext", "normalize", "set_language",
-           "translator", "using"]
+__all__ = [
+    "LANGUAGES",
+    "N_",
+    "_",
+    "language",
+    "ngettext",
+    "normalize",
+    "set_language",
+    "translator",
+    "using",
+]

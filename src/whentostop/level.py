@@ -55,12 +55,16 @@ class LevelSpec(BaseModel):
         for area, blocks in self.areas.items():
             for number in blocks:
                 if number in where:
-                    raise ValueError(_(
-                        "block {number} is in both area {first!r} and area {second!r}: block "
-                        "numbers must be unique across the whole level").format(
-                            number=number, first=where[number], second=area))
+                    raise ValueError(
+                        _(
+                            "block {number} is in both area {first!r} and area {second!r}: block "
+                            "numbers must be unique across the whole level"
+                        ).format(number=number, first=where[number], second=area)
+                    )
                 where[number] = area
-        stars = [n for blocks in self.areas.values() for n, item in blocks.items() if item == "star"]
+        stars = [
+            n for blocks in self.areas.values() for n, item in blocks.items() if item == "star"
+        ]
         if len(stars) > 1:
             raise ValueError(f"a level hides at most one star; found it in blocks {stars}")
         return self
@@ -109,14 +113,19 @@ class Judgement:
     """Why, in the language in effect."""
 
 
-_BLOCK_NAMED = re.compile(r"\b(?:block|bloco|bloque)s?\s*(?:#|n[º°o]\.?\s*|number\s+|número\s+)?"
-                          r"(\d+)", re.IGNORECASE)
+_BLOCK_NAMED = re.compile(
+    r"\b(?:block|bloco|bloque)s?\s*(?:#|n[º°o]\.?\s*|number\s+|número\s+)?"
+    r"(\d+)",
+    re.IGNORECASE,
+)
 _NOT_FOUND = re.compile(
     r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
     r"(?:find|locate|see)\b|\bno star\b|\bnot (?:seem to be )?(?:in|on) this level\b|"
     r"\bfound nothing\b|\bnothing found\b|"
     r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b|"
-    r"\bnenhuma estrela\b", re.IGNORECASE)
+    r"\bnenhuma estrela\b",
+    re.IGNORECASE,
+)
 
 
 class MarkStarInput(BaseModel):
@@ -188,20 +197,29 @@ class Level:
                 block = call.input["block"]
                 area = self.area_of(block)
                 if area is not None:
-                    markers.append(Marker(call.input["item"], block, area,
-                                          self.spec.areas[area][block] == call.input["item"]))
+                    markers.append(
+                        Marker(
+                            call.input["item"],
+                            block,
+                            area,
+                            self.spec.areas[area][block] == call.input["item"],
+                        )
+                    )
         star = self.star
         found = star is not None and (star[0] in searched or any(m.correct for m in markers))
         blocks: dict[str, dict[int, str | None]] = {
-            area: {number: item if area in searched or (found and (area, number) == star) else None
-                   for number, item in items.items()}
+            area: {
+                number: item if area in searched or (found and (area, number) == star) else None
+                for number, item in items.items()
+            }
             for area, items in self.spec.areas.items()
         }
         title = self._map_title(searched, misspelt, markers, found)
         return MapView(blocks, tuple(searched), misspelt, tuple(markers), found, title)
 
-    def _map_title(self, searched: list[str], misspelt: int, markers: list[Marker],
-                   found: bool) -> str:
+    def _map_title(
+        self, searched: list[str], misspelt: int, markers: list[Marker], found: bool
+    ) -> str:
         if any(m.correct for m in markers):
             news = _("the star is marked")
         elif markers:
@@ -209,12 +227,15 @@ class Level:
         elif found:
             news = _("the star was found")
         elif searched or misspelt:
-            news = ngettext("{n} search, no star", "{n} searches, no star",
-                            len(searched)).format(n=len(searched))
+            news = ngettext("{n} search, no star", "{n} searches, no star", len(searched)).format(
+                n=len(searched)
+            )
             if misspelt:
-                news = ngettext("{searches} ({n} more misspelt: no such area)",
-                                "{searches} ({n} more misspelt: no such area)",
-                                misspelt).format(searches=news, n=misspelt)
+                news = ngettext(
+                    "{searches} ({n} more misspelt: no such area)",
+                    "{searches} ({n} more misspelt: no such area)",
+                    misspelt,
+                ).format(searches=news, n=misspelt)
         else:
             news = _("nothing searched yet")
         return _("{title} — {news}").format(title=self.title, news=news)
@@ -225,66 +246,114 @@ class Level:
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
         if not run.has_answer:
-            return Judgement(None, _("No answer to judge: the run ended on {exit}.")
-                             .format(exit=run.exit_name))
+            return Judgement(
+                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
+            )
         if run.answer_is_text_tool_call:
-            return Judgement(None, _(
-                "Not an answer: the model asked for a tool in text that the server did not parse "
-                "as a call, so there is nothing to judge."))
+            return Judgement(
+                None,
+                _(
+                    "Not an answer: the model asked for a tool in text that the server did not parse "
+                    "as a call, so there is nothing to judge."
+                ),
+            )
         if run.stop == Stop.TERMINAL_TOOL:
             return self._judge_marker(run)
         return self._judge_text(str(run.answer))
 
     def _judge_marker(self, run: Run) -> Judgement:
-        terminal = next((c for c in reversed(run.tool_calls)
-                         if c.ok and c.name in run.stop_on), None)
+        terminal = next(
+            (c for c in reversed(run.tool_calls) if c.ok and c.name in run.stop_on), None
+        )
         answer = run.answer if isinstance(run.answer, dict) else {}
         block = answer.get("block")
         if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
-            return Judgement(None, _("The level cannot judge an answer delivered by {tool}.")
-                             .format(tool=terminal.name if terminal else "?"))
+            return Judgement(
+                None,
+                _("The level cannot judge an answer delivered by {tool}.").format(
+                    tool=terminal.name if terminal else "?"
+                ),
+            )
         area = self.area_of(block)
         searched = set(self.view(run).searched)
-        guess = (" " + _("Block {block}'s area was never searched: the model guessed.")
-                 .format(block=block)) if area not in searched else ""
+        guess = (
+            (
+                " "
+                + _("Block {block}'s area was never searched: the model guessed.").format(
+                    block=block
+                )
+            )
+            if area not in searched
+            else ""
+        )
         star = self.star
         if star is not None and block == star[1]:
-            return Judgement(True, _("Right: the marker is on block {block} ({area}), where the "
-                                     "star is.").format(block=block, area=star[0]) + guess)
-        return Judgement(False, self._wrong_block(_("the marker is on block {block}")
-                                                  .format(block=block)) + guess)
+            return Judgement(
+                True,
+                _("Right: the marker is on block {block} ({area}), where the star is.").format(
+                    block=block, area=star[0]
+                )
+                + guess,
+            )
+        return Judgement(
+            False,
+            self._wrong_block(_("the marker is on block {block}").format(block=block)) + guess,
+        )
 
     def _judge_text(self, text: str) -> Judgement:
         named = sorted({int(n) for n in _BLOCK_NAMED.findall(text)})
         star = self.star
         if len(named) > 1 and star is not None and star[1] in named:
-            return Judgement(None, _("The answer names several blocks ({blocks}): the level "
-                                     "cannot tell which one it means.").format(
-                                         blocks=", ".join(map(str, named))))
+            return Judgement(
+                None,
+                _(
+                    "The answer names several blocks ({blocks}): the level "
+                    "cannot tell which one it means."
+                ).format(blocks=", ".join(map(str, named))),
+            )
         if star is not None and named == [star[1]]:
-            return Judgement(True, _("Right: the answer names block {block} ({area}), where the "
-                                     "star is.").format(block=star[1], area=star[0]))
+            return Judgement(
+                True,
+                _("Right: the answer names block {block} ({area}), where the star is.").format(
+                    block=star[1], area=star[0]
+                ),
+            )
         if named:
-            said = ngettext("the answer names block {blocks}", "the answer names blocks {blocks}",
-                            len(named)).format(blocks=", ".join(map(str, named)))
+            said = ngettext(
+                "the answer names block {blocks}", "the answer names blocks {blocks}", len(named)
+            ).format(blocks=", ".join(map(str, named)))
             return Judgement(False, self._wrong_block(said))
         if _NOT_FOUND.search(text):
             if star is None:
-                return Judgement(True, _("Right: this level hides no star, and the answer says "
-                                         "none was found."))
-            return Judgement(False, _("Wrong: the answer says the star was not found, but it "
-                                      "is in block {block} ({area}).").format(
-                                          block=star[1], area=star[0]))
-        return Judgement(None, _("The answer names no block and does not say the star is "
-                                 "missing: the level cannot tell whether it is right."))
+                return Judgement(
+                    True, _("Right: this level hides no star, and the answer says none was found.")
+                )
+            return Judgement(
+                False,
+                _(
+                    "Wrong: the answer says the star was not found, but it "
+                    "is in block {block} ({area})."
+                ).format(block=star[1], area=star[0]),
+            )
+        return Judgement(
+            None,
+            _(
+                "The answer names no block and does not say the star is "
+                "missing: the level cannot tell whether it is right."
+            ),
+        )
 
     def _wrong_block(self, said: str) -> str:
         star = self.star
         if star is None:
-            return _("Wrong: {said}, but this level hides no star. A schema checks an answer's "
-                     "shape, not its truth.").format(said=said)
-        return _("Wrong: {said}, but the star is in block {block} ({area}). A schema checks an "
-                 "answer's shape, not its truth.").format(said=said, block=star[1], area=star[0])
+            return _(
+                "Wrong: {said}, but this level hides no star. A schema checks an answer's "
+                "shape, not its truth."
+            ).format(said=said)
+        return _(
+            "Wrong: {said}, but the star is in block {block} ({area}). A schema checks an "
+            "answer's shape, not its truth."
+        ).format(said=said, block=star[1], area=star[0])
 
     def search_blocks(self, area: str) -> str:
         """Search the ? blocks in one area of the level. Returns what each one hides."""
@@ -328,8 +397,11 @@ class Level:
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
         if unknown:
-            raise ValueError(_("no tool {names}; a level has search_blocks and mark_star")
-                             .format(names=", ".join(sorted(unknown))))
+            raise ValueError(
+                _("no tool {names}; a level has search_blocks and mark_star").format(
+                    names=", ".join(sorted(unknown))
+                )
+            )
         return [t for t in offered if not names or t.name in names]
 
 
@@ -359,9 +431,11 @@ def load_level(name_or_path: str | Path) -> Level:
     if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
     if not path.is_file():
-        raise FileNotFoundError(_(
-            "no level {name!r}: use one of {levels} or a path to a level file"
-        ).format(name=name, levels=", ".join(SHIPPED)))
+        raise FileNotFoundError(
+            _("no level {name!r}: use one of {levels} or a path to a level file").format(
+                name=name, levels=", ".join(SHIPPED)
+            )
+        )
     return Level(spec=_parsed(path.read_bytes(), name))
 
 
@@ -376,21 +450,27 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
     try:
         text = content.decode("utf-8-sig")  # a byte-order mark, as some editors write, is fine
     except UnicodeDecodeError as exc:
-        raise LevelFileError(_(
-            "{file} is not UTF-8 text (byte {byte} at position {position}): save it as UTF-8"
-        ).format(file=source, byte=f"0x{content[exc.start]:02x}", position=exc.start)) from None
+        raise LevelFileError(
+            _(
+                "{file} is not UTF-8 text (byte {byte} at position {position}): save it as UTF-8"
+            ).format(file=source, byte=f"0x{content[exc.start]:02x}", position=exc.start)
+        ) from None
     if not text.strip():
-        raise LevelFileError(_("{file} is empty: a level file is a JSON object").format(
-            file=source))
+        raise LevelFileError(
+            _("{file} is empty: a level file is a JSON object").format(file=source)
+        )
     try:
         data = json.loads(text, object_pairs_hook=_JSONObject.of)
     except json.JSONDecodeError as exc:
-        raise LevelFileError(_(
-            "{file} is not valid JSON: {reason} (line {line}, column {column})"
-        ).format(file=source, reason=exc.msg, line=exc.lineno, column=exc.colno)) from None
+        raise LevelFileError(
+            _("{file} is not valid JSON: {reason} (line {line}, column {column})").format(
+                file=source, reason=exc.msg, line=exc.lineno, column=exc.colno
+            )
+        ) from None
     except RecursionError:
-        raise LevelFileError(_("{file} is nested too deeply to be a level").format(
-            file=source)) from None
+        raise LevelFileError(
+            _("{file} is nested too deeply to be a level").format(file=source)
+        ) from None
     _check_as_written(data, source)
     try:
         return LevelSpec.model_validate(data)
@@ -398,9 +478,13 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
         problems = "; ".join(
             (".".join(str(p) for p in e["loc"]) + ": " if e["loc"] else "")
             + str(e["msg"]).removeprefix("Value error, ")
-            for e in exc.errors(include_url=False))
-        raise LevelFileError(_("{file} is not a valid level: {problems}").format(
-            file=source, problems=" ".join(problems.split()))) from None
+            for e in exc.errors(include_url=False)
+        )
+        raise LevelFileError(
+            _("{file} is not a valid level: {problems}").format(
+                file=source, problems=" ".join(problems.split())
+            )
+        ) from None
 
 
 class _JSONObject(dict[str, Any]):
@@ -424,26 +508,33 @@ _PLAIN_NUMBER = re.compile(r"[1-9][0-9]*")
 def _check_as_written(data: Any, source: str) -> None:
     """What only the file's text shows, before it is validated: keys written twice, two
     spellings of one block number, and area names no search can tell apart or find."""
-    twice = _("{file}: {what} is written twice; JSON keeps only the last one, so the other is "
-              "lost")
+    twice = _("{file}: {what} is written twice; JSON keeps only the last one, so the other is lost")
     if not isinstance(data, dict):
         return
     if _repeated(data):
-        raise LevelFileError(twice.format(file=source, what=_("the key {key!r}").format(
-            key=_repeated(data)[0])))
+        raise LevelFileError(
+            twice.format(file=source, what=_("the key {key!r}").format(key=_repeated(data)[0]))
+        )
     areas = data.get("areas")
     if not isinstance(areas, dict):
         return
     if _repeated(areas):
-        raise LevelFileError(twice.format(file=source, what=_("the area {area!r}").format(
-            area=_repeated(areas)[0])))
+        raise LevelFileError(
+            twice.format(file=source, what=_("the area {area!r}").format(area=_repeated(areas)[0]))
+        )
     _check_area_names(list(areas), source)
     for area, blocks in areas.items():
         if not isinstance(blocks, dict):
             continue
         if _repeated(blocks):
-            raise LevelFileError(twice.format(file=source, what=_(
-                "area {area!r}: block {block!r}").format(area=area, block=_repeated(blocks)[0])))
+            raise LevelFileError(
+                twice.format(
+                    file=source,
+                    what=_("area {area!r}: block {block!r}").format(
+                        area=area, block=_repeated(blocks)[0]
+                    ),
+                )
+            )
         _check_block_numbers(area, list(blocks), source)
 
 
@@ -456,18 +547,23 @@ def _check_area_names(names: list[str], source: str) -> None:
     for name in names:
         key = name.strip().lower()  # what `Level.area_named` makes of a search
         if key in seen:
-            raise LevelFileError(_(
-                "{file}: the areas {first!r} and {second!r} differ only in case or spaces: a "
-                "search finds only one of them").format(file=source, first=seen[key],
-                                                        second=name))
+            raise LevelFileError(
+                _(
+                    "{file}: the areas {first!r} and {second!r} differ only in case or spaces: a "
+                    "search finds only one of them"
+                ).format(file=source, first=seen[key], second=name)
+            )
         seen[key] = name
     for name in names:
         if not name.strip():
             raise LevelFileError(_("{file}: an area has no name").format(file=source))
         if name != name.strip():
-            raise LevelFileError(_(
-                "{file}: the area {area!r} has spaces around its name: a search could never "
-                "find it").format(file=source, area=name))
+            raise LevelFileError(
+                _(
+                    "{file}: the area {area!r} has spaces around its name: a search could never "
+                    "find it"
+                ).format(file=source, area=name)
+            )
 
 
 def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
@@ -478,14 +574,21 @@ def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
         except ValueError:
             continue  # not a number at all: validation says so
         if number in spellings:
-            raise LevelFileError(_(
-                "{file}: area {area!r} has block {number} twice ({first!r} and {second!r}): "
-                "one of them would be lost").format(file=source, area=area, number=number,
-                                                    first=spellings[number], second=written))
+            raise LevelFileError(
+                _(
+                    "{file}: area {area!r} has block {number} twice ({first!r} and {second!r}): "
+                    "one of them would be lost"
+                ).format(
+                    file=source, area=area, number=number, first=spellings[number], second=written
+                )
+            )
         spellings[number] = written
     for written in numbers:
         if not _PLAIN_NUMBER.fullmatch(written):  # "01", "+1", " 1", "1.0" and "1_0" would pass
-            raise LevelFileError(_(
-                "{file}: area {area!r} has block {block!r}: write a block number as a plain "
-                "whole number from 1 up (1, 2, 12), without leading zeros, signs, spaces or "
-                "decimals").format(file=source, area=area, block=written))
+            raise LevelFileError(
+                _(
+                    "{file}: area {area!r} has block {block!r}: write a block number as a plain "
+                    "whole number from 1 up (1, 2, 12), without leading zeros, signs, spaces or "
+                    "decimals"
+                ).format(file=source, area=area, block=written)
+            )

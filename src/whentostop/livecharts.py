@@ -56,8 +56,13 @@ def data_uri(svg: str) -> str:
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
 
 
-def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
-             tokens_per_turn: bool = True, judgement: Judgement | None = None) -> str:
+def cost_svg(
+    run: Run | None,
+    model: str | Price = DEFAULT_PRICE_MODEL,
+    *,
+    tokens_per_turn: bool = True,
+    judgement: Judgement | None = None,
+) -> str:
     """Tokens per turn (history sent again, new, the reply) beside the cumulative cost; the
     cumulative cost alone with `tokens_per_turn=False` (a narrow dashboard column). The words
     say how the run ended as the badge does (`judgement`: the level's verdict on the answer)."""
@@ -68,8 +73,9 @@ def cost_svg(run: Run | None, model: str | Price = DEFAULT_PRICE_MODEL, *,
     if not tokens_per_turn:
         return _svg(PANEL_W, PANEL_H, right, alt)
     left = _tokens_panel(run)
-    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
-                alt)
+    return _svg(
+        2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>', alt
+    )
 
 
 def cost_size(tokens_per_turn: bool = True) -> tuple[int, int]:
@@ -81,8 +87,10 @@ def _tokens_panel(run: Run) -> str:
     turns = run.all_turns
     splits = split_prompt(run)
     top = _nice_top(max((t.total_tokens for t in turns), default=0))
-    parts = [_title(_(look.TOKENS_TITLE)),
-             *_axes(top, len(turns), _(look.TURN), _(look.TOKENS_IN_TURN))]
+    parts = [
+        _title(_(look.TOKENS_TITLE)),
+        *_axes(top, len(turns), _(look.TURN), _(look.TOKENS_IN_TURN)),
+    ]
     if not turns:
         return "".join(parts) + _empty()
     slot = (PANEL_W - LEFT - RIGHT) / len(turns)
@@ -91,22 +99,34 @@ def _tokens_panel(run: Run) -> str:
         x = LEFT + slot * (i + 0.5) - bar / 2
         y: float = PANEL_H - BOTTOM
         # the wrap-up is outlined dashed; other bars get a white line between segments
-        edge = (f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"' if turn.wrap_up else
-                f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else "")
-        for value, colour, what in ((split.cached, CACHED_COLOUR, "cached"),
-                                    (split.resent - split.cached, RESENT_COLOUR, "resent"),
-                                    (split.new, NEW_COLOUR, "new"),
-                                    (turn.completion_tokens, COMPLETION_COLOUR, "completion")):
+        edge = (
+            f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"'
+            if turn.wrap_up
+            else f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"'
+            if bar >= 6
+            else ""
+        )
+        for value, colour, what in (
+            (split.cached, CACHED_COLOUR, "cached"),
+            (split.resent - split.cached, RESENT_COLOUR, "resent"),
+            (split.new, NEW_COLOUR, "new"),
+            (turn.completion_tokens, COMPLETION_COLOUR, "completion"),
+        ):
             if what == "cached" and not value:
                 continue
             h = _scale(value, top)
             y -= h
-            parts.append(f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
-                         f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
-                         f'fill="{colour}"{edge}/>')
+            parts.append(
+                f'<rect class="bar {what}" data-turn="{turn.index}" data-value="{value}" '
+                f'x="{x:.1f}" y="{y:.1f}" width="{bar:.1f}" height="{h:.1f}" '
+                f'fill="{colour}"{edge}/>'
+            )
         parts.append(_tick_label(LEFT + slot * (i + 0.5), turn, look.tick_shown(i, len(turns))))
-    legend = [(RESENT_COLOUR, _(look.RESENT)), (NEW_COLOUR, _(look.NEW)),
-              (COMPLETION_COLOUR, _(look.REPLY))]
+    legend = [
+        (RESENT_COLOUR, _(look.RESENT)),
+        (NEW_COLOUR, _(look.NEW)),
+        (COMPLETION_COLOUR, _(look.REPLY)),
+    ]
     if any(split.cached for split in splits):
         legend.insert(0, (CACHED_COLOUR, _(look.CACHED)))
     parts.append(_legend(legend))
@@ -118,8 +138,10 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     tokens = cumulative_tokens(run)
     usd = cumulative_cost(run, p)
     top = _nice_top(tokens[-1] if tokens else 0)
-    parts = [_title(look.cumulative_title(p, tokens, usd)),
-             *_axes(top, len(turns), _(look.TURN), _(look.CUMULATIVE_TOKENS))]
+    parts = [
+        _title(look.cumulative_title(p, tokens, usd)),
+        *_axes(top, len(turns), _(look.TURN), _(look.CUMULATIVE_TOKENS)),
+    ]
     if not turns:
         return "".join(parts) + _empty()
     slot = (PANEL_W - LEFT - RIGHT) / len(turns)
@@ -128,10 +150,13 @@ def _cumulative_panel(run: Run, p: Price) -> str:
     linear = [first * (i + 1) for i in range(len(turns))]
     parts.append(_polyline(xs, linear, top, RESENT_COLOUR, 'stroke-dasharray="3 4" class="linear"'))
     parts.append(_polyline(xs, tokens, top, TOKENS_COLOUR, 'class="cumulative"'))
-    parts += [f'<circle cx="{x:.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
-              for x, v in zip(xs, tokens)]
-    parts += [_tick_label(x, t, look.tick_shown(i, len(turns)))
-              for i, (x, t) in enumerate(zip(xs, turns))]
+    parts += [
+        f'<circle cx="{x:.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
+        for x, v in zip(xs, tokens)
+    ]
+    parts += [
+        _tick_label(x, t, look.tick_shown(i, len(turns))) for i, (x, t) in enumerate(zip(xs, turns))
+    ]
     parts.append(_legend([(TOKENS_COLOUR, _(look.TOKENS_SO_FAR)), (RESENT_COLOUR, _(look.LINEAR))]))
     return "".join(parts)
 
@@ -148,45 +173,83 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
     tick = "{:,.3f}".format if unit == "usd" else "{:,.0f}".format
     turns = max(len(track), limits.max_turns, 1)
-    seconds = _nice_top(max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0,
-                             0.1]) * 1.05)
+    seconds = _nice_top(
+        max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0, 0.1]) * 1.05
+    )
     first = result.predicted
     by_turn = _race_panel(
-        result, top, label, tick,
+        result,
+        top,
+        label,
+        tick,
         x_of=lambda n: LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns,  # a turn mid-slot
         points=(list(range(1, len(track) + 1)), list(range(1, len(ran) + 1))),
-        first=first, kind="turns")
+        first=first,
+        kind="turns",
+    )
     by_time = _race_panel(
-        result, top, label, tick, x_of=lambda t: LEFT + (PANEL_W - LEFT - RIGHT) * t / seconds,
-        points=(list(result.track.ends), list(result.run.ends)), first=first, kind="seconds")
+        result,
+        top,
+        label,
+        tick,
+        x_of=lambda t: LEFT + (PANEL_W - LEFT - RIGHT) * t / seconds,
+        points=(list(result.track.ends), list(result.run.ends)),
+        first=first,
+        kind="seconds",
+    )
     turn_ticks = "".join(
         f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns:.1f}" y="{PANEL_H - BOTTOM + 18}" '
         f'font-size="{TEXT_PX - 1}" text-anchor="middle">{n}</text>'
-        for n in range(1, turns + 1) if look.tick_shown(n - 1, turns))
+        for n in range(1, turns + 1)
+        if look.tick_shown(n - 1, turns)
+    )
     step = seconds / 5
     time_ticks = "".join(
         f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (i * step) / seconds:.1f}" '
         f'y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" text-anchor="middle">'
-        f"{i * step:g}</text>" for i in range(6))
+        f"{i * step:g}</text>"
+        for i in range(6)
+    )
     spent_word = _("dollars") if unit == "usd" else _("tokens")
     legend = _legend([(TOKENS_COLOUR, _(look.THE_RUN)), (look.TRACK_COLOUR, _(look.TRACK))])
-    left = (_title(_(look.RACE_TITLE).format(spent=spent_word)) + legend
-            + "".join(_axes(top, turns, _(look.TURN), label, tick)) + turn_ticks + by_turn)
-    budget = ([("budget", describe.budget_text(limits.budget, unit, limits.price_model))]
-              if limits.budget is not None else [])
-    right = ("".join(_axes(top, 0, _(look.SECONDS), label, tick)) + time_ticks + by_time
-             + _lines_legend(budget))
+    left = (
+        _title(_(look.RACE_TITLE).format(spent=spent_word))
+        + legend
+        + "".join(_axes(top, turns, _(look.TURN), label, tick))
+        + turn_ticks
+        + by_turn
+    )
+    budget = (
+        [("budget", describe.budget_text(limits.budget, unit, limits.price_model))]
+        if limits.budget is not None
+        else []
+    )
+    right = (
+        "".join(_axes(top, 0, _(look.SECONDS), label, tick))
+        + time_ticks
+        + by_time
+        + _lines_legend(budget)
+    )
     alt = describe.race_alt(result, level, model, pace_s)
-    return _svg(2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
-                alt)
+    return _svg(
+        2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>', alt
+    )
 
 
 _FALL_SHAPES = {Stop.MAX_TURNS: "square", Stop.DEADLINE: "triangle", Stop.BUDGET: "diamond"}
 
 
-def _race_panel(result: RaceResult, top: float, label: str, tick: Callable[[float], str], *,
-                x_of: Callable[[float], float], points: tuple[list[float], list[float]],
-                first: Fall | None, kind: str) -> str:
+def _race_panel(
+    result: RaceResult,
+    top: float,
+    label: str,
+    tick: Callable[[float], str],
+    *,
+    x_of: Callable[[float], float],
+    points: tuple[list[float], list[float]],
+    first: Fall | None,
+    kind: str,
+) -> str:
     """One panel of the race: the track, the run, the limits' lines, and the falls."""
     limits, unit = result.limits, result.limits.unit
     track_y = result.track.spent(unit, limits.price_model)
@@ -194,27 +257,53 @@ def _race_panel(result: RaceResult, top: float, label: str, tick: Callable[[floa
     track_x, run_x = points
     out = []
     if track_y:
-        out.append(_line_through([x_of(x) for x in track_x], track_y, top, look.TRACK_COLOUR,
-                                 f'stroke-dasharray="6 5" class="track {kind}"', width=2))
+        out.append(
+            _line_through(
+                [x_of(x) for x in track_x],
+                track_y,
+                top,
+                look.TRACK_COLOUR,
+                f'stroke-dasharray="6 5" class="track {kind}"',
+                width=2,
+            )
+        )
     if run_y:
-        out.append(_line_through([x_of(x) for x in run_x], run_y, top, TOKENS_COLOUR,
-                                 f'class="run {kind}"', width=3))
-        out += [f'<circle cx="{x_of(x):.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
-                for x, v in zip(run_x, run_y)]
+        out.append(
+            _line_through(
+                [x_of(x) for x in run_x], run_y, top, TOKENS_COLOUR, f'class="run {kind}"', width=3
+            )
+        )
+        out += [
+            f'<circle cx="{x_of(x):.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
+            for x, v in zip(run_x, run_y)
+        ]
     if limits.budget is not None:  # its words are in the legend: a line across has no room
         y = _y(limits.budget, top)
-        out.append(_limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, "", anchor="end",
-                               at=(0.0, 0.0)))
-    upright = (("max_turns", x_of(limits.max_turns + 0.5), f"max_turns={limits.max_turns}")
-               if kind == "turns" else
-               ("deadline", x_of(limits.deadline_s), f"deadline_s={limits.deadline_s:g}")
-               if limits.deadline_s is not None else None)
+        out.append(
+            _limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, "", anchor="end", at=(0.0, 0.0))
+        )
+    upright = (
+        ("max_turns", x_of(limits.max_turns + 0.5), f"max_turns={limits.max_turns}")
+        if kind == "turns"
+        else ("deadline", x_of(limits.deadline_s), f"deadline_s={limits.deadline_s:g}")
+        if limits.deadline_s is not None
+        else None
+    )
     if upright is not None:
         name, x, words = upright
         right_half = x > (LEFT + PANEL_W - RIGHT) / 2  # the words on the side with room
-        out.append(_limit_line(name, x, TOP, x, PANEL_H - BOTTOM, words,
-                               anchor="end" if right_half else "start",
-                               at=(x - 4 if right_half else x + 4, TOP + 14)))
+        out.append(
+            _limit_line(
+                name,
+                x,
+                TOP,
+                x,
+                PANEL_H - BOTTOM,
+                words,
+                anchor="end" if right_half else "start",
+                at=(x - 4 if right_half else x + 4, TOP + 14),
+            )
+        )
     for fall in result.falls:
         if fall.kept is None or (fall.kept == 0 and kind == "turns"):
             continue
@@ -230,27 +319,46 @@ def _lines_legend(items: list[tuple[str, str]]) -> str:
     for name, words in items:
         colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
         dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-        out.append(f'<line x1="{x}" y1="{TOP - 13}" x2="{x + 22}" y2="{TOP - 13}" stroke="{colour}" '
-                   f'stroke-width="2.5"{dash}/><text x="{x + 28}" y="{TOP - 8}" '
-                   f'font-size="{TEXT_PX - 2}" fill="{colour}" font-weight="bold">{escape(words)}</text>')
+        out.append(
+            f'<line x1="{x}" y1="{TOP - 13}" x2="{x + 22}" y2="{TOP - 13}" stroke="{colour}" '
+            f'stroke-width="2.5"{dash}/><text x="{x + 28}" y="{TOP - 8}" '
+            f'font-size="{TEXT_PX - 2}" fill="{colour}" font-weight="bold">{escape(words)}</text>'
+        )
         x += 40 + 7.6 * len(words)
     return "".join(out)
 
 
-def _limit_line(name: str, x1: float, y1: float, x2: float, y2: float, words: str, *,
-                anchor: str, at: tuple[float, float]) -> str:
+def _limit_line(
+    name: str,
+    x1: float,
+    y1: float,
+    x2: float,
+    y2: float,
+    words: str,
+    *,
+    anchor: str,
+    at: tuple[float, float],
+) -> str:
     colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-    text = (f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
-            f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
-            f'stroke-width="4">{escape(words)}</text>' if words else "")
-    return (f'<line class="limit {name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-            f'stroke="{colour}" stroke-width="2.5"{dash}/>{text}')
+    text = (
+        f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
+        f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
+        f'stroke-width="4">{escape(words)}</text>'
+        if words
+        else ""
+    )
+    return (
+        f'<line class="limit {name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
+        f'stroke="{colour}" stroke-width="2.5"{dash}/>{text}'
+    )
 
 
 def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
     """Where a limit falls: its own shape and colour; the first to fire is larger, outlined."""
-    name = {Stop.MAX_TURNS: "max_turns", Stop.DEADLINE: "deadline", Stop.BUDGET: "budget"}[fall.stop]
+    name = {Stop.MAX_TURNS: "max_turns", Stop.DEADLINE: "deadline", Stop.BUDGET: "budget"}[
+        fall.stop
+    ]
     colour, r = look.LIMIT_COLOURS[name], (9 if first else 6)
     edge = f' stroke="{look.TEXT_COLOUR}" stroke-width="2"' if first else ""
     shape = _FALL_SHAPES[fall.stop]
@@ -258,24 +366,33 @@ def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
     if shape == "square":
         mark = f'<rect {attrs} x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}"/>'
     elif shape == "triangle":
-        mark = (f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y + r:.1f} '
-                f'{x - r:.1f},{y + r:.1f}"/>')
+        mark = (
+            f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y + r:.1f} '
+            f'{x - r:.1f},{y + r:.1f}"/>'
+        )
     else:
-        mark = (f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y:.1f} {x:.1f},{y + r:.1f} '
-                f'{x - r:.1f},{y:.1f}"/>')
+        mark = (
+            f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y:.1f} {x:.1f},{y + r:.1f} '
+            f'{x - r:.1f},{y:.1f}"/>'
+        )
     if first:
         words = escape(_("fires first"))
-        mark += (f'<text x="{x + r + 4:.1f}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-                 f'font-weight="bold" paint-order="stroke" stroke="{look.BACKGROUND}" '
-                 f'stroke-width="4">{words}</text>')
+        mark += (
+            f'<text x="{x + r + 4:.1f}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
+            f'font-weight="bold" paint-order="stroke" stroke="{look.BACKGROUND}" '
+            f'stroke-width="4">{words}</text>'
+        )
     return mark
 
 
-def _line_through(xs: Sequence[float], values: Sequence[float], top: float, colour: str,
-                  extra: str, width: float) -> str:
+def _line_through(
+    xs: Sequence[float], values: Sequence[float], top: float, colour: str, extra: str, width: float
+) -> str:
     points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
-    return (f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="{width}" '
-            f'{extra}/>')
+    return (
+        f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="{width}" '
+        f"{extra}/>"
+    )
 
 
 _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
@@ -294,26 +411,32 @@ def map_svg(level: Level, run: Run | None = None) -> str:
     # the level's name, then the news of the run on a line of its own: the whole title fits
     # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
     name, _sep, news = view.title.partition(" — ")
-    lines = "".join(f'<tspan x="8" dy="22" font-weight="normal" font-size="{TEXT_PX}">'
-                    f"{escape(line)}</tspan>"
-                    for line in _wrap(news, int((width - 16) / (TEXT_PX * 0.6)))[:2])
-    parts = [f'<text class="map-title" x="8" y="24" font-size="{TITLE_PX}" font-weight="bold">'
-             f"{escape(name)}{lines}</text>"]
+    lines = "".join(
+        f'<tspan x="8" dy="22" font-weight="normal" font-size="{TEXT_PX}">{escape(line)}</tspan>'
+        for line in _wrap(news, int((width - 16) / (TEXT_PX * 0.6)))[:2]
+    )
+    parts = [
+        f'<text class="map-title" x="8" y="24" font-size="{TITLE_PX}" font-weight="bold">'
+        f"{escape(name)}{lines}</text>"
+    ]
     for row, (area, blocks) in enumerate(areas.items()):
         y = top + row * cell_h
         parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
         for col, (number, item) in enumerate(blocks.items()):
             parts.append(_block(label_w + col * cell_w, y, number, item, marks.get(number)))
-    parts.append(f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
-                 f"{escape(_(look.MAP_LEGEND))}</text>")
+    parts.append(
+        f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
+        f"{escape(_(look.MAP_LEGEND))}</text>"
+    )
     return _svg(width, height, "".join(parts), describe.map_alt(level, run))
 
 
 def map_size(level: Level) -> tuple[int, int]:
     """The map's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
     areas = level.areas
-    return _MAP_LABEL_W + _MAP_CELL_W * max(len(b) for b in areas.values()) + 10, \
-        _MAP_TOP + _MAP_CELL_H * len(areas) + 34
+    return _MAP_LABEL_W + _MAP_CELL_W * max(
+        len(b) for b in areas.values()
+    ) + 10, _MAP_TOP + _MAP_CELL_H * len(areas) + 34
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -330,22 +453,28 @@ def _wrap(text: str, width: int) -> list[str]:
 def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
     face = look.block_face(item)
     size = 30 if item is None else (16 if len(face.label) <= 5 else 13)
-    out = [f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">'
-           f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
-           f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>'
-           f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
-           f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
-           f'{escape(face.label)}</text>']
+    out = [
+        f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">'
+        f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
+        f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>'
+        f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
+        f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
+        f"{escape(face.label)}</text>"
+    ]
     caption, caption_colour = _(look.BLOCK).format(n=number), look.MUTED_COLOUR
     if mark is not None:
         ring = look.MARKER_COLOURS[mark]
         caption = f"{number}: {_(look.MARKED) if mark else _(look.WRONG)}"
         caption_colour = ring
-        out.append(f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
-                   f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>')
+        out.append(
+            f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
+            f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>'
+        )
     weight = ' font-weight="bold"' if mark is not None else ""
-    out.append(f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
-               f'text-anchor="middle"{weight}>{escape(caption)}</text></g>')
+    out.append(
+        f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
+        f'text-anchor="middle"{weight}>{escape(caption)}</text></g>'
+    )
     return "".join(out)
 
 
@@ -356,28 +485,45 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     """An SVG document whose first children are its title (the first sentence of `alt`) and
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
-    return (f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-            f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
-            'role="img" aria-labelledby="wts-title wts-desc">'
-            f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
-            f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>')
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
+        f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
+        'role="img" aria-labelledby="wts-title wts-desc">'
+        f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
+        f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>'
+    )
 
 
-def _axes(top: float, n: int, xlabel: str, ylabel: str,
-          tick_text: Callable[[float], str] = "{:,.0f}".format) -> list[str]:
+def _axes(
+    top: float,
+    n: int,
+    xlabel: str,
+    ylabel: str,
+    tick_text: Callable[[float], str] = "{:,.0f}".format,
+) -> list[str]:
     base = PANEL_H - BOTTOM
-    out = [f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
-           f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>']
+    out = [
+        f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
+        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
+    ]
     for tick in _ticks(top):
         y = _y(tick, top)
-        out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
-                   f'stroke="{look.GRID_COLOUR}"/>')
-        out.append(f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-                   f'text-anchor="end">{tick_text(tick)}</text>')
-    out.append(f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
-               f'font-size="{TEXT_PX}" text-anchor="middle">{xlabel}</text>')
-    out.append(f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
-               f'font-size="{TEXT_PX}" text-anchor="middle">{ylabel}</text>')
+        out.append(
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
+            f'stroke="{look.GRID_COLOUR}"/>'
+        )
+        out.append(
+            f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
+            f'text-anchor="end">{tick_text(tick)}</text>'
+        )
+    out.append(
+        f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
+        f'font-size="{TEXT_PX}" text-anchor="middle">{xlabel}</text>'
+    )
+    out.append(
+        f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
+        f'font-size="{TEXT_PX}" text-anchor="middle">{ylabel}</text>'
+    )
     return out
 
 
@@ -389,8 +535,10 @@ def _legend(items: list[tuple[str, str]]) -> str:
     out: list[str] = []
     x: float = LEFT + 8
     for colour, label in items:
-        out.append(f'<rect x="{x}" y="{TOP - 20}" width="14" height="14" fill="{colour}"/>'
-                   f'<text x="{x + 19}" y="{TOP - 8}" font-size="{TEXT_PX - 2}">{escape(label)}</text>')
+        out.append(
+            f'<rect x="{x}" y="{TOP - 20}" width="14" height="14" fill="{colour}"/>'
+            f'<text x="{x + 19}" y="{TOP - 8}" font-size="{TEXT_PX - 2}">{escape(label)}</text>'
+        )
         x += 26 + 7.6 * len(label)
     return "".join(out)
 
@@ -398,22 +546,30 @@ def _legend(items: list[tuple[str, str]]) -> str:
 def _tick_label(x: float, turn: Turn, show: bool) -> str:
     """The turn's number under its bar; the wrap-up request is labelled a line lower."""
     if turn.wrap_up:
-        return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
-                f'text-anchor="end" fill="{look.MUTED_COLOUR}">{escape(_(look.WRAP_UP))} ↑</text>')
+        return (
+            f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 34}" font-size="{TEXT_PX - 2}" '
+            f'text-anchor="end" fill="{look.MUTED_COLOUR}">{escape(_(look.WRAP_UP))} ↑</text>'
+        )
     if not show:
         return ""
-    return (f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="middle">{turn.index}</text>')
+    return (
+        f'<text x="{x:.1f}" y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" '
+        f'text-anchor="middle">{turn.index}</text>'
+    )
 
 
-def _polyline(xs: Sequence[float], values: Sequence[float], top: float, colour: str, extra: str) -> str:
+def _polyline(
+    xs: Sequence[float], values: Sequence[float], top: float, colour: str, extra: str
+) -> str:
     points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
     return f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="3" {extra}/>'
 
 
 def _empty() -> str:
-    return (f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="{look.MUTED_COLOUR}" '
-            f'text-anchor="middle">{escape(_(look.NO_TURNS))}</text>')
+    return (
+        f'<text x="{PANEL_W / 2}" y="{PANEL_H / 2}" font-size="{TITLE_PX}" fill="{look.MUTED_COLOUR}" '
+        f'text-anchor="middle">{escape(_(look.NO_TURNS))}</text>'
+    )
 
 
 def _scale(value: float, top: float) -> float:

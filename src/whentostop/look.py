@@ -33,9 +33,15 @@ RUN_LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
 MARKER_COLOURS = {True: "#2E7D32", False: "#C62828"}
 """A marker's ring: green on the star, red on the wrong block (the caption says it in words)."""
 BADGE_COLOURS = {
-    "end_turn": "#2E7D32", "terminal_tool": "#6A1B9A", "max_turns": "#C62828",
-    "deadline": "#A84300", "budget": "#A84300", "broken": "#455A64", "not_run": "#616161",
-    "text_tool_call": "#7A4F01", "wrong": "#B71C1C",
+    "end_turn": "#2E7D32",
+    "terminal_tool": "#6A1B9A",
+    "max_turns": "#C62828",
+    "deadline": "#A84300",
+    "budget": "#A84300",
+    "broken": "#455A64",
+    "not_run": "#616161",
+    "text_tool_call": "#7A4F01",
+    "wrong": "#B71C1C",
 }
 """Each exit's badge background, under white text at 4.5:1 or more (keyed by `Stop` value);
 `text_tool_call` and `wrong` mark a flag or a pipe that is not a clean answer: a tool call
@@ -86,8 +92,14 @@ def block_face(item: str | None) -> Face:
     return Face("#d7ccc8", "#795548", _(ITEM_NAMES.get(item, item)), "#3e2723")
 
 
-ITEM_NAMES = {"coin": N_("coin"), "mushroom": N_("mushroom"), "flower": N_("flower"),
-              "1-up": N_("1-up"), "nothing": N_("nothing"), "star": N_("star")}
+ITEM_NAMES = {
+    "coin": N_("coin"),
+    "mushroom": N_("mushroom"),
+    "flower": N_("flower"),
+    "1-up": N_("1-up"),
+    "nothing": N_("nothing"),
+    "star": N_("star"),
+}
 """What a block can hide, as the map shows it (the tools' outputs keep the level's words)."""
 
 

@@ -65,8 +65,10 @@ def run_agent(
     `max_tokens_total` / `max_cost_usd` cap what the whole run may spend (dollars at `price`,
     default `usage.DEFAULT_PRICE_MODEL`): see `usage.Budget` for what is checked, and when.
     `text_tool_calls="accept"` runs tool calls a model wrote as text (see `textcalls`)."""
-    by_name, stop_on, budget = _checked(tools, max_turns, stop_on, deadline_s, on_max_turns,
-                                        (max_tokens_total, max_cost_usd, price), text_tool_calls)
+    by_name, stop_on = _checked(
+        tools, max_turns, stop_on, deadline_s, on_max_turns, text_tool_calls
+    )
+    budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
     run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget)
     deadline = None if deadline_s is None else run.started + deadline_s
     schemas = [t.schema for t in by_name.values()]
@@ -110,44 +112,69 @@ def run_agent(
 
 
 def _checked(
-    tools: Iterable[Tool | Callable[..., Any]], max_turns: int, stop_on: Sequence[str] | str,
-    deadline_s: float | None, on_max_turns: str,
-    budget: tuple[int | None, float | None, str | Price | None], text_tool_calls: str,
-) -> tuple[dict[str, Tool], tuple[str, ...], Budget | None]:
-    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple,
-    the budget (None when there is none)."""
+    tools: Iterable[Tool | Callable[..., Any]],
+    max_turns: int,
+    stop_on: Sequence[str] | str,
+    deadline_s: float | None,
+    on_max_turns: str,
+    text_tool_calls: str,
+) -> tuple[dict[str, Tool], tuple[str, ...]]:
+    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
-        raise ValueError(_("max_turns must be a positive int (1 or more), got {value!r}")
-                         .format(value=max_turns))
+        raise ValueError(
+            _("max_turns must be a positive int (1 or more), got {value!r}").format(value=max_turns)
+        )
     if deadline_s is not None and not deadline_s > 0:
-        raise ValueError(_("deadline_s must be a positive number of seconds, got {value!r}")
-                         .format(value=deadline_s))
+        raise ValueError(
+            _("deadline_s must be a positive number of seconds, got {value!r}").format(
+                value=deadline_s
+            )
+        )
     if on_max_turns not in ("stop", "wrap_up"):
-        raise ValueError(_("on_max_turns must be 'stop' or 'wrap_up', got {value!r}")
-                         .format(value=on_max_turns))
+        raise ValueError(
+            _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
+        )
     if text_tool_calls not in ("note", "accept"):
-        raise ValueError(_("text_tool_calls must be 'note' or 'accept', got {value!r}")
-                         .format(value=text_tool_calls))
-    checked_budget = Budget.of(*budget)
+        raise ValueError(
+            _("text_tool_calls must be 'note' or 'accept', got {value!r}").format(
+                value=text_tool_calls
+            )
+        )
     by_name = as_tools(tools)
     names = (stop_on,) if isinstance(stop_on, str) else tuple(stop_on)
     unknown = [name for name in names if name not in by_name]
     if unknown:
-        raise ValueError(_(
-            "stop_on names {unknown}, which is not among the tools ({tools}): the warp pipe "
-            "would never open").format(unknown=", ".join(unknown),
-                                       tools=", ".join(by_name) or _("none")))
-    return by_name, names, checked_budget
+        raise ValueError(
+            _(
+                "stop_on names {unknown}, which is not among the tools ({tools}): the warp pipe "
+                "would never open"
+            ).format(unknown=", ".join(unknown), tools=", ".join(by_name) or _("none"))
+        )
+    return by_name, names
 
 
-def _started(prompt: str, system: str | None, model: ChatModel, max_turns: int,
-             stop_on: tuple[str, ...], deadline_s: float | None, budget: Budget | None) -> Run:
+def _started(
+    prompt: str,
+    system: str | None,
+    model: ChatModel,
+    max_turns: int,
+    stop_on: tuple[str, ...],
+    deadline_s: float | None,
+    budget: Budget | None,
+) -> Run:
     """The run before the first request: the opening messages and every limit it runs under."""
-    return Run(stop=None, messages=_opening(prompt, system), turns=[], max_turns=max_turns,
-               model=getattr(model, "name", ""), stop_on=stop_on, deadline_s=deadline_s,
-               max_tokens_total=budget.max_tokens_total if budget else None,
-               max_cost_usd=budget.max_cost_usd if budget else None,
-               price_model=budget.price.model if budget and budget.price else None)
+    return Run(
+        stop=None,
+        messages=_opening(prompt, system),
+        turns=[],
+        max_turns=max_turns,
+        model=getattr(model, "name", ""),
+        stop_on=stop_on,
+        deadline_s=deadline_s,
+        max_tokens_total=budget.max_tokens_total if budget else None,
+        max_cost_usd=budget.max_cost_usd if budget else None,
+        price_model=budget.price.model if budget and budget.price else None,
+    )
 
 
 def _opening(prompt: str, system: str | None) -> list[dict[str, Any]]:
@@ -164,23 +191,32 @@ def _over_budget(run: Run, budget: Budget | None) -> bool:
     if budget is None:
         return False
     if run.turns and run.turns[-1].total_tokens == 0:
-        blind = _("The endpoint reported no token usage, so the budget cannot count what this run "
-                  "spends: it will not stop the run. Use max_turns or deadline_s as well.")
+        blind = _(
+            "The endpoint reported no token usage, so the budget cannot count what this run "
+            "spends: it will not stop the run. Use max_turns or deadline_s as well."
+        )
         if blind not in run.warnings:
             run.warnings.append(blind)
     run.budget_stop = budget.over(run)
     return run.budget_stop is not None
 
 
-def _ask(model: ChatModel, run: Run, schemas: list[dict[str, Any]], index: int,
-         deadline: float | None, on_event: Listener | None,
-         reading: tuple[dict[str, Tool], str] = ({}, "note")) -> Turn | None:
+def _ask(
+    model: ChatModel,
+    run: Run,
+    schemas: list[dict[str, Any]],
+    index: int,
+    deadline: float | None,
+    on_event: Listener | None,
+    reading: tuple[dict[str, Tool], str] = ({}, "note"),
+) -> Turn | None:
     """One request with the whole history: the new `Turn`, recorded, read (`_read`) and
     announced; None when the deadline cut it short. An endpoint failure ends the run broken and
     is raised."""
     try:
-        completion = model.complete(run.messages, schemas, deadline=deadline,
-                                    on_retry=_announcer(index, on_event))
+        completion = model.complete(
+            run.messages, schemas, deadline=deadline, on_retry=_announcer(index, on_event)
+        )
     except DeadlineReached:
         return None
     except EndpointError as exc:
@@ -201,13 +237,24 @@ def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) 
     text. With `text_tool_calls="accept"` such calls become the message's `tool_calls` (the
     history the model sees again holds them as calls), labelled on the turn and the run."""
     if turn.empty and not turn.truncated:  # an empty cut-off reply is reported as cut off
-        turn.notes.append(Note("empty_reply", _(
-            "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
-            "again, which cost a turn.")))
-        _warn(run, "empty_reply", _(
-            "The model sent an empty reply (no text, no tool call) on turn {n}. It was not taken "
-            "for an answer: the loop asked again, and each time it costs a turn. Small models do "
-            "this; if it keeps happening, try another model.").format(n=turn.index))
+        turn.notes.append(
+            Note(
+                "empty_reply",
+                _(
+                    "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
+                    "again, which cost a turn."
+                ),
+            )
+        )
+        _warn(
+            run,
+            "empty_reply",
+            _(
+                "The model sent an empty reply (no text, no tool call) on turn {n}. It was not taken "
+                "for an answer: the loop asked again, and each time it costs a turn. Small models do "
+                "this; if it keeps happening, try another model."
+            ).format(n=turn.index),
+        )
         return
     if turn.message.get("tool_calls"):
         return
@@ -216,44 +263,73 @@ def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) 
         return
     names = ", ".join(dict.fromkeys(c.name for c in found))
     if text_tool_calls == "accept":
-        turn.notes.append(Note("text_tool_call", ngettext(
-            "A call to {tools} written as text was run as a tool call (text_tool_calls="
-            "\"accept\"): {text}", "Calls to {tools} written as text were run as tool calls "
-            "(text_tool_calls=\"accept\"): {text}", len(found),
-        ).format(tools=names, text=excerpt(turn.text, 160))))
+        turn.notes.append(
+            Note(
+                "text_tool_call",
+                ngettext(
+                    "A call to {tools} written as text was run as a tool call (text_tool_calls="
+                    '"accept"): {text}',
+                    "Calls to {tools} written as text were run as tool calls "
+                    '(text_tool_calls="accept"): {text}',
+                    len(found),
+                ).format(tools=names, text=excerpt(turn.text, 160)),
+            )
+        )
         turn.message["tool_calls"] = [
-            {"id": f"text_call_{turn.index}_{i}", "type": "function",
-             "function": {"name": c.name, "arguments": c.arguments}}
-            for i, c in enumerate(found, 1)]
+            {
+                "id": f"text_call_{turn.index}_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for i, c in enumerate(found, 1)
+        ]
         turn.message["content"] = None
-        _warn(run, "text_tool_call", _(
-            "The model wrote its tool calls as text (first on turn {n}), and the server did not "
-            "turn them into tool_calls; they were run anyway because text_tool_calls=\"accept\". "
-            "{cause}").format(n=turn.index, cause=_cause()))
+        _warn(
+            run,
+            "text_tool_call",
+            _(
+                "The model wrote its tool calls as text (first on turn {n}), and the server did not "
+                'turn them into tool_calls; they were run anyway because text_tool_calls="accept". '
+                "{cause}"
+            ).format(n=turn.index, cause=_cause()),
+        )
         return
     if turn.truncated:
         read_as = _("the reply was cut off (finish_reason: length), so the loop asked for the rest")
     else:
-        read_as = _("so the loop read it as the flag — the model asked for a tool, it did not "
-                    "answer")
-    turn.notes.append(Note("text_tool_call", _(
-        "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
-        "it into tool_calls; {read_as}.").format(tools=names, text=excerpt(turn.text, 160),
-                                                 read_as=read_as)))
-    _warn(run, "text_tool_call", _(
-        "On turn {n} the model wrote a tool call as text ({tools}), and the server returned it as "
-        "text, not as tool_calls. To the loop a reply without tool_calls is the flag, so such a "
-        "call ends the run as its \"answer\". {cause} To run such calls anyway, labelled, pass "
-        "text_tool_calls=\"accept\".").format(n=turn.index, tools=names, cause=_cause()))
+        read_as = _(
+            "so the loop read it as the flag — the model asked for a tool, it did not answer"
+        )
+    turn.notes.append(
+        Note(
+            "text_tool_call",
+            _(
+                "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
+                "it into tool_calls; {read_as}."
+            ).format(tools=names, text=excerpt(turn.text, 160), read_as=read_as),
+        )
+    )
+    _warn(
+        run,
+        "text_tool_call",
+        _(
+            "On turn {n} the model wrote a tool call as text ({tools}), and the server returned it as "
+            "text, not as tool_calls. To the loop a reply without tool_calls is the flag, so such a "
+            'call ends the run as its "answer". {cause} To run such calls anyway, labelled, pass '
+            'text_tool_calls="accept".'
+        ).format(n=turn.index, tools=names, cause=_cause()),
+    )
 
 
 def _cause() -> str:
-    return _("The likely cause is the server's tool-call parser or chat template, or a model "
-             "too small to follow it — not the loop: start llama.cpp's llama-server with --jinja "
-             "(it then uses the model's own template and parses its calls); on Ollama, use a "
-             "model whose template supports tools (`ollama show MODEL` lists tools among its "
-             "capabilities). If that is already so, the model did not write its call the way its "
-             "template asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model.")
+    return _(
+        "The likely cause is the server's tool-call parser or chat template, or a model "
+        "too small to follow it — not the loop: start llama.cpp's llama-server with --jinja "
+        "(it then uses the model's own template and parses its calls); on Ollama, use a "
+        "model whose template supports tools (`ollama show MODEL` lists tools among its "
+        "capabilities). If that is already so, the model did not write its call the way its "
+        "template asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model."
+    )
 
 
 def _warn(run: Run, kind: str, text: str) -> None:
@@ -267,9 +343,14 @@ def _ask_again(turn: Turn) -> str:
     return CONTINUE_PROMPT if turn.truncated else EMPTY_PROMPT
 
 
-def _run_calls(turn: Turn, by_name: dict[str, Tool], stop_on: tuple[str, ...],
-               messages: list[dict[str, Any]], deadline: float | None,
-               on_event: Listener | None) -> ToolCall | None:
+def _run_calls(
+    turn: Turn,
+    by_name: dict[str, Tool],
+    stop_on: tuple[str, ...],
+    messages: list[dict[str, Any]],
+    deadline: float | None,
+    on_event: Listener | None,
+) -> ToolCall | None:
     """Run every call of one reply, each result going back to the model; the terminal call
     (the first `stop_on` call that validated and ran), or None.
 
@@ -279,8 +360,9 @@ def _run_calls(turn: Turn, by_name: dict[str, Tool], stop_on: tuple[str, ...],
     terminal: ToolCall | None = None
     seen_ids: set[str] = set()
     for raw in turn.message["tool_calls"]:
-        call = ToolCall(id=raw["id"], name=raw["function"]["name"],
-                        arguments=raw["function"]["arguments"])
+        call = ToolCall(
+            id=raw["id"], name=raw["function"]["name"], arguments=raw["function"]["arguments"]
+        )
         if terminal is not None:
             call.ran = False
             call.output = f"Not run: the run ended when {terminal.name} was called before this."
@@ -299,8 +381,14 @@ def _run_calls(turn: Turn, by_name: dict[str, Tool], stop_on: tuple[str, ...],
     return terminal
 
 
-def _wrap_up(model: ChatModel, run: Run, schemas: list[dict[str, Any]], deadline: float | None,
-             on_event: Listener | None, budget: Budget | None = None) -> None:
+def _wrap_up(
+    model: ChatModel,
+    run: Run,
+    schemas: list[dict[str, Any]],
+    deadline: float | None,
+    on_event: Listener | None,
+    budget: Budget | None = None,
+) -> None:
     """The opt-in request after the clock, with tools switched off: a best effort kept in
     `run.wrap_up_turn`, never an answer. Its failure is kept too, and does not undo the clock;
     a wrap-up the budget cannot pay for is not sent (`run.wrap_up_error` says so)."""
@@ -311,8 +399,13 @@ def _wrap_up(model: ChatModel, run: Run, schemas: list[dict[str, Any]], deadline
         return
     run.messages.append({"role": "user", "content": WRAP_UP_PROMPT})
     try:
-        completion = model.complete(run.messages, schemas, tool_choice="none", deadline=deadline,
-                                    on_retry=_announcer(index, on_event))
+        completion = model.complete(
+            run.messages,
+            schemas,
+            tool_choice="none",
+            deadline=deadline,
+            on_retry=_announcer(index, on_event),
+        )
     except DeadlineReached:
         return
     except EndpointError as exc:
@@ -327,8 +420,10 @@ def _kept(run: Run, exc: BaseException, on_event: Listener | None) -> None:
     for) and, unless the run had already ended, say so in its one session-end event."""
     if run.stop is None and run.error is None:
         detail = " ".join(str(exc).split())
-        run.break_off(_("interrupted by {kind}").format(kind=type(exc).__name__)
-                      + (f": {detail}" if detail else ""))
+        run.break_off(
+            _("interrupted by {kind}").format(kind=type(exc).__name__)
+            + (f": {detail}" if detail else "")
+        )
         emit(on_event, SessionEnd(reason=None, turns=len(run.turns), error=run.error))
     with contextlib.suppress(AttributeError, TypeError):  # an exception that takes no attributes
         exc.run = run  # type: ignore[attr-defined]
@@ -336,8 +431,10 @@ def _kept(run: Run, exc: BaseException, on_event: Listener | None) -> None:
 
 def _announcer(index: int, on_event: Listener | None) -> OnRetry:
     """The client's retry callback, as `RetryEvent`s of turn `index`."""
+
     def on_retry(attempt: int, reason: str, wait_s: float) -> None:
         emit(on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s))
+
     return on_retry
 
 

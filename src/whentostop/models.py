@@ -27,9 +27,15 @@ MOCK_BASE_URL = "http://whentostop.mock/v1"
 """The base URL of the in-process mock: never resolved, the transport answers it."""
 
 
-def mock(persona: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
-         max_retries: int = DEFAULT_MAX_RETRIES, max_tokens: int | None = None,
-         temperature: float | None = None, seed: int | None = None) -> OpenAIChat:
+def mock(
+    persona: str,
+    *,
+    timeout_s: float = DEFAULT_TIMEOUT_S,
+    max_retries: int = DEFAULT_MAX_RETRIES,
+    max_tokens: int | None = None,
+    temperature: float | None = None,
+    seed: int | None = None,
+) -> OpenAIChat:
     """A mock persona reached in-process, whatever the environment says: what the exercise
     checks use, so that a verdict never depends on a configured real endpoint.
 
@@ -37,9 +43,16 @@ def mock(persona: str, *, timeout_s: float = DEFAULT_TIMEOUT_S,
     the same every time, and their replies are short."""
     from .mock.endpoint import mock_transport
 
-    return OpenAIChat(persona, MOCK_BASE_URL, timeout_s=timeout_s, max_retries=max_retries,
-                      transport=mock_transport(), max_tokens=max_tokens,
-                      temperature=temperature, seed=seed)
+    return OpenAIChat(
+        persona,
+        MOCK_BASE_URL,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        transport=mock_transport(),
+        max_tokens=max_tokens,
+        temperature=temperature,
+        seed=seed,
+    )
 
 
 def is_mock(model: Any) -> bool:
@@ -87,26 +100,42 @@ def connect(
     endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
-            raise ValueError(_(
-                "WHENTOSTOP_MODEL is {model!r} but no endpoint is set: set OPENAI_BASE_URL too "
-                "(for Ollama, http://localhost:11434/v1), or unset WHENTOSTOP_MODEL to use the "
-                "offline mock ({personas})."
-            ).format(model=configured, personas=", ".join(PERSONAS)))
-        return mock(model or configured or "searcher", timeout_s=timeout_s,
-                    max_retries=max_retries, temperature=temperature, seed=seed,
-                    max_tokens=None if max_tokens == "default" else max_tokens)
+            raise ValueError(
+                _(
+                    "WHENTOSTOP_MODEL is {model!r} but no endpoint is set: set OPENAI_BASE_URL too "
+                    "(for Ollama, http://localhost:11434/v1), or unset WHENTOSTOP_MODEL to use the "
+                    "offline mock ({personas})."
+                ).format(model=configured, personas=", ".join(PERSONAS))
+            )
+        return mock(
+            model or configured or "searcher",
+            timeout_s=timeout_s,
+            max_retries=max_retries,
+            temperature=temperature,
+            seed=seed,
+            max_tokens=None if max_tokens == "default" else max_tokens,
+        )
     if base_url is None and is_persona(model) and not _serves(endpoint, model):
         model = configured  # a persona is a role on the mock; the configured model plays it
     model = model or configured
     if not model:
-        raise ValueError(_(
-            "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
-            "name from `ollama list`, such as llama3.2)."
-        ).format(endpoint=shown_url(endpoint)))
+        raise ValueError(
+            _(
+                "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
+                "name from `ollama list`, such as llama3.2)."
+            ).format(endpoint=shown_url(endpoint))
+        )
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
-    return OpenAIChat(model, endpoint, api_key=api_key, timeout_s=timeout_s,
-                      max_retries=max_retries, temperature=temperature, seed=seed,
-                      max_tokens=DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens)
+    return OpenAIChat(
+        model,
+        endpoint,
+        api_key=api_key,
+        timeout_s=timeout_s,
+        max_retries=max_retries,
+        temperature=temperature,
+        seed=seed,
+        max_tokens=DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens,
+    )
 
 
 def serves_personas(base_url: str | None = None) -> bool:

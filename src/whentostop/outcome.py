@@ -68,11 +68,13 @@ class BudgetStop:
     def text(self) -> str:
         """ "the next request would take the run to N tokens, over the budget of M" """
         if self.unit == "tokens":
-            return _("the next request would take the run to {n:,} tokens, over the budget of "
-                     "{limit:,}").format(n=int(self.would_reach), limit=int(self.limit))
-        return _("the next request would take the run to ${usd}, over the budget of ${limit} "
-                 "(at {model} prices)").format(usd=dollars(self.would_reach),
-                                               limit=dollars(self.limit), model=self.price_model)
+            return _(
+                "the next request would take the run to {n:,} tokens, over the budget of {limit:,}"
+            ).format(n=int(self.would_reach), limit=int(self.limit))
+        return _(
+            "the next request would take the run to ${usd}, over the budget of ${limit} "
+            "(at {model} prices)"
+        ).format(usd=dollars(self.would_reach), limit=dollars(self.limit), model=self.price_model)
 
 
 def dollars(usd: float) -> str:
@@ -133,11 +135,17 @@ class Turn:
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
         """The turn a parsed reply makes: its message, usage, latency and retries."""
-        return cls(index=index, prompt_tokens=completion.prompt_tokens,
-                   completion_tokens=completion.completion_tokens,
-                   latency_s=completion.latency_s, message=completion.message,
-                   finish_reason=completion.finish_reason, retries=completion.retries,
-                   wrap_up=wrap_up, cached_tokens=completion.cached_tokens)
+        return cls(
+            index=index,
+            prompt_tokens=completion.prompt_tokens,
+            completion_tokens=completion.completion_tokens,
+            latency_s=completion.latency_s,
+            message=completion.message,
+            finish_reason=completion.finish_reason,
+            retries=completion.retries,
+            wrap_up=wrap_up,
+            cached_tokens=completion.cached_tokens,
+        )
 
     @property
     def total_tokens(self) -> int:
@@ -282,13 +290,18 @@ class Run:
     def answer_is_text_tool_call(self) -> bool:
         """The flag was raised by a reply whose text is a tool call the server did not parse:
         the "answer" is a request for a tool, not an answer."""
-        return (self.stop == Stop.END_TURN and bool(self.turns)
-                and self.turns[-1].noted("text_tool_call"))
+        return (
+            self.stop == Stop.END_TURN
+            and bool(self.turns)
+            and self.turns[-1].noted("text_tool_call")
+        )
 
     @property
     def no_answer_reason(self) -> str:
         """Why there is no answer, naming the limit and what the model was still asking for."""
-        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or _("nothing (it had not replied)")
+        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or _(
+            "nothing (it had not replied)"
+        )
         last = self.turns[-1] if self.turns else None
         if last is not None and last.truncated and not self.still_asking_for:
             asking = _("nothing more: its last reply was cut off (finish_reason: length)")
@@ -300,27 +313,39 @@ class Run:
         elif self.stop == Stop.DEADLINE:
             where = ngettext(
                 "the run hit its deadline of {deadline:g} s after {n} turn",
-                "the run hit its deadline of {deadline:g} s after {n} turns", n,
+                "the run hit its deadline of {deadline:g} s after {n} turns",
+                n,
             ).format(deadline=self.deadline_s or 0, n=n)
         elif self.stop == Stop.BUDGET:
-            where = ngettext("the budget stopped the run after {n} turn ({why})",
-                             "the budget stopped the run after {n} turns ({why})", n).format(
-                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out"))
+            where = ngettext(
+                "the budget stopped the run after {n} turn ({why})",
+                "the budget stopped the run after {n} turns ({why})",
+                n,
+            ).format(
+                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out")
+            )
         elif self.has_answer:
             return ""
         else:
-            return ngettext("No answer: the run was broken after {n} turn: {error}",
-                            "No answer: the run was broken after {n} turns: {error}", n,
-                            ).format(n=n, error=self.error)
+            return ngettext(
+                "No answer: the run was broken after {n} turn: {error}",
+                "No answer: the run was broken after {n} turns: {error}",
+                n,
+            ).format(n=n, error=self.error)
         return _("No answer: {where} while the model was asking for {asking}").format(
-            where=where, asking=asking)
+            where=where, asking=asking
+        )
 
     def summary(self) -> str:
         """One line: how it ended, in how many turns, with how many tokens — and, when the
         library noticed something (a tool call written as text, empty replies), that too."""
         head = _("{stop} ({exit}) after {turns}/{max_turns} turns, {tokens:,} tokens").format(
-            stop=self.stop or "broken", exit=self.exit_name, turns=len(self.turns),
-            max_turns=self.max_turns, tokens=self.total_tokens)
+            stop=self.stop or "broken",
+            exit=self.exit_name,
+            turns=len(self.turns),
+            max_turns=self.max_turns,
+            tokens=self.total_tokens,
+        )
         if self.has_answer:
             line = _("{head}; answer: {answer!r}").format(head=head, answer=self._answer)
         else:
@@ -331,14 +356,19 @@ class Run:
         """The short form of the notes, for `summary()`."""
         said = []
         if self.answer_is_text_tool_call:
-            said.append(_("the answer is a tool call written as text, not an answer (see "
-                          "run.warnings)"))
+            said.append(
+                _("the answer is a tool call written as text, not an answer (see run.warnings)")
+            )
         else:
             n = sum(note.kind == "text_tool_call" for note in self.notes)
             if n:
-                said.append(ngettext("{n} tool call written as text (see run.warnings)",
-                                     "{n} tool calls written as text (see run.warnings)",
-                                     n).format(n=n))
+                said.append(
+                    ngettext(
+                        "{n} tool call written as text (see run.warnings)",
+                        "{n} tool calls written as text (see run.warnings)",
+                        n,
+                    ).format(n=n)
+                )
         empty = sum(note.kind == "empty_reply" for note in self.notes)
         if empty:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))

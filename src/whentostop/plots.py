@@ -52,8 +52,15 @@ from .outcome import Run, Turn
 from .usage import DEFAULT_PRICE_MODEL, Price, cumulative_tokens, price, split_prompt
 from .usage import cumulative_cost as cumulative_usd
 
-__all__ = ["BUILDERS", "DescribedFigure", "compare_runs", "cumulative_cost", "level_map",
-           "png_bytes", "tokens_per_turn"]
+__all__ = [
+    "BUILDERS",
+    "DescribedFigure",
+    "compare_runs",
+    "cumulative_cost",
+    "level_map",
+    "png_bytes",
+    "tokens_per_turn",
+]
 
 TEXT_PT = 13
 """Axis labels, ticks and legends: readable from the back of a room."""
@@ -80,9 +87,11 @@ class DescribedFigure(Figure):
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         png = base64.b64encode(png_bytes(self)).decode()
         width, height = (round(v) for v in self.get_size_inches() * 100)
-        shown = (f'<img class="wts-figure" src="data:image/png;base64,{png}" '
-                 f'alt="{html.escape(self.alt_text)}" width="{width}" height="{height}" '
-                 'style="max-width:100%;height:auto">')
+        shown = (
+            f'<img class="wts-figure" src="data:image/png;base64,{png}" '
+            f'alt="{html.escape(self.alt_text)}" width="{width}" height="{height}" '
+            'style="max-width:100%;height:auto">'
+        )
         return {"text/html": shown, "image/png": png, "text/plain": self.alt_text}
 
 
@@ -116,7 +125,9 @@ def cumulative_cost(
 
 
 def compare_runs(
-    runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL, *,
+    runs: Mapping[str, Run],
+    model: str | Price = DEFAULT_PRICE_MODEL,
+    *,
     figsize: tuple[float, float] = WIDE,
 ) -> DescribedFigure:
     """Several runs' cumulative tokens on one axes; the legend gives each one's exit and USD.
@@ -127,23 +138,30 @@ def compare_runs(
     for i, (label, run) in enumerate(runs.items()):
         usd = cumulative_usd(run, p)
         ax.plot(
-            _x(run), cumulative_tokens(run), marker=RUN_MARKERS[i % len(RUN_MARKERS)],
-            markersize=8, linestyle=RUN_LINESTYLES[i % len(RUN_LINESTYLES)], linewidth=2.5,
-            color=RUN_COLOURS[i % len(RUN_COLOURS)], gid=f"run:{label}",
-            label=_plain(f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, "
-                         f"${usd[-1] if usd else 0:.4f}"),
+            _x(run),
+            cumulative_tokens(run),
+            marker=RUN_MARKERS[i % len(RUN_MARKERS)],
+            markersize=8,
+            linestyle=RUN_LINESTYLES[i % len(RUN_LINESTYLES)],
+            linewidth=2.5,
+            color=RUN_COLOURS[i % len(RUN_COLOURS)],
+            gid=f"run:{label}",
+            label=_plain(
+                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, "
+                f"${usd[-1] if usd else 0:.4f}"
+            ),
         )
     ax.set_ylim(bottom=0)
-    _style(ax, _(look.COMPARE_TITLE).format(model=p.model), _(look.TURN),
-           _(look.CUMULATIVE_TOKENS))
+    _style(ax, _(look.COMPARE_TITLE).format(model=p.model), _(look.TURN), _(look.CUMULATIVE_TOKENS))
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     if runs:
         ax.legend(fontsize=TEXT_PT - 1, loc="upper left")
     return fig
 
 
-def level_map(level: Level, run: Run | None = None, *,
-              figsize: tuple[float, float] | None = None) -> DescribedFigure:
+def level_map(
+    level: Level, run: Run | None = None, *, figsize: tuple[float, float] | None = None
+) -> DescribedFigure:
     """The level as rows of numbered `?` blocks, one row per area, after `run` (None: before).
 
     Blocks in areas the model searched are revealed; the star's block is highlighted only once
@@ -153,8 +171,9 @@ def level_map(level: Level, run: Run | None = None, *,
     view = level.view(run)
     areas = view.blocks
     width = max(len(blocks) for blocks in areas.values())
-    fig = _figure(figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1),
-                  describe.map_alt(level, run))
+    fig = _figure(
+        figsize or (1.55 * width + 2.2, 1.45 * len(areas) + 1.1), describe.map_alt(level, run)
+    )
     ax = fig.add_subplot()
     for row, (_area, blocks) in enumerate(areas.items()):
         y = ROW_GAP * (len(areas) - 1 - row)
@@ -163,8 +182,11 @@ def level_map(level: Level, run: Run | None = None, *,
     for marker in view.markers:
         _draw_marker(ax, level, marker.block, marker.correct)
     ax.set_xlabel(_plain(_(look.MAP_LEGEND)), fontsize=TEXT_PT - 1, color=look.MUTED_COLOUR)
-    ax.set_yticks([ROW_GAP * i for i in range(len(areas))],
-                  [_plain(a) for a in reversed(list(areas))], fontsize=TEXT_PT + 3)
+    ax.set_yticks(
+        [ROW_GAP * i for i in range(len(areas))],
+        [_plain(a) for a in reversed(list(areas))],
+        fontsize=TEXT_PT + 3,
+    )
     ax.set_xticks([])
     ax.set_xlim(-0.6, COL_GAP * (width - 1) + 0.6)
     ax.set_ylim(-0.95, ROW_GAP * (len(areas) - 1) + 0.5)
@@ -221,12 +243,20 @@ def _draw_tokens_per_turn(ax: Axes, run: Run) -> None:
     edges: dict[str, Any] = {"edgecolor": SEPARATOR_COLOUR, "linewidth": 1.2}  # white lines between
     if any(cached):
         ax.bar(x, cached, color=CACHED_COLOUR, label=_(look.CACHED), gid="cached", **edges)
-    ax.bar(x, resent, bottom=cached, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent",
-           **edges)
+    ax.bar(
+        x, resent, bottom=cached, color=RESENT_COLOUR, label=_(look.RESENT), gid="resent", **edges
+    )
     history = [c + r for c, r in zip(cached, resent)]
     ax.bar(x, new, bottom=history, color=NEW_COLOUR, label=_(look.NEW), gid="new", **edges)
-    ax.bar(x, completion, bottom=[h + n for h, n in zip(history, new)], color=COMPLETION_COLOUR,
-           label=_(look.REPLY), gid="completion", **edges)
+    ax.bar(
+        x,
+        completion,
+        bottom=[h + n for h, n in zip(history, new)],
+        color=COMPLETION_COLOUR,
+        label=_(look.REPLY),
+        gid="completion",
+        **edges,
+    )
     if run.wrap_up_turn is not None:
         for container in ax.containers:
             if isinstance(container, BarContainer):
@@ -245,20 +275,42 @@ def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
     x = _x(run)
     tokens = cumulative_tokens(run)
     usd = cumulative_usd(run, p)
-    ax.plot(x, tokens, marker="o", linewidth=2.5, color=TOKENS_COLOUR, gid="cumulative_tokens",
-            label=_(look.TOKENS_SO_FAR))
+    ax.plot(
+        x,
+        tokens,
+        marker="o",
+        linewidth=2.5,
+        color=TOKENS_COLOUR,
+        gid="cumulative_tokens",
+        label=_(look.TOKENS_SO_FAR),
+    )
     if run.all_turns:
         first = run.all_turns[0].total_tokens
-        ax.plot(x, [first * (i + 1) for i in range(len(x))], linestyle=":", linewidth=2,
-                color=RESENT_COLOUR, gid="linear_reference", label=_(look.LINEAR))
+        ax.plot(
+            x,
+            [first * (i + 1) for i in range(len(x))],
+            linestyle=":",
+            linewidth=2,
+            color=RESENT_COLOUR,
+            gid="linear_reference",
+            label=_(look.LINEAR),
+        )
     ax.set_ylim(bottom=0)
-    _style(ax, _plain(look.cumulative_title(p, tokens, usd)), _(look.TURN),
-           _(look.CUMULATIVE_TOKENS))
+    _style(
+        ax, _plain(look.cumulative_title(p, tokens, usd)), _(look.TURN), _(look.CUMULATIVE_TOKENS)
+    )
     _turn_ticks(ax, run)
     ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
     usd_ax = ax.twinx()
-    usd_ax.plot(x, usd, linestyle="--", linewidth=2, color=USD_COLOUR, gid="cumulative_usd",
-                label=_(look.USD_SO_FAR))
+    usd_ax.plot(
+        x,
+        usd,
+        linestyle="--",
+        linewidth=2,
+        color=USD_COLOUR,
+        gid="cumulative_usd",
+        label=_(look.USD_SO_FAR),
+    )
     usd_ax.set_ylabel(_(look.CUMULATIVE_USD), fontsize=TEXT_PT, color=USD_COLOUR)
     usd_ax.tick_params(labelsize=TEXT_PT - 1, colors=USD_COLOUR)
     usd_ax.set_ylim(0, _matching_usd_top(ax, tokens, usd))
@@ -267,41 +319,83 @@ def _draw_cumulative(ax: Axes, run: Run, model: str | Price) -> None:
         _no_turns(ax)
         return
     lines = ax.get_lines() + usd_ax.get_lines()
-    ax.legend(lines, [str(line.get_label()) for line in lines], fontsize=TEXT_PT - 1,
-              loc="upper left")
+    ax.legend(
+        lines, [str(line.get_label()) for line in lines], fontsize=TEXT_PT - 1, loc="upper left"
+    )
 
 
 def _draw_block(ax: Axes, col: float, y: float, number: int, item: str | None) -> None:
     """One `?` block; `item` is what it hides once revealed, None while it is still a `?`."""
     face = look.block_face(item)
-    ax.add_patch(FancyBboxPatch(
-        (col - HALF_W, y - HALF_H), 2 * HALF_W, 2 * HALF_H,
-        boxstyle="round,pad=0.02,rounding_size=0.08",
-        facecolor=face.fill, edgecolor=face.edge, linewidth=3 if item == "star" else 2,
-        gid=f"block:{number}",
-    ))
+    ax.add_patch(
+        FancyBboxPatch(
+            (col - HALF_W, y - HALF_H),
+            2 * HALF_W,
+            2 * HALF_H,
+            boxstyle="round,pad=0.02,rounding_size=0.08",
+            facecolor=face.fill,
+            edgecolor=face.edge,
+            linewidth=3 if item == "star" else 2,
+            gid=f"block:{number}",
+        )
+    )
     size = TITLE_PT + 10 if item is None else (TEXT_PT + 2 if len(face.label) <= 5 else 12)
-    ax.text(col, y + 0.02, _plain(face.label), ha="center", va="center", fontsize=size,
-            color=face.colour, fontweight="bold", gid=f"label:{number}")
-    ax.text(col, y - HALF_H - 0.06, _(look.BLOCK).format(n=number), ha="center", va="top",
-            fontsize=TEXT_PT, color=look.MUTED_COLOUR, gid=f"number:{number}")
+    ax.text(
+        col,
+        y + 0.02,
+        _plain(face.label),
+        ha="center",
+        va="center",
+        fontsize=size,
+        color=face.colour,
+        fontweight="bold",
+        gid=f"label:{number}",
+    )
+    ax.text(
+        col,
+        y - HALF_H - 0.06,
+        _(look.BLOCK).format(n=number),
+        ha="center",
+        va="top",
+        fontsize=TEXT_PT,
+        color=look.MUTED_COLOUR,
+        gid=f"number:{number}",
+    )
 
 
 def _draw_marker(ax: Axes, level: Level, block: int, correct: bool) -> None:
     """A marker ring and pin on the marked block: green when the star is there, red when not."""
     col, y = _block_position(level, block)
     colour = look.MARKER_COLOURS[correct]
-    ax.add_patch(FancyBboxPatch(
-        (col - HALF_W - 0.05, y - HALF_H - 0.05), 2 * HALF_W + 0.1, 2 * HALF_H + 0.1,
-        boxstyle="round,pad=0.02,rounding_size=0.1",
-        facecolor="none", edgecolor=colour, linewidth=4,
-    ))
-    ax.plot([col + HALF_W - 0.1], [y + HALF_H - 0.08], marker="v", markersize=18, color=colour,
-            markeredgecolor="white", markeredgewidth=1.5, gid=f"marker:{block}", linestyle="none")
+    ax.add_patch(
+        FancyBboxPatch(
+            (col - HALF_W - 0.05, y - HALF_H - 0.05),
+            2 * HALF_W + 0.1,
+            2 * HALF_H + 0.1,
+            boxstyle="round,pad=0.02,rounding_size=0.1",
+            facecolor="none",
+            edgecolor=colour,
+            linewidth=4,
+        )
+    )
+    ax.plot(
+        [col + HALF_W - 0.1],
+        [y + HALF_H - 0.08],
+        marker="v",
+        markersize=18,
+        color=colour,
+        markeredgecolor="white",
+        markeredgewidth=1.5,
+        gid=f"marker:{block}",
+        linestyle="none",
+    )
     for text in ax.texts:
         if text.get_gid() == f"number:{block}":
-            text.set_text(_(look.BLOCK).format(n=block) + "\n"
-                          + (_(look.MARKED) if correct else _(look.WRONG)))
+            text.set_text(
+                _(look.BLOCK).format(n=block)
+                + "\n"
+                + (_(look.MARKED) if correct else _(look.WRONG))
+            )
             text.set_color(colour)
             text.set_fontweight("bold")
 
@@ -330,8 +424,11 @@ def _turn_ticks(ax: Axes, run: Run) -> None:
         return
     n = len(run.turns)
     wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
-    shown = [t.index for i, t in enumerate(run.turns)
-             if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)]
+    shown = [
+        t.index
+        for i, t in enumerate(run.turns)
+        if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)
+    ]
     labels = [str(i) for i in shown]
     if wrap is not None:
         shown.append(wrap)
@@ -351,8 +448,16 @@ def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
 
 
 def _no_turns(ax: Axes) -> None:
-    ax.text(0.5, 0.5, _(look.NO_TURNS), transform=ax.transAxes, ha="center", va="center",
-            fontsize=TITLE_PT, color=look.MUTED_COLOUR)
+    ax.text(
+        0.5,
+        0.5,
+        _(look.NO_TURNS),
+        transform=ax.transAxes,
+        ha="center",
+        va="center",
+        fontsize=TITLE_PT,
+        color=look.MUTED_COLOUR,
+    )
 
 
 def _plain(text: str) -> str:

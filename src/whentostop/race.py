@@ -49,10 +49,13 @@ class Limits:
         """The limits as `run_agent`'s keyword arguments."""
         tokens = self.budget is not None and self.unit == "tokens"
         usd = self.budget is not None and self.unit == "usd"
-        return {"max_turns": self.max_turns, "deadline_s": self.deadline_s,
-                "max_tokens_total": int(self.budget) if tokens and self.budget else None,
-                "max_cost_usd": float(self.budget) if usd and self.budget else None,
-                "price": self.price_model if usd else None}
+        return {
+            "max_turns": self.max_turns,
+            "deadline_s": self.deadline_s,
+            "max_tokens_total": int(self.budget) if tokens and self.budget else None,
+            "max_cost_usd": float(self.budget) if usd and self.budget else None,
+            "price": self.price_model if usd else None,
+        }
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,14 @@ class RaceResult:
         return first(self.falls)
 
 
-def timed_run(prompt: str, *, model: ChatModel, tools: Iterable[Tool | Callable[..., Any]],
-              limits: Limits, system: str | None = None) -> Timed:
+def timed_run(
+    prompt: str,
+    *,
+    model: ChatModel,
+    tools: Iterable[Tool | Callable[..., Any]],
+    limits: Limits,
+    system: str | None = None,
+) -> Timed:
     """`run_agent` under `limits`, with the moment each reply came."""
     replies: list[float] = []
 
@@ -114,13 +123,20 @@ def timed_run(prompt: str, *, model: ChatModel, tools: Iterable[Tool | Callable[
         if isinstance(event, ModelReply) and not event.turn.wrap_up:
             replies.append(time.monotonic())
 
-    run = run_agent(prompt, model=model, tools=tools, system=system, on_event=on_event,
-                    **limits.run_options())
+    run = run_agent(
+        prompt, model=model, tools=tools, system=system, on_event=on_event, **limits.run_options()
+    )
     return Timed(run, tuple(t - run.started for t in replies))
 
 
-def track_of(prompt: str, *, model: ChatModel, tools: Iterable[Tool | Callable[..., Any]],
-             turns: int = TRACK_TURNS, system: str | None = None) -> Timed:
+def track_of(
+    prompt: str,
+    *,
+    model: ChatModel,
+    tools: Iterable[Tool | Callable[..., Any]],
+    turns: int = TRACK_TURNS,
+    system: str | None = None,
+) -> Timed:
     """The track: the run with the clock alone, `turns` long. One request goes first, unrecorded,
     so the track's first reply does not carry what a process's first request pays once (imports,
     a connection) and the deadline falls where a later run's would."""
@@ -153,8 +169,9 @@ def falls(track: Timed, limits: Limits) -> tuple[Fall, ...]:
         budget = Budget.of(options["max_tokens_total"], options["max_cost_usd"], options["price"])
         kept, why = None, ""
         for n in range(turns + (0 if answered else 1)):
-            cut = Run(stop=None, messages=[], turns=track.run.turns[:n],
-                      max_turns=track.run.max_turns)
+            cut = Run(
+                stop=None, messages=[], turns=track.run.turns[:n], max_turns=track.run.max_turns
+            )
             over = budget.over(cut) if budget else None
             if over is not None:
                 kept, why = n, over.text()
@@ -172,13 +189,25 @@ def first(found: Iterable[Fall]) -> Fall | None:
     return min(on_track, key=lambda f: (f.kept, ORDER.index(f.stop)))
 
 
-def race(prompt: str, *, model: ChatModel, tools: Iterable[Tool | Callable[..., Any]],
-         limits: Limits, track: Timed | None = None, system: str | None = None) -> RaceResult:
+def race(
+    prompt: str,
+    *,
+    model: ChatModel,
+    tools: Iterable[Tool | Callable[..., Any]],
+    limits: Limits,
+    track: Timed | None = None,
+    system: str | None = None,
+) -> RaceResult:
     """Run the race: the real run under every limit, and (unless given) the track it is read
     against."""
     tools = list(tools)
     if track is None or (len(track.run.turns) < limits.max_turns and not track.run.has_answer):
-        track = track_of(prompt, model=model, tools=tools, system=system,
-                         turns=max(TRACK_TURNS, limits.max_turns))
+        track = track_of(
+            prompt,
+            model=model,
+            tools=tools,
+            system=system,
+            turns=max(TRACK_TURNS, limits.max_turns),
+        )
     run = timed_run(prompt, model=model, tools=tools, limits=limits, system=system)
     return RaceResult(limits, track, run, falls(track, limits))

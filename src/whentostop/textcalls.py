@@ -101,7 +101,7 @@ def _as_call(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
     if name is None:
         # {"search_blocks": {"area": "sky"}}: the tool's name as the only key
         if len(item) == 1:
-            (key, value), = item.items()
+            ((key, value),) = item.items()
             if key in offered and isinstance(value, dict):
                 return TextCall(key, json.dumps(value))
         return None

@@ -200,8 +200,9 @@ def call_tool(
     found = tools.get(name)
     if found is None:
         known = ", ".join(tools) or "none"
-        return ToolResult(False, f"Error: there is no tool named {_excerpt(repr(name), 60)}. "
-                                 f"Tools: {known}.")
+        return ToolResult(
+            False, f"Error: there is no tool named {_excerpt(repr(name), 60)}. Tools: {known}."
+        )
     return found(arguments, deadline=deadline)
 
 
@@ -231,8 +232,10 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
             text = str(value)
         else:
             if not whole:  # only the start was written out: a huge list costs no more than that
-                return (text[:limit] + f"\n[output cut: more than {limit:,} characters, only "
-                        f"the first {limit:,} are shown]")
+                return (
+                    text[:limit] + f"\n[output cut: more than {limit:,} characters, only "
+                    f"the first {limit:,} are shown]"
+                )
     else:
         text = str(value)  # any other object: what print() would show
     if len(text) > limit:

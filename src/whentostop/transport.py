@@ -63,8 +63,12 @@ class BoundedStream(httpcore.NetworkStream):
     def close(self) -> None:
         self._inner.close()
 
-    def start_tls(self, ssl_context: ssl.SSLContext, server_hostname: str | None = None,
-                  timeout: float | None = None) -> httpcore.NetworkStream:
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
         return BoundedStream(self._inner.start_tls(ssl_context, server_hostname, _left(timeout)))
 
     def get_extra_info(self, info: str) -> Any:
@@ -77,17 +81,32 @@ class BoundedBackend(httpcore.NetworkBackend):
     def __init__(self, inner: httpcore.NetworkBackend | None = None) -> None:
         self._inner = inner or httpcore.SyncBackend()
 
-    def connect_tcp(self, host: str, port: int, timeout: float | None = None,
-                    local_address: str | None = None,
-                    socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return BoundedStream(self._inner.connect_tcp(
-            host, port, timeout=_left(timeout), local_address=local_address,
-            socket_options=socket_options))
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: Iterable[Any] | None = None,
+    ) -> httpcore.NetworkStream:
+        return BoundedStream(
+            self._inner.connect_tcp(
+                host,
+                port,
+                timeout=_left(timeout),
+                local_address=local_address,
+                socket_options=socket_options,
+            )
+        )
 
-    def connect_unix_socket(self, path: str, timeout: float | None = None,
-                            socket_options: Iterable[Any] | None = None) -> httpcore.NetworkStream:
-        return BoundedStream(self._inner.connect_unix_socket(
-            path, timeout=_left(timeout), socket_options=socket_options))
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
+    ) -> httpcore.NetworkStream:
+        return BoundedStream(
+            self._inner.connect_unix_socket(
+                path, timeout=_left(timeout), socket_options=socket_options
+            )
+        )
 
     def sleep(self, seconds: float) -> None:
         self._inner.sleep(seconds)
@@ -97,10 +116,12 @@ class BoundedTransport(httpx.BaseTransport):
     """An httpx transport on one keep-alive `httpcore.ConnectionPool` whose sockets honour
     the request's `STOP_AT` limit on every wait."""
 
-    def __init__(self, *, ssl_context: ssl.SSLContext,
-                 socket_options: Iterable[Any] | None = None) -> None:
+    def __init__(
+        self, *, ssl_context: ssl.SSLContext, socket_options: Iterable[Any] | None = None
+    ) -> None:
         self._connections = httpcore.ConnectionPool(
-            ssl_context=ssl_context, network_backend=BoundedBackend(),
+            ssl_context=ssl_context,
+            network_backend=BoundedBackend(),
             socket_options=socket_options,
         )
 
@@ -115,8 +136,12 @@ class BoundedTransport(httpx.BaseTransport):
             }
         core = httpcore.Request(
             method=request.method,
-            url=httpcore.URL(scheme=request.url.raw_scheme, host=request.url.raw_host,
-                             port=request.url.port, target=request.url.raw_path),
+            url=httpcore.URL(
+                scheme=request.url.raw_scheme,
+                host=request.url.raw_host,
+                port=request.url.port,
+                target=request.url.raw_path,
+            ),
             headers=request.headers.raw,
             content=request.stream,
             extensions=extensions,
@@ -124,9 +149,12 @@ class BoundedTransport(httpx.BaseTransport):
         with _as_httpx_errors(request):
             response = self._connections.handle_request(core)
         assert isinstance(response.stream, Iterable)
-        return httpx.Response(status_code=response.status, headers=response.headers,
-                              stream=_ResponseStream(response.stream, request),
-                              extensions=response.extensions)
+        return httpx.Response(
+            status_code=response.status,
+            headers=response.headers,
+            stream=_ResponseStream(response.stream, request),
+            extensions=response.extensions,
+        )
 
     def close(self) -> None:
         self._connections.close()

@@ -36,13 +36,22 @@ class CutOffTransport(httpx.BaseTransport):
         if request.url.path.endswith("/chat/completions"):
             self.requests += 1
             if self.requests > self.after:
-                return httpx.Response(429, json={"error": {
-                    "message": _("Stopped from outside: the mock refused request {n}, after "
-                                 "{after} requests. The loop has no exit of its own but the flag, "
-                                 "and the Loopboros never raises it; a real endpoint would have "
-                                 "gone on billing until a spending limit or a quota said no."
-                                 ).format(n=self.requests, after=self.after),
-                    "type": "whentostop_cut_off", "param": None, "code": "cut_off"}})
+                return httpx.Response(
+                    429,
+                    json={
+                        "error": {
+                            "message": _(
+                                "Stopped from outside: the mock refused request {n}, after "
+                                "{after} requests. The loop has no exit of its own but the flag, "
+                                "and the Loopboros never raises it; a real endpoint would have "
+                                "gone on billing until a spending limit or a quota said no."
+                            ).format(n=self.requests, after=self.after),
+                            "type": "whentostop_cut_off",
+                            "param": None,
+                            "code": "cut_off",
+                        }
+                    },
+                )
         return self.inner.handle_request(request)
 
     def close(self) -> None:
@@ -57,8 +66,10 @@ class CutOff(Where):
 
     def __repr__(self) -> str:
         after = getattr(self.transport, "after", "?")
-        return _("CutOff({model!r} on the mock, in process: it refuses every request after the "
-                 "first {after})").format(model=self.model, after=after)
+        return _(
+            "CutOff({model!r} on the mock, in process: it refuses every request after the "
+            "first {after})"
+        ).format(model=self.model, after=after)
 
 
 def cut_off_after(requests: int, persona: str = "loopboros") -> CutOff:
@@ -92,19 +103,31 @@ class Bill:
     price_model: str
 
     def _rows_text(self) -> list[list[str]]:
-        return [[_("{turns:,} (measured)").format(turns=row.turns) if row.measured else
-                 _("{turns:,} (projected)").format(turns=row.turns),
-                 _("{tokens:,}").format(tokens=row.tokens), _("${usd:,.2f}").format(usd=row.usd),
-                 _("{tokens:,}").format(tokens=row.last_prompt)] for row in self.rows]
+        return [
+            [
+                _("{turns:,} (measured)").format(turns=row.turns)
+                if row.measured
+                else _("{turns:,} (projected)").format(turns=row.turns),
+                _("{tokens:,}").format(tokens=row.tokens),
+                _("${usd:,.2f}").format(usd=row.usd),
+                _("{tokens:,}").format(tokens=row.last_prompt),
+            ]
+            for row in self.rows
+        ]
 
     def _head(self) -> list[str]:
-        return [_("turns"), _("tokens in all"), _("USD at {model}").format(model=self.price_model),
-                _("the last prompt (tokens)")]
+        return [
+            _("turns"),
+            _("tokens in all"),
+            _("USD at {model}").format(model=self.price_model),
+            _("the last prompt (tokens)"),
+        ]
 
     def caption(self) -> str:
-        return _("Beyond the measured turns, each prompt is {growth:,.0f} tokens longer than the one "
-                 "before and each reply {reply:,.0f} tokens: the averages of the run itself.").format(
-                     growth=self.growth, reply=self.reply)
+        return _(
+            "Beyond the measured turns, each prompt is {growth:,.0f} tokens longer than the one "
+            "before and each reply {reply:,.0f} tokens: the averages of the run itself."
+        ).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
         head = self._head()
@@ -122,8 +145,11 @@ class Bill:
         return str(self)
 
 
-def bill(usage: Sequence[Mapping[str, int]], price_model: str = DEFAULT_PRICE_MODEL,
-         times: Sequence[int] = TIMES) -> Bill:
+def bill(
+    usage: Sequence[Mapping[str, int]],
+    price_model: str = DEFAULT_PRICE_MODEL,
+    times: Sequence[int] = TIMES,
+) -> Bill:
     """The bill of a loop's replies (`usage`: each reply's `usage` object, in order) for the
     turns it ran and for `times` as many, extrapolated from its own growth (see `Bill`)."""
     prompts = [int(u.get("prompt_tokens", 0)) for u in usage]

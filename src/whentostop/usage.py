@@ -37,21 +37,30 @@ class Price(BaseModel):
     input_per_million: float = Field(ge=0, description="USD per 1,000,000 prompt tokens")
     output_per_million: float = Field(ge=0, description="USD per 1,000,000 completion tokens")
     cached_input_per_million: float | None = Field(
-        None, ge=0, description="USD per 1,000,000 prompt tokens served from the provider's "
-        "prompt cache; None where the table has no such rate (they cost the input rate)")
+        None,
+        ge=0,
+        description="USD per 1,000,000 prompt tokens served from the provider's "
+        "prompt cache; None where the table has no such rate (they cost the input rate)",
+    )
     source: str
     as_of: str
     retired: str | None = Field(
-        None, description="When the provider retired the model (requests to it fail); its "
-        "price stays in the table for comparisons")
+        None,
+        description="When the provider retired the model (requests to it fail); its "
+        "price stays in the table for comparisons",
+    )
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
         """USD for one request: the cached part of the prompt at the cached rate, if any."""
         cached = min(max(cached_tokens, 0), prompt_tokens)
-        cached_rate = (self.input_per_million if self.cached_input_per_million is None
-                       else self.cached_input_per_million)
+        cached_rate = (
+            self.input_per_million
+            if self.cached_input_per_million is None
+            else self.cached_input_per_million
+        )
         return (
-            (prompt_tokens - cached) * self.input_per_million + cached * cached_rate
+            (prompt_tokens - cached) * self.input_per_million
+            + cached * cached_rate
             + completion_tokens * self.output_per_million
         ) / 1_000_000
 
@@ -80,8 +89,11 @@ def price(model: str | Price) -> Price:
         return model
     table = prices()
     if model not in table:
-        raise KeyError(_("no price for {model!r}; known models: {known}")
-                       .format(model=model, known=", ".join(table)))
+        raise KeyError(
+            _("no price for {model!r}; known models: {known}").format(
+                model=model, known=", ".join(table)
+            )
+        )
     return table[model]
 
 
@@ -120,8 +132,13 @@ def split_prompt(run: Run) -> list[PromptSplit]:
     previous = 0
     for turn in run.all_turns:
         resent = min(previous, turn.prompt_tokens)
-        splits.append(PromptSplit(resent=resent, new=turn.prompt_tokens - resent,
-                                  cached=min(turn.cached_tokens, resent)))
+        splits.append(
+            PromptSplit(
+                resent=resent,
+                new=turn.prompt_tokens - resent,
+                cached=min(turn.cached_tokens, resent),
+            )
+        )
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits
 
@@ -154,17 +171,30 @@ class Budget:
     price: Price | None = None
 
     @classmethod
-    def of(cls, max_tokens_total: int | None, max_cost_usd: float | None,
-           price_of: str | Price | None) -> Budget | None:
+    def of(
+        cls, max_tokens_total: int | None, max_cost_usd: float | None, price_of: str | Price | None
+    ) -> Budget | None:
         """The checked budget of `run_agent`'s arguments; None when there is no cap."""
-        if max_tokens_total is not None and (isinstance(max_tokens_total, bool) or not isinstance(
-                max_tokens_total, int) or max_tokens_total < 1):
-            raise ValueError(_("max_tokens_total must be a positive int (1 or more), got "
-                               "{value!r}").format(value=max_tokens_total))
-        if max_cost_usd is not None and (isinstance(max_cost_usd, bool) or not isinstance(
-                max_cost_usd, (int, float)) or not max_cost_usd > 0):
-            raise ValueError(_("max_cost_usd must be a positive number of dollars, got {value!r}")
-                             .format(value=max_cost_usd))
+        if max_tokens_total is not None and (
+            isinstance(max_tokens_total, bool)
+            or not isinstance(max_tokens_total, int)
+            or max_tokens_total < 1
+        ):
+            raise ValueError(
+                _("max_tokens_total must be a positive int (1 or more), got {value!r}").format(
+                    value=max_tokens_total
+                )
+            )
+        if max_cost_usd is not None and (
+            isinstance(max_cost_usd, bool)
+            or not isinstance(max_cost_usd, (int, float))
+            or not max_cost_usd > 0
+        ):
+            raise ValueError(
+                _("max_cost_usd must be a positive number of dollars, got {value!r}").format(
+                    value=max_cost_usd
+                )
+            )
         if max_tokens_total is None and max_cost_usd is None:
             return None
         try:

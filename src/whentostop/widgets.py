@@ -44,8 +44,17 @@ from .race import race as run_race
 from .usage import DEFAULT_PRICE_MODEL, price
 
 __all__ = [
-    "Explorer", "Race", "badge_html", "dashboard", "explorer", "notable_turns", "race",
-    "reading_html", "transcript_html", "turns_line", "turns_text",
+    "Explorer",
+    "Race",
+    "badge_html",
+    "dashboard",
+    "explorer",
+    "notable_turns",
+    "race",
+    "reading_html",
+    "transcript_html",
+    "turns_line",
+    "turns_text",
 ]
 
 PERSONA_CHOICES = ("searcher", "loopboros", "sloppy")
@@ -74,7 +83,10 @@ OTHER_LEVEL = LevelSetup("searcher", ("search_blocks", TERMINAL), ("stop_on", "g
 BADGE_SYMBOLS = {
     # (symbols from DejaVu Sans: a projector laptop or headless Chromium may have no emoji font;
     # the words say it all, the symbol is a second cue)
-    Stop.END_TURN: "⚑", Stop.TERMINAL_TOOL: "⤵", Stop.MAX_TURNS: "◷", Stop.DEADLINE: "◷",
+    Stop.END_TURN: "⚑",
+    Stop.TERMINAL_TOOL: "⤵",
+    Stop.MAX_TURNS: "◷",
+    Stop.DEADLINE: "◷",
     Stop.BUDGET: "$",
 }
 """Each exit's symbol on the badge; an exit without one (a later `Stop`) shows "■"."""
@@ -95,12 +107,15 @@ def turns_line(run: Run | None, run_number: int) -> str:
     whose result did not change still shows that it ran."""
     turns = describe.of_turns(len(run.turns), run.max_turns) if run else _("no run yet")
     number = _("run {number}").format(number=run_number)
-    return (f'<span class="wts-turn-count">{html.escape(turns)}</span> · '
-            f'<span class="wts-run-count">{html.escape(number)}</span>')
+    return (
+        f'<span class="wts-turn-count">{html.escape(turns)}</span> · '
+        f'<span class="wts-run-count">{html.escape(number)}</span>'
+    )
 
 
-def badge_html(run: Run | None, error: str | None = None,
-               judgement: Judgement | None = None) -> str:
+def badge_html(
+    run: Run | None, error: str | None = None, judgement: Judgement | None = None
+) -> str:
     """How the run ended, in words (`describe.ending`), on a pill coloured by exit; the clock and
     the deadline say "no answer". A flag raised by a tool call written as text, and an answer the
     level knows is wrong (`judgement`), get a pill of their own: not a clean answer."""
@@ -133,8 +148,13 @@ def notable_turns(run: Run) -> set[int]:
     return shown
 
 
-def transcript_html(run: Run | None, *, label: str = "", height: int | None = None,
-                    judgement: Judgement | None = None) -> str:
+def transcript_html(
+    run: Run | None,
+    *,
+    label: str = "",
+    height: int | None = None,
+    judgement: Judgement | None = None,
+) -> str:
     """The run turn by turn, in a focusable, named scroll box: the model's text, each tool call
     with its input and output (errors marked), what the library noticed about a reply (a tool
     call written as text, an empty reply), and the wrap-up labelled as what it is — not an
@@ -142,10 +162,12 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
     Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
     style = f"height:{height}px;" if height else ""
-    box = (f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
-           'data-lm-suppress-shortcuts="true" '
-           f'style="{style}overflow:auto;border:1px solid {look.BORDER_COLOUR};padding:0 6px;'
-           'box-sizing:border-box">')
+    box = (
+        f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
+        'data-lm-suppress-shortcuts="true" '
+        f'style="{style}overflow:auto;border:1px solid {look.BORDER_COLOUR};padding:0 6px;'
+        'box-sizing:border-box">'
+    )
     if run is None:
         return box + _empty(_("No run yet.")) + "</div>"
     opened = notable_turns(run)
@@ -157,8 +179,11 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
             f"✖ {html.escape(failed)}</div>"
         )
     warning = html.escape(_("Warning:"))
-    blocks += [f'<div class="wts-warning" style="color:{look.NOTE_COLOUR};margin:6px 0">'
-               f"<b>⚠ {warning}</b> {html.escape(w)}</div>" for w in run.warnings]
+    blocks += [
+        f'<div class="wts-warning" style="color:{look.NOTE_COLOUR};margin:6px 0">'
+        f"<b>⚠ {warning}</b> {html.escape(w)}</div>"
+        for w in run.warnings
+    ]
     if judgement is not None and run.has_answer:
         blocks.append(_verdict_html(judgement))
     return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
@@ -166,16 +191,22 @@ def transcript_html(run: Run | None, *, label: str = "", height: int | None = No
 
 def _verdict_html(judgement: Judgement) -> str:
     """The level's verdict on the answer: right, wrong, or that it cannot tell."""
-    mark, colour = (("?", look.MUTED_COLOUR) if judgement.correct is None else
-                    ("✓", look.OK_COLOUR) if judgement.correct else ("✗", look.ERROR_COLOUR))
-    return (f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
-            f'style="color:{colour};font-weight:bold;margin:6px 0">'
-            f"{mark} {html.escape(judgement.text)}</div>")
+    mark, colour = (
+        ("?", look.MUTED_COLOUR)
+        if judgement.correct is None
+        else ("✓", look.OK_COLOUR)
+        if judgement.correct
+        else ("✗", look.ERROR_COLOUR)
+    )
+    return (
+        f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
+        f'style="color:{colour};font-weight:bold;margin:6px 0">'
+        f"{mark} {html.escape(judgement.text)}</div>"
+    )
 
 
 def _empty(text: str) -> str:
     return f'<div class="wts-empty">{html.escape(text)}</div>'
-
 
 
 def reading_html(system: str, task: str) -> str:
@@ -185,13 +216,20 @@ def reading_html(system: str, task: str) -> str:
 
     intent = read_intent(system, task)
     if intent.quote:
-        text = _("the mock reads {why}: “{quote}”").format(why=_(WHY[intent.why]), quote=intent.quote)
+        text = _("the mock reads {why}: “{quote}”").format(
+            why=_(WHY[intent.why]), quote=intent.quote
+        )
         if intent.allowed and intent.condition and intent.condition.text not in intent.quote:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
         text = _("the mock reads no permission to give up in this prompt")
-    colour = (look.OK_COLOUR if intent.allowed else look.ERROR_COLOUR if intent.refused
-              else look.MUTED_COLOUR)
+    colour = (
+        look.OK_COLOUR
+        if intent.allowed
+        else look.ERROR_COLOUR
+        if intent.refused
+        else look.MUTED_COLOUR
+    )
     return f'<span class="wts-reading" style="color:{colour};font-size:13px">{html.escape(text)}</span>'
 
 
@@ -199,7 +237,8 @@ def progress_text(event: Event) -> str | None:
     """The progress line for one event of a live run: "turn N of M…" when a turn starts."""
     if isinstance(event, TurnStart):
         return _("turn {turn} of {max_turns}… waiting for the model").format(
-            turn=event.turn, max_turns=event.max_turns)
+            turn=event.turn, max_turns=event.max_turns
+        )
     return None
 
 
@@ -208,14 +247,18 @@ def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
     With its `size`, the image keeps its aspect ratio at any column width (no gap below it, and
     the page does not jump when it is redrawn)."""
     dims = f'width="{size[0]}" height="{size[1]}" ' if size else ""
-    return (f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
-            'style="display:block;width:100%;height:auto">')
+    return (
+        f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
+        'style="display:block;width:100%;height:auto">'
+    )
 
 
 def _pill(colour: str, symbol: str, text: str) -> str:
-    return (f'<span style="display:inline-block;background:{colour};color:white;padding:4px 12px;'
-            f'border-radius:14px;font-weight:bold;font-size:15px;line-height:1.4">'
-            f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>')
+    return (
+        f'<span style="display:inline-block;background:{colour};color:white;padding:4px 12px;'
+        f'border-radius:14px;font-weight:bold;font-size:15px;line-height:1.4">'
+        f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>'
+    )
 
 
 def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
@@ -225,21 +268,27 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     else:
         head, border = _("turn {n}").format(n=turn.index), look.BORDER_COLOUR
     calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
-        _("a tool call written as text") if turn.noted("text_tool_call") else
-        _("an empty reply") if turn.noted("empty_reply") else _("reply"))
+        _("a tool call written as text")
+        if turn.noted("text_tool_call")
+        else _("an empty reply")
+        if turn.noted("empty_reply")
+        else _("reply")
+    )
     usage = _("{prompt:,} prompt + {completion:,} completion tokens").format(
-        prompt=turn.prompt_tokens, completion=turn.completion_tokens)
+        prompt=turn.prompt_tokens, completion=turn.completion_tokens
+    )
     parts = [
         f'<details class="wts-turn" data-turn="{turn.index}"{" open" if opened else ""} '
         f'style="border-left:4px solid {border};padding:2px 8px;margin:6px 0">',
-        f'<summary><b>{html.escape(head)}</b> · {html.escape(calls)}</summary>',
+        f"<summary><b>{html.escape(head)}</b> · {html.escape(calls)}</summary>",
         f'<div style="color:{look.MUTED_COLOUR}">{html.escape(usage)}</div>',
     ]
     parts += [_note("↻ " + _("retried: {why}").format(why=r)) for r in turn.retries]
     if turn.text:
         said = _("model:")
-        parts.append(f'<div style="margin:2px 0"><i>{html.escape(said)}</i> '
-                     f'{html.escape(turn.text)}</div>')
+        parts.append(
+            f'<div style="margin:2px 0"><i>{html.escape(said)}</i> {html.escape(turn.text)}</div>'
+        )
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
         parts.append(_note("✂ " + _("reply cut off (finish_reason: length)")))
@@ -273,7 +322,7 @@ def _call_html(call: ToolCall, run: Run) -> str:
         f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
         f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
         f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;font-size:12px;'
-        f'background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};'
+        f"background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};"
         f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
         f"{html.escape(call.output)}</pre>"
     )
@@ -316,8 +365,11 @@ class Explorer:
         self.compact = compact
         self.price_model = price_model
         """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
-        if model is None and os.environ.get("OPENAI_BASE_URL") and (
-                os.environ.get("WHENTOSTOP_MODEL") or not serves_personas()):
+        if (
+            model is None
+            and os.environ.get("OPENAI_BASE_URL")
+            and (os.environ.get("WHENTOSTOP_MODEL") or not serves_personas())
+        ):
             model = connect()  # the configured model; the mock served over HTTP plays personas
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = {}
@@ -331,14 +383,22 @@ class Explorer:
         self.plot_svg = ""
         self.map_svg = ""
 
-        start_persona = persona or (model.name if model is not None and not self.live else None) \
+        start_persona = (
+            persona
+            or (model.name if model is not None and not self.live else None)
             or self.setup.persona
+        )
         self.max_turns = TurnsSlider(
-            value=max_turns, min=1, max=MAX_TURNS_LIMIT, continuous_update=False,
-            description="max_turns", layout=w.Layout(width="100%" if compact else "360px"),
+            value=max_turns,
+            min=1,
+            max=MAX_TURNS_LIMIT,
+            continuous_update=False,
+            description="max_turns",
+            layout=w.Layout(width="100%" if compact else "360px"),
         )
         self.persona = Choice(
-            options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])), value=start_persona,
+            options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])),
+            value=start_persona,
             description=_("model"),
             layout=w.Layout(width="auto", display="none" if self.live else None),
             disabled=self.live,
@@ -346,56 +406,89 @@ class Explorer:
         self.stop_on = self._switch("stop_on", self.setup.stop_on if stop_on is None else stop_on)
         self.give_up = self._switch("give_up", allow_give_up)
         self.system_prompt = w.Text(
-            value=give_up(), continuous_update=False, description=_("system prompt"),
-            style={"description_width": "initial"}, layout=w.Layout(width="100%"))
+            value=give_up(),
+            continuous_update=False,
+            description=_("system prompt"),
+            style={"description_width": "initial"},
+            layout=w.Layout(width="100%"),
+        )
         """The give-up words sent when the switch is on: the lesson's, or the learner's own."""
         self.reading = Pane(layout=w.Layout(min_height="20px"))
         self.wrap_up = self._switch("wrap_up", wrap_up)
-        self.run_button = w.Button(description=_("Run"), button_style="primary", icon="play",
-                                   layout=w.Layout(display=None if self.live else "none"))
+        self.run_button = w.Button(
+            description=_("Run"),
+            button_style="primary",
+            icon="play",
+            layout=w.Layout(display=None if self.live else "none"),
+        )
         self.badge = Pane(layout=w.Layout(min_height="34px"))
         self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
         self.status = LiveRegion()
-        self.progress = Pane(layout=w.Layout(min_height="24px", display=None if self.live else "none"))
+        self.progress = Pane(
+            layout=w.Layout(min_height="24px", display=None if self.live else "none")
+        )
         self.transcript = Pane(layout=w.Layout(width="100%"))
         self.transcript_height = TRANSCRIPT_HEIGHT[compact]
         self.plot = Pane(layout=w.Layout(width="100%"))
         self.map = Pane(layout=w.Layout(width="100%"))
-        for widget, name in [(self.max_turns, "wts-max-turns"), (self.persona, "wts-persona"),
-                             (self.badge, "wts-badge"), (self.turns, "wts-turns"),
-                             (self.status, "wts-status"),
-                             (self.progress, "wts-progress"), (self.transcript, "wts-transcript"),
-                             (self.plot, "wts-plot"), (self.map, "wts-map"),
-                             (self.run_button, "wts-run"), (self.stop_on, "wts-stop-on"),
-                             (self.give_up, "wts-give-up"), (self.wrap_up, "wts-wrap-up"),
-                             (self.system_prompt, "wts-system-prompt"), (self.reading, "wts-reading")]:
+        for widget, name in [
+            (self.max_turns, "wts-max-turns"),
+            (self.persona, "wts-persona"),
+            (self.badge, "wts-badge"),
+            (self.turns, "wts-turns"),
+            (self.status, "wts-status"),
+            (self.progress, "wts-progress"),
+            (self.transcript, "wts-transcript"),
+            (self.plot, "wts-plot"),
+            (self.map, "wts-map"),
+            (self.run_button, "wts-run"),
+            (self.stop_on, "wts-stop-on"),
+            (self.give_up, "wts-give-up"),
+            (self.wrap_up, "wts-wrap-up"),
+            (self.system_prompt, "wts-system-prompt"),
+            (self.reading, "wts-reading"),
+        ]:
             widget.add_class(name)
         self.show_map = self._map_shown(show_map)
-        self.widget = self._layout(self._shown_switches(stop_on, allow_give_up, wrap_up),
-                                   self.show_map, heading_level)
+        self.widget = self._layout(
+            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
+        )
 
-        for control in (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up,
-                        self.system_prompt):
+        for control in (
+            self.max_turns,
+            self.persona,
+            self.stop_on,
+            self.give_up,
+            self.wrap_up,
+            self.system_prompt,
+        ):
             control.observe(self._changed, names="value")
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
             self._show()
             self.progress.value = html.escape(
                 _("Connected to {url} — nothing runs until you press Run.").format(
-                    url=getattr(model, "base_url", "")))
+                    url=getattr(model, "base_url", "")
+                )
+            )
         else:
             self.rerun()
 
     def rerun(self) -> Run | None:
         """Run the level now with the current controls; show and return the Run."""
-        tools = self.setup.tools + ((TERMINAL,) if self.stop_on.value and TERMINAL not in self.setup.tools else ())
+        tools = self.setup.tools + (
+            (TERMINAL,) if self.stop_on.value and TERMINAL not in self.setup.tools else ()
+        )
         if self.live:
             self.run_button.disabled = True
-            self.progress.value = html.escape(_("turn 1 of {max_turns}… starting").format(
-                max_turns=self.max_turns.value))
+            self.progress.value = html.escape(
+                _("turn 1 of {max_turns}… starting").format(max_turns=self.max_turns.value)
+            )
         try:
             run = run_agent(
-                self.prompt or lesson_prompt(), model=self._current_model(), tools=self.level.tools(*tools),
+                self.prompt or lesson_prompt(),
+                model=self._current_model(),
+                tools=self.level.tools(*tools),
                 max_turns=self.max_turns.value,
                 stop_on=[TERMINAL] if self.stop_on.value else [],
                 system=self._system(),
@@ -425,8 +518,9 @@ class Explorer:
         """What the live region says now: the level, the run's number and how it ended."""
         if self.run is None:
             return describe.ending(None)
-        return describe.announcement(self.level_name, self.runs, self.run, self.error,
-                                     self.judgement)
+        return describe.announcement(
+            self.level_name, self.runs, self.run, self.error, self.judgement
+        )
 
     # -- internals ---------------------------------------------------------------------------
 
@@ -446,7 +540,8 @@ class Explorer:
     def _changed(self, change: dict[str, Any]) -> None:
         if self.live:
             self.progress.value = html.escape(
-                _("Controls changed — press Run to run the level with them."))
+                _("Controls changed — press Run to run the level with them.")
+            )
         else:
             self.rerun()
 
@@ -461,42 +556,67 @@ class Explorer:
         run = self.run
         shown = run or Run.empty(self.max_turns.value)
         judgement = self.judgement
-        self.plot_svg = livecharts.cost_svg(run, self.price_model, tokens_per_turn=not self.compact,
-                                            judgement=judgement)
-        plot_alt = describe.cost_alt(shown, price(self.price_model),
-                                     tokens_per_turn=not self.compact, judgement=judgement)
+        self.plot_svg = livecharts.cost_svg(
+            run, self.price_model, tokens_per_turn=not self.compact, judgement=judgement
+        )
+        plot_alt = describe.cost_alt(
+            shown, price(self.price_model), tokens_per_turn=not self.compact, judgement=judgement
+        )
         self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
-                f"{html.escape(self.error)}</span>" if self.error else
-                html.escape(_("done: {turns} in {seconds:.1f} s").format(
-                    turns=turns_text(run), seconds=run.elapsed_s)) if run else self.progress.value
+                f"{html.escape(self.error)}</span>"
+                if self.error
+                else html.escape(
+                    _("done: {turns} in {seconds:.1f} s").format(
+                        turns=turns_text(run), seconds=run.elapsed_s
+                    )
+                )
+                if run
+                else self.progress.value
             )
         self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
-        self.reading.value = "" if self.live or system is None else reading_html(
-            system, self.prompt or lesson_prompt())
+        self.reading.value = (
+            ""
+            if self.live or system is None
+            else reading_html(system, self.prompt or lesson_prompt())
+        )
         self.turns.value = turns_line(run, self.runs)
         self.transcript.value = transcript_html(
-            run, height=self.transcript_height, judgement=judgement,
+            run,
+            height=self.transcript_height,
+            judgement=judgement,
             label=_("Transcript of level {level}, run {number}").format(
-                level=self.level_name, number=self.runs))
+                level=self.level_name, number=self.runs
+            ),
+        )
         if self.show_map:
-            self.map.value = svg_img(self.map_svg, describe.map_alt(self.level, run),
-                                     livecharts.map_size(self.level))
+            self.map.value = svg_img(
+                self.map_svg, describe.map_alt(self.level, run), livecharts.map_size(self.level)
+            )
         self.plot.value = svg_img(self.plot_svg, plot_alt, livecharts.cost_size(not self.compact))
         self.status.text = self.announcement
 
     def _switch(self, name: str, value: bool) -> w.Checkbox:
-        return w.Checkbox(value=value, description=_(SWITCH_LABELS[name]), indent=False,
-                          layout=w.Layout(width="auto"))
+        return w.Checkbox(
+            value=value,
+            description=_(SWITCH_LABELS[name]),
+            indent=False,
+            layout=w.Layout(width="auto"),
+        )
 
-    def _shown_switches(self, stop_on: bool | None, give_up: bool, wrap_up: bool) -> list[w.Checkbox]:
+    def _shown_switches(
+        self, stop_on: bool | None, give_up: bool, wrap_up: bool
+    ) -> list[w.Checkbox]:
         """The switches this level is about, plus any the caller turned on explicitly."""
         wanted = set(self.setup.switches)
-        wanted |= {name for name, on in [("stop_on", stop_on), ("give_up", give_up),
-                                         ("wrap_up", wrap_up)] if on}
+        wanted |= {
+            name
+            for name, on in [("stop_on", stop_on), ("give_up", give_up), ("wrap_up", wrap_up)]
+            if on
+        }
         return [getattr(self, name) for name in ("stop_on", "give_up", "wrap_up") if name in wanted]
 
     def _map_shown(self, show_map: bool | None) -> bool:
@@ -509,26 +629,37 @@ class Explorer:
         dashboard column): the cost chart right under the badge, so a projector shows every
         level's badge and chart at once; the map and transcript below it."""
         level = min(max(heading_level, 1), 6)
-        header = Pane(value=f'<h{level} class="wts-level-title">'
-                            f"{html.escape(self.level.title)}</h{level}>")
+        header = Pane(
+            value=f'<h{level} class="wts-level-title">{html.escape(self.level.title)}</h{level}>'
+        )
         header.add_class("wts-header")
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        controls = w.HBox([self.max_turns, self.run_button] if self.compact else
-                          [self.max_turns, self.persona, self.run_button], layout=row)
+        controls = w.HBox(
+            [self.max_turns, self.run_button]
+            if self.compact
+            else [self.max_turns, self.persona, self.run_button],
+            layout=row,
+        )
         options = w.HBox(([self.persona] if self.compact else []) + list(switches), layout=row)
-        status = w.HBox([self.badge, self.turns, self.status], layout=w.Layout(
-            align_items="center", flex_flow="row wrap"))
+        status = w.HBox(
+            [self.badge, self.turns, self.status],
+            layout=w.Layout(align_items="center", flex_flow="row wrap"),
+        )
         parts: list[w.Widget] = [header, controls, options]
         if self.give_up in switches and not self.compact:  # the learner's own words, and what
-            parts += [self.system_prompt, self.reading]     # the mock makes of them
+            parts += [self.system_prompt, self.reading]  # the mock makes of them
         parts += [status, self.progress]
         if self.compact:
             parts.append(self.plot)
             parts += [self.map, self.transcript] if show_map else [self.transcript]
         elif show_map:  # a notebook is wide: the map beside the transcript
             self.map.layout.width = self.transcript.layout.width = "50%"
-            parts.append(w.HBox([self.map, self.transcript],
-                                layout=w.Layout(width="100%", align_items="flex-start")))
+            parts.append(
+                w.HBox(
+                    [self.map, self.transcript],
+                    layout=w.Layout(width="100%", align_items="flex-start"),
+                )
+            )
             parts.append(self.plot)
         else:
             parts += [self.transcript, self.plot]
@@ -590,14 +721,30 @@ class Race:
         self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
-        self.max_turns = TurnsSlider(value=max_turns, min=1, max=TRACK_TURNS, description="max_turns",
-                                     layout=w.Layout(**slider))
+        self.max_turns = TurnsSlider(
+            value=max_turns,
+            min=1,
+            max=TRACK_TURNS,
+            description="max_turns",
+            layout=w.Layout(**slider),
+        )
         low, high, step = RACE_DEADLINE
-        self.deadline = NumberSlider(value=deadline_s, min=low, max=high, step=step, decimals=1,
-                                     suffix=" s", locale=locale, description="deadline_s",
-                                     layout=w.Layout(**slider))
-        self.unit = Choice(options=list(BUDGET_UNITS), description=_("budget in"),
-                           value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()))
+        self.deadline = NumberSlider(
+            value=deadline_s,
+            min=low,
+            max=high,
+            step=step,
+            decimals=1,
+            suffix=" s",
+            locale=locale,
+            description="deadline_s",
+            layout=w.Layout(**slider),
+        )
+        self.unit = Choice(
+            options=list(BUDGET_UNITS),
+            description=_("budget in"),
+            value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()),
+        )
         self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider))
         self._set_budget_range(budget)
         self.badge = Pane(layout=w.Layout(min_height="34px"))
@@ -605,11 +752,17 @@ class Race:
         self.status = LiveRegion()
         self.chart = Pane(layout=w.Layout(width="100%"))
         self.falls = Pane(layout=w.Layout(width="100%", min_height="84px"))
-        for widget, name in [(self.max_turns, "wts-max-turns"), (self.deadline, "wts-deadline"),
-                             (self.unit, "wts-budget-unit"), (self.budget, "wts-budget"),
-                             (self.badge, "wts-badge"), (self.turns, "wts-turns"),
-                             (self.status, "wts-status"), (self.chart, "wts-plot"),
-                             (self.falls, "wts-falls")]:
+        for widget, name in [
+            (self.max_turns, "wts-max-turns"),
+            (self.deadline, "wts-deadline"),
+            (self.unit, "wts-budget-unit"),
+            (self.budget, "wts-budget"),
+            (self.badge, "wts-badge"),
+            (self.turns, "wts-turns"),
+            (self.status, "wts-status"),
+            (self.chart, "wts-plot"),
+            (self.falls, "wts-falls"),
+        ]:
             widget.add_class(name)
         self.widget = self._layout(heading_level)
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
@@ -621,13 +774,23 @@ class Race:
     @property
     def limits(self) -> Limits:
         """The limits the controls say."""
-        return Limits(self.max_turns.value, self.deadline.value, self.budget.value,
-                      BUDGET_UNITS[self.unit.value], self.price_model)  # type: ignore[arg-type]
+        return Limits(
+            self.max_turns.value,
+            self.deadline.value,
+            self.budget.value,
+            BUDGET_UNITS[self.unit.value],  # type: ignore[arg-type]
+            self.price_model,
+        )
 
     def rerun(self) -> RaceResult:
         """Race again with the controls as they are; show and return the result."""
-        self.result = run_race(lesson_prompt(), model=self.model, tools=self.tools,
-                               limits=self.limits, track=self.track)
+        self.result = run_race(
+            lesson_prompt(),
+            model=self.model,
+            tools=self.tools,
+            limits=self.limits,
+            track=self.track,
+        )
         self.track = self.result.track
         self.runs += 1
         self._show()
@@ -676,24 +839,30 @@ class Race:
         result = self.result
         assert result is not None
         run = result.run.run
-        self.chart_svg = livecharts.race_svg(result, level=self.level_name, model=run.model,
-                                             pace_s=self.pace_s)
+        self.chart_svg = livecharts.race_svg(
+            result, level=self.level_name, model=run.model, pace_s=self.pace_s
+        )
         alt = describe.race_alt(result, self.level_name, run.model, self.pace_s)
         self.badge.value = badge_html(run)
         spent = result.run.spent(result.limits.unit, self.price_model)
         line = _("{turns} · {seconds:.2f} s · {spent}").format(
-            turns=describe.of_turns(len(run.turns), run.max_turns), seconds=run.elapsed_s,
-            spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit))
+            turns=describe.of_turns(len(run.turns), run.max_turns),
+            seconds=run.elapsed_s,
+            spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit),
+        )
         number = _("run {number}").format(number=self.runs)
-        self.turns.value = (f'<span class="wts-turn-count">{html.escape(line)}</span> · '
-                            f'<span class="wts-run-count">{html.escape(number)}</span>')
+        self.turns.value = (
+            f'<span class="wts-turn-count">{html.escape(line)}</span> · '
+            f'<span class="wts-run-count">{html.escape(number)}</span>'
+        )
         self.chart.value = svg_img(self.chart_svg, alt, livecharts.cost_size())
         heading = html.escape(_("Where each limit falls on the track:"))
         first = result.predicted
         items = "".join(
             f'<li class="wts-fall{" wts-first" if fall is first else ""}">'
-            f'{"<b>" if fall is first else ""}{html.escape(text)}{"</b>" if fall is first else ""}</li>'
-            for fall, text in zip(result.falls, describe.race_falls(result)))
+            f"{'<b>' if fall is first else ''}{html.escape(text)}{'</b>' if fall is first else ''}</li>"
+            for fall, text in zip(result.falls, describe.race_falls(result))
+        )
         self.falls.value = f'<div>{heading}</div><ul style="margin:2px 0 4px 0">{items}</ul>'
         self.status.text = self.announcement
 
@@ -703,11 +872,21 @@ class Race:
         header = Pane(value=f'<h{level} class="wts-level-title">{html.escape(title)}</h{level}>')
         header.add_class("wts-header")
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        status = w.HBox([self.badge, self.turns, self.status],
-                        layout=w.Layout(align_items="center", flex_flow="row wrap"))
-        root = w.VBox([header, w.HBox([self.max_turns, self.deadline], layout=row),
-                       w.HBox([self.unit, self.budget], layout=row), status, self.chart,
-                       self.falls], layout=w.Layout(width="100%", padding="4px"))
+        status = w.HBox(
+            [self.badge, self.turns, self.status],
+            layout=w.Layout(align_items="center", flex_flow="row wrap"),
+        )
+        root = w.VBox(
+            [
+                header,
+                w.HBox([self.max_turns, self.deadline], layout=row),
+                w.HBox([self.unit, self.budget], layout=row),
+                status,
+                self.chart,
+                self.falls,
+            ],
+            layout=w.Layout(width="100%", padding="4px"),
+        )
         root.add_class("wts-race")
         return root
 
@@ -737,8 +916,12 @@ def dashboard(levels: Sequence[str] = LEVELS, *, compact: bool = True, **options
     explorers = [Explorer(name, compact=compact, **options) for name in levels]
     grid = w.GridBox(
         [ex.widget for ex in explorers],
-        layout=w.Layout(grid_template_columns=f"repeat({len(explorers)}, minmax(0, 1fr))",
-                        grid_gap="16px", width="100%", align_items="flex-start"),
+        layout=w.Layout(
+            grid_template_columns=f"repeat({len(explorers)}, minmax(0, 1fr))",
+            grid_gap="16px",
+            width="100%",
+            align_items="flex-start",
+        ),
     )
     grid.add_class("wts-dashboard")
     grid.explorers = explorers  # the Explorer objects, for a notebook or a test to drive

@@ -65,7 +65,8 @@ c.Spawner.args = [
 if os.environ.get("WTS_KERNEL_TRANSPORT") == "ipc":
     c.Spawner.args.append("--KernelManager.transport=ipc")
     c.Spawner.environment.update(
-        {"JUPYTER_RUNTIME_DIR": lambda spawner: str(state / "run" / spawner.user.name)})
+        {"JUPYTER_RUNTIME_DIR": lambda spawner: str(state / "run" / spawner.user.name)}
+    )
 # The port of each learner's server. JupyterHub picks a random free port and lets it go before the
 # server binds it; when a room spawns at once, two learners can be given the same one, and the
 # hub, which takes any answer (even a 404) as "up", then routes the second learner to the first's
@@ -96,8 +97,12 @@ if os.environ.get("WTS_SERVER_PORTS"):
 # ...unless the room shares one endpoint, set by the hub for every learner's server, as the
 # instructor's guide (docs/workshop.md) does it with TLJH.
 if os.environ.get("WTS_ROOM_BASE_URL"):
-    c.Spawner.environment.update({"OPENAI_BASE_URL": os.environ["WTS_ROOM_BASE_URL"],
-                                  "WHENTOSTOP_MODEL": os.environ.get("WTS_ROOM_MODEL", "")})
+    c.Spawner.environment.update(
+        {
+            "OPENAI_BASE_URL": os.environ["WTS_ROOM_BASE_URL"],
+            "WHENTOSTOP_MODEL": os.environ.get("WTS_ROOM_MODEL", ""),
+        }
+    )
 # The instructor's room settings, read when each learner's server starts (WTS_ROOM_FILE: a JSON
 # object of environment variables), so a test can change them while servers run — as an
 # instructor edits c.Spawner.environment and reloads the hub. A server that is running, and
@@ -111,10 +116,17 @@ if os.environ.get("WTS_ROOM_FILE"):
         return lambda spawner: json.loads(room.read_text()).get(name, "")
 
     c.Spawner.environment.update(
-        {name: _room_setting(name) for name in ("OPENAI_BASE_URL", "WHENTOSTOP_MODEL")})
+        {name: _room_setting(name) for name in ("OPENAI_BASE_URL", "WHENTOSTOP_MODEL")}
+    )
 # An instructor's API token (WTS_INSTRUCTOR_TOKEN): start and stop learners' servers, reach them.
 if os.environ.get("WTS_INSTRUCTOR_TOKEN"):
-    c.JupyterHub.services = [{"name": "instructor",
-                              "api_token": os.environ["WTS_INSTRUCTOR_TOKEN"]}]
-    c.JupyterHub.load_roles = [{"name": "instructor", "services": ["instructor"],
-                                "scopes": ["admin:servers", "access:servers", "read:users"]}]
+    c.JupyterHub.services = [
+        {"name": "instructor", "api_token": os.environ["WTS_INSTRUCTOR_TOKEN"]}
+    ]
+    c.JupyterHub.load_roles = [
+        {
+            "name": "instructor",
+            "services": ["instructor"],
+            "scopes": ["admin:servers", "access:servers", "read:users"],
+        }
+    ]

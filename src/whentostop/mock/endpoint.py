@@ -35,12 +35,18 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
             return _error(405, f"{method} is not allowed on {path}; use GET", "method_not_allowed")
         return 200, {
             "object": "list",
-            "data": [{"id": p, "object": "model", "created": 0, "owned_by": "whentostop-mock"}
-                     for p in PERSONAS],
+            "data": [
+                {"id": p, "object": "model", "created": 0, "owned_by": "whentostop-mock"}
+                for p in PERSONAS
+            ],
         }
     if path not in ("/v1/chat/completions", "/chat/completions"):
-        return _error(404, f"no route {path}; this mock serves /v1/chat/completions and /v1/models",
-                      "not_found", kind="not_found_error")
+        return _error(
+            404,
+            f"no route {path}; this mock serves /v1/chat/completions and /v1/models",
+            "not_found",
+            kind="not_found_error",
+        )
     if method != "POST":
         return _error(405, f"{method} is not allowed on {path}; use POST", "method_not_allowed")
     try:
@@ -57,16 +63,22 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     try:
         persona_of(request["model"])
     except ValueError:
-        return _error(404, f"The model {request['model']!r} does not exist. Personas: "
-                      f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
-                      "slow:0.5).", "model_not_found", kind="not_found_error")
+        return _error(
+            404,
+            f"The model {request['model']!r} does not exist. Personas: "
+            f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
+            "slow:0.5).",
+            "model_not_found",
+            kind="not_found_error",
+        )
     try:
         return 200, reply(request, sleep=sleep)
     except httpx.TimeoutException:
         raise
     except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
-        return _error(500, f"the mock model failed: {type(exc).__name__}", "server_error",
-                      kind="server_error")
+        return _error(
+            500, f"the mock model failed: {type(exc).__name__}", "server_error", kind="server_error"
+        )
 
 
 def _too_deep(value: Any) -> bool:
@@ -77,14 +89,18 @@ def _too_deep(value: Any) -> bool:
         if isinstance(item, (dict, list)):
             if depth > MAX_JSON_DEPTH:
                 return True
-            todo.extend((child, depth + 1) for child in
-                        (item.values() if isinstance(item, dict) else item))
+            todo.extend(
+                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
+            )
     return False
 
 
 def _too_deep_error() -> tuple[int, dict[str, Any]]:
-    return _error(400, f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} "
-                  "levels)", "invalid_json")
+    return _error(
+        400,
+        f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} levels)",
+        "invalid_json",
+    )
 
 
 def _check(request: Any) -> str | None:
@@ -102,20 +118,23 @@ def _check(request: Any) -> str | None:
         if content is not None and not isinstance(content, (str, list)):
             return f"messages[{i}].content must be a string or an array of parts"
         calls = m.get("tool_calls")
-        if calls is not None and (not isinstance(calls, list) or not all(
-            isinstance(c, dict) and isinstance(c.get("function"), dict) for c in calls
-        )):
+        if calls is not None and (
+            not isinstance(calls, list)
+            or not all(isinstance(c, dict) and isinstance(c.get("function"), dict) for c in calls)
+        ):
             return f"messages[{i}].tool_calls must be an array of function calls"
     tools = request.get("tools")
-    if tools is not None and (not isinstance(tools, list) or not all(
-        isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools
-    )):
+    if tools is not None and (
+        not isinstance(tools, list)
+        or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools)
+    ):
         return "'tools' must be an array of {type: function, function: {...}}"
     return None
 
 
-def _error(status: int, message: str, code: str,
-           kind: str = "invalid_request_error") -> tuple[int, dict[str, Any]]:
+def _error(
+    status: int, message: str, code: str, kind: str = "invalid_request_error"
+) -> tuple[int, dict[str, Any]]:
     return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 
@@ -132,7 +151,9 @@ def mock_transport() -> httpx.MockTransport:
         def sleep(delay: float) -> None:
             if limit is not None and delay > limit:
                 time.sleep(limit)
-                raise httpx.ReadTimeout("the mock model took longer than the timeout", request=request)
+                raise httpx.ReadTimeout(
+                    "the mock model took longer than the timeout", request=request
+                )
             time.sleep(delay)
 
         status, data = handle(request.method, request.url.path, request.content, sleep=sleep)
@@ -153,20 +174,34 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:
         if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            self._answer(*_error(411, "send the body with a Content-Length, not chunked",
-                                 "length_required"), close=True)
+            self._answer(
+                *_error(411, "send the body with a Content-Length, not chunked", "length_required"),
+                close=True,
+            )
             return
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
         if length < 0:
-            self._answer(*_error(400, "the Content-Length header is not a number of bytes",
-                                 "invalid_content_length"), close=True)
+            self._answer(
+                *_error(
+                    400,
+                    "the Content-Length header is not a number of bytes",
+                    "invalid_content_length",
+                ),
+                close=True,
+            )
             return
         if length > MAX_REQUEST_BYTES:
-            self._answer(*_error(413, f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
-                                 "request_too_large"), close=True)
+            self._answer(
+                *_error(
+                    413,
+                    f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
+                    "request_too_large",
+                ),
+                close=True,
+            )
             return
         self._answer(*handle("POST", self.path, self.rfile.read(length)))
 

@@ -50,10 +50,13 @@ FIXING = N_('Fixing my input: item must be "star", block a number.')
 DONE = N_("Done: the star is marked on block {block}.")
 NO_TOOL = N_("I have no tool to search the level with, so I cannot look for the star.")
 AGAIN = N_("The star must be somewhere. Maybe I missed it: searching '{area}' again.")
-GAVE_UP = N_("I searched {areas} and couldn't find the star. I'm stopping, as you allowed: \"{quote}\".")
+GAVE_UP = N_(
+    "I searched {areas} and couldn't find the star. I'm stopping, as you allowed: \"{quote}\"."
+)
 GAVE_UP_UNSEARCHED = N_("I couldn't find the star. I'm stopping, as you allowed: \"{quote}\".")
-GAVE_UP_ON_A_HINT = N_("I searched {areas} and couldn't find the star. I'm stopping, since you told me: "
-                       "\"{quote}\".")
+GAVE_UP_ON_A_HINT = N_(
+    "I searched {areas} and couldn't find the star. I'm stopping, since you told me: \"{quote}\"."
+)
 WRAP_UP_FOUND = N_("The star is in the {area}, block {block}.")
 WRAP_UP_NOT_FOUND = N_("I ran out of turns. I searched: {searched}. I did not find the star.")
 NOTHING_YET = N_("nothing yet")
@@ -109,7 +112,7 @@ class View:
         return translator(self.intent.language).gettext(msgid).format(**fields)
 
     def listed(self, items: list[str]) -> str:
-        """"overworld, sky and castle", in the conversation's language."""
+        """ "overworld, sky and castle", in the conversation's language."""
         if len(items) < 2:
             return "".join(items)
         return self.say(LIST, items=", ".join(items[:-1]), last=items[-1])
@@ -141,7 +144,10 @@ def read(body: dict[str, Any]) -> View:
                     args = json.loads(fn.get("arguments") or "{}")
                 except (TypeError, ValueError):
                     args = {}
-                calls[call.get("id", "")] = (fn.get("name", ""), args if isinstance(args, dict) else {})
+                calls[call.get("id", "")] = (
+                    fn.get("name", ""),
+                    args if isinstance(args, dict) else {},
+                )
         elif role == "tool":
             name, args = calls.get(message.get("tool_call_id", ""), ("", {}))
             failed = _is_error(text)
@@ -174,8 +180,12 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
         area, block = view.star
         if view.can("mark_star"):
             if sloppy and not view.marks:
-                return _call(view, "mark_star", {"item": "Star", "block": f"the {block}th block"},
-                             view.say(SLOPPY_MARKING))
+                return _call(
+                    view,
+                    "mark_star",
+                    {"item": "Star", "block": f"the {block}th block"},
+                    view.say(SLOPPY_MARKING),
+                )
             note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
             return _call(view, "mark_star", {"item": "star", "block": block}, note)
         return _say(view.say(FOUND, area=area, block=block))
@@ -194,7 +204,12 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
         area = todo[0]
         return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
     if not view.areas and view.attempts == 0:
-        return _call(view, "search_blocks", {"area": "overworld"}, view.say(FIRST_SEARCH_NOTE, area="overworld"))
+        return _call(
+            view,
+            "search_blocks",
+            {"area": "overworld"},
+            view.say(FIRST_SEARCH_NOTE, area="overworld"),
+        )
     if allowed and after is None:
         return _say(_give_up(view))
     # Never give up: another search, another spelling.
@@ -221,7 +236,9 @@ def _give_up(view: View) -> str:
     if not searched:
         return view.say(GAVE_UP_UNSEARCHED, quote=quote)
     hint = view.intent.why == "absence possible"
-    return view.say(GAVE_UP_ON_A_HINT if hint else GAVE_UP, areas=view.listed(searched), quote=quote)
+    return view.say(
+        GAVE_UP_ON_A_HINT if hint else GAVE_UP, areas=view.listed(searched), quote=quote
+    )
 
 
 def _wrap_up(view: View) -> str:
@@ -239,11 +256,13 @@ def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, A
     return {
         "role": "assistant",
         "content": note,
-        "tool_calls": [{
-            "id": f"call_{view.turn}_{name}",
-            "type": "function",
-            "function": {"name": name, "arguments": json.dumps(args)},
-        }],
+        "tool_calls": [
+            {
+                "id": f"call_{view.turn}_{name}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+        ],
     }
 
 
@@ -278,12 +297,14 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
         "created": int(time.time()),
         "model": body["model"],
         "system_fingerprint": "whentostop-mock",
-        "choices": [{
-            "index": 0,
-            "message": message,
-            "logprobs": None,
-            "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
-        }],
+        "choices": [
+            {
+                "index": 0,
+                "message": message,
+                "logprobs": None,
+                "finish_reason": "tool_calls" if message.get("tool_calls") else "stop",
+            }
+        ],
         "usage": {
             "prompt_tokens": prompt,
             "completion_tokens": completion_tokens,
