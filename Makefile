@@ -7,6 +7,11 @@ BIN := $(VENV)/bin
 BASE_URL ?=
 MODEL ?=
 PYTEST_ARGS ?=
+# `make test` runs the tests side by side (pytest-xdist), grouped so that what shares a server,
+# a build or a notebook's run stays on one worker (tests/conftest.py). Three workers beat two on
+# a 2-core machine: the browser tests spend much of their time waiting. WORKERS=0 runs them in
+# one process.
+WORKERS ?= 3
 
 # Installs go through uv, fetched into the venv from the package registry like any dependency
 # (seconds instead of pip's tens of seconds); pip does them where uv cannot be had or cannot
@@ -108,7 +113,7 @@ $(AXE): tests/a11y/package.json tests/a11y/package-lock.json
 	touch $@
 
 test: $(VENV)/.test-installed $(if $(shell command -v npm),$(AXE),)
-	$(BIN)/python -m pytest $(PYTEST_ARGS)
+	$(BIN)/python -m pytest $(if $(filter-out 0,$(WORKERS)),-n $(WORKERS) --dist loadgroup) $(PYTEST_ARGS)
 
 # The library, notebook and CLI tests on every other Python the classifiers name (noxfile.py), one
 # nox per Python side by side, each one's output printed when it ends. A missing Python fails.

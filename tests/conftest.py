@@ -282,35 +282,76 @@ def screenshot(page, name: str) -> Path:
     return path
 
 
-# -- running side by side (pytest-xdist, `make test` runs `-n 4 --dist loadgroup`) --------------
+# -- running side by side (pytest-xdist: `make test` runs `-n 3 --dist loadgroup`) ---------------
 
 SHARED = {
-    # modules whose tests share one expensive server or build: one worker runs them in turn
+    # modules whose tests share one expensive server or build: one worker runs them in turn,
+    # the longest first (so that no long group starts last while the other workers idle)
+    "test_lite_browser": "lite",  # the lite site is built into build/lite, which the
+    "test_bench": "lite",  # benchmarks' smoke run measures too
+    "test_jupyterlab_browser": "lab",
     "test_accessibility": "voila-lab",
     "test_browser_voila": "voila-lab",
-    "test_jupyterlab_browser": "lab",
     "test_jupyterhub": "hub",
     "test_binder_install": "binder",
-    "test_make_lab": "make-lab",
-    "test_recipes": "recipes",
     "test_install": "install",
-    # the lite site is built into build/lite, which the benchmarks' smoke run measures too
-    "test_lite_browser": "lite",
-    "test_bench": "lite",
+    "test_recipes": "recipes",
+    "test_make_lab": "make-lab",
 }
+NOTEBOOK_TESTS = ("test_notebooks", "test_i18n")
+NOTEBOOK_NAMES = sorted(
+    (
+        str(p.relative_to(ROOT / "notebooks").with_suffix(""))
+        for p in ROOT.glob("notebooks/**/*.ipynb")
+    ),
+    key=len,
+    reverse=True,
+)
+
+
+def test_group(nodeid: str) -> str:
+    """The work unit a test is scheduled in: its module's group if the module is in `SHARED`;
+    for a notebook test, the notebook it runs (each notebook is executed once per worker that
+    needs it, and kept); else the test alone, spread freely."""
+    module = Path(nodeid.split("::")[0]).stem
+    if module in SHARED:
+        return f"group:{SHARED[module]}"
+    params = nodeid.partition("[")[2]
+    if module in NOTEBOOK_TESTS and params:
+        for name in NOTEBOOK_NAMES:  # longest first: "pt/1-1_o_relogio" before "1-1..."
+            if name in params:
+                return f"notebook:{name}"
+    return nodeid
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Keep together what shares a server, a build or a notebook's cached execution: a module
-    in `SHARED` on one worker; the notebook tests grouped by notebook, so each notebook runs
-    once per worker that needs it. Everything else is spread freely."""
-    for item in items:
-        module = item.module.__name__ if item.module else ""
-        name = getattr(item, "callspec", None) and item.callspec.params.get("name")
-        if module in SHARED:
-            group = SHARED[module]
-        elif module in ("test_notebooks", "test_i18n") and name:
-            group = f"notebook-{str(name).split('/')[-1]}"
-        else:
-            continue
-        item.add_marker(pytest.mark.xdist_group(group))
+    """Side by side, the shared groups are collected first, longest first, then the notebooks:
+    xdist hands out work in collection order. (Run alone, the order is pytest's.)"""
+    if not hasattr(config, "workerinput"):
+        return
+    order = list(dict.fromkeys(SHARED.values()))
+
+    def rank(item: pytest.Item) -> tuple[int, int]:
+        group = test_group(item.nodeid)
+        if group.startswith("group:"):
+            return (0, order.index(group.removeprefix("group:")))
+        return (1, 0) if group.startswith("notebook:") else (2, 0)
+
+    items.sort(key=rank)  # stable: each module's own order is kept
+
+
+@pytest.hookimpl(optionalhook=True, tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`--dist loadgroup` by `test_group`. xdist's own loadgroup reads `xdist_group` marks by
+    rewriting test ids, which pytest 9.2 no longer lets it do (pytest-xdist#1386: it silently
+    spreads every test): the groups are read from the ids here instead, with xdist's public
+    scheduler for work units of any scope."""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByTestGroup(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return test_group(nodeid)
+
+    return ByTestGroup(config, log)  # type: ignore[arg-type]

@@ -244,8 +244,20 @@ def test_a_huge_list_is_cut_without_writing_it_all_out_first():
     assert Counted.made < 10_000, f"{Counted.made:,} of 15,000,000 items written out"
 
 
-def live_tool_threads() -> int:
-    return sum(1 for t in threading.enumerate() if t.name == "whentostop-tool" and t.is_alive())
+def live_tool_threads(besides: frozenset[int] = frozenset()) -> int:
+    """The tool threads alive now, not counting `besides` (those an earlier test left running,
+    which may end at any moment)."""
+    return sum(
+        1
+        for t in threading.enumerate()
+        if t.name == "whentostop-tool" and t.is_alive() and t.ident not in besides
+    )
+
+
+def tool_thread_ids() -> frozenset[int]:
+    return frozenset(
+        t.ident for t in threading.enumerate() if t.name == "whentostop-tool" and t.ident
+    )
 
 
 def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
@@ -260,7 +272,7 @@ def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
 
     calls = MAX_ABANDONED_CALLS + 3
     script = [completion(tool_calls=[call("stuck", {}, f"c{i}")]) for i in range(calls)] + [ANSWER]
-    before = live_tool_threads()
+    before = tool_thread_ids()
     try:
         with FaultyServer(script) as server:
             ending = run_to_end(
@@ -268,7 +280,7 @@ def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
                 tools=[tool(stuck, timeout_s=0.1)],
                 max_turns=calls + 1,
             )
-        running = live_tool_threads() - before
+        running = live_tool_threads(besides=before)
     finally:
         release.set()
     outputs = [c.output for c in ending.run.tool_calls]
@@ -294,13 +306,14 @@ def test_a_tool_runs_again_once_its_hung_calls_have_finished():
         release.wait(20)
         return "done"
 
+    before = tool_thread_ids()
     slow = tool(sometimes, timeout_s=0.05)
     for _ in range(MAX_ABANDONED_CALLS):
         assert "was abandoned" in slow("{}").output
     assert "was not run" in slow("{}").output
     release.set()
     deadline = time.monotonic() + 10
-    while live_tool_threads() and time.monotonic() < deadline:
+    while live_tool_threads(besides=before) and time.monotonic() < deadline:
         time.sleep(0.01)
     assert slow("{}").output == "done"
 
@@ -310,7 +323,7 @@ def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
     from whentostop.tools import MAX_ABANDONED_CALLS
 
     release = threading.Event()
-    before = live_tool_threads()
+    before = tool_thread_ids()
     outputs = []
     try:
         for _ in range(MAX_ABANDONED_CALLS + 20):
@@ -321,7 +334,7 @@ def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
                 return "done"
 
             outputs.append(tool(redefined, timeout_s=0.02)("{}").output)
-        running = live_tool_threads() - before
+        running = live_tool_threads(besides=before)
     finally:
         release.set()
     assert running == MAX_ABANDONED_CALLS

@@ -64,8 +64,8 @@ def test_binder_runs_a_classified_python_that_requires_python_admits() -> None:
 
 def test_ci_runs_the_matrix_and_the_whole_suite() -> None:
     steps = [
-        line.strip()
+        line.split()[:2]
         for line in (ROOT / ".ci" / "run").read_text().splitlines()
         if line.strip().startswith("make ")
     ]
-    assert "make matrix" in steps and "make test" in steps
+    assert ["make", "matrix"] in steps and ["make", "test"] in steps
