@@ -95,7 +95,7 @@ lab: $(VENV)/.lab-installed $(LAB_OVERRIDES)
 		$(LAB_ARGS)
 
 # The lesson as a static JupyterLite site in build/lite: Pyodide, the wheels and the notebooks,
-# nothing to install for a learner. Downloads (npm, PyPI) are cached in build/lite-cache.
+# nothing to install for a learner. Downloads (npm, PyPI) are cached in ~/.cache/whentostop/lite.
 LITE_OUT ?= build/lite
 LITE_PORT ?= 8000
 

@@ -14,8 +14,10 @@ The lock is rewritten to match: the wheels above by their local file names and n
 other entry — numpy, matplotlib and their compiled dependencies, which have no Pyodide wheels on
 PyPI — by its absolute URL on Pyodide's CDN, so a learner online still gets them on first import.
 
-Downloads are cached in `--cache` (build/lite-cache) and `jupyter lite build` redoes only what
-changed, so a second build takes seconds. Only the package registries are used (npm, PyPI).
+Downloads are cached in `--downloads` (the user's cache folder, `~/.cache/whentostop/lite`, as
+pip's, uv's and npm's are: a new clone builds without fetching them again), what is built from
+them in `--cache` (build/lite-cache); `jupyter lite build` redoes only what changed, so a second
+build takes seconds. Only the package registries are used (npm, PyPI).
 """
 
 from __future__ import annotations
@@ -92,16 +94,22 @@ def main(argv: Iterable[str] | None = None) -> int:
         "--cache",
         type=Path,
         default=ROOT / "build" / "lite-cache",
-        help="downloads and intermediate files, kept between builds",
+        help="intermediate files, kept between builds",
+    )
+    parser.add_argument(
+        "--downloads",
+        type=Path,
+        default=user_cache() / "lite",
+        help="Pyodide's core and the wheels as downloaded, kept between builds and clones",
     )
     args = parser.parse_args(None if argv is None else list(argv))
     started = time.perf_counter()
-    out, cache = args.out.resolve(), args.cache.resolve()
+    out, cache, downloads = args.out.resolve(), args.cache.resolve(), args.downloads.resolve()
     check_kernel_version()
-    core = pyodide_core(cache)
+    core = pyodide_core(downloads)
     lock = json.loads((core / "pyodide-lock.json").read_text(encoding="utf-8"))
     ours = package_wheel(cache)
-    wheels = resolve(lock, ours, cache / "wheels")
+    wheels = resolve(lock, ours, downloads / "wheels")
     # jupyter lite build keeps what it did in the folder it builds from: one per output folder.
     stage = cache / "stage" / hashlib.sha256(str(out).encode()).hexdigest()[:12]
     stage_site(stage, core, rewrite_lock(lock, wheels), wheels)
@@ -115,6 +123,13 @@ def main(argv: Iterable[str] | None = None) -> int:
         flush=True,
     )
     return 0
+
+
+def user_cache() -> Path:
+    """Where downloads are kept for this user: $XDG_CACHE_HOME/whentostop, else
+    ~/.cache/whentostop (the folder pip, uv and npm keep theirs beside)."""
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "whentostop"
 
 
 def check_kernel_version() -> None:

@@ -299,3 +299,27 @@ def test_offline_the_page_asks_the_internet_only_for_the_cdn_wheels_of_the_lock(
     off_site = [url for url in lite_lab.failed_requests if not url.startswith("http://127.0.0.1")]
     assert off_site, "no plot cell asked for matplotlib: is it still in a notebook?"
     assert set(off_site) <= cdn, sorted(set(off_site) - cdn)
+
+
+@pytest.mark.bench
+@pytest.mark.timeout(300)
+def test_the_benchmarks_lite_section_runs_on_the_site_built_here(
+    lite_site: Path, tmp_path: Path
+) -> None:
+    """`bench/run.py --quick`'s JupyterLite section (tests/test_bench.py runs the others): the
+    site loads in Chromium and the section reports its size and a kernel ready, failing nothing."""
+    committed = (ROOT / "bench" / "RESULTS.md").read_bytes()
+    out = tmp_path / "results.md"
+    proc = subprocess.run(
+        [sys.executable, "bench/run.py", "--quick", "--only", "8", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    section = proc.stdout.split("## 8. ")[1].split("## Summary")[0]
+    assert "kernel ready" in section and "MB" in section, section
+    assert "failed" not in proc.stdout.split("## Summary")[1], proc.stdout
+    assert "## 8. " in out.read_text(encoding="utf-8")
+    assert (ROOT / "bench" / "RESULTS.md").read_bytes() == committed
