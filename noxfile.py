@@ -66,10 +66,6 @@ LIBRARY_TESTS = [
 tests, the wheel and Binder installs, the peers' SDKs or the benchmarks: `make test` runs those,
 on its own Python. About 50 s of CPU per Python."""
 
-SIDE_BY_SIDE = ["-n", "2", "--dist", "loadgroup"]
-"""Two pytest-xdist workers: most of those tests wait (timeouts, servers), so two halve the time
-on a busy machine; grouped as `make test` groups them (tests/conftest.py)."""
-
 nox.options.sessions = [f"lib-{v}" for v in PYTHONS if v != OWN]
 
 
@@ -114,5 +110,5 @@ def lib(session: nox.Session) -> None:
         "no:cacheprovider",
         "-m",
         "not browser and not slow and not bench",
-        *(session.posargs or [*SIDE_BY_SIDE, *LIBRARY_TESTS]),
+        *(session.posargs or LIBRARY_TESTS),
     )
