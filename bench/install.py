@@ -151,7 +151,7 @@ def install(cfg: Any) -> Section:
             "bootstraps uv into .venv)."
         ]
         section.verdicts = [
-            Verdict("9. clone → lab answering (uv)", "not measured", f"< {GOAL_S:g} s", None)
+            Verdict("11. clone → lab answering (uv)", "not measured", f"< {GOAL_S:g} s", None)
         ]
         return section
     variants = {
@@ -209,7 +209,7 @@ def install(cfg: Any) -> Section:
     ]
     section.verdicts = [
         Verdict(
-            "9. clean clone → lab answering (uv)",
+            "11. clean clone → lab answering (uv)",
             f"{uv_lab:.1f} s",
             f"< {GOAL_S:g} s",
             uv_lab < GOAL_S,
@@ -218,7 +218,7 @@ def install(cfg: Any) -> Section:
     if "clone-pip" in samples:
         section.verdicts.append(
             Verdict(
-                "9. clone → lab: pip / uv",
+                "11. clone → lab: pip / uv",
                 f"{samples['clone-pip'].median / uv_lab:.1f}x "
                 f"({median(samples['clone-pip'].seconds):.1f} s with pip)",
                 "uv faster (> 1x)",

@@ -821,13 +821,13 @@ def intent(cfg: Config) -> Section:
     ]
     section.verdicts = [
         Verdict(
-            "8. read_intent, first reading (slowest request)",
+            "9. read_intent, first reading (slowest request)",
             us(slowest_first),
             "< 1 ms",
             slowest_first < 1e-3,
         ),
         Verdict(
-            "8. read_intent per request, over a 10-request conversation",
+            "9. read_intent per request, over a 10-request conversation",
             us(slowest_average),
             "< 1 ms",
             slowest_average < 1e-3,
@@ -849,7 +849,7 @@ def slider_in_browser(cfg: Config) -> Section:
     if why:
         section.notes = [f"Skipped: {why}."]
         section.verdicts = [
-            Verdict("8. slider -> page updated", "not measured here", "< 100 ms", None)
+            Verdict("10. slider -> page updated", "not measured here", "< 100 ms", None)
         ]
         return section
     names = ("explorer",) if cfg.quick else tuple(browser.NOTEBOOKS)
@@ -914,7 +914,7 @@ def slider_in_browser(cfg: Config) -> Section:
     )
     section.verdicts = [
         Verdict(
-            "8. slider -> page updated (slowest median of Voila/Lab x explorer/dashboard)",
+            "10. slider -> page updated (slowest median of Voila/Lab x explorer/dashboard)",
             ms(worst),
             "< 100 ms",
             worst < 0.1,
