@@ -69,7 +69,9 @@ def po_path(lang: str) -> Path:
     return LOCALE / LOCALES[lang] / "LC_MESSAGES" / "whentostop.po"
 
 
-def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
+def po_bytes(catalog: Catalog, **options: bool) -> bytes:
+    """A catalogue as .po (or .pot) bytes, the same bytes for the same messages (also the
+    lesson's catalogues, tools/lesson_i18n.py)."""
     out = io.BytesIO()
     write_po(out, catalog, width=100, include_lineno=False, **options)
     # the dates change on every run: leave them out, so an unchanged catalogue stays unchanged
@@ -78,10 +80,6 @@ def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
         for line in out.getvalue().split(b"\n")
         if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
     )
-
-
-def _pot_bytes(catalog: Catalog) -> bytes:
-    return _po_bytes(catalog)
 
 
 def _mo_bytes(catalog: Catalog) -> bytes:
@@ -100,7 +98,7 @@ def read(path: Path, locale: str | None = None) -> Catalog:
 def update() -> None:
     template = extract()
     TEMPLATE.parent.mkdir(parents=True, exist_ok=True)
-    TEMPLATE.write_bytes(_pot_bytes(template))
+    TEMPLATE.write_bytes(po_bytes(template))
     for lang, locale in LOCALES.items():
         path = po_path(lang)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -120,7 +118,7 @@ def update() -> None:
                 for k, v in catalog.mime_headers
             ]
         catalog.update(template, update_header_comment=False, no_fuzzy_matching=True)
-        path.write_bytes(_po_bytes(catalog, ignore_obsolete=True, include_previous=False))
+        path.write_bytes(po_bytes(catalog, ignore_obsolete=True, include_previous=False))
         path.with_suffix(".mo").write_bytes(_mo_bytes(read(path, locale)))
 
 
@@ -128,7 +126,7 @@ def problems() -> list[str]:
     """What is out of step: a stale template, a msgid without translation, a stale .mo."""
     found: list[str] = []
     template = extract()
-    if not TEMPLATE.exists() or _pot_bytes(template) != TEMPLATE.read_bytes():
+    if not TEMPLATE.exists() or po_bytes(template) != TEMPLATE.read_bytes():
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
     wanted = {m.id for m in template if m.id}
     for lang, locale in LOCALES.items():

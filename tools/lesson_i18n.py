@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
-from babel.messages.pofile import read_po, write_po
+from i18n import po_bytes, read  # tools/i18n.py: the library's catalogues, written the same way
 
 from whentostop.classroom import EDITIONS as CLASSROOM
 from whentostop.classroom import NOTEBOOKS as NOTEBOOKS_EN
@@ -296,21 +296,6 @@ def po_path(edition: Edition) -> Path:
     return LOCALE / edition.locale / "LC_MESSAGES" / "lesson.po"
 
 
-def _po_bytes(catalog: Catalog, **options: bool) -> bytes:
-    out = io.BytesIO()
-    write_po(out, catalog, width=100, include_lineno=False, **options)
-    return b"\n".join(
-        line
-        for line in out.getvalue().split(b"\n")
-        if not line.startswith((b'"POT-Creation-Date', b'"PO-Revision-Date'))
-    )
-
-
-def read(path: Path, locale: str | None = None) -> Catalog:
-    with path.open("rb") as f:
-        return read_po(f, locale=locale)
-
-
 def _exercise_tag(cell: dict) -> str | None:
     return next(
         (t for t in cell.get("metadata", {}).get("tags", []) if t.startswith("exercise-")), None
@@ -398,7 +383,7 @@ def outputs(edition: Edition) -> dict[Path, str]:
 def update() -> None:
     template = extract()
     TEMPLATE.parent.mkdir(parents=True, exist_ok=True)
-    TEMPLATE.write_bytes(_po_bytes(template))
+    TEMPLATE.write_bytes(po_bytes(template))
     for edition in EDITIONS.values():
         path = po_path(edition)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -413,7 +398,7 @@ def update() -> None:
                 fuzzy=False,
             )
         catalog.update(template, update_header_comment=False, no_fuzzy_matching=True)
-        path.write_bytes(_po_bytes(catalog, ignore_obsolete=True, include_previous=False))
+        path.write_bytes(po_bytes(catalog, ignore_obsolete=True, include_previous=False))
         for target, text in outputs(edition).items():
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(text, encoding="utf-8")
@@ -423,7 +408,7 @@ def problems() -> list[str]:
     """Stale template, untranslated pieces, f-string fields lost, editions edited by hand."""
     found: list[str] = []
     template = extract()
-    if not TEMPLATE.exists() or _po_bytes(template) != TEMPLATE.read_bytes():
+    if not TEMPLATE.exists() or po_bytes(template) != TEMPLATE.read_bytes():
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
     wanted = {m.id for m in template if m.id}
     for edition in EDITIONS.values():
