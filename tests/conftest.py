@@ -274,6 +274,25 @@ def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], objec
         cm.__exit__(None, None, None)
 
 
+def quick_bench(sections: list[int], out: Path) -> str:
+    """`bench/run.py --quick` for these sections, its results written to `out`: what it printed.
+    It must succeed and leave the committed bench/RESULTS.md alone."""
+    committed = ROOT / "bench" / "RESULTS.md"
+    before = committed.read_bytes() if committed.exists() else None
+    proc = subprocess.run(
+        [sys.executable, "bench/run.py", "--quick", "--only", ",".join(map(str, sections))]
+        + ["--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    after = committed.read_bytes() if committed.exists() else None
+    assert after == before, "--out must leave bench/RESULTS.md alone"
+    return proc.stdout
+
+
 def screenshot(page, name: str) -> Path:
     """Keep a screenshot as a test artefact (test-artifacts/, not committed)."""
     ARTIFACTS.mkdir(exist_ok=True)
@@ -309,7 +328,7 @@ NOTEBOOK_NAMES = sorted(
 )
 
 
-def test_group(nodeid: str) -> str:
+def work_unit(nodeid: str) -> str:
     """The work unit a test is scheduled in: its module's group if the module is in `SHARED`;
     for a notebook test, the notebook it runs (each notebook is executed once per worker that
     needs it, and kept); else the test alone, spread freely."""
@@ -332,7 +351,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
     order = list(dict.fromkeys(SHARED.values()))
 
     def rank(item: pytest.Item) -> tuple[int, int]:
-        group = test_group(item.nodeid)
+        group = work_unit(item.nodeid)
         if group.startswith("group:"):
             return (0, order.index(group.removeprefix("group:")))
         return (1, 0) if group.startswith("notebook:") else (2, 0)
@@ -342,7 +361,7 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.hookimpl(optionalhook=True, tryfirst=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
-    """`--dist loadgroup` by `test_group`. xdist's own loadgroup reads `xdist_group` marks by
+    """`--dist loadgroup` by `work_unit`. xdist's own loadgroup reads `xdist_group` marks by
     rewriting test ids, which pytest 9.2 no longer lets it do (pytest-xdist#1386: it silently
     spreads every test): the groups are read from the ids here instead, with xdist's public
     scheduler for work units of any scope."""
@@ -352,6 +371,6 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
     class ByTestGroup(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
-            return test_group(nodeid)
+            return work_unit(nodeid)
 
     return ByTestGroup(config, log)  # type: ignore[arg-type]

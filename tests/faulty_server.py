@@ -179,6 +179,13 @@ def chat(
     }
 
 
+def cli_command(base_url: str, *args: str, as_json: bool = False) -> list[str]:
+    """The real command line, `python -m whentostop run` against `base_url` with the model `m`,
+    for a child process: `args` after it, then `--json` if asked."""
+    cmd = [sys.executable, "-m", "whentostop", "run", "--base-url", base_url, "--model", "m"]
+    return cmd + list(args) + (["--json"] if as_json else [])
+
+
 def call(name: str, arguments: Any, call_id: str = "call_1") -> dict[str, Any]:
     """One tool call; `arguments` that is not a string is sent as JSON text."""
     text = arguments if isinstance(arguments, str) else json.dumps(arguments)

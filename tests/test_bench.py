@@ -7,64 +7,41 @@ Speed itself is never asserted here (the machine is shared and noisy); `make ben
 from __future__ import annotations
 
 import ast
-import subprocess
-import sys
 from importlib.util import find_spec
 from pathlib import Path
 
 import pytest
+from conftest import ROOT, quick_bench
 
 pytestmark = pytest.mark.bench
 
-ROOT = Path(__file__).resolve().parents[1]
-SECTIONS = [
-    f"## {n}. "
-    for n in sorted(
-        key.value
-        for node in ast.walk(ast.parse((ROOT / "bench" / "sections.py").read_text()))
-        if isinstance(node, ast.Assign)
-        and any(getattr(t, "id", "") == "SECTIONS" for t in node.targets)
-        for key in node.value.keys
-    )
-]
+NUMBERS = sorted(
+    key.value
+    for node in ast.walk(ast.parse((ROOT / "bench" / "sections.py").read_text()))
+    if isinstance(node, ast.Assign)
+    and any(getattr(t, "id", "") == "SECTIONS" for t in node.targets)
+    for key in node.value.keys
+)
 """Every section bench/sections.py registers."""
 
 LITE = 8
 """The JupyterLite section measures build/lite, which the lite browser test builds: it runs there
 (tests/test_lite_browser.py, beside that test on one worker), the others here, side by side."""
-HERE = [heading for heading in SECTIONS if heading != f"## {LITE}. "]
+HERE = [n for n in NUMBERS if n != LITE]
+SECTIONS = [f"## {n}. " for n in HERE]
+"""The headings this module's smoke run prints."""
 
 
 @pytest.fixture(scope="module")
 def quick_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, Path]:
     out = tmp_path_factory.mktemp("bench") / "results.md"
-    committed = ROOT / "bench" / "RESULTS.md"
-    before = committed.read_bytes() if committed.exists() else None
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "bench/run.py",
-            "--quick",
-            "--only",
-            ",".join(h.removeprefix("## ").removesuffix(". ") for h in HERE),
-            "--out",
-            str(out),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=280,
-    )
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    after = committed.read_bytes() if committed.exists() else None
-    assert after == before, "--out must leave bench/RESULTS.md alone"
-    return proc.stdout, out
+    return quick_bench(HERE, out), out
 
 
 @pytest.mark.timeout(300)
 def test_quick_run_prints_every_section_and_a_summary(quick_run: tuple[str, Path]) -> None:
     stdout, _ = quick_run
-    for heading in HERE + ["## Summary"]:
+    for heading in SECTIONS + ["## Summary"]:
         assert heading in stdout, f"{heading!r} missing from the output"
     assert "failed" not in stdout.split("## Summary")[1], stdout.split("## Summary")[1]
 
@@ -77,7 +54,7 @@ def test_quick_run_writes_what_it_printed_with_the_machine(quick_run: tuple[str,
     assert summary in written
     for fact in ("- CPU: ", "- Python ", "- packages: ", "- date: ", "- command: `"):
         assert fact in written
-    for heading in HERE:
+    for heading in SECTIONS:
         assert heading in written
 
 

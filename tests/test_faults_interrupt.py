@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from faulty_server import ASK_LOOKUP, LOOKUP_TOOLS, FaultyServer, hang
+from faulty_server import ASK_LOOKUP, LOOKUP_TOOLS, FaultyServer, cli_command, hang
 
 from whentostop import SessionEnd, connect, run_agent, tool
 
@@ -151,16 +151,7 @@ def test_an_interrupt_in_the_session_end_listener_does_not_end_the_run_twice():
 @pytest.mark.parametrize("as_json", [False, True])
 def test_ctrl_c_on_the_command_line_prints_the_run_so_far_and_one_error_line(as_json):
     with FaultyServer([ASK_LOOKUP, hang(30)]) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "whentostop",
-            "run",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "m",
-        ] + (["--json"] if as_json else [])
+        cmd = cli_command(server.base_url, as_json=as_json)
         child = subprocess.Popen(
             cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env()
         )

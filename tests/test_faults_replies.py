@@ -14,7 +14,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import tracemalloc
 import zlib
 
@@ -25,6 +24,7 @@ from faulty_server import (
     FaultyServer,
     call,
     chat,
+    cli_command,
     completion,
     reply,
     run_to_end,
@@ -386,16 +386,7 @@ def _trickle_bytes(h, payload: bytes, delay_s: float = 0.2) -> None:
 def test_the_command_line_reports_a_lying_encoding_in_one_line_and_exits_2(as_json):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     with FaultyServer([encoded(GOOD, "gzip")]) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "whentostop",
-            "run",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "m",
-        ] + (["--json"] if as_json else [])
+        cmd = cli_command(server.base_url, as_json=as_json)
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 2, done.stderr
     assert "Traceback" not in done.stderr

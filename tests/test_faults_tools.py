@@ -244,20 +244,10 @@ def test_a_huge_list_is_cut_without_writing_it_all_out_first():
     assert Counted.made < 10_000, f"{Counted.made:,} of 15,000,000 items written out"
 
 
-def live_tool_threads(besides: frozenset[int] = frozenset()) -> int:
-    """The tool threads alive now, not counting `besides` (those an earlier test left running,
-    which may end at any moment)."""
-    return sum(
-        1
-        for t in threading.enumerate()
-        if t.name == "whentostop-tool" and t.is_alive() and t.ident not in besides
-    )
-
-
-def tool_thread_ids() -> frozenset[int]:
-    return frozenset(
-        t.ident for t in threading.enumerate() if t.name == "whentostop-tool" and t.ident
-    )
+def tool_threads() -> set[threading.Thread]:
+    """The tool threads alive now. A test counts those it started (the set now minus the set
+    before): an earlier test's hung calls may still be running, and may end at any moment."""
+    return {t for t in threading.enumerate() if t.name == "whentostop-tool" and t.is_alive()}
 
 
 def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
@@ -272,7 +262,7 @@ def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
 
     calls = MAX_ABANDONED_CALLS + 3
     script = [completion(tool_calls=[call("stuck", {}, f"c{i}")]) for i in range(calls)] + [ANSWER]
-    before = tool_thread_ids()
+    before = tool_threads()
     try:
         with FaultyServer(script) as server:
             ending = run_to_end(
@@ -280,7 +270,7 @@ def test_hung_calls_of_a_tool_are_capped_and_the_next_call_fails_at_once():
                 tools=[tool(stuck, timeout_s=0.1)],
                 max_turns=calls + 1,
             )
-        running = live_tool_threads(besides=before)
+        running = len(tool_threads() - before)
     finally:
         release.set()
     outputs = [c.output for c in ending.run.tool_calls]
@@ -306,14 +296,14 @@ def test_a_tool_runs_again_once_its_hung_calls_have_finished():
         release.wait(20)
         return "done"
 
-    before = tool_thread_ids()
+    before = tool_threads()
     slow = tool(sometimes, timeout_s=0.05)
     for _ in range(MAX_ABANDONED_CALLS):
         assert "was abandoned" in slow("{}").output
     assert "was not run" in slow("{}").output
     release.set()
     deadline = time.monotonic() + 10
-    while live_tool_threads(besides=before) and time.monotonic() < deadline:
+    while tool_threads() - before and time.monotonic() < deadline:
         time.sleep(0.01)
     assert slow("{}").output == "done"
 
@@ -323,7 +313,7 @@ def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
     from whentostop.tools import MAX_ABANDONED_CALLS
 
     release = threading.Event()
-    before = tool_thread_ids()
+    before = tool_threads()
     outputs = []
     try:
         for _ in range(MAX_ABANDONED_CALLS + 20):
@@ -334,7 +324,7 @@ def test_a_tool_defined_again_each_time_still_counts_as_one_tool():
                 return "done"
 
             outputs.append(tool(redefined, timeout_s=0.02)("{}").output)
-        running = live_tool_threads(besides=before)
+        running = len(tool_threads() - before)
     finally:
         release.set()
     assert running == MAX_ABANDONED_CALLS

@@ -22,7 +22,14 @@ from pathlib import Path
 import httpx
 import pytest
 from conftest import ROOT, committed_text
-from faulty_server import FaultyServer, echo_authorization, run_to_end, send, serving_mock
+from faulty_server import (
+    FaultyServer,
+    cli_command,
+    echo_authorization,
+    run_to_end,
+    send,
+    serving_mock,
+)
 
 from whentostop import AuthenticationError, EndpointError, ServerError, Stop, connect
 
@@ -156,18 +163,7 @@ def test_the_key_never_appears_in_the_command_line_output(act, as_json):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     env.pop("OPENAI_BASE_URL", None)
     with FaultyServer([act]) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "whentostop",
-            "run",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "m",
-            "--max-turns",
-            "2",
-        ] + (["--json"] if as_json else [])
+        cmd = cli_command(server.base_url, "--max-turns", "2", as_json=as_json)
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 2, 3, 4), done.stderr
     assert server.requests and server.requests[0].headers["authorization"] == f"Bearer {KEY}"
@@ -296,18 +292,7 @@ def test_an_escaped_key_never_appears_in_the_command_line_output(echo, as_json):
     env = {**os.environ, "OPENAI_API_KEY": KEY}
     env.pop("OPENAI_BASE_URL", None)
     with FaultyServer([echo]) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "whentostop",
-            "run",
-            "--base-url",
-            server.base_url,
-            "--model",
-            "m",
-            "--max-turns",
-            "1",
-        ] + (["--json"] if as_json else [])
+        cmd = cli_command(server.base_url, "--max-turns", "1", as_json=as_json)
         done = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode in (0, 2), done.stderr
     assert CANARY.lower() not in decoded(done.stdout + done.stderr).lower()
@@ -358,18 +343,9 @@ def test_a_key_in_the_userinfo_of_openai_base_url_is_not_in_a_usage_error(monkey
 def test_a_key_in_the_userinfo_never_appears_in_the_command_line_output(as_json):
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     with FaultyServer([echo_authorization(401)]) as server:
-        cmd = [
-            sys.executable,
-            "-m",
-            "whentostop",
-            "run",
-            "--model",
-            "m",
-            "--base-url",
-            with_userinfo(server.base_url, f"user:{KEY}"),
-        ]
+        cmd = cli_command(with_userinfo(server.base_url, f"user:{KEY}"), as_json=as_json)
         done = subprocess.run(
-            cmd + (["--json"] if as_json else []),
+            cmd,
             env=env,
             capture_output=True,
             text=True,
