@@ -237,6 +237,24 @@ def page(chromium):
     context.close()
 
 
+def voila_command(port: int, target: Path, *, cull_idle_timeout_s: int = 30) -> list[str]:
+    """Voila serving `target` (a notebook, or a folder of them) on 127.0.0.1:`port`, without the
+    notebook extension it warns about; kernels with no page left are culled after
+    `cull_idle_timeout_s`. Probe `/voila/static/voila.js` to know it is up."""
+    return [
+        sys.executable,
+        "-m",
+        "voila",
+        "--no-browser",
+        f"--port={port}",
+        "--Voila.ip=127.0.0.1",
+        "--MappingKernelManager.cull_interval=10",
+        f"--MappingKernelManager.cull_idle_timeout={cull_idle_timeout_s}",
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+        str(target),
+    ]
+
+
 @pytest.fixture
 def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], object]:
     """`voila(notebook)` starts Voila on a free loopback port and returns its page URL."""
@@ -244,18 +262,7 @@ def voila(jupyter_env: dict[str, str], tmp_path: Path) -> Callable[[Path], objec
 
     def start(notebook: Path) -> str:
         port = free_port()
-        cmd = [
-            sys.executable,
-            "-m",
-            "voila",
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-            "--MappingKernelManager.cull_interval=10",
-            "--MappingKernelManager.cull_idle_timeout=30",
-            "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-            str(notebook),
-        ]
+        cmd = voila_command(port, notebook)
         # Probe a static file: GET / renders the notebook (a new kernel each time, and slower
         # than the probe's 2 s timeout when the machine is busy).
         cm = running(

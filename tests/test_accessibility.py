@@ -15,13 +15,12 @@ the tests read it in order (the keyboard test, which changes the runs, comes las
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from a11ypage import axe_violations, describe_violations, focus_ring, tab_to
-from conftest import NOTEBOOKS, free_port, loopback_context, running, screenshot
+from conftest import NOTEBOOKS, free_port, loopback_context, running, screenshot, voila_command
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -41,20 +40,8 @@ def voila_url(
 ) -> Iterator[str]:
     """Voila serving notebooks/ on a free loopback port; pages at /voila/render/NAME."""
     port, log = free_port(), tmp_path_factory.mktemp("voila") / "voila.log"
-    cmd = [
-        sys.executable,
-        "-m",
-        "voila",
-        "--no-browser",
-        f"--port={port}",
-        "--Voila.ip=127.0.0.1",
-        "--MappingKernelManager.cull_interval=10",
-        "--MappingKernelManager.cull_idle_timeout=60",
-        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-        str(NOTEBOOKS),
-    ]
     with running(
-        cmd,
+        voila_command(port, NOTEBOOKS, cull_idle_timeout_s=60),
         url=f"http://127.0.0.1:{port}/voila/static/voila.js",
         env=jupyter_env,
         cwd=NOTEBOOKS,

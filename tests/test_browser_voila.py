@@ -185,11 +185,10 @@ def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_
     """Voila serves two explorers whose model is the replay of a small local model
     (tests/replay_server.py as OPENAI_BASE_URL): press Run on each, and the badges say what the
     runs were — not the flag's or the pipe's clean answer."""
-    import sys
 
     import nbformat
     from a11ypage import axe_violations, describe_violations
-    from conftest import free_port, running
+    from conftest import free_port, running, voila_command
     from nbformat.v4 import new_code_cell, new_notebook
     from replay_server import ReplayServer
 
@@ -213,20 +212,8 @@ def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_
             "WHENTOSTOP_MODEL": "qwen2.5-0.5b",
         }
         port = free_port()
-        cmd = [
-            sys.executable,
-            "-m",
-            "voila",
-            "--no-browser",
-            f"--port={port}",
-            "--Voila.ip=127.0.0.1",
-            "--MappingKernelManager.cull_interval=10",
-            "--MappingKernelManager.cull_idle_timeout=30",
-            "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-            str(notebook),
-        ]
         with running(
-            cmd,
+            voila_command(port, notebook),
             url=f"http://127.0.0.1:{port}/voila/static/voila.js",
             env=env,
             cwd=tmp_path,
