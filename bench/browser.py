@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import secrets
-import shutil
 import signal
 import socket
 import subprocess
@@ -26,16 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-]
+from harness import CHROMIUM, CHROMIUM_ARGS, JUPYTER_DIRS
 
 NOTEBOOKS = {
     "explorer": 'from whentostop.widgets import explorer\nexplorer("1-1")',
@@ -174,13 +164,7 @@ def _env(home: Path, pythonpath: str | None = None) -> dict[str, str]:
         for k, v in os.environ.items()
         if k not in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL")
     }
-    for name in (
-        "JUPYTER_CONFIG_DIR",
-        "JUPYTER_DATA_DIR",
-        "JUPYTER_RUNTIME_DIR",
-        "IPYTHONDIR",
-        "MPLCONFIGDIR",
-    ):
+    for name in JUPYTER_DIRS:
         (home / name.lower()).mkdir(parents=True, exist_ok=True)
         env[name] = str(home / name.lower())
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"

@@ -10,6 +10,7 @@ from __future__ import annotations
 import gc
 import os
 import platform
+import shutil
 import statistics
 import sys
 import time
@@ -19,6 +20,27 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from importlib import metadata
 from typing import Any
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+"""As in tests/conftest.py: Debian's Chromium, nothing downloaded (the browser sections)."""
+
+JUPYTER_DIRS = (
+    "JUPYTER_CONFIG_DIR",
+    "JUPYTER_DATA_DIR",
+    "JUPYTER_RUNTIME_DIR",
+    "IPYTHONDIR",
+    "MPLCONFIGDIR",
+)
+"""Where Jupyter, IPython and matplotlib keep their files: a benchmark points each at a
+temporary home, so no run reads or writes the user's."""
 
 PACKAGES = (
     "when-to-stop",

@@ -20,7 +20,7 @@ from statistics import median
 from typing import Any
 
 import httpx
-from harness import Samples, Section, Verdict
+from harness import JUPYTER_DIRS, Samples, Section, Verdict
 
 ROOT = Path(__file__).resolve().parents[1]
 GOAL_S = 10.0
@@ -44,13 +44,7 @@ def _environment(home: Path) -> dict[str, str]:
     env["PATH"] = os.pathsep.join(
         p for p in env.get("PATH", "").split(os.pathsep) if Path(p) != Path(sys.executable).parent
     )
-    for name in (
-        "JUPYTER_CONFIG_DIR",
-        "JUPYTER_DATA_DIR",
-        "JUPYTER_RUNTIME_DIR",
-        "IPYTHONDIR",
-        "MPLCONFIGDIR",
-    ):
+    for name in JUPYTER_DIRS:
         env[name] = str(home / name.lower())
     return env
 

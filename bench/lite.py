@@ -5,7 +5,6 @@ notebook on screen -> kernel ready -> first output, what the browser fetched, th
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -16,21 +15,12 @@ from statistics import median
 from typing import Any
 from urllib.parse import urlsplit
 
-from harness import Section, Verdict, ms
+from harness import CHROMIUM, CHROMIUM_ARGS, Section, Verdict, ms
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "build" / "lite"
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--no-first-run",
-    "--disable-quic",
-]
-"""As in tests/conftest.py: Debian's Chromium, nothing downloaded."""
+LITE_CHROMIUM_ARGS = [*CHROMIUM_ARGS, "--disable-quic"]
+"""Offline as tests/test_lite_browser.py is: no QUIC either."""
 KERNEL_GOAL_S = 30.0
 SIZE_GOAL_MB = 60.0
 
@@ -125,7 +115,9 @@ def _visits(reps: int) -> list[dict[str, Any]]:
     try:
         _wait_for(port)
         with sync_playwright() as p:
-            browser = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
+            browser = p.chromium.launch(
+                executable_path=CHROMIUM, args=LITE_CHROMIUM_ARGS, headless=True
+            )
             try:
                 return [_first_visit(browser, port) for _ in range(reps)]
             finally:

@@ -17,7 +17,18 @@ from pathlib import Path
 from statistics import median
 from typing import Any
 
-from harness import Samples, Section, Verdict, mib, ms, peak_memory, side_by_side, timed, us
+from harness import (
+    JUPYTER_DIRS,
+    Samples,
+    Section,
+    Verdict,
+    mib,
+    ms,
+    peak_memory,
+    side_by_side,
+    timed,
+    us,
+)
 from install import install
 from loops import (
     PERSONA,
@@ -529,13 +540,7 @@ def _jupyter_sandbox() -> Iterator[None]:
     """Kernels write their files into a temporary home and never see a real endpoint."""
     saved = dict(os.environ)
     with tempfile.TemporaryDirectory(prefix="whentostop-bench-") as home:
-        for name in (
-            "JUPYTER_CONFIG_DIR",
-            "JUPYTER_DATA_DIR",
-            "JUPYTER_RUNTIME_DIR",
-            "IPYTHONDIR",
-            "MPLCONFIGDIR",
-        ):
+        for name in JUPYTER_DIRS:
             os.environ[name] = str(Path(home, name.lower()))
         for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL"):
             os.environ.pop(name, None)
