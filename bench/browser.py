@@ -28,10 +28,10 @@ import httpx
 from harness import CHROMIUM, CHROMIUM_ARGS, JUPYTER_DIRS
 
 NOTEBOOKS = {
-    "explorer": 'from whentostop.widgets import explorer\nexplorer("1-1")',
-    "dashboard": 'from whentostop.widgets import dashboard\ndashboard(["1-1", "1-2", "1-3"])',
+    "explorer": 'from whentostop.views.widgets import explorer\nexplorer("1-1")',
+    "dashboard": 'from whentostop.views.widgets import dashboard\ndashboard(["1-1", "1-2", "1-3"])',
     "dashboard-html": (
-        "import ipywidgets\nimport whentostop.widgets as W\n"
+        "import ipywidgets\nimport whentostop.views.widgets as W\n"
         "W.Pane = ipywidgets.HTML  # the outputs as ipywidgets.HTML, as before the fix\n"
         'W.dashboard(["1-1", "1-2", "1-3"])'
     ),

@@ -34,7 +34,7 @@ def socket() -> None:
 
 
 def widget() -> None:
-    from whentostop.widgets import explorer
+    from whentostop.views.widgets import explorer
 
     slider = explorer("1-1").max_turns
     for value in range(1, 26):

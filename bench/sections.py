@@ -444,13 +444,13 @@ def _version(dist: str) -> str:
 def widget(cfg: Config) -> Section:
     section = Section(4, "Widget re-run: the explorer's max_turns slider from 1 to 25")
     try:
-        from whentostop.widgets import explorer
+        from whentostop.views.widgets import explorer
 
         ex = explorer("1-1")
         slider = ex.max_turns
     except (ImportError, AttributeError, TypeError) as exc:
         section.notes = [
-            f"Not available yet: whentostop.widgets.explorer('1-1').max_turns "
+            f"Not available yet: whentostop.views.widgets.explorer('1-1').max_turns "
             f"could not be built here ({type(exc).__name__}: {exc})."
         ]
         section.verdicts = [Verdict("4. widget re-run", "not available yet", "< 100 ms", None)]

@@ -82,7 +82,7 @@ LAB_EXTENSIONS = (
     "anywidget",
 )
 """The only JupyterLab extensions in the site, whatever else this environment has installed
-(anywidget: the explorer's accessible controls, `whentostop.controls`)."""
+(anywidget: the explorer's accessible controls, `whentostop.views.controls`)."""
 
 
 def main(argv: Iterable[str] | None = None) -> int:

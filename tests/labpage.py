@@ -186,7 +186,7 @@ class ExplorerView:
 
 
 SLIDER = ".wts-max-turns input[type=range]"
-"""The max_turns slider: a native range input named by its label (`whentostop.controls`)."""
+"""The max_turns slider: a native range input named by its label (`whentostop.views.controls`)."""
 
 
 def slider_value(explorer) -> int:

@@ -31,7 +31,7 @@ from labpage import (
 )
 from playwright.sync_api import expect
 
-from whentostop.classroom import binder_link
+from whentostop.lesson.classroom import binder_link
 
 pytestmark = [pytest.mark.slow, pytest.mark.browser]
 

@@ -197,7 +197,7 @@ def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_
         new_notebook(
             cells=[
                 new_code_cell(
-                    "from whentostop import connect\nfrom whentostop.widgets import explorer"
+                    "from whentostop import connect\nfrom whentostop.views.widgets import explorer"
                 ),
                 new_code_cell('explorer("1-2", model=connect("replay:fenced"))'),
                 new_code_cell('explorer("1-3", model=connect("replay:guess-pipe"))'),

@@ -10,7 +10,7 @@ import pytest
 from conftest import MAY_GIVE_UP, PROMPT
 
 from whentostop import Stop, connect, load_level, run_agent
-from whentostop.castle import (
+from whentostop.lesson.castle import (
     describe_message,
     empty_castle,
     exit_by_last_message,
@@ -19,7 +19,7 @@ from whentostop.castle import (
     side_by_side,
     where,
 )
-from whentostop.checks import EXERCISES, by_tag
+from whentostop.lesson.checks import EXERCISES, by_tag
 from whentostop.mock import MockServer
 
 LOOP = by_tag("exercise-1-4-b")
@@ -312,7 +312,8 @@ def test_a_loop_whose_run_call_is_still_blank_is_told_to_finish_1_4_a_first():
         LOOP.solution_code,
         "my_loop",
         LOOP.given.replace('f"Error: {exc}"', "____").replace(
-            "from dataclasses import", "from whentostop.checks import ____\nfrom dataclasses import"
+            "from dataclasses import",
+            "from whentostop.lesson.checks import ____\nfrom dataclasses import",
         ),
     )
     verdict = LOOP.result(loop)
@@ -424,7 +425,9 @@ def test_castle_caller_may_make_the_retry_clearer_through_the_system_prompt():
 def test_every_1_4_exercise_says_not_attempted_for_its_blank():
     for exercise in EXERCISES["1-4"]:
         blank = defined(
-            "from whentostop.checks import ____\n" + exercise.blank, exercise.answer, exercise.given
+            "from whentostop.lesson.checks import ____\n" + exercise.blank,
+            exercise.answer,
+            exercise.given,
         )
         assert exercise.result(blank).status == "not attempted", exercise.id
 

@@ -11,7 +11,9 @@ import pytest
 from test_intent import GIVES_UP
 
 from whentostop import NoAnswer, Stop, connect, load_level, run_agent
-from whentostop.checks import (
+from whentostop.i18n import _, using
+from whentostop.i18n import _ as translated
+from whentostop.lesson.checks import (
     EXERCISES,
     GIVE_UP_EXAMPLES,
     ____,
@@ -22,8 +24,6 @@ from whentostop.checks import (
     question_by_tag,
     quiz,
 )
-from whentostop.i18n import _, using
-from whentostop.i18n import _ as translated
 
 ALL = [ex for group in EXERCISES.values() for ex in group]
 IDS = [ex.id for ex in ALL]
@@ -31,7 +31,7 @@ IDS = [ex.id for ex in ALL]
 
 PRELUDE = (
     "from whentostop import *\nfrom whentostop.lesson import GIVE_UP, PROMPT\n"
-    "from whentostop.checks import ____\n"
+    "from whentostop.lesson.checks import ____\n"
 )
 """What every notebook's first cell imports, which the answers rely on."""
 

@@ -10,7 +10,7 @@ import pytest
 from conftest import NOTEBOOKS, ROOT
 
 from whentostop.__main__ import main
-from whentostop.classroom import (
+from whentostop.lesson.classroom import (
     DEFAULT_REPO,
     EDITIONS,
     binder_link,
@@ -19,7 +19,7 @@ from whentostop.classroom import (
     notebook_file,
     repo_folder,
 )
-from whentostop.classroom import (
+from whentostop.lesson.classroom import (
     NOTEBOOKS as SHORT_NAMES,
 )
 
@@ -279,7 +279,7 @@ def test_each_plan_gives_every_level_the_notebooks_teaching_minutes(heading: str
 
 
 def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minutes_each() -> None:
-    from whentostop.checks import exercises
+    from whentostop.lesson.checks import exercises
 
     table = {r[0].split(" ")[0]: r for r in plan_rows("## Two plans")}
     for short in LEVELS:
@@ -291,7 +291,7 @@ def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minut
 
 
 def test_every_exercise_the_guide_names_exists() -> None:
-    from whentostop.checks import by_tag
+    from whentostop.lesson.checks import by_tag
 
     named = set(re.findall(r"\b(00|1-[1234])\.([a-z])\b", GUIDE.read_text()))
     assert len(named) >= 9
@@ -307,7 +307,7 @@ def test_the_readme_links_the_guide() -> None:
 
 
 def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> None:
-    from whentostop.classroom import lite_link
+    from whentostop.lesson.classroom import lite_link
 
     assert lite_link() == (
         "https://whentostop.github.io/whentostop/lab/index.html?path=00_start_here.ipynb"
@@ -321,7 +321,7 @@ def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> 
 
 
 def test_lite_link_for_a_repository_not_on_github_is_an_error() -> None:
-    from whentostop.classroom import lite_link
+    from whentostop.lesson.classroom import lite_link
 
     with pytest.raises(ValueError, match="GitHub Pages"):
         lite_link(repo="https://gitlab.example.org/course/agents")

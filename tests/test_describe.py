@@ -9,9 +9,10 @@ import xml.etree.ElementTree as ET
 
 import pytest
 
-from whentostop import Run, ToolCall, Turn, describe, livecharts, load_level, plots
+from whentostop import Run, ToolCall, Turn, load_level
 from whentostop.i18n import using
 from whentostop.usage import DEFAULT_PRICE_MODEL, cumulative_cost, price, split_prompt
+from whentostop.views import charts, describe, plots
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -105,7 +106,7 @@ def test_the_map_words_count_misspelt_searches_apart(play) -> None:
 @pytest.mark.parametrize("view", ["cost", "map"])
 def test_every_svg_view_carries_a_title_and_a_description(view: str, pipe) -> None:
     run, level, _ = pipe
-    svg = livecharts.cost_svg(run) if view == "cost" else livecharts.map_svg(level, run)
+    svg = charts.cost_svg(run) if view == "cost" else charts.map_svg(level, run)
     root = ET.fromstring(svg)
     assert root.get("role") == "img" and root.get("aria-labelledby") == "wts-title wts-desc"
     title, desc = root.find(f"{SVG}title"), root.find(f"{SVG}desc")
@@ -147,7 +148,7 @@ def cached_run() -> Run:
 
 def test_cached_tokens_are_their_own_part_of_each_bar_in_svg() -> None:
     run = cached_run()
-    svg = livecharts.cost_svg(run)
+    svg = charts.cost_svg(run)
     root = ET.fromstring(svg)
     cached = [e for e in root.iter(f"{SVG}rect") if "cached" in (e.get("class") or "").split()]
     assert [int(e.get("data-value")) for e in cached] == [96, 160]  # turn 1 has none to draw
@@ -156,7 +157,7 @@ def test_cached_tokens_are_their_own_part_of_each_bar_in_svg() -> None:
     assert [int(e.get("data-value")) for e in resent] == [s.resent - s.cached for s in splits]
     assert "history, cached by the server" in svg
     assert "The server reported 256 of the prompt tokens as cached." in svg
-    assert "cached by the server" not in livecharts.cost_svg(Run.empty())
+    assert "cached by the server" not in charts.cost_svg(Run.empty())
 
 
 def test_cached_tokens_are_their_own_part_of_each_bar_in_matplotlib() -> None:

@@ -12,9 +12,9 @@ import pytest
 from conftest import NOTEBOOKS, ROOT
 
 from whentostop import NoAnswer, set_language
-from whentostop.checks import by_tag
-from whentostop.classroom import EDITIONS
 from whentostop.i18n import _, language, normalize, translator, using
+from whentostop.lesson.checks import by_tag
+from whentostop.lesson.classroom import EDITIONS
 
 sys.path.insert(0, str(ROOT / "tools"))
 import i18n as library_catalogue

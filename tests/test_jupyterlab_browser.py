@@ -29,7 +29,7 @@ from labpage import (
 )
 from playwright.sync_api import expect
 
-from whentostop.classroom import notebook_file
+from whentostop.lesson.classroom import notebook_file
 
 pytestmark = [pytest.mark.browser]
 

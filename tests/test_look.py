@@ -9,7 +9,7 @@ import math
 
 import pytest
 
-from whentostop import look
+from whentostop.views import look
 
 TEXT_AA = 4.5
 """WCAG 1.4.3: normal text against its background."""

@@ -14,7 +14,14 @@ from conftest import committed_text
 from nbclient import NotebookClient
 
 from whentostop import loop
-from whentostop.checks import FROM_SCRATCH, by_tag, exercises, predictions, question_by_tag, quiz
+from whentostop.lesson.checks import (
+    FROM_SCRATCH,
+    by_tag,
+    exercises,
+    predictions,
+    question_by_tag,
+    quiz,
+)
 from whentostop.mock import MockServer
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -213,11 +220,11 @@ def test_matplotlib_is_imported_only_in_cells_of_its_own(name):
     """A notebook in JupyterLite may have no matplotlib: its import must take down only itself."""
     for cell in read(name).cells:
         if cell.cell_type == "code" and re.search(
-            r"^(import matplotlib|from whentostop import plots)", cell.source, re.MULTILINE
+            r"^(import matplotlib|from whentostop.views import plots)", cell.source, re.MULTILINE
         ):
             lines = [x for x in cell.source.splitlines() if x.strip() and not x.startswith("#")]
             assert all(
-                re.match(r"(import matplotlib|from whentostop import plots|%matplotlib)", x)
+                re.match(r"(import matplotlib|from whentostop.views import plots|%matplotlib)", x)
                 for x in lines
             ), cell.source
 

@@ -13,8 +13,9 @@ from conftest import MAY_GIVE_UP
 from matplotlib.figure import Figure
 from matplotlib.text import Text
 
-from whentostop import Run, ToolCall, Turn, load_level, plots
+from whentostop import Run, ToolCall, Turn, load_level
 from whentostop.usage import cumulative_cost, cumulative_tokens
+from whentostop.views import plots
 
 
 @pytest.fixture(scope="module")

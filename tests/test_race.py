@@ -13,13 +13,13 @@ from html import unescape
 import pytest
 
 from whentostop import Stop, connect, load_level, run_agent
-from whentostop.controls import NumberSlider
 from whentostop.i18n import using
 from whentostop.lesson import PROMPT_TEXT
+from whentostop.lesson.race import Limits, falls, first, race, track_of
 from whentostop.models import mock
-from whentostop.race import Limits, falls, first, race, track_of
-from whentostop.widgets import Race
-from whentostop.widgets import race as race_widget
+from whentostop.views.controls import NumberSlider
+from whentostop.views.widgets import Race
+from whentostop.views.widgets import race as race_widget
 
 GENEROUS = 30_000
 """A token budget the 25-turn track stays under until its last turns."""
@@ -222,7 +222,7 @@ def test_a_number_slider_keeps_to_its_steps_and_range() -> None:
 
 
 def test_notebook_1_1s_prediction_is_what_the_starting_line_shows(starting_line: Race) -> None:
-    from whentostop.checks import predictions
+    from whentostop.lesson.checks import predictions
 
     p5 = predictions("1-1")[4]
     right = p5.text.options["abcd".index(p5.answer)]

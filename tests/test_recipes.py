@@ -272,7 +272,7 @@ def test_the_explorer_on_the_mock_served_over_http_plays_the_personas(monkeypatc
     the personas it serves, as the notebooks' own cells do, and re-runs as on the mock."""
     from whentostop.mock import MockServer
     from whentostop.outcome import Stop
-    from whentostop.widgets import explorer
+    from whentostop.views.widgets import explorer
 
     with MockServer() as server:
         monkeypatch.setenv("OPENAI_BASE_URL", server.base_url)

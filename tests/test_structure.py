@@ -1,5 +1,7 @@
-"""The shape a reader relies on: the loop a learner opens fits on one screen, the client knows
-nothing of the mock, and nothing reaches into httpx's or httpcore's private parts."""
+"""The shape a reader relies on: the rooms (the loop library at the top, `mock/`, `lesson/`,
+`views/`) and the one direction of their imports, the loop a learner opens on one screen, a
+client that knows nothing of the mock, and nothing reaching into httpx's or httpcore's private
+parts."""
 
 from __future__ import annotations
 
@@ -60,6 +62,39 @@ def test_the_core_never_imports_the_mock(module: str) -> None:
     )
 
 
+def room(module: str) -> str:
+    """The room a module lives in: "lesson", "views", "mock", or "library" (the top)."""
+    first = module.split(".")[0]
+    return first if first in ("lesson", "views", "mock") else "library"
+
+
+ALLOWED = {
+    "library": {"library", "mock"},
+    "mock": {"library", "mock"},
+    "lesson": {"library", "mock", "lesson"},
+    "views": {"library", "mock", "lesson", "views"},
+}
+"""Which rooms each room may import: data flows one way, from the loop to what shows it."""
+
+
+def test_the_library_never_imports_the_lesson_or_the_views() -> None:
+    """The loop library and the mock stand alone; the lesson builds on them, the views on both.
+    The command line (`__main__`) is an application of all three, so it may use any room."""
+    wrong = {
+        (name, dep)
+        for name, deps in graph().items()
+        if name != "__main__"
+        for dep in deps
+        if room(dep) not in ALLOWED[room(name)]
+    }
+    assert not wrong, sorted(wrong)
+
+
+def test_every_module_sits_in_a_room_that_the_layout_names() -> None:
+    rooms = {path.parent.name for path in PACKAGE.rglob("*.py")} - {"whentostop", "locale"}
+    assert rooms == {"lesson", "views", "mock"}, rooms
+
+
 def test_only_models_and_the_notebook_helpers_reach_into_the_mock() -> None:
     """`models` chooses the mock; the exercises and the explorer also say what the mock read of
     a learner's prompt (`mock.intent`); the command line serves it. Nothing else knows it."""
@@ -68,7 +103,26 @@ def test_only_models_and_the_notebook_helpers_reach_into_the_mock() -> None:
         for name, deps in graph().items()
         if not name.startswith("mock") and any(d == "mock" or d.startswith("mock.") for d in deps)
     }
-    assert knowers <= {"models", "checks", "widgets", "__main__", "castle", "loopcheck"}, knowers
+    assert knowers <= {
+        "models",
+        "lesson.checks",
+        "views.widgets",
+        "__main__",
+        "lesson.castle",
+        "lesson.loopcheck",
+    }, knowers
+
+
+def test_the_paths_used_before_the_rooms_still_import_the_same_modules() -> None:
+    import importlib
+
+    import whentostop
+
+    for old, new in whentostop.MOVED.items():
+        assert importlib.import_module(f"whentostop.{old}") is importlib.import_module(
+            f"whentostop.{new}"
+        )
+        assert getattr(whentostop, old) is importlib.import_module(f"whentostop.{new}")
 
 
 def test_no_private_name_of_httpx_or_httpcore_is_used() -> None:

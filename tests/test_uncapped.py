@@ -9,11 +9,11 @@ import httpx
 import pytest
 
 from whentostop import load_level
-from whentostop.castle import http_post
 from whentostop.i18n import using
 from whentostop.lesson import PROMPT_TEXT
+from whentostop.lesson.castle import http_post
+from whentostop.lesson.uncapped import bill, cut_off_after
 from whentostop.models import MOCK_BASE_URL
-from whentostop.uncapped import bill, cut_off_after
 from whentostop.usage import price
 
 

@@ -13,12 +13,13 @@ from html import unescape
 import pytest
 from test_intent import GIVES_UP
 
-from whentostop import Run, Stop, connect, look
+from whentostop import Run, Stop, connect
 from whentostop.lesson import give_up
 from whentostop.mock import MockServer
 from whentostop.mock.intent import read_intent
 from whentostop.models import is_mock
-from whentostop.widgets import (
+from whentostop.views import look
+from whentostop.views.widgets import (
     badge_html,
     dashboard,
     explorer,

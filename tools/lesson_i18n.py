@@ -29,8 +29,8 @@ from pathlib import Path
 from babel.messages.catalog import Catalog
 from i18n import po_bytes, read  # tools/i18n.py: the library's catalogues, written the same way
 
-from whentostop.classroom import EDITIONS as CLASSROOM
-from whentostop.classroom import NOTEBOOKS as NOTEBOOKS_EN
+from whentostop.lesson.classroom import EDITIONS as CLASSROOM
+from whentostop.lesson.classroom import NOTEBOOKS as NOTEBOOKS_EN
 
 ROOT = Path(__file__).resolve().parents[1]
 NOTEBOOKS = ROOT / "notebooks"
@@ -327,8 +327,8 @@ def _relink(text: str, edition: Edition) -> str:
 
 def build_notebook(path: Path, edition: Edition) -> str:
     """The edition of one notebook, as the JSON text to write."""
-    from whentostop.checks import by_tag
     from whentostop.i18n import using
+    from whentostop.lesson.checks import by_tag
 
     translate = translator(edition)
     nb = json.loads(path.read_text(encoding="utf-8"))

@@ -6,9 +6,22 @@
                     max_turns=10, stop_on=["mark_star"])
     run.stop, run.answer      # (Stop.TERMINAL_TOOL, {'item': 'star', 'block': 12})
 
-The notebook-only parts (`whentostop.plots`, `whentostop.widgets`) load matplotlib and
-ipywidgets when imported; this package does not.
+The package has three rooms beside this loop library (the public imports above stay flat):
+
+    whentostop.mock     the offline model: personas, the reader of intent, the endpoint
+    whentostop.lesson   what the notebooks teach with: exercises, questions, the castle, the race
+    whentostop.views    widgets, charts and figures; they only read runs
+
+The views load matplotlib and ipywidgets when imported; this package does not. Neither the loop
+library nor the mock imports `lesson` or `views` (tests/test_structure.py).
 """
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+from types import ModuleType
+from typing import Any
 
 from .client import ChatModel, Completion, OpenAIChat
 from .errors import (
@@ -35,6 +48,52 @@ from .tools import Tool, ToolError, tool
 from .usage import Price, cost_per_turn, cumulative_cost, cumulative_tokens, price, prices
 
 __version__ = "0.1.0"
+
+# The paths notebooks used before the rooms (`from whentostop.lesson.checks import ...`, `from whentostop
+# import plots`) still work: each names the module in its room, imported when first asked for.
+MOVED = {
+    "checks": "lesson.checks",
+    "questions": "lesson.questions",
+    "loopcheck": "lesson.loopcheck",
+    "castle": "lesson.castle",
+    "race": "lesson.race",
+    "uncapped": "lesson.uncapped",
+    "classroom": "lesson.classroom",
+    "widgets": "views.widgets",
+    "controls": "views.controls",
+    "livecharts": "views.charts",
+    "plots": "views.plots",
+    "describe": "views.describe",
+    "look": "views.look",
+}
+
+
+class _MovedFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """`import whentostop.lesson.checks` gives the module `whentostop.lesson.checks` itself."""
+
+    def find_spec(self, fullname: str, path: object = None, target: object = None) -> Any:
+        package, _, name = fullname.rpartition(".")
+        if package != __name__ or name not in MOVED:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec: Any) -> ModuleType:
+        return importlib.import_module(f"{__name__}.{MOVED[spec.name.rpartition('.')[2]]}")
+
+    def exec_module(self, module: ModuleType) -> None:
+        """The room's module has run already."""
+
+
+if not any(isinstance(finder, _MovedFinder) for finder in sys.meta_path):
+    sys.meta_path.append(_MovedFinder())
+
+
+def __getattr__(name: str) -> ModuleType:
+    """`from whentostop import plots`: the module from its room (PEP 562)."""
+    if name in MOVED:
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "LEVELS",

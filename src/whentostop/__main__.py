@@ -328,7 +328,7 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
 
 
 def _link(args: argparse.Namespace) -> int:
-    from .classroom import DEFAULT_REPO, describe_links
+    from .lesson.classroom import DEFAULT_REPO, describe_links
 
     try:
         print(

@@ -8,7 +8,7 @@ track with the loop's own rules — the budget through `usage.Budget.over`, a ti
 `run_agent` checks its limits — to say where each limit would fall. The race's real run
 (`run_agent` with every limit at once) is what happened: its `stop` names the limit that fired.
 
-It only reads runs; the explorer (`widgets.race`) and the chart (`livecharts.race_svg`) show it.
+It only reads runs; the explorer (`views.widgets.race`) and the chart (`views.charts.race_svg`) show it.
 """
 
 from __future__ import annotations
@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from .client import ChatModel
-from .events import Event, ModelReply
-from .loop import run_agent
-from .outcome import Run, Stop
-from .tools import Tool
-from .usage import DEFAULT_PRICE_MODEL, Budget, cumulative_cost, cumulative_tokens
+from ..client import ChatModel
+from ..events import Event, ModelReply
+from ..loop import run_agent
+from ..outcome import Run, Stop
+from ..tools import Tool
+from ..usage import DEFAULT_PRICE_MODEL, Budget, cumulative_cost, cumulative_tokens
 
 Unit = Literal["tokens", "usd"]
 TRACK_TURNS = 25

@@ -1,5 +1,5 @@
 """How the views look, in one place: the colours, the blocks' faces, the charts' titles and
-labels, the tick rule and the turns text that the SVG views (`livecharts`, for the explorer)
+labels, the tick rule and the turns text that the SVG views (`charts`, for the explorer)
 and the matplotlib figures (`plots`, for the notebooks) both draw with.
 
 Words are translated when a view is drawn (`_()`), so a figure follows `set_language`.
@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .i18n import N_, _, ngettext
-from .usage import Price
+from ..i18n import N_, _, ngettext
+from ..usage import Price
 
 # The palette: Okabe & Ito's colours for colour-vision deficiencies, darkened where a colour
 # fell below WCAG's 3:1 for graphics on white; each pair of run colours and of stacked segments

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from .i18n import _, normalize
+from ..i18n import _, normalize
 
 DEFAULT_REPO = "https://github.com/whentostop/whentostop"
 """The repository's public URL: the one place it is written (README links are built from it)."""

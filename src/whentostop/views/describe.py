@@ -4,7 +4,7 @@ how a run ended.
 A learner who cannot see a chart gets the same facts from these sentences: what was run, how it
 ended, the totals, the shape of the growth, the areas searched and the marker's verdict. They are
 computed from the run (never written by hand per figure), in the language in effect, and used by
-the SVG views (`livecharts`: `<title>`, `<desc>` and the `<img alt>`), the matplotlib figures
+the SVG views (`charts`: `<title>`, `<desc>` and the `<img alt>`), the matplotlib figures
 (`plots`: an `<img alt>` in Jupyter and Voila) and the explorer's badge and live region.
 """
 
@@ -14,15 +14,15 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
-from ._text import excerpt
-from .i18n import N_, _, ngettext
-from .level import Judgement, Level
+from .._text import excerpt
+from ..i18n import N_, _, ngettext
+from ..level import Judgement, Level
+from ..outcome import EXIT_NAMES, Run, Stop
+from ..usage import Price, cumulative_cost, cumulative_tokens, split_prompt
 from .look import RACE_TITLE
-from .outcome import EXIT_NAMES, Run, Stop
-from .usage import Price, cumulative_cost, cumulative_tokens, split_prompt
 
 if TYPE_CHECKING:
-    from .race import Fall, RaceResult
+    from ..lesson.race import Fall, RaceResult
 
 GROWTH_FASTER = 1.5
 """A run whose tokens reach this many times "every turn like turn 1" is said to grow faster

@@ -17,9 +17,10 @@ from collections.abc import Callable, Sequence
 from html import escape
 from typing import TYPE_CHECKING
 
+from ..i18n import _
+from ..level import Judgement, Level
+from ..outcome import Run, Stop, Turn
 from . import describe, look
-from .i18n import _
-from .level import Judgement, Level
 from .look import (
     CACHED_COLOUR,
     COMPLETION_COLOUR,
@@ -28,12 +29,11 @@ from .look import (
     SEPARATOR_COLOUR,
     TOKENS_COLOUR,
 )
-from .outcome import Run, Stop, Turn
 
 if TYPE_CHECKING:
-    from .race import Fall, RaceResult
+    from ..lesson.race import Fall, RaceResult
 
-from .usage import (
+from ..usage import (
     DEFAULT_PRICE_MODEL,
     Price,
     cumulative_cost,

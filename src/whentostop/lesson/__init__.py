@@ -10,7 +10,7 @@ that chose Portuguese in its first cell gets the Portuguese task, and the mock a
 
 from __future__ import annotations
 
-from .i18n import N_, _
+from ..i18n import N_, _
 
 PROMPT_TEXT = N_("Find the star in this level.")
 """The task of every level, as a learner would write it."""
@@ -37,4 +37,4 @@ def give_up() -> str:
     return _(GIVE_UP_TEXT)
 
 
-__all__ = ["GIVE_UP", "GIVE_UP_TEXT", "PROMPT", "PROMPT_TEXT", "give_up", "prompt"]  # noqa: F822 — two come from __getattr__
+__all__ = ["GIVE_UP", "GIVE_UP_TEXT", "PROMPT", "PROMPT_TEXT", "give_up", "prompt"]

@@ -17,9 +17,9 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from ._text import excerpt
-from .i18n import _
-from .level import CASTLE, Level, LevelSpec, load_level
+from .._text import excerpt
+from ..i18n import _
+from ..level import CASTLE, Level, LevelSpec, load_level
 
 if TYPE_CHECKING:
     import httpx
@@ -74,8 +74,8 @@ def where(model: str | None = None) -> Where:
     """Where the model `connect(model)` would pick is: a mock persona in-process, or the
     endpoint `OPENAI_BASE_URL` names (with `OPENAI_API_KEY`), so a notebook switches by
     configuration alone, as everywhere else in the lesson."""
-    from .mock.endpoint import mock_transport
-    from .models import MOCK_BASE_URL, connect, is_mock
+    from ..mock.endpoint import mock_transport
+    from ..models import MOCK_BASE_URL, connect, is_mock
 
     chosen = connect(model)
     chosen.close()  # only its choice is wanted: the plain loop makes its own client
@@ -87,8 +87,8 @@ def where(model: str | None = None) -> Where:
 def on_the_mock(persona: str) -> Where:
     """Where a mock persona is, in process, whatever the environment configures: for a cell that
     must never reach a real endpoint (the uncapped loop of notebook 1-1)."""
-    from .mock.endpoint import mock_transport
-    from .models import MOCK_BASE_URL, is_persona
+    from ..mock.endpoint import mock_transport
+    from ..models import MOCK_BASE_URL, is_persona
 
     if not is_persona(persona):
         raise ValueError(_("{persona!r} is not a mock persona").format(persona=persona))

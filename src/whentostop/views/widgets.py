@@ -1,10 +1,10 @@
 """The explorer: one level, its `max_turns` slider and switches, and what the run did.
 
-    from whentostop.widgets import explorer
+    from whentostop.views.widgets import explorer
     explorer("1-1")          # move the slider: the badge, transcript, map and cost plot follow
 
-A thin layer over `run_agent` and `whentostop.livecharts` (SVG, because a matplotlib figure is
-too slow to follow a slider; `whentostop.plots` draws the same views for the notebooks). What
+A thin layer over `run_agent` and `whentostop.views.charts` (SVG, because a matplotlib figure is
+too slow to follow a slider; `whentostop.views.plots` draws the same views for the notebooks). What
 can be checked without a browser lives in plain functions that return strings (`badge_html`,
 `transcript_html`, `turns_line`, and `describe.py` for the words a screen reader gets); the
 `Explorer` only wires controls to them. On the mock every change re-runs the level at once; on a
@@ -27,21 +27,21 @@ from typing import Any
 
 import ipywidgets as w
 
-from . import describe, livecharts, look
-from .client import ChatModel
+from ..client import ChatModel
+from ..errors import EndpointError
+from ..events import Event, TurnStart
+from ..i18n import N_, _, language
+from ..lesson import give_up
+from ..lesson import prompt as lesson_prompt
+from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
+from ..lesson.race import race as run_race
+from ..level import LEVELS, Judgement, Level, load_level
+from ..loop import run_agent
+from ..models import connect, is_mock, mock, serves_personas
+from ..outcome import Run, Stop, ToolCall, Turn
+from ..usage import DEFAULT_PRICE_MODEL, price
+from . import charts, describe, look
 from .controls import Choice, LiveRegion, NumberSlider, Pane, TurnsSlider
-from .errors import EndpointError
-from .events import Event, TurnStart
-from .i18n import N_, _, language
-from .lesson import give_up
-from .lesson import prompt as lesson_prompt
-from .level import LEVELS, Judgement, Level, load_level
-from .loop import run_agent
-from .models import connect, is_mock, mock, serves_personas
-from .outcome import Run, Stop, ToolCall, Turn
-from .race import TRACK_TURNS, Limits, RaceResult, track_of
-from .race import race as run_race
-from .usage import DEFAULT_PRICE_MODEL, price
 
 __all__ = [
     "Explorer",
@@ -212,7 +212,7 @@ def _empty(text: str) -> str:
 def reading_html(system: str, task: str) -> str:
     """What the mock makes of a system prompt about giving up: the words it takes as permission
     or as a refusal, or that it finds none. The mock's view only: a real model reads for itself."""
-    from .mock.intent import WHY, read_intent
+    from ..mock.intent import WHY, read_intent
 
     intent = read_intent(system, task)
     if intent.quote:
@@ -248,7 +248,7 @@ def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
     the page does not jump when it is redrawn)."""
     dims = f'width="{size[0]}" height="{size[1]}" ' if size else ""
     return (
-        f'<img src="{livecharts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
+        f'<img src="{charts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
         'style="display:block;width:100%;height:auto">'
     )
 
@@ -556,13 +556,13 @@ class Explorer:
         run = self.run
         shown = run or Run.empty(self.max_turns.value)
         judgement = self.judgement
-        self.plot_svg = livecharts.cost_svg(
+        self.plot_svg = charts.cost_svg(
             run, self.price_model, tokens_per_turn=not self.compact, judgement=judgement
         )
         plot_alt = describe.cost_alt(
             shown, price(self.price_model), tokens_per_turn=not self.compact, judgement=judgement
         )
-        self.map_svg = livecharts.map_svg(self.level, run) if self.show_map else ""
+        self.map_svg = charts.map_svg(self.level, run) if self.show_map else ""
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
@@ -594,9 +594,9 @@ class Explorer:
         )
         if self.show_map:
             self.map.value = svg_img(
-                self.map_svg, describe.map_alt(self.level, run), livecharts.map_size(self.level)
+                self.map_svg, describe.map_alt(self.level, run), charts.map_size(self.level)
             )
-        self.plot.value = svg_img(self.plot_svg, plot_alt, livecharts.cost_size(not self.compact))
+        self.plot.value = svg_img(self.plot_svg, plot_alt, charts.cost_size(not self.compact))
         self.status.text = self.announcement
 
     def _switch(self, name: str, value: bool) -> w.Checkbox:
@@ -839,7 +839,7 @@ class Race:
         result = self.result
         assert result is not None
         run = result.run.run
-        self.chart_svg = livecharts.race_svg(
+        self.chart_svg = charts.race_svg(
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
         alt = describe.race_alt(result, self.level_name, run.model, self.pace_s)
@@ -855,7 +855,7 @@ class Race:
             f'<span class="wts-turn-count">{html.escape(line)}</span> · '
             f'<span class="wts-run-count">{html.escape(number)}</span>'
         )
-        self.chart.value = svg_img(self.chart_svg, alt, livecharts.cost_size())
+        self.chart.value = svg_img(self.chart_svg, alt, charts.cost_size())
         heading = html.escape(_("Where each limit falls on the track:"))
         first = result.predicted
         items = "".join(

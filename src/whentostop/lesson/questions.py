@@ -1,5 +1,5 @@
 """The lesson's multiple-choice questions: the predictions made before a key run, and the five
-questions at the end of each level. Data only; `whentostop.checks` asks and checks them.
+questions at the end of each level. Data only; `whentostop.lesson.checks` asks and checks them.
 
 Each question has its options in order (a, b, c, ...), the letter of the right one, a sentence
 that says why it is right, and for every wrong option its own feedback naming the misconception
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .i18n import N_
+from ..i18n import N_
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,7 @@ the object-oriented API only — no pyplot, no global state, no `plt.show()` —
 same in a notebook, in Voila, in a test and on a headless server (Agg). Fonts are sized for a
 workshop projector (12 pt and up).
 
-    from whentostop import plots
+    from whentostop.views import plots
     plots.tokens_per_turn(run)              # stacked bars: history sent again, new, completion
     plots.cumulative_cost(run)              # cumulative tokens and USD
     plots.compare_runs({"no permission": a, "may give up": b})
@@ -33,9 +33,12 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
+from ..i18n import _
+from ..level import Level
+from ..outcome import Run, Turn
+from ..usage import DEFAULT_PRICE_MODEL, Price, cumulative_tokens, price, split_prompt
+from ..usage import cumulative_cost as cumulative_usd
 from . import describe, look
-from .i18n import _
-from .level import Level
 from .look import (
     CACHED_COLOUR,
     COMPLETION_COLOUR,
@@ -48,9 +51,6 @@ from .look import (
     TOKENS_COLOUR,
     USD_COLOUR,
 )
-from .outcome import Run, Turn
-from .usage import DEFAULT_PRICE_MODEL, Price, cumulative_tokens, price, split_prompt
-from .usage import cumulative_cost as cumulative_usd
 
 __all__ = [
     "BUILDERS",

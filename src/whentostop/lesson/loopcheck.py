@@ -16,12 +16,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._text import excerpt
+from .._text import excerpt
+from ..i18n import N_, _, ngettext
+from ..level import load_level
+from ..tools import Tool
+from . import prompt
 from .castle import Post, http_post
-from .i18n import N_, _, ngettext
-from .lesson import prompt
-from .level import load_level
-from .tools import Tool
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -282,7 +282,7 @@ def socket_url() -> Iterator[tuple[str | None, str]]:
     """(the base URL of the mock served on a real loopback socket, "") for the block, or
     (None, why there is none): JupyterLite's browser kernel has no sockets and no threads."""
     try:
-        from .mock.endpoint import MockServer
+        from ..mock.endpoint import MockServer
 
         server = MockServer()
     except (OSError, RuntimeError, ImportError) as exc:
@@ -302,8 +302,8 @@ def socket_url() -> Iterator[tuple[str | None, str]]:
 
 def post_to_mock(persona: str) -> Post:
     """A post to a mock persona through the in-process transport, whatever the environment says."""
-    from .mock.endpoint import mock_transport
-    from .models import MOCK_BASE_URL
+    from ..mock.endpoint import mock_transport
+    from ..models import MOCK_BASE_URL
 
     return http_post(MOCK_BASE_URL, persona, transport=mock_transport())
 

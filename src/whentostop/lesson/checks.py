@@ -1,6 +1,6 @@
 """Exercise checkers for the notebooks, in the style of Kaggle's learntools.
 
-    from whentostop.checks import ____, exercises, predictions, quiz
+    from whentostop.lesson.checks import ____, exercises, predictions, quiz
     q1, q2, q3 = exercises("1-1")
     run_a = ____            # the learner replaces the blank with an answer
     q1.check(run_a)         # "Not attempted yet", a helpful "Not yet", or "Correct"
@@ -25,19 +25,18 @@ from functools import cache
 from types import CodeType
 from typing import Any, Literal
 
-from . import loopcheck
+from ..client import OpenAIChat
+from ..errors import NoAnswer
+from ..i18n import N_, _, language, ngettext
+from ..level import CASTLE, Level, load_level
+from ..loop import run_agent
+from ..mock.intent import WHY, Intent, read_intent
+from ..models import mock
+from ..outcome import EXIT_NAMES, Run, Stop
+from ..usage import cumulative_tokens
+from . import give_up, loopcheck, prompt
 from .castle import empty_castle, exit_by_last_message
-from .client import OpenAIChat
-from .errors import NoAnswer
-from .i18n import N_, _, language, ngettext
-from .lesson import give_up, prompt
-from .level import CASTLE, Level, load_level
-from .loop import run_agent
-from .mock.intent import WHY, Intent, read_intent
-from .models import mock
-from .outcome import EXIT_NAMES, Run, Stop
 from .questions import BANK
-from .usage import cumulative_tokens
 
 TOKEN_CAP = 5_000
 """Exercise 1-1.c: the most the Loopboros may spend on level 1-1 before the clock stops it."""
@@ -209,7 +208,7 @@ class Question:
     var: str
     """The name the notebook gives it: p1, p2, ... or c1 ... c5."""
     text: Any
-    """Its words (`whentostop.questions.Text`): msgids, shown translated."""
+    """Its words (`whentostop.lesson.questions.Text`): msgids, shown translated."""
 
     @property
     def tag(self) -> str:
@@ -430,7 +429,7 @@ def _searched_elsewhere(run: Run, level: str) -> bool:
 
 def _persona_of(run: Run) -> str | None:
     """The mock persona that played the run, or None for a real model."""
-    from .models import is_persona
+    from ..models import is_persona
 
     return run.model.partition(":")[0] if is_persona(run.model) else None
 

@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import httpx
 
+from ..i18n import _
+from ..usage import DEFAULT_PRICE_MODEL, price
 from .castle import Where, on_the_mock
-from .i18n import _
-from .usage import DEFAULT_PRICE_MODEL, price
 
 TIMES = (10, 100)
 """How many times the measured turns the bill projects."""

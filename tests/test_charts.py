@@ -6,8 +6,8 @@ import re
 import xml.etree.ElementTree as ET
 
 from whentostop import connect, load_level, run_agent
-from whentostop.livecharts import cost_svg, map_svg
 from whentostop.usage import DEFAULT_PRICE_MODEL, cumulative_cost, split_prompt
+from whentostop.views.charts import cost_svg, map_svg
 
 NS = {"svg": "http://www.w3.org/2000/svg"}
 
