@@ -636,3 +636,22 @@ def test_serve_takes_a_burst_of_a_class_worth_of_connections(tmp_path):
             for sock in socks:
                 sock.close()
     assert answers == [b"HTTP/1.1 200 OK\r\n"] * 100
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "<img src=x onerror=alert(1)>",
+        "[click](javascript:alert(1))",
+        "**bold** and _it_ and `code`",
+        "cost $0.01 to $0.20",
+        "a | b | c",
+        "&lt;script&gt;",
+    ],
+)
+def test_markdown_text_leaves_no_markup_for_a_renderer_to_act_on(text: str) -> None:
+    from whentostop._text import markdown_text
+
+    shown = markdown_text(text)
+    assert "<" not in shown and ">" not in shown
+    assert not re.search(r"(?<!\\)[`*_\[\]|$]", shown.replace("&amp;", "").replace("&lt;", ""))
