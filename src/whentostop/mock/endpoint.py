@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 
 from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
+from .protocol import breach
 
 MAX_REQUEST_BYTES = 4 * 1024 * 1024
 """The loopback server refuses bodies larger than this (HTTP 413)."""
@@ -60,6 +61,16 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     problem = _check(request)
     if problem:
         return _error(400, problem, "invalid_request")
+    broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
+    if broken:
+        return 400, {
+            "error": {
+                "message": broken.message,
+                "type": "invalid_request_error",
+                "param": broken.param,
+                "code": broken.code,
+            }
+        }
     try:
         persona_of(request["model"])
     except ValueError:
