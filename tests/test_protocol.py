@@ -121,3 +121,22 @@ def test_the_librarys_loop_keeps_every_rule_over_a_real_socket(persona, level, o
         model = connect(persona, base_url=server.base_url)
         run = run_agent(PROMPT, model=model, tools=load_level(level).tools(*names), **options)
     assert run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL, Stop.MAX_TURNS) and run.error is None
+
+
+def test_the_parallel_searcher_asks_for_two_searches_in_one_reply_and_the_loop_answers_both():
+    run = run_agent(
+        PROMPT, model=connect("parallel"), tools=load_level("1-2").tools("search_blocks")
+    )
+    first = run.turns[0]
+    assert [c.name for c in first.tool_calls] == ["search_blocks", "search_blocks"]
+    assert len({c.id for c in first.tool_calls}) == 2 and all(c.ok for c in first.tool_calls)
+    assert run.stop == Stop.END_TURN and "block 7" in run.answer
+
+
+def test_the_parallel_searcher_gives_up_only_with_permission_like_the_searcher():
+    from conftest import MAY_GIVE_UP
+
+    level = load_level("1-1")
+    allowed = run_agent(PROMPT, model=connect("parallel"), tools=level.tools(), system=MAY_GIVE_UP)
+    stubborn = run_agent(PROMPT, model=connect("parallel"), tools=level.tools())
+    assert allowed.stop == Stop.END_TURN and stubborn.stop == Stop.MAX_TURNS

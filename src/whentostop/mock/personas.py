@@ -8,6 +8,8 @@ same way every time, what a model would do next. None of them ever opens a level
     loopboros  the same, but never admits defeat: another search, another spelling, until the clock
     sloppy     a searcher whose first mark_star input fails validation; fixes it after the error
     slow       a searcher that takes `slow:SECONDS` (default 2 s) per reply
+    parallel   a searcher that asks for two searches in one reply (parallel tool calls), as
+               real models do: a loop must answer every call of a reply
 
 What the system prompt and the task say about giving up is read by `intent.read_intent`, a small
 reader of intent by rules (English and Brazilian Portuguese). Every persona answers in the
@@ -30,7 +32,7 @@ from ..i18n import N_, translator
 from ..outcome import message_text
 from .intent import Intent, read_intent
 
-PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
+PERSONAS = ("searcher", "loopboros", "sloppy", "slow", "parallel")
 DEFAULT_SLOW_S = 2.0
 MAX_SLOW_S = 600.0
 """The longest a `slow:SECONDS` reply may take (ten minutes: a lesson can show a reply that takes
@@ -200,6 +202,8 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
     if allowed and after is not None and view.attempts >= max(after, 1):
         return _say(_give_up(view))
     todo = [a for a in view.areas if a.lower() not in view.searched]
+    if todo and persona == "parallel" and len(todo) > 1:
+        return _calls(view, todo[:2], view.say(SEARCH_NOTE, area=view.listed(todo[:2])))
     if todo:
         area = todo[0]
         return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
@@ -262,6 +266,22 @@ def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, A
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(args)},
             }
+        ],
+    }
+
+
+def _calls(view: View, areas: list[str], note: str) -> dict[str, Any]:
+    """One reply asking for a search of each area at once (parallel tool calls)."""
+    return {
+        "role": "assistant",
+        "content": note,
+        "tool_calls": [
+            {
+                "id": f"call_{view.turn}_{i}_search_blocks",
+                "type": "function",
+                "function": {"name": "search_blocks", "arguments": json.dumps({"area": area})},
+            }
+            for i, area in enumerate(areas, 1)
         ],
     }
 
