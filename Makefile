@@ -137,9 +137,10 @@ nbstripout: $(VENV)/.test-installed
 	git config diff.ipynb.textconv '$(NBSTRIPOUT) -t'
 
 # ruff (lint, the rules and why are in pyproject.toml; and the format) and mypy (strict on the
-# loop's core)
+# loop's core); the exercises' solutions (data/lesson/solutions) are linted and type-checked, not
+# formatted: they are the notebook cells as the learner sees them
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests bench tools lite noxfile.py
+	$(BIN)/ruff check src tests bench tools lite noxfile.py data/lesson/solutions
 	$(BIN)/ruff format --check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
 

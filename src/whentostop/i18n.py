@@ -109,6 +109,10 @@ class Text(str):
         text.lang = lang
         return text
 
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]
+        """What copy and pickle need: a run that holds translated words can be copied."""
+        return str(self), self.lang
+
     def format(self, /, *args: object, **kwargs: object) -> str:
         if self.lang in DECIMAL_COMMA:
             return _Numbers().vformat(self, args, kwargs)

@@ -70,6 +70,7 @@ def run_agent(
     )
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
     run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget)
+    run.tools = tuple(by_name)
     deadline = None if deadline_s is None else run.started + deadline_s
     schemas = [t.schema for t in by_name.values()]
 

@@ -183,6 +183,8 @@ class Run:
     stop_on: tuple[str, ...] = ()
     deadline_s: float | None = None
     elapsed_s: float = 0.0
+    tools: tuple[str, ...] = ()
+    """The names of the tools the run offered the model."""
     wrap_up_turn: Turn | None = None
     """The opt-in wrap-up request (`on_max_turns="wrap_up"`): a best effort, never `answer`."""
     error: str | None = None
