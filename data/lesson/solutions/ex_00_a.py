@@ -5,6 +5,5 @@ from whentostop import connect, load_level, run_agent
 from whentostop.lesson import PROMPT
 
 # --- the answer cell ---
-first_run = run_agent(
-    PROMPT, model=connect("searcher"), tools=load_level("1-2").tools("search_blocks")
-)
+first_run = run_agent(PROMPT, model=connect("searcher"),
+                      tools=load_level("1-2").tools("search_blocks"))

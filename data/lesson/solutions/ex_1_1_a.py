@@ -5,4 +5,5 @@ from whentostop import connect, load_level, run_agent
 from whentostop.lesson import PROMPT
 
 # --- the answer cell ---
-run_a = run_agent(PROMPT, model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=3)
+run_a = run_agent(PROMPT, model=connect("loopboros"),
+                  tools=load_level("1-1").tools(), max_turns=3)

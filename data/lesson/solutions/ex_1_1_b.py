@@ -3,7 +3,6 @@ it are the notebook's context, so that ruff and mypy check the solution like any
 
 from whentostop import NoAnswer
 
-
 # --- the answer cell ---
 def answer_or_none(run):
     try:

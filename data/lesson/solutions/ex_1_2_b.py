@@ -6,7 +6,6 @@ from whentostop import NoAnswer
 # --- the answer cell ---
 import re
 
-
 def star_block(run):
     try:
         text = run.answer

@@ -5,6 +5,5 @@ from whentostop import connect, load_level, run_agent
 from whentostop.lesson import PROMPT
 
 # --- the answer cell ---
-run_a = run_agent(
-    PROMPT, model=connect("searcher"), tools=load_level("1-3").tools(), stop_on=["mark_star"]
-)
+run_a = run_agent(PROMPT, model=connect("searcher"),
+                  tools=load_level("1-3").tools(), stop_on=["mark_star"])

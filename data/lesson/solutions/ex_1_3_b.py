@@ -3,12 +3,7 @@ it are the notebook's context, so that ruff and mypy check the solution like any
 
 from whentostop import Stop
 
-
 # --- the answer cell ---
 def exit_of(run):
-    return {
-        Stop.END_TURN: "the flag",
-        Stop.TERMINAL_TOOL: "the warp pipe",
-        Stop.MAX_TURNS: "the clock",
-        Stop.DEADLINE: "the deadline",
-    }[run.stop]
+    return {Stop.END_TURN: "the flag", Stop.TERMINAL_TOOL: "the warp pipe",
+            Stop.MAX_TURNS: "the clock", Stop.DEADLINE: "the deadline"}[run.stop]

@@ -7,5 +7,6 @@ from whentostop.lesson import PROMPT
 # --- the answer cell ---
 level = load_level("1-3")
 flag = run_agent(PROMPT, model=connect("searcher"), tools=level.tools("search_blocks"))
-pipe = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(), stop_on=["mark_star"])
+pipe = run_agent(PROMPT, model=connect("searcher"), tools=level.tools(),
+                 stop_on=["mark_star"])
 turns_saved = len(flag.turns) - len(pipe.turns)

@@ -25,11 +25,11 @@ def my_loop(post, prompt, tools, max_turns=10, stop_on=()):
     messages = [{"role": "user", "content": prompt}]
     for turn in range(max_turns):
         message = ask(post, messages, tools)
-        if not message.get("tool_calls"):  # exit: the flag
+        if not message.get("tool_calls"):             # exit: the flag
             return Outcome("end_turn", message["content"], messages)
         for call in message["tool_calls"]:
-            ok, data, output = run_call(call, tools)  # never raises
+            ok, data, output = run_call(call, tools)     # never raises
             messages.append({"role": "tool", "tool_call_id": call["id"], "content": output})
-            if ok and call["function"]["name"] in stop_on:  # exit: the warp pipe
+            if ok and call["function"]["name"] in stop_on:   # exit: the warp pipe
                 return Outcome("terminal_tool", data, messages)
-    return Outcome("max_turns", None, messages)  # exit: the clock
+    return Outcome("max_turns", None, messages)      # exit: the clock

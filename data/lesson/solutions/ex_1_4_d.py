@@ -5,10 +5,5 @@ from whentostop import connect, load_level, run_agent
 from whentostop.lesson import PROMPT
 
 # --- the answer cell ---
-lying_run = run_agent(
-    PROMPT,
-    model=connect("sloppy"),
-    tools=load_level("1-3").tools(),
-    stop_on=["mark_star"],
-    max_turns=5,
-)
+lying_run = run_agent(PROMPT, model=connect("sloppy"),
+                      tools=load_level("1-3").tools(), stop_on=["mark_star"], max_turns=5)

@@ -212,6 +212,11 @@ def msgids() -> Iterator[tuple[str, str]]:
                 yield where, text
             for case in exercise.cases:
                 yield where, case.title
+                if "failure" in case.data:
+                    yield where, case.data["failure"]
+            for key in ("correct", "escaped"):
+                if key in exercise.settings:
+                    yield where, exercise.settings[key]
             for text, *_ in code_words(exercise.solution):
                 yield f"data/lesson/solutions/{exercise.solution_file}", text
 

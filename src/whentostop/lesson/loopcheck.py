@@ -114,6 +114,9 @@ class Recorder:
     first_reply: tuple[dict[str, Any], ...] = ()
     requests: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)
+    """The messages of the last request, as they were sent."""
+    live: list[dict[str, Any]] = field(default_factory=list)
+    """The loop's own list of messages, as it goes on (what it added since, too)."""
     reply: dict[str, Any] | None = None
     broke: tuple[int, Breach] | None = None
     """(request number, the rule) of the first request a real endpoint would refuse."""
@@ -143,7 +146,7 @@ class Recorder:
                 and not _carries(messages, self.messages, self.reply)
             ):
                 self.forgot = self.requests
-            self.messages = list(messages)
+            self.messages, self.live = list(messages), messages
         if self.first_reply and self.requests == 1:
             scripted = _reply_calling(self.first_reply)
             self.reply = scripted["choices"][0]["message"]
@@ -236,7 +239,7 @@ def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Pl
     played.stopped, played.sent = recorder.stopped, recorder.messages
     messages = played.outcome[2] if played.outcome else None
     whole = _whole_conversation(messages, recorder.messages)
-    played.messages = list(messages) if whole and isinstance(messages, list) else recorder.messages
+    played.messages = list(messages) if whole and isinstance(messages, list) else recorder.live
     return played
 
 
