@@ -20,7 +20,7 @@ from whentostop.lesson import limits
 CLOCKS = ["alarm", "poll"]
 LIMIT = 0.5
 
-LEARNER = '''
+LEARNER = """
 import sys, time
 
 def forever():
@@ -98,7 +98,7 @@ def prints_forever():
 
 def returns_a_huge_list():
     return list(range(3_000_000))
-'''
+"""
 
 
 def learner(name: str) -> Any:

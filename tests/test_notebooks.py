@@ -177,7 +177,9 @@ def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
     cells = tagged(read(name))
     assert [tag for _, tag in cells] == [ex.tag for ex in exercises(level)]
     for cell, tag in cells:
-        assert cell.source == by_tag(tag).cell(), f"{tag}: the cell differs from its data file's blank"
+        assert cell.source == by_tag(tag).cell(), (
+            f"{tag}: the cell differs from its data file's blank"
+        )
 
 
 @pytest.mark.parametrize("name", LESSONS)
