@@ -304,7 +304,7 @@ class _Tracer(_Watch):
     def expire(self, frame: FrameType | None) -> None:
         self.state.expired = True
         sys.settrace(self._global)
-        here = frame or sys._getframe(1)
+        here: FrameType | None = frame or sys._getframe(1)
         while here is not None and here.f_code is not self.state.harness:
             if _is_learners(self.state, here.f_code, here.f_globals):
                 if here.f_trace is self._local:
