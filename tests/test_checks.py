@@ -347,7 +347,7 @@ def test_give_up_prompt_in_other_words_is_accepted_and_the_loopboros_still_hits_
 def test_a_prompt_that_gives_up_before_the_star_is_found_is_told_so():
     verdict = by_tag("exercise-1-2-a").result("Give up after one empty search and say so.")
     assert verdict.status == "incorrect"
-    assert "level 1-2" in verdict.message and "did not find the star" in verdict.message
+    assert "level 1-2" in verdict.message and "without finding the star" in verdict.message
 
 
 def test_a_prompt_the_mock_understands_is_quoted_in_the_verdict():

@@ -108,7 +108,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         if isinstance(exc, Runaway):
             raise Incorrect(
                 _(
-                    "on {case}, castle_caller started a third run: retry once with a clearer task, "
+                    "with {case}, castle_caller started a third run: retry once with a clearer task, "
                     "then report the failure."
                 ),
                 case=where,
@@ -116,13 +116,13 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         if isinstance(exc, SystemExit):
             raise Incorrect(
                 _(
-                    "on {case}, castle_caller called sys.exit() (SystemExit): return (what "
+                    "with {case}, castle_caller called sys.exit() (SystemExit): return (what "
                     "happened, what to show, the runs) instead; the user's program goes on."
                 ),
                 case=where,
             )
         raise Incorrect(
-            _("on {case}, castle_caller raised {kind}: {error}"),
+            _("with {case}, castle_caller raised {kind}: {error}"),
             case=where,
             kind=Said(type(exc).__name__, text=True),
             error=Said(exc, text=True),
@@ -134,7 +134,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         raise Incorrect(
             _(
                 "castle_caller should return (what happened, what to show, the runs it made); "
-                "on {case} it returned {got}."
+                "with {case} it returned {got}."
             ),
             case=where,
             got=Said(value),
@@ -211,7 +211,7 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
         if run.model and run.model != persona:
             raise Incorrect(
                 _(
-                    "on {case}, castle_caller ran {played} instead of the model it was given: use "
+                    "with {case}, castle_caller ran {played} instead of the model it was given: use "
                     "the `model` argument, so the caller works with any model."
                 ),
                 case=where,
@@ -220,7 +220,7 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
         if _elsewhere(run, level):
             raise Incorrect(
                 _(
-                    "on {case}, castle_caller searched another level than the one it was given: "
+                    "with {case}, castle_caller searched another level than the one it was given: "
                     "use the `level` argument (`level.tools()`), so the caller works on any level."
                 ),
                 case=where,
@@ -244,7 +244,7 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
     if want["status"] == "answer":
         if isinstance(shown, Run):
             raise Incorrect(
-                _("on {case}, castle_caller showed the Run itself: show its answer, run.answer."),
+                _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
                 case=where,
             )
         if want["answer"] == "the star":
@@ -253,7 +253,7 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
             if last.stop == Stop.END_TURN and not last.stop_on:
                 raise Incorrect(
                     _(
-                        "on {case}, the model answered in text ({answer}). Choose the terminal "
+                        "with {case}, the model answered in text ({answer}). Choose the terminal "
                         'tool: stop_on=["mark_star"], and the answer is data.'
                     ),
                     case=where,
@@ -262,7 +262,7 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
             if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
                 raise Incorrect(
                     _(
-                        "on {case}, the pipe opened with {answer}, which is not the star: "
+                        "with {case}, the pipe opened with {answer}, which is not the star: "
                         "stop_on={stop_on} opens it on that call. The terminal tool is mark_star."
                     ),
                     case=where,
@@ -272,7 +272,7 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
             if any(r.has_answer for r in runs) and status != "answer":
                 raise Incorrect(
                     _(
-                        "on {case}, a run {ended} with the answer {answer}, and castle_caller "
+                        "with {case}, a run {ended} with the answer {answer}, and castle_caller "
                         "reported {status}: a run has an answer on the flag and through the "
                         "warp pipe (run.has_answer); report it."
                     ),
@@ -285,7 +285,7 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
                 )
             raise Incorrect(
                 _(
-                    'on {case}, castle_caller should return ("answer", {star}, [its one run]); it '
+                    'with {case}, castle_caller should return ("answer", {star}, [its one run]); it '
                     "returned ({status}, {shown}, {n})."
                 ),
                 case=where,
@@ -306,23 +306,30 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
         system = next(
             (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
         )
-        why = (
-            _("you gave it no system prompt")
-            if not system
-            else _("your system prompt does not let it give up ({system})").format(
-                system=Said(system, text=True).plain()
-            )
+        ended = (
+            _("went on until the clock")
+            if last.stop == Stop.MAX_TURNS
+            else _("did not give up in words on its first run")
         )
+        if not system:
+            raise Incorrect(
+                _(
+                    "with {case}, the searcher searched every room and {ended}: you gave it no "
+                    "system prompt. Tell it what to do when the searches come back empty (level "
+                    "1-2)."
+                ),
+                case=where,
+                ended=ended,
+            )
         raise Incorrect(
             _(
-                "on {case}, the searcher searched every room and {ended}: {why}. Tell it what to "
-                "do when the searches come back empty (level 1-2)."
+                "with {case}, the searcher searched every room and {ended}: your system prompt "
+                "({system}) does not let it give up. Tell it what to do when the searches come "
+                "back empty (level 1-2)."
             ),
             case=where,
-            ended=_("went on until the clock")
-            if last.stop == Stop.MAX_TURNS
-            else _("did not give up in words on its first run"),
-            why=why,
+            ended=ended,
+            system=Said(system, text=True),
         )
     if want["status"] == "clock":
         _clock(where, status, shown, runs)
@@ -334,7 +341,7 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if status == "answer":
         raise Incorrect(
             _(
-                "on {case}, the Loopboros ran into the clock, and castle_caller reported an answer "
+                "with {case}, the Loopboros ran into the clock, and castle_caller reported an answer "
                 '({shown}). The clock is a failure: report it as "clock".'
             ),
             case=where,
@@ -345,16 +352,16 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
         if made == 2 and len(runs) == 1:
             raise Incorrect(
                 _(
-                    "on {case}, castle_caller made 2 runs but returned 1: keep every run in "
+                    "with {case}, castle_caller made 2 runs but returned 1: keep every run in "
                     "`runs`, the first one too."
                 ),
                 case=where,
             )
         raise Incorrect(
             ngettext(
-                "on {case}, castle_caller should retry once with a clearer task, then report the "
+                "with {case}, castle_caller should retry once with a clearer task, then report the "
                 'failure ("clock"): two runs on the clock. It made {n} run and reported {status}.',
-                "on {case}, castle_caller should retry once with a clearer task, then report the "
+                "with {case}, castle_caller should retry once with a clearer task, then report the "
                 'failure ("clock"): two runs on the clock. It made {n} runs and reported {status}.',
                 len(runs),
             ),
@@ -366,7 +373,7 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if first == second:
         raise Incorrect(
             _(
-                "on {case}, the retry sent the same task again ({task}): make the second one "
+                "with {case}, the retry sent the same task again ({task}): make the second one "
                 "clearer (say what to do, and how to end)."
             ),
             case=where,
@@ -386,7 +393,7 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
         )
         raise Incorrect(
             _(
-                'on {case}, after two runs on the clock castle_caller should return ("clock", a '
+                'with {case}, after two runs on the clock castle_caller should return ("clock", a '
                 "sentence saying why there is no answer, the runs); it returned ({status}, "
                 "{shown}, ...){what}."
             ),
@@ -400,7 +407,7 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
 def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if runs[0].stop != Stop.DEADLINE:
         raise Incorrect(
-            _("on {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
+            _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
             case=where,
             deadline=runs[0].deadline_s or 0,
             ended=_ended(runs[0]),
@@ -408,7 +415,7 @@ def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if len(runs) != 1:
         raise Incorrect(
             _(
-                "on {case}, castle_caller retried after the deadline: the user has already "
+                "with {case}, castle_caller retried after the deadline: the user has already "
                 "waited deadline_s. Report the deadline, and do not retry."
             ),
             case=where,
@@ -416,7 +423,7 @@ def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
         raise Incorrect(
             _(
-                'on {case}, castle_caller should return ("deadline", a sentence saying why there '
+                'with {case}, castle_caller should return ("deadline", a sentence saying why there '
                 "is no answer, the runs); it returned ({status}, {shown}, ...)."
             ),
             case=where,
@@ -445,7 +452,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     if progress.stopped:
         return Incorrect(
             _(
-                "on {case}, castle_caller did not stop: it kept starting runs after the check "
+                "with {case}, castle_caller did not stop: it kept starting runs after the check "
                 "stopped the third one, {times} times. A bare `except:` keeps even that; retry "
                 "once, then report the failure."
             ),
@@ -454,7 +461,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
         )
     return Incorrect(
         _(
-            "on {case}, castle_caller did not return within {seconds:g} s ({n} runs started): "
+            "with {case}, castle_caller did not return within {seconds:g} s ({n} runs started): "
             "it must return after at most two runs."
         ),
         case=progress.case,

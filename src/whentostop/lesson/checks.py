@@ -201,7 +201,7 @@ class Exercise:
         if PROGRESS.case:
             return Incorrect(
                 _(
-                    "on {case}, your code did not return within {seconds:g} s: a loop with no way "
+                    "with {case}, your code did not return within {seconds:g} s: a loop with no way "
                     "out?"
                 ),
                 case=PROGRESS.case,
@@ -236,7 +236,7 @@ def _raised_elsewhere(exc: BaseException) -> Incorrect:
     where = PROGRESS.case
     if where:
         return Incorrect(
-            _("on {case}, your answer raised {kind}: {error}"),
+            _("with {case}, your answer raised {kind}: {error}"),
             case=where,
             kind=Said(type(exc).__name__, text=True),
             error=Said(exc, text=True),

@@ -25,7 +25,7 @@ from ..models import is_persona
 from ..outcome import EXIT_NAMES, Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
-from . import give_up, limits, loopcheck, prompt
+from . import give_up, loopcheck, prompt
 from .cases import (
     PROGRESS,
     Called,
@@ -151,11 +151,11 @@ def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
     exc = called.raised
     assert exc is not None
     if isinstance(exc, NoAnswer) and escaped:
-        return Incorrect(_("on {case}, {escaped}"), case=where, escaped=_(escaped))
+        return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
     if isinstance(exc, SystemExit):
         return Incorrect(
             _(
-                "on {case}, your code called sys.exit() (SystemExit): a function the check calls "
+                "with {case}, your code called sys.exit() (SystemExit): a function the check calls "
                 "must return its answer, not end the program."
             ),
             case=where,
@@ -163,7 +163,7 @@ def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
     if not isinstance(exc, Exception):
         return Incorrect(
             _(
-                "on {case}, your code raised {kind}, a BaseException that is not an Exception: "
+                "with {case}, your code raised {kind}, a BaseException that is not an Exception: "
                 "such exceptions are for stopping a program (Ctrl-C, sys.exit). Return the answer "
                 "instead."
             ),
@@ -171,7 +171,7 @@ def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
             kind=Said(type(exc).__name__, text=True),
         )
     return Incorrect(
-        _("on {case}, your code raised {kind}: {error}"),
+        _("with {case}, your code raised {kind}: {error}"),
         case=where,
         kind=Said(type(exc).__name__, text=True),
         error=Said(exc, text=True),
@@ -251,7 +251,7 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
         if got and (got == last or got == run.wrap_up):
             return Incorrect(
                 _(
-                    "on {case}, your function returned {got}: that is the run's last message (a "
+                    "with {case}, your function returned {got}: that is the run's last message (a "
                     "request for another search, or a wrap-up), not an answer. A run that {ended} "
                     "has none: return None."
                 ),
@@ -262,7 +262,7 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
         if got == run.no_answer_reason:
             return Incorrect(
                 _(
-                    "on {case}, your function returned the reason there is no answer ({got}): "
+                    "with {case}, your function returned the reason there is no answer ({got}): "
                     "return None when there is no answer."
                 ),
                 case=where,
@@ -271,20 +271,22 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
     if isinstance(want, int) and not isinstance(want, bool):
         if isinstance(got, str) and got.strip().isdigit():
             return Incorrect(
-                _("on {case}, you returned the text {got}: return the block as a number, an int."),
+                _(
+                    "with {case}, you returned the text {got}: return the block as a number, an int."
+                ),
                 case=where,
                 got=Said(got),
             )
         if isinstance(got, float) and got == want:
             return Incorrect(
-                _("on {case}, you returned {got}, a float: return the block as an int."),
+                _("with {case}, you returned {got}, a float: return the block as an int."),
                 case=where,
                 got=Said(got),
             )
         if isinstance(got, re.Match):
             return Incorrect(
                 _(
-                    "on {case}, you returned the match object itself: return the number it "
+                    "with {case}, you returned the match object itself: return the number it "
                     "found, as an int."
                 ),
                 case=where,
@@ -292,7 +294,7 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return Incorrect(
             _(
-                "on {case}, your function returned {got}, the Stop value itself: return the "
+                "with {case}, your function returned {got}, the Stop value itself: return the "
                 "exit's name, {want}."
             ),
             case=where,
@@ -302,14 +304,14 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
     if isinstance(want, dict) and isinstance(got, str):
         return Incorrect(
             _(
-                "on {case}, your function returned the text {got}: the warp pipe's answer is "
+                "with {case}, your function returned the text {got}: the warp pipe's answer is "
                 "data, a dict; return it as it is."
             ),
             case=where,
             got=Said(got),
         )
     return Incorrect(
-        _("on {case}, your function returned {got}; expected {want}."),
+        _("with {case}, your function returned {got}; expected {want}."),
         case=where,
         got=Said(got),
         want=Said(want),
@@ -330,7 +332,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
             if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
                 raise Incorrect(
                     _(
-                        "on {case}, your recipe raised NameError ({error}): the arguments are "
+                        "with {case}, your recipe raised NameError ({error}): the arguments are "
                         "JSON, not Python. Parse them with json.loads."
                     ),
                     case=where,
@@ -343,7 +345,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
         if not isinstance(value, (tuple, list)) or len(value) != 2:
             raise Incorrect(
                 _(
-                    "on {case}, the recipe should return two things, (stop, answer); it "
+                    "with {case}, the recipe should return two things, (stop, answer); it "
                     "returned {got}."
                 ),
                 case=where,
@@ -355,7 +357,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
             if stop not in ("end_turn", "terminal_tool", "max_turns"):
                 raise Incorrect(
                     _(
-                        'on {case}, the stop is {got}: say it with the Outcome\'s values, "end_turn", '
+                        'with {case}, the stop is {got}: say it with the Outcome\'s values, "end_turn", '
                         '"terminal_tool" or "max_turns" (here {want}).'
                     ),
                     case=where,
@@ -363,7 +365,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
                     want=Said(want_stop),
                 )
             raise Incorrect(
-                _("on {case}, the recipe should say {want}; yours said {got}."),
+                _("with {case}, the recipe should say {want}; yours said {got}."),
                 case=where,
                 want=Said((want_stop, want_answer)),
                 got=Said((stop, answer)),
@@ -372,14 +374,14 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
             if isinstance(answer, str) and isinstance(want_answer, dict):
                 raise Incorrect(
                     _(
-                        "on {case}, the answer is the call's arguments as JSON text ({got}): "
+                        "with {case}, the answer is the call's arguments as JSON text ({got}): "
                         "parse them into a dict with json.loads."
                     ),
                     case=where,
                     got=Said(answer),
                 )
             raise Incorrect(
-                _("on {case}, the recipe should say {want}; yours said {got}."),
+                _("with {case}, the recipe should say {want}; yours said {got}."),
                 case=where,
                 want=Said((want_stop, want_answer)),
                 got=Said((stop, answer)),
@@ -419,7 +421,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
             if got.ok:
                 raise Incorrect(
                     _(
-                        "on {case}, run_call caught {kind} and turned it into a result: catch "
+                        "with {case}, run_call caught {kind} and turned it into a result: catch "
                         "Exception, not BaseException, so that Ctrl-C and sys.exit() still stop "
                         "the program."
                     ),
@@ -430,7 +432,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
         if not got.ok:
             raise Incorrect(
                 _(
-                    "on {case}, run_call raised {kind}: {error}. Catch it, and return (False, "
+                    "with {case}, run_call raised {kind}: {error}. Catch it, and return (False, "
                     "None, an error line): the error goes back to the model as the call's result."
                 ),
                 case=where,
@@ -460,7 +462,7 @@ def _one_result(
     if not isinstance(got, tuple) or len(got) != 3:
         raise Incorrect(
             _(
-                "run_call should return three things, (ok, data, output); on {case} it returned {got}."
+                "run_call should return three things, (ok, data, output); with {case} it returned {got}."
             ),
             case=where,
             got=Said(got),
@@ -471,7 +473,7 @@ def _one_result(
         if want_ok:
             raise Incorrect(
                 _(
-                    "on {case}, the call validated and ran, but run_call said it failed (ok="
+                    "with {case}, the call validated and ran, but run_call said it failed (ok="
                     "{ok}), with {output}."
                 ),
                 case=where,
@@ -479,7 +481,7 @@ def _one_result(
                 output=Said(output),
             )
         raise Incorrect(
-            _("on {case}, ok should be False: {failure}. Yours said ok={ok}."),
+            _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
             case=where,
             failure=_(case.get("failure", "the call failed")),
             ok=Said(ok),
@@ -488,7 +490,7 @@ def _one_result(
         if not isinstance(output, str):
             raise Incorrect(
                 _(
-                    "on {case}, the output should be text for the model (str(output)), not {kind} "
+                    "with {case}, the output should be text for the model (str(output)), not {kind} "
                     "({got})."
                 ),
                 case=where,
@@ -504,7 +506,7 @@ def _one_result(
             )
             raise Incorrect(
                 _(
-                    "on {case}, data should be the validated input, a dict ({want}); yours is "
+                    "with {case}, data should be the validated input, a dict ({want}); yours is "
                     "{cause}: {got}."
                 ),
                 case=where,
@@ -514,7 +516,7 @@ def _one_result(
             )
         if output != want_output:
             raise Incorrect(
-                _("on {case}, the output should be the tool's output, {want}; yours is {got}."),
+                _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
                 case=where,
                 want=Said(want_output),
                 got=Said(output),
@@ -523,7 +525,7 @@ def _one_result(
     if data is not None:
         raise Incorrect(
             _(
-                "on {case}, the call failed: data should be None (there is no validated input), not {got}."
+                "with {case}, the call failed: data should be None (there is no validated input), not {got}."
             ),
             case=where,
             got=Said(data),
@@ -531,7 +533,7 @@ def _one_result(
     if not isinstance(output, str) or not output.strip():
         raise Incorrect(
             _(
-                "on {case}, the output should be an error line for the model (a str), not "
+                "with {case}, the output should be an error line for the model (a str), not "
                 "{got}: the model can only fix what it is told."
             ),
             case=where,
@@ -540,7 +542,7 @@ def _one_result(
     if not reads_as_failure(output):
         raise Incorrect(
             _(
-                "on {case}, the output {got} does not say that the call failed: a model reading "
+                "with {case}, the output {got} does not say that the call failed: a model reading "
                 'it takes it for a result. Say it is an error (for example "Error: ...").'
             ),
             case=where,
@@ -550,7 +552,7 @@ def _one_result(
     if message and message[:40] not in output:
         raise Incorrect(
             _(
-                "on {case}, the output {got} does not say what went wrong. The model can only "
+                "with {case}, the output {got} does not say what went wrong. The model can only "
                 "fix what it is told: put the exception's message in it (for example "
                 'f"Error: {{exc}}").'
             ),
@@ -688,7 +690,7 @@ def persona(exercise: ExerciseText, got: Run, want: Run) -> None:
     if played is None or wanted is None or played == wanted:
         return
     raise Incorrect(
-        _('this run was played by {played}; the task asks for {wanted}: `connect("{persona}")`.'),
+        _('this run\'s model is {played}; the task asks for {wanted}: `connect("{persona}")`.'),
         played=_persona_name(played),
         wanted=_persona_name(wanted),
         persona=wanted,
@@ -735,20 +737,25 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
             _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
             tool=wanted,
         )
+    if got.stop == Stop.TERMINAL_TOOL:
+        raise Incorrect(
+            _(
+                "stop_on={got}: the pipe opens on a call to {names}, and the run ended with "
+                "{answer} as its answer. The terminal tool here is {tool}, the one whose input is "
+                "the answer."
+            ),
+            got=Said(list(got.stop_on)),
+            names=", ".join(got.stop_on),
+            answer=Said(got._answer),
+            tool=wanted,
+        )
     raise Incorrect(
         _(
-            "stop_on={got}: the pipe opens on a call to {names}{answer}. The terminal tool here is "
-            "{tool}, the one whose input is the answer."
+            "stop_on={got}: the pipe opens on a call to {names}. The terminal tool here is {tool}, "
+            "the one whose input is the answer."
         ),
         got=Said(list(got.stop_on)),
         names=", ".join(got.stop_on),
-        answer=(
-            _(", and the run ended with {answer} as its answer").format(
-                answer=limits.shown(got._answer)
-            )
-            if got.stop == Stop.TERMINAL_TOOL
-            else ""
-        ),
         tool=wanted,
     )
 
@@ -1102,12 +1109,12 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
             intent = read_intent(answer, prompt())
-            if run.stop != Stop.END_TURN:
-                raise Incorrect(_not_understood(run, intent))
+            if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
+                raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
                 raise Incorrect(
                     _(
-                        "with your prompt the searcher gave up on {case} without a single "
+                        "with {case} and your prompt, the searcher gave up without a single "
                         "search: permission to give up is for when the searches come back empty, "
                         "not instead of searching."
                     ),
@@ -1117,9 +1124,9 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
             raise Incorrect(
                 _(
-                    "with your prompt {case} {ended} after {searched} and did not find the star: "
-                    "{answer}. Let it give up only after the searches come back empty, not before "
-                    "it has looked everywhere."
+                    "with {case} and your prompt, the run {ended} after {searched} without "
+                    "finding the star: {answer}. Let it give up only after the searches come back "
+                    "empty, not before it has looked everywhere."
                 ),
                 case=where,
                 ended=_ended(run),

@@ -428,7 +428,7 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if isinstance(error, SystemExit):
         return Incorrect(
             _(
-                "on {case}, your loop called sys.exit() (SystemExit) after {n} requests: a loop "
+                "with {case}, your loop called sys.exit() (SystemExit) after {n} requests: a loop "
                 'returns its outcome (on the clock, Outcome("max_turns", None, messages)); it '
                 "never ends the program."
             ),
@@ -438,7 +438,7 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if not isinstance(error, Exception):
         return Incorrect(
             _(
-                "on {case}, your loop raised {kind}, a BaseException, after {n} requests: return "
+                "with {case}, your loop raised {kind}, a BaseException, after {n} requests: return "
                 'the outcome instead (on the clock, Outcome("max_turns", None, messages)).'
             ),
             case=where,
@@ -448,7 +448,7 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if _http_400(error):
         return Incorrect(
             _(
-                "on {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
+                "with {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
                 "be a conversation a real endpoint accepts."
             ),
             case=where,
@@ -456,7 +456,7 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
             said=Said(error, text=True),
         )
     return Incorrect(
-        _("on {case}, your loop raised {kind}: {said}"),
+        _("with {case}, your loop raised {kind}: {said}"),
         case=where,
         kind=Said(kind, text=True),
         said=Said(error, text=True),
@@ -835,7 +835,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     if progress.stopped:
         return Incorrect(
             _(
-                "on {case}, your loop did not stop: after {n} requests the check raised an "
+                "with {case}, your loop did not stop: after {n} requests the check raised an "
                 "exception to stop it, and your loop went on, {times} times. A bare `except:` (or "
                 "`except BaseException:`) keeps even that, and Ctrl-C; catch Exception, and count "
                 "the turns: for turn in range(max_turns)."
@@ -847,7 +847,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     if progress.requests == 0:
         return Incorrect(
             _(
-                "on {case}, your loop did not return within {seconds:g} s, and it never sent a "
+                "with {case}, your loop did not return within {seconds:g} s, and it never sent a "
                 "request: a loop that does nothing but loop never returns. Ask the model once per "
                 "turn, for turn in range(max_turns)."
             ),
@@ -856,7 +856,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
         )
     return Incorrect(
         _(
-            "on {case}, your loop did not return within {seconds:g} s ({n} requests): every "
+            "with {case}, your loop did not return within {seconds:g} s ({n} requests): every "
             "turn must end in an exit or the next request."
         ),
         case=progress.case,
