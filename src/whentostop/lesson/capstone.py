@@ -149,7 +149,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
     ):
         raise Incorrect(
             _(
-                "castle_caller should return the runs it made as a list of Runs ({made} here); on "
+                "castle_caller should return the runs it made as a list of Runs ({made} here); with "
                 "{case} it returned {got}."
             ),
             made=made,
