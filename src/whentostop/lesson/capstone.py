@@ -173,10 +173,10 @@ def _settings(run: Run, low: float, high: float) -> None:
     if not low <= run.deadline_s <= high:
         raise Incorrect(
             _(
-                "deadline_s={deadline:g}: choose between {low:g} and {high:g} seconds (a user "
+                "deadline_s={deadline}: choose between {low:g} and {high:g} seconds (a user "
                 "waits that long at most; the check waits for it with a slow model)."
             ),
-            deadline=run.deadline_s,
+            deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
             low=low,
             high=high,
         )

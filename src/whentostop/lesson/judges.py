@@ -22,7 +22,7 @@ from ..i18n import N_, _, language, ngettext
 from ..level import SHIPPED, Level, load_level
 from ..mock.intent import WHY, Intent, read_intent
 from ..models import is_persona
-from ..outcome import EXIT_NAMES, Run, Stop
+from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import give_up, loopcheck, prompt
@@ -790,13 +790,13 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     if got.stop == Stop.BUDGET:
         raise Incorrect(
             _(
-                "this run {ended} after {turns} ({why}), not by {want}: leave out "
-                "max_tokens_total and max_cost_usd here."
+                "this run {ended} after {turns} ({why}); the task wants a run that {wanted}: "
+                "leave out max_tokens_total and max_cost_usd here."
             ),
             ended=_ended(got),
             turns=_turns(n),
             why=got.budget_stop.text() if got.budget_stop else "",
-            want=_(EXIT_NAMES[want.stop]) if want.stop else "",
+            wanted=_(ENDED[want.stop]) if want.stop else "",
         )
     if want.stop == Stop.MAX_TURNS:
         raise Incorrect(
@@ -1067,7 +1067,7 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
             _("the difference in messages, not turns: count `len(run.turns)`."),
         ),
         (flag.total_tokens - pipe.total_tokens, _("a difference in tokens, not turns.")),
-        (len(pipe.turns), _("the turns of one run, not the difference of the two.")),
+        (len(pipe.turns), _("the number of turns of one run, not the difference of the two.")),
     ]
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
