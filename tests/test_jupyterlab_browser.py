@@ -48,11 +48,17 @@ SHORT_BUDGET = 2
 
 
 @pytest.fixture(scope="module")
-def lab(jupyter_env: dict[str, str], tmp_path_factory: pytest.TempPathFactory) -> Iterator[Lab]:
-    """JupyterLab from the project's .venv, serving a copy of notebooks/ as committed."""
-    base = tmp_path_factory.mktemp("jupyterlab")
-    lesson = base / "lesson"
+def lesson_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder JupyterLab serves: a copy of notebooks/ as committed (in `notebooks/`)."""
+    lesson = tmp_path_factory.mktemp("jupyterlab") / "lesson"
     committed_notebooks(lesson / "notebooks")  # not the outputs `make lab` saved
+    return lesson
+
+
+@pytest.fixture(scope="module")
+def lab(jupyter_env: dict[str, str], lesson_folder: Path) -> Iterator[Lab]:
+    """JupyterLab from the project's .venv, serving a copy of notebooks/ as committed."""
+    base, lesson = lesson_folder.parent, lesson_folder
     jupyter = Path(sys.executable).parent / "jupyter"
     with jupyter_lab(
         jupyter, root_dir=lesson, state_dir=base, env=jupyter_env, log=base / "jupyterlab.log"
@@ -283,3 +289,78 @@ def test_portuguese_1_3_shows_the_warp_pipe_and_its_marker_in_portuguese(
     page_text = notebook_page.locator(".jp-Notebook").inner_text()
     assert "Perguntas" in page_text and "Pontos-chave" in page_text
     screenshot_explorer(notebook_page, explorer, "jupyterlab-pt-1-3")
+
+
+# --- a learner's loop that never returns (issue 26) --------------------------------------------
+
+HUNG_LOOP = """# Exercise 1-4.b
+def my_loop(post, prompt, tools, max_turns=10, stop_on=()):
+    messages = [{"role": "user", "content": prompt}]
+    while True:
+        try:
+            pass
+        except:
+            pass
+
+q2.check(my_loop)"""
+
+
+def hung_castle(folder: Path) -> Path:
+    """Notebook 1-4 up to exercise 1-4.b, its 1-4.a solved and its 1-4.b a loop that never
+    returns and swallows everything; a clock started before it, a cell after it."""
+    import nbformat
+
+    from whentostop.lesson.checks import by_tag
+
+    source = folder / notebook_file("1-4")
+    nb = nbformat.read(source, as_version=4)
+    cells = []
+    for cell in nb.cells:
+        tags = cell.get("metadata", {}).get("tags", [])
+        if "exercise-1-4-b" in tags:
+            break
+        if cell.cell_type != "code":
+            continue
+        if "exercise-1-4-a" in tags:
+            cell.source = by_tag("exercise-1-4-a").cell(solved=True)
+        keep = (
+            cell is nb.cells[next(i for i, c in enumerate(nb.cells) if c.cell_type == "code")]
+            or any(t.startswith(("scratch-", "exercise-")) for t in tags)
+            or 'exercises("1-4")' in cell.source
+        )
+        if keep:
+            cells.append(cell)
+    cells += [
+        nbformat.v4.new_code_cell("import time\nstarted = time.monotonic()"),
+        nbformat.v4.new_code_cell(HUNG_LOOP),
+        nbformat.v4.new_code_cell(
+            'print(f"alive {6 * 7}: the verdict came after {time.monotonic() - started:.1f} s")'
+        ),
+    ]
+    nb.cells = cells
+    target = folder / "hung_loop.ipynb"
+    nbformat.write(nb, target)
+    return target
+
+
+@pytest.mark.timeout(300)
+def test_a_hung_learner_loop_gets_its_verdict_within_the_limit_and_the_kernel_goes_on(
+    notebook_page, lab: Lab, lesson_folder: Path
+) -> None:
+    """A `while True` whose bare `except:` keeps everything, checked in JupyterLab: "Not yet"
+    within the limit, and the next cell runs in the same kernel."""
+    import re
+
+    from whentostop.lesson.checks import LIMIT_S
+
+    hung_castle(lesson_folder / "notebooks")
+    open_notebook(notebook_page, lab.tree("notebooks/hung_loop.ipynb"))
+    run_all_cells(notebook_page)
+    page_text = notebook_page.locator(".jp-Notebook").inner_text()
+    assert "Exercise 1-4.b — Not yet" in page_text, page_text[-2000:]
+    assert f"did not return within {LIMIT_S:g} s" in page_text
+    came = re.search(r"alive 42: the verdict came after ([\d.]+) s", page_text)
+    assert came, page_text[-2000:]
+    assert float(came.group(1)) < 10.0
+    assert error_outputs(notebook_page) == []
+    screenshot(notebook_page, "jupyterlab-hung-loop")
