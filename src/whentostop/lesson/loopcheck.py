@@ -602,14 +602,28 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
                 arguments=Said(arguments, text=True, limit=80),
             )
     if stop == "end_turn":
+        if any(name in case.stop_on for name, _data in played.ran):
+            return Incorrect(
+                _(
+                    "{tool} validated and ran, but your loop went on: the model spent one more "
+                    "turn saying {said}, and the run ended on the flag. When a stop_on tool ran "
+                    'without error, return Outcome("terminal_tool", its validated input, '
+                    "messages) at once, whatever else the reply asked for."
+                ),
+                tool=", ".join(case.stop_on),
+                said=Said(answer, limit=60),
+            )
+        rejected = _terminal_call(played.messages, case.stop_on)
         return Incorrect(
             _(
-                "mark_star validated and ran, but your loop went on: the model spent one more "
-                "turn saying {said}, and the run ended on the flag. When a stop_on tool ran "
-                'without error, return Outcome("terminal_tool", its validated input, messages) '
-                "at once, whatever else the reply asked for."
+                "the run ended on the flag ({said}), though no {tool} call validated and ran: the "
+                "model took what your loop sent back for its rejected call, {output}, for a "
+                'success. Say plainly that the call failed (for example "Error: ..."), so that a '
+                "model reads it as a failure."
             ),
             said=Said(answer, limit=60),
+            tool=", ".join(case.stop_on),
+            output=Said(rejected[2] if rejected else "", text=True, limit=80),
         )
     if stop != "terminal_tool":
         return Incorrect(
