@@ -106,9 +106,12 @@ def namespace(exercise: str, lang: str) -> dict[str, Any]:
 
 @cache
 def _namespace(exercise: str, lang: str) -> dict[str, Any]:
+    from whentostop.i18n import using
+
     os.environ.setdefault("MPLBACKEND", "agg")
     names: dict[str, Any] = {"__name__": "__main__"}
-    with contextlib.redirect_stdout(io.StringIO()):
+    # the first cell chooses the edition's language: `using` puts the one before back after
+    with using(lang), contextlib.redirect_stdout(io.StringIO()):
         for source in _earlier(exercise, lang):
             exec(compile(source, "<notebook cell>", "exec"), names)
     return names

@@ -257,3 +257,33 @@ def test_a_check_inside_a_check_runs_under_the_outer_limit():
         lambda: inner.append(limits.run_limited(learner("forever"), seconds=60)), "alarm"
     )
     assert ran.timed_out and seconds < LIMIT + 1.0
+
+
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_once_the_code_is_ended_nothing_raises_on_its_behalf(clock):
+    """The timer and the line-level stop end with the check: the code after it runs in peace."""
+    ran, _ = limited(learner("swallows_everything"), clock)
+    assert ran.timed_out
+    deadline = time.monotonic() + 3 * limits.ALARM_EVERY_S + limits.GRACE_S
+    spins = 0
+    while time.monotonic() < deadline:  # long enough for a left-over alarm to come
+        spins += 1
+    assert spins > 0 and not limits.expired()
+
+
+def test_a_check_ended_early_by_its_plumbing_leaves_nothing_behind():
+    """`end_now` (a learner that keeps the check's own stop): ended at once, nothing left."""
+    names: dict[str, Any] = {"__name__": "__main__", "limits": limits}
+    exec(
+        "def keeps_going():\n"
+        "    while True:\n"
+        "        try:\n"
+        "            limits.end_now()\n"
+        "        except:\n"
+        "            pass\n",
+        names,
+    )
+    ran, seconds = limited(names["keeps_going"], "alarm", seconds=20)
+    assert ran.timed_out and seconds < 2
+    time.sleep(2 * limits.ALARM_EVERY_S)
+    assert sys.gettrace() is None and not limits.active()

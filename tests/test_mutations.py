@@ -45,8 +45,8 @@ def _solution_lines(exercise: str, lang: str) -> list[str]:
 @pytest.mark.parametrize("entry, lang", _cases())
 def test_the_check_gives_the_teachers_verdict_and_names_the_cause(entry, lang):
     exercise = by_tag("exercise-" + entry["exercise"].replace(".", "-"))
-    names = namespace(entry["exercise"], lang)
     with using(lang):
+        names = namespace(entry["exercise"], lang)
         if entry.get("raises"):
             with pytest.raises(Exception) as raised:
                 exec(compile(entry["code"], "<answer cell>", "exec"), names)

@@ -78,6 +78,8 @@ class _State:
     thread: int = 0
     expired: bool = False
     interrupted: bool = False
+    done: bool = False
+    """The learner's code has returned or raised: nothing raises on its behalf any more."""
     harness: CodeType | None = None
     watch: _Watch | None = None
     learner: dict[CodeType, bool] = field(default_factory=dict)
@@ -160,6 +162,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
             except BaseException as exc:  # noqa: BLE001 — SystemExit too: a verdict, not an exit
                 ran.raised = exc
             finally:
+                state.done = True  # first: an alarm from now on raises nothing
                 watch.stop()
     finally:
         _active = None
@@ -233,7 +236,7 @@ class _Watch:
     def _due(self) -> bool:
         """Whether the deadline has passed (noting it the first time), in the checked thread."""
         state = self.state
-        if state.thread != threading.get_ident():
+        if state.done or state.thread != threading.get_ident():
             return False
         if not state.expired and time.monotonic() >= state.deadline:
             self.expire(None)
@@ -482,6 +485,8 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
     than `GRACE_S`). Whatever timer and handler were there before (pytest-timeout's) come back."""
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
+        if state.done:  # the check is tidying up: the code it watched has finished
+            return
         watch.expire(frame)  # again at every tick: a trace that raised was unset
         if frame is None or frame.f_code is state.harness:
             return
@@ -515,6 +520,8 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
         return
 
     def on_interrupt(signum: int, frame: FrameType | None) -> None:
+        if state.done:  # Ctrl-C while the check tidies up: as usual
+            raise KeyboardInterrupt
         state.interrupted = True
         state.deadline = time.monotonic()
         if not state.expired:
