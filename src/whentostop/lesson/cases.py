@@ -12,7 +12,7 @@ import copy
 import json
 import sys
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -176,7 +176,6 @@ class Progress:
     runs: int = 0
     stopped: int = 0
     """How many times the check's plumbing raised to stop the learner's code (which went on)."""
-    notes: list[str] = field(default_factory=list)
 
 
 PROGRESS = Progress()

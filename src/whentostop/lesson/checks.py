@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from types import CodeType
 from typing import Any
 
-from .._text import markdown_text
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
 from .cases import PROGRESS, Progress, mock_model, mock_run
@@ -419,7 +418,6 @@ __all__ = [
     "by_tag",
     "exercises",
     "is_blank",
-    "markdown_text",
     "mock_model",
     "mock_run",
     "predictions",

@@ -13,7 +13,7 @@ import copy
 import json
 import operator
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from functools import cache
 from typing import Any
 
@@ -1223,10 +1223,6 @@ JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
     "loop": loop,
     "caller": caller,
 }
-
-
-def cases_of(exercise: ExerciseText) -> Iterator[Case]:
-    yield from exercise.cases
 
 
 __all__ = ["ASPECTS", "GIVE_UP_EXAMPLES", "JUDGES", "reads_as_failure", "reference"]
