@@ -105,9 +105,7 @@ def test_the_first_run_in_five_lines_prints_what_its_comment_says() -> None:
 SERVERS = (" serve", " lab", " dashboard")
 """Commands that start a server and run until stopped: each has its own test (serve below, lab
 and dashboard in tests/test_lesson_folder.py)."""
-COMMANDS = [
-    c for c in documented("python -m whentostop ") if not any(s in c[1] for s in SERVERS)
-]
+COMMANDS = [c for c in documented("python -m whentostop ") if not any(s in c[1] for s in SERVERS)]
 
 
 @pytest.mark.parametrize("document, command", COMMANDS, ids=[c for _, c in COMMANDS])
