@@ -125,8 +125,7 @@ def prose(text: str) -> str:
 def code_shape(source: str) -> str:
     """The code as Python sees it, with every string's words left out (they may be translated),
     but every f-string field and every other token kept; comments never count."""
-    lines = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in source.split("\n"))
-    tree = ast.parse(lines)
+    tree = ast.parse(lesson_i18n.without_magics(source))
     for node in ast.walk(tree):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             node.value = ""
