@@ -366,8 +366,15 @@ def build_doc(name: str, edition: Edition) -> str:
     text = translate_markdown((DOCS / name).read_text(encoding="utf-8"), translate)
     for english, other in edition.docs.items():
         text = text.replace(f"]({english}", f"]({other}")
-    # the guide in docs/<lang>/ reaches the notebooks one folder further up
-    return text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
+    # the guide in docs/<lang>/ reaches the notebooks, and the files beside the English guides
+    # (docs/z2jh/config.yaml), one folder further up
+    text = text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
+    guides = tuple(edition.docs.values())
+    return re.sub(
+        r"\]\((?!https?:|#|\.\./|mailto:)([^)\s]+)\)",
+        lambda m: m.group(0) if m.group(1).startswith(guides) else f"](../{m.group(1)})",
+        text,
+    )
 
 
 def _lines(text: str) -> list[str]:
