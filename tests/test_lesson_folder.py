@@ -127,7 +127,21 @@ def test_without_its_extra_the_server_command_copies_then_says_the_one_install_c
     assert err.strip().endswith("then run this command again.")
 
 
-def test_lab_starts_jupyterlab_on_the_folder_at_start_here(here, monkeypatch) -> None:
+@pytest.fixture
+def installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """JupyterLab and Voila count as installed (the test matrix's environments have neither):
+    what is checked is the command that would start them."""
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util,
+        "find_spec",
+        lambda name, *a: object() if name in ("jupyterlab", "voila") else real(name, *a),
+    )
+
+
+def test_lab_starts_jupyterlab_on_the_folder_at_start_here(here, monkeypatch, installed) -> None:
     started = []
     monkeypatch.setattr(cli, "_start", lambda command, folder: started.append(command) or 0)
     assert main(["lab", "x", "--port", "8899", "--no-browser"]) == 0
@@ -138,7 +152,9 @@ def test_lab_starts_jupyterlab_on_the_folder_at_start_here(here, monkeypatch) ->
     assert "--port=8899" in command and "--no-browser" in command
 
 
-def test_dashboard_serves_the_editions_dashboard_on_loopback_only(here, monkeypatch) -> None:
+def test_dashboard_serves_the_editions_dashboard_on_loopback_only(
+    here, monkeypatch, installed
+) -> None:
     started = []
     monkeypatch.setattr(cli, "_start", lambda command, folder: started.append(command) or 0)
     assert main(["dashboard", "y", "--lang", "pt"]) == 0
