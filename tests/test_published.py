@@ -115,8 +115,3 @@ def test_release_publishes_a_checked_tag_with_trusted_publishing() -> None:
     assert publish["environment"]["name"] == "pypi"
     assert publish["steps"][-1]["uses"] == "pypa/gh-action-pypi-publish@release/v1"
     assert "with" not in publish["steps"][-1]  # no password: trusted publishing
-
-
-def test_the_pages_workflow_builds_with_make_lite_as_developers_do() -> None:
-    steps = workflow("pages.yml")["jobs"]["build"]["steps"]
-    assert [s["run"] for s in steps if "run" in s] == ["make lite"]
