@@ -59,6 +59,7 @@ LIBRARY_TESTS = [
     "tests/test_structure.py",
     "tests/test_classroom_links.py",
     "tests/test_cli.py",
+    "tests/test_lesson_folder.py",  # the lesson copied out of the package: lesson, lab, dashboard
     # every cell of every lesson, exercises solved (the blank and endpoint runs add no Python)
     "tests/test_notebooks.py::test_notebook_with_solutions_filled_in_passes_every_check",
 ]

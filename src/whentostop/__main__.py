@@ -7,6 +7,9 @@
                              [--text-tool-calls note|accept]
     python -m whentostop serve [--host 127.0.0.1] [--port 8765]
     python -m whentostop link [--hub URL] [--repo URL] [--branch main] [--notebook 1-1]
+    python -m whentostop lesson [DIR] [--lang pt]     # the notebooks, into DIR
+    python -m whentostop lab [DIR] [--lang pt] [--port N] [--no-browser]        # ... in JupyterLab
+    python -m whentostop dashboard [DIR] [--lang pt] [--port N] [--no-browser]  # ... with Voila
 
 `run` exits with a status that says how the run ended (`EXIT_CODES`): 0 an answer (and, where
 the level can tell, a right one), 1 no answer (the clock, the deadline, the budget), 2 the
@@ -23,7 +26,7 @@ import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from .errors import EndpointError
 from .i18n import LANGUAGES, _, language, ngettext, using
@@ -33,6 +36,11 @@ from .loop import run_agent
 from .models import connect
 from .outcome import Run, Stop
 from .usage import DEFAULT_PRICE_MODEL
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .lesson.folder import Copied
 
 EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG, EXIT_TEXT_TOOL_CALL = 0, 1, 2, 3, 4
 EXIT_CODES = {
@@ -138,12 +146,34 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)"
     )
 
+    from .lesson.folder import DEFAULT_FOLDER
+
+    for name, help_text in (
+        ("lesson", "copy the lesson's notebooks into a folder (your edited copies are kept)"),
+        ("lab", "copy the lesson into a folder, then open it in JupyterLab"),
+        (
+            "dashboard",
+            "copy the lesson into a folder, then serve the projector's dashboard (Voila)",
+        ),
+    ):
+        folder_p = commands.add_parser(name, parents=[common], help=help_text)
+        folder_p.add_argument(
+            "folder", nargs="?", default=DEFAULT_FOLDER, help=f"default ./{DEFAULT_FOLDER}"
+        )
+        if name != "lesson":
+            folder_p.add_argument("--port", type=_port, default=None, help="the server's port")
+            folder_p.add_argument(
+                "--no-browser", action="store_true", help="do not open a browser window"
+            )
+
     args = parser.parse_args(argv)
     with using(args.lang or language()):  # for this command only: main() is called in tests too
         if args.command == "serve":
             return _serve(args.host, args.port)
         if args.command == "link":
             return _link(args)
+        if args.command in ("lesson", "lab", "dashboard"):
+            return _lesson(args)
         return _run(args)
 
 
@@ -344,6 +374,149 @@ def _link(args: argparse.Namespace) -> int:
         print(_("error: {error}").format(error=exc), file=sys.stderr)
         return 2
     return 0
+
+
+# --- the lesson in a folder: lesson, lab, dashboard --------------------------------------------
+
+SERVERS = {
+    "lab": ("jupyterlab", "lab", "JupyterLab"),
+    "dashboard": ("voila", "dashboard", "Voila"),
+}
+"""command -> (the module it starts, the extra that installs it, its name)."""
+
+
+def _port(text: str) -> int:
+    """An argparse type: a TCP port a server can listen on."""
+    try:
+        port = int(text)
+    except ValueError:
+        port = -1
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a port: use a whole number from 1 to 65535").format(text=text)
+        )
+    return port
+
+
+def _lesson(args: argparse.Namespace) -> int:
+    """Copy the edition of the language in effect, say what was done; for `lab` and `dashboard`,
+    then start the server when its extra is installed, else say the one command that installs
+    it (exit status 1)."""
+    from pathlib import Path
+
+    from .lesson.folder import copy_lesson
+
+    try:
+        copied = copy_lesson(Path(args.folder), language())
+    except OSError as exc:
+        print(_("error: {error}").format(error=exc), file=sys.stderr)
+        return EXIT_ERROR
+    print(copied_report(copied))
+    if args.command == "lesson":
+        return 0
+    module, extra, server = SERVERS[args.command]
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        print(
+            _("{server} is not installed in this Python. Install it with:").format(server=server)
+            + "\n\n    "
+            + install_command(extra)
+            + "\n\n"
+            + _("then run this command again."),
+            file=sys.stderr,
+        )
+        return 1
+    return _start(server_command(args, copied), copied.folder)
+
+
+def copied_report(copied: Copied) -> str:
+    """What `lesson` prints: where the lesson is, each notebook and what happened to it."""
+    from .lesson.classroom import EDITIONS
+
+    what = {
+        **dict.fromkeys(copied.new, _("copied")),
+        **dict.fromkeys(copied.refreshed, _("updated (you had not edited it)")),
+        **dict.fromkeys(copied.same, _("already there, unchanged")),
+        **dict.fromkeys(copied.kept, _("kept: your edited copy")),
+    }
+    names = [name for name in EDITIONS[copied.lang].values() if name in what]
+    width = max(map(len, names), default=0)
+    lines = [_("The lesson is in {folder}:").format(folder=copied.folder.resolve())]
+    lines.extend(f"  {name:<{width}}  {what[name]}" for name in names)
+    if copied.kept:
+        lines.append(
+            _(
+                "Your edited copies were left as they are. To get the lesson's version of one, "
+                "rename or delete it and run this command again."
+            )
+        )
+    lines.append(_("Start with {notebook}.").format(notebook=copied.first))
+    return "\n".join(lines)
+
+
+def install_command(extra: str) -> str:
+    """The one command that installs an extra into the Python running this: `python -m pip` when
+    `python` on PATH is this Python, else this Python's full path."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    from . import __version__
+
+    on_path = shutil.which("python")
+    python = (
+        "python"
+        if on_path and Path(on_path).resolve() == Path(sys.executable).resolve()
+        else shlex.quote(sys.executable)
+    )
+    return f'{python} -m pip install "when-to-stop[{extra}]=={__version__}"'
+
+
+def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
+    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1."""
+    options = [f"--port={args.port}"] if args.port else []
+    if args.no_browser:
+        options.append("--no-browser")
+    if args.command == "lab":
+        return [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            f"--ServerApp.root_dir={copied.folder.resolve()}",
+            f"--LabApp.default_url=/lab/tree/{copied.first}",
+            # no "get notified about official Jupyter news?" toast over the lesson, no update check
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(["--allow-root"] if _as_root() else []),  # Jupyter refuses root without it
+            *options,
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "voila",
+        "--Voila.ip=127.0.0.1",
+        # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+        *options,
+        str((copied.folder / copied.explorer).resolve()),
+    ]
+
+
+def _as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _start(command: list[str], folder: Path) -> int:
+    """Run the server in the lesson's folder until it stops (Ctrl-C stops it as in a shell)."""
+    import shlex
+    import subprocess
+
+    print(shlex.join(command), flush=True)
+    try:
+        return subprocess.call(command, cwd=folder)
+    except KeyboardInterrupt:
+        return 130
 
 
 def _serve(host: str, port: int) -> int:

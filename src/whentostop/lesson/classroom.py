@@ -1,9 +1,11 @@
 """Links that put the lesson in front of a class: a Binder link, a JupyterHub nbgitpuller link,
-and a link to the lesson in the browser (the JupyterLite site on GitHub Pages).
+a link to the lesson in the browser (the JupyterLite site on GitHub Pages) and an "Open in Colab"
+link.
 
     nbgitpuller_link("https://hub.example.edu", notebook="1-1")
     binder_link(notebook="00")
     lite_link(notebook="1-2")
+    colab_link(notebook="1-3", lang="pt")
 
 An nbgitpuller link makes each learner's hub server clone (or update) the repository into their
 home folder, then opens the notebook in JupyterLab; a Binder link builds the repository into a
@@ -17,8 +19,9 @@ from urllib.parse import quote, urlsplit
 
 from ..i18n import _, normalize
 
-DEFAULT_REPO = "https://github.com/whentostop/whentostop"
-"""The repository's public URL: the one place it is written (README links are built from it)."""
+DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
+"""The repository's public URL: the one place it is written. The README's links are built from it
+(`make readme-links`), so a fork changes this line, runs that, and every link follows."""
 DEFAULT_BRANCH = "main"
 BINDER_URL = "https://mybinder.org"
 
@@ -133,16 +136,8 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     GitHub Pages serves repository OWNER/NAME at https://OWNER.github.io/NAME/ (a repository
     named OWNER.github.io at the host's root); the site's notebooks are at its top level.
     """
-    parts = urlsplit(_web_url(repo, _("repository for GitHub Pages")))
-    segments = [s for s in parts.path.split("/") if s]
-    if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
-        raise ValueError(
-            _(
-                "The JupyterLite site is published with GitHub Pages: the repository "
-                "must be https://github.com/OWNER/NAME, not {repo!r}"
-            ).format(repo=repo)
-        )
-    owner, name = segments[0].lower(), segments[1].removesuffix(".git")
+    owner, name = _github(repo, _("The JupyterLite site is published with GitHub Pages"))
+    owner = owner.lower()
     site = (
         f"https://{name.lower()}/"
         if name.lower() == f"{owner}.github.io"
@@ -150,6 +145,23 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     )
     path = notebook_path(notebook, lang).removeprefix("notebooks/")
     return f"{site}lab/index.html?path={_encode(path)}"
+
+
+COLAB_URL = "https://colab.research.google.com"
+
+
+def colab_link(
+    *,
+    repo: str = DEFAULT_REPO,
+    branch: str = DEFAULT_BRANCH,
+    notebook: str = "00",
+    lang: str = "en",
+) -> str:
+    """The link that opens the notebook from GitHub in Google Colab (its first cell installs the
+    package there). Colab opens notebooks from GitHub only: https://github.com/OWNER/NAME."""
+    owner, name = _github(repo, _("Colab opens notebooks from GitHub"))
+    path = quote(notebook_path(notebook, lang))
+    return f"{COLAB_URL}/github/{owner}/{name}/blob/{_encode(branch)}/{path}"
 
 
 def describe_links(
@@ -183,9 +195,12 @@ def describe_links(
                 "",
                 _("In the browser, nothing to install (the JupyterLite site):"),
                 lite_link(repo=repo, notebook=notebook, lang=lang),
+                "",
+                _("Google Colab (its first cell installs the package):"),
+                colab_link(repo=repo, branch=branch, notebook=notebook, lang=lang),
             ]
         except ValueError:
-            pass  # a site on GitHub Pages only: no such link for another host
+            pass  # GitHub Pages and Colab know GitHub only: no such links for another host
     else:
         lines += [
             _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)").format(
@@ -193,6 +208,20 @@ def describe_links(
             )
         ]
     return "\n".join(lines).rstrip()
+
+
+def _github(repo: str, why: str) -> tuple[str, str]:
+    """(owner, name) of a https://github.com/OWNER/NAME repository, else an error that says
+    `why` GitHub is needed."""
+    parts = urlsplit(_web_url(repo, _("repository")))
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
+        raise ValueError(
+            _("{why}: the repository must be https://github.com/OWNER/NAME, not {repo!r}").format(
+                why=why, repo=repo
+            )
+        )
+    return segments[0], segments[1].removesuffix(".git")
 
 
 def _web_url(url: str, what: str) -> str:
