@@ -21,6 +21,8 @@ if TYPE_CHECKING:
 
     import httpx
 
+from ._json import NotJSON, max_digits, read_json
+from ._numbers import seconds, token_count
 from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
@@ -131,7 +133,7 @@ class OpenAIChat:
         self.name = model
         real_url = base_url.rstrip("/")
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s = seconds(timeout_s, "timeout_s")
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
             max_tokens, temperature, seed
@@ -484,8 +486,16 @@ class OpenAIChat:
     def _parse(self, response: httpx.Response) -> Completion:
         text = _body_text(response)
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = read_json(text)
+        except NotJSON as exc:
+            if exc.kind == "number":
+                raise BadResponse(
+                    _(
+                        "{url} answered with a number of more than {digits:,} digits (at "
+                        "character {position}): not a chat completion"
+                    ).format(url=self.url, digits=max_digits(), position=exc.position),
+                    url=self.url,
+                ) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             raise BadResponse(
                 _("{url} answered with something that is not JSON: {excerpt}").format(
@@ -782,13 +792,13 @@ def parse_completion(data: Any) -> Completion:
     raw_usage = data.get("usage")
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     finish = choice.get("finish_reason")
-    prompt_tokens = _count(usage.get("prompt_tokens"))
+    prompt_tokens = token_count(usage.get("prompt_tokens"))
     details = usage.get("prompt_tokens_details")
-    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return Completion(
         message=message,
         prompt_tokens=prompt_tokens,
-        completion_tokens=_count(usage.get("completion_tokens")),
+        completion_tokens=token_count(usage.get("completion_tokens")),
         finish_reason=finish if isinstance(finish, str) else None,
         latency_s=0.0,
         cached_tokens=min(cached, prompt_tokens),
@@ -852,10 +862,6 @@ def _checked_settings(
     return max_tokens, None if temperature is None else float(temperature), seed
 
 
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
-
-
 def _retry_after(response: httpx.Response, attempt: int) -> float:
     """Honour Retry-After (seconds or an HTTP date), else back off 0.5 s, 1 s, 2 s…
 
@@ -878,8 +884,8 @@ def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
     """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
     redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = read_json(text)
+    except NotJSON:
         return excerpt(hide(text)) or _("(empty body)")
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         return excerpt(hide(str(data["error"].get("message", data["error"]))))

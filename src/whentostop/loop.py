@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+from ._numbers import seconds
 from ._text import excerpt
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
@@ -65,7 +66,7 @@ def run_agent(
     `max_tokens_total` / `max_cost_usd` cap what the whole run may spend (dollars at `price`,
     default `usage.DEFAULT_PRICE_MODEL`): see `usage.Budget` for what is checked, and when.
     `text_tool_calls="accept"` runs tool calls a model wrote as text (see `textcalls`)."""
-    by_name, stop_on = _checked(
+    by_name, stop_on, deadline_s = _checked(
         tools, max_turns, stop_on, deadline_s, on_max_turns, text_tool_calls
     )
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
@@ -118,18 +119,14 @@ def _checked(
     deadline_s: float | None,
     on_max_turns: str,
     text_tool_calls: str,
-) -> tuple[dict[str, Tool], tuple[str, ...]]:
-    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple."""
+) -> tuple[dict[str, Tool], tuple[str, ...], float | None]:
+    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple,
+    `deadline_s` as seconds the clock can add (`_numbers.seconds`)."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(
             _("max_turns must be a positive int (1 or more), got {value!r}").format(value=max_turns)
         )
-    if deadline_s is not None and not deadline_s > 0:
-        raise ValueError(
-            _("deadline_s must be a positive number of seconds, got {value!r}").format(
-                value=deadline_s
-            )
-        )
+    limit = None if deadline_s is None else seconds(deadline_s, "deadline_s")
     if on_max_turns not in ("stop", "wrap_up"):
         raise ValueError(
             _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
@@ -150,7 +147,7 @@ def _checked(
                 "would never open"
             ).format(unknown=", ".join(unknown), tools=", ".join(by_name) or _("none"))
         )
-    return by_name, names
+    return by_name, names, limit
 
 
 def _started(

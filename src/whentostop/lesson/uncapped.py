@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import httpx
 
+from .._numbers import token_count
 from ..i18n import _
 from ..usage import DEFAULT_PRICE_MODEL, price
 from .castle import Where, on_the_mock
@@ -152,8 +153,8 @@ def bill(
 ) -> Bill:
     """The bill of a loop's replies (`usage`: each reply's `usage` object, in order) for the
     turns it ran and for `times` as many, extrapolated from its own growth (see `Bill`)."""
-    prompts = [int(u.get("prompt_tokens", 0)) for u in usage]
-    replies = [int(u.get("completion_tokens", 0)) for u in usage]
+    prompts = [token_count(u.get("prompt_tokens")) for u in usage]  # 10**400: not a count
+    replies = [token_count(u.get("completion_tokens")) for u in usage]
     if not prompts:
         raise ValueError(_("no usage to bill: the loop made no request"))
     p = price(price_model)
