@@ -22,8 +22,9 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, NoReturn
 
 from ._text import terminal_text
 from .errors import EndpointError
@@ -47,11 +48,47 @@ EXIT_CODES = {
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (and where to read more), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_ERROR,
+            _("error: {error} (see {prog} --help)").format(
+                error=terminal_text(message), prog=self.prog
+            )
+            + "\n",
+        )
+
+
+def port(text: str) -> int:
+    """An argparse type: a TCP port, a whole number from 0 to 65535 (0: any free one)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if not 0 <= number <= 65535:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a port: use a whole number from 0 to 65535").format(text=text)
+        )
+    return number
+
+
+def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
+    """A warning while a command runs (a key trimmed, a catalogue missing): one line on stderr."""
+    print(_("warning: {text}").format(text=terminal_text(str(message))), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m whentostop", description=__doc__.split("\n")[0]
-    )
-    common = argparse.ArgumentParser(add_help=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _warn
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = _Parser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    common = _Parser(add_help=False)
     common.add_argument(
         "--lang",
         default=None,
@@ -121,7 +158,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve", parents=[common], help="serve the mock personas over HTTP"
     )
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
-    serve_p.add_argument("--port", type=int, default=8765)
+    serve_p.add_argument(
+        "--port", type=port, default=8765, help="0 to 65535 (default 8765; 0: any free port)"
+    )
 
     link_p = commands.add_parser(
         "link",

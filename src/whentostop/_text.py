@@ -32,11 +32,14 @@ def markdown_text(text: str) -> str:
     return text.translate(_MARKDOWN_LITERAL)
 
 
-_INVISIBLE = (
-    [*range(0x00, 0x09), *range(0x0B, 0x20), 0x7F, *range(0x80, 0xA0)]  # C0 (not \t \n), DEL, C1
-    + [0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)]  # bidi controls
-    + [0x2028, 0x2029]  # line and paragraph separators
-)
+_INVISIBLE = [
+    *range(0x09),  # C0 but tab and newline, DEL, C1
+    *range(0x0B, 0x20),
+    0x7F,
+    *range(0x80, 0xA0),
+    *(0x061C, 0x200E, 0x200F, *range(0x202A, 0x202F), *range(0x2066, 0x206A)),  # bidi controls
+    *(0x2028, 0x2029),  # line and paragraph separators
+]
 _TERMINAL_LITERAL = str.maketrans(
     {c: ascii(chr(c))[1:-1] for c in _INVISIBLE} | {0x0D: "\\r", 0x08: "\\b", 0x0C: "\\f"}
 )

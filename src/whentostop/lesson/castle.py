@@ -43,6 +43,9 @@ def http_post(
     """
     import httpx
 
+    from ..client import checked_api_key
+
+    api_key = checked_api_key(api_key)  # one a header cannot carry: InvalidAPIKey, now
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     http = httpx.Client(base_url=base_url, headers=headers, transport=transport, timeout=timeout_s)
 
