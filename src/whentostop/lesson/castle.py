@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._text import excerpt
+from .._text import excerpt, markdown_text
 from ..i18n import _
 from ..level import CASTLE, Level, LevelSpec, load_level
 
@@ -169,8 +169,8 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
     def _repr_markdown_(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
+        def cell(text: str) -> str:  # model text: literal words, on the cell's one line
+            return markdown_text(" ".join(str(text).splitlines()))
 
         lines = [
             "| " + " | ".join(cell(h) for h in self.header) + " |",

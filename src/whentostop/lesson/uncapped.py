@@ -18,6 +18,7 @@ from dataclasses import dataclass
 import httpx
 
 from .._numbers import token_count
+from .._text import markdown_text
 from ..i18n import _
 from ..usage import DEFAULT_PRICE_MODEL, price
 from .castle import Where, on_the_mock
@@ -131,10 +132,13 @@ class Bill:
         ).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
+        def row(cells: list[str]) -> str:  # each cell literal text: "$" starts no maths
+            return "| " + " | ".join(markdown_text(" ".join(c.splitlines())) for c in cells) + " |"
+
         head = self._head()
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(row) + " |" for row in self._rows_text()]
-        return "\n".join(lines) + "\n\n" + self.caption()
+        lines = [row(head), "|" + "---|" * len(head)]
+        lines += [row(cells) for cells in self._rows_text()]
+        return "\n".join(lines) + "\n\n" + markdown_text(self.caption())
 
     def __str__(self) -> str:
         table = [self._head(), *self._rows_text()]
