@@ -66,12 +66,12 @@ def run_agent(
     `max_tokens_total` / `max_cost_usd` cap what the whole run may spend (dollars at `price`,
     default `usage.DEFAULT_PRICE_MODEL`): see `usage.Budget` for what is checked, and when.
     `text_tool_calls="accept"` runs tool calls a model wrote as text (see `textcalls`)."""
-    by_name, stop_on, deadline_s = _checked(
+    by_name, stop_on = _checked(
         tools, max_turns, stop_on, deadline_s, on_max_turns, text_tool_calls
     )
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
     run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget)
-    deadline = None if deadline_s is None else run.started + deadline_s
+    deadline = None if run.deadline_s is None else run.started + run.deadline_s
     schemas = [t.schema for t in by_name.values()]
 
     try:
@@ -119,14 +119,14 @@ def _checked(
     deadline_s: float | None,
     on_max_turns: str,
     text_tool_calls: str,
-) -> tuple[dict[str, Tool], tuple[str, ...], float | None]:
-    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple,
-    `deadline_s` as seconds the clock can add (`_numbers.seconds`)."""
+) -> tuple[dict[str, Tool], tuple[str, ...]]:
+    """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(
             _("max_turns must be a positive int (1 or more), got {value!r}").format(value=max_turns)
         )
-    limit = None if deadline_s is None else seconds(deadline_s, "deadline_s")
+    if deadline_s is not None:
+        seconds(deadline_s, "deadline_s")  # a ValueError unless it is a time limit
     if on_max_turns not in ("stop", "wrap_up"):
         raise ValueError(
             _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
@@ -147,7 +147,7 @@ def _checked(
                 "would never open"
             ).format(unknown=", ".join(unknown), tools=", ".join(by_name) or _("none"))
         )
-    return by_name, names, limit
+    return by_name, names
 
 
 def _started(
@@ -167,7 +167,7 @@ def _started(
         max_turns=max_turns,
         model=getattr(model, "name", ""),
         stop_on=stop_on,
-        deadline_s=deadline_s,
+        deadline_s=None if deadline_s is None else seconds(deadline_s, "deadline_s"),
         max_tokens_total=budget.max_tokens_total if budget else None,
         max_cost_usd=budget.max_cost_usd if budget else None,
         price_model=budget.price.model if budget and budget.price else None,
