@@ -225,11 +225,12 @@ def mismatches(english: str, translated: str) -> list[str]:
         found.append("its {fields} changed")
 
     def numbers(text: str) -> list[str]:
-        return sorted(re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text)))
+        # 4,300 and 4.5 in English are 4.300 and 4,5 in Portuguese: compared without separators
+        # (sorted after that, or the two orders differ)
+        found = re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text))
+        return sorted(n.replace(",", "").replace(".", "") for n in found)
 
-    if [n.replace(",", "").replace(".", "") for n in numbers(english)] != [
-        n.replace(",", "").replace(".", "") for n in numbers(translated)
-    ]:
+    if numbers(english) != numbers(translated):
         found.append("its numbers changed")
     if _code(english) != _code(translated):
         found.append("its `code` changed")

@@ -25,9 +25,11 @@ import argparse
 import json
 import os
 import sys
+import warnings
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from ._text import terminal_text
 from .errors import EndpointError
 from .i18n import LANGUAGES, _, language, ngettext, using
 from .lesson import prompt
@@ -54,11 +56,54 @@ EXIT_CODES = {
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (and where to read more), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_ERROR,
+            _("error: {error} (see {prog} --help)").format(
+                error=terminal_text(message), prog=self.prog
+            )
+            + "\n",
+        )
+
+
+def port(text: str, lowest: int = 0) -> int:
+    """An argparse type: a TCP port, a whole number from `lowest` to 65535 (0: any free one)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if not lowest <= number <= 65535:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a port: use a whole number from {lowest} to 65535").format(
+                text=text, lowest=lowest
+            )
+        )
+    return number
+
+
+def server_port(text: str) -> int:
+    """An argparse type: a port JupyterLab or Voila can be asked to listen on (1 to 65535)."""
+    return port(text, lowest=1)
+
+
+def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
+    """A warning while a command runs (a key trimmed, a catalogue missing): one line on stderr."""
+    print(_("warning: {text}").format(text=terminal_text(str(message))), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m whentostop", description=__doc__.split("\n")[0]
-    )
-    common = argparse.ArgumentParser(add_help=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _warn
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = _Parser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    common = _Parser(add_help=False)
     common.add_argument(
         "--lang",
         default=None,
@@ -128,7 +173,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve", parents=[common], help="serve the mock personas over HTTP"
     )
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
-    serve_p.add_argument("--port", type=int, default=8765)
+    serve_p.add_argument(
+        "--port", type=port, default=8765, help="0 to 65535 (default 8765; 0: any free port)"
+    )
 
     link_p = commands.add_parser(
         "link",
@@ -161,7 +208,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             "folder", nargs="?", default=DEFAULT_FOLDER, help=f"default ./{DEFAULT_FOLDER}"
         )
         if name != "lesson":
-            folder_p.add_argument("--port", type=_port, default=None, help="the server's port")
+            folder_p.add_argument(
+                "--port", type=server_port, default=None, help="the server's port"
+            )
             folder_p.add_argument(
                 "--no-browser", action="store_true", help="do not open a browser window"
             )
@@ -247,7 +296,7 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
 def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:
     """A usage error or a broken run: the run so far, then one `error: …` line; exit 2.
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
-    error = " ".join(error.split())
+    error = " ".join(error.split())  # one line, whatever the endpoint said
     if args.json:
         print(
             json.dumps(
@@ -261,7 +310,7 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
         )
     elif partial and partial.turns:
         print(transcript(partial))
-    print(_("error: {error}").format(error=error), file=sys.stderr)
+    print(_("error: {error}").format(error=terminal_text(error)), file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -307,7 +356,10 @@ def _turns(run: Run) -> list[dict[str, Any]]:
 
 def transcript(run: Run, judgement: Judgement | None = None) -> str:
     """The run turn by turn, then how it ended (and whether the answer is right, when the
-    level could tell): what a learner reads in a terminal."""
+    level could tell): what a learner reads in a terminal. Whatever the model, a tool or the
+    endpoint wrote goes through `terminal_text`: no control character acts, and each of its
+    lines is indented under the line it belongs to."""
+    shown = terminal_text
     lines = []
     for t in run.all_turns:
         label = (
@@ -327,52 +379,63 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
             )
         )
         if t.text:
-            lines.append("   " + _("model: {text}").format(text=t.text))
+            lines.append(
+                "   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"), _TEXT_INDENT))
+            )
         for c in t.tool_calls:
             mark = "✓" if c.ok else ("·" if not c.ran else "✗")
-            lines.append(f"   {mark} {c.name}({c.arguments})")
-            lines.extend(f"       {line}" for line in c.output.splitlines())
-        lines.extend(f"   ⚠ {note.text}" for note in t.notes)
+            lines.append(f"   {mark} {shown(c.name)}({shown(c.arguments, _TEXT_INDENT)})")
+            if c.output:
+                lines.append(_OUTPUT_INDENT + shown(c.output.rstrip("\n"), _OUTPUT_INDENT))
+        lines.extend(f"   ⚠ {shown(note.text, _TEXT_INDENT)}" for note in t.notes)
     if run.stop is None:
-        lines.append("== " + _("broken: {error}").format(error=run.error))
+        lines.append("== " + _("broken: {error}").format(error=shown(str(run.error), _TEXT_INDENT)))
     elif run.has_answer:
-        lines.append(
-            "== "
-            + ngettext(
-                "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
-                "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
-                len(run.turns),
-            ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
-        )
+        ended = ngettext(
+            "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
+            "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
+            len(run.turns),
+        ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
+        lines.append("== " + shown(ended))  # a repr is one line: only its controls to show
     else:
-        lines.append(f"== {run.stop} ({run.exit_name}). {run.no_answer_reason}")
+        lines.append(
+            f"== {run.stop} ({run.exit_name}). {shown(run.no_answer_reason, _TEXT_INDENT)}"
+        )
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append(
             "   " + _("(the wrap-up above is a best effort after the clock, not an answer)")
         )
-    lines.extend("⚠ " + _("warning: {text}").format(text=w) for w in run.warnings)
+    lines.extend(
+        "⚠ " + _("warning: {text}").format(text=shown(w, _TEXT_INDENT)) for w in run.warnings
+    )
     if judgement is not None and run.has_answer:
         mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
-        lines.append(f"{mark} " + _("judged on the level: {text}").format(text=judgement.text))
+        said = shown(judgement.text, _TEXT_INDENT)
+        lines.append(f"{mark} " + _("judged on the level: {text}").format(text=said))
     return "\n".join(lines)
+
+
+_TEXT_INDENT = " " * 6
+"""Where a second line of a model's (or a tool's, an endpoint's) words starts: deeper than the
+transcript's own lines (0 and 3 spaces), so it cannot pass for one."""
+_OUTPUT_INDENT = " " * 7
 
 
 def _link(args: argparse.Namespace) -> int:
     from .lesson.classroom import DEFAULT_REPO, describe_links
 
     try:
-        print(
-            describe_links(
-                hub=args.hub,
-                repo=args.repo or DEFAULT_REPO,
-                branch=args.branch,
-                notebook=args.notebook,
-                lang=language(),
-            )
+        links = describe_links(
+            hub=args.hub,
+            repo=args.repo or DEFAULT_REPO,
+            branch=args.branch,
+            notebook=args.notebook,
+            lang=language(),
         )
     except ValueError as exc:
-        print(_("error: {error}").format(error=exc), file=sys.stderr)
+        print(_("error: {error}").format(error=terminal_text(str(exc))), file=sys.stderr)
         return 2
+    print(terminal_text(links))
     return 0
 
 
@@ -383,19 +446,6 @@ SERVERS = {
     "dashboard": ("voila", "dashboard", "Voila"),
 }
 """command -> (the module it starts, the extra that installs it, its name)."""
-
-
-def _port(text: str) -> int:
-    """An argparse type: a TCP port a server can listen on."""
-    try:
-        port = int(text)
-    except ValueError:
-        port = -1
-    if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(
-            _("{text!r} is not a port: use a whole number from 1 to 65535").format(text=text)
-        )
-    return port
 
 
 def _lesson(args: argparse.Namespace) -> int:
@@ -528,7 +578,7 @@ def _serve(host: str, port: int) -> int:
     except OSError as exc:
         print(
             _("error: cannot listen on {host}:{port}: {reason}").format(
-                host=host, port=port, reason=exc.strerror
+                host=terminal_text(host), port=port, reason=exc.strerror
             ),
             file=sys.stderr,
         )
@@ -541,7 +591,9 @@ def _serve(host: str, port: int) -> int:
     )
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(
-            _("warning: listening on {host}, not only on this machine").format(host=host),
+            _("warning: listening on {host}, not only on this machine").format(
+                host=terminal_text(host)
+            ),
             file=sys.stderr,
             flush=True,
         )

@@ -20,6 +20,7 @@ from itertools import accumulate
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
+from ._numbers import as_float, token_count
 from .i18n import _
 from .outcome import BudgetStop, Run
 
@@ -51,8 +52,11 @@ class Price(BaseModel):
     )
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
-        """USD for one request: the cached part of the prompt at the cached rate, if any."""
-        cached = min(max(cached_tokens, 0), prompt_tokens)
+        """USD for one request: the cached part of the prompt at the cached rate, if any. Each
+        count is read as `_numbers.token_count` reads it (what cannot be one counts as 0)."""
+        prompt_tokens = token_count(prompt_tokens)
+        completion_tokens = token_count(completion_tokens)
+        cached = min(token_count(cached_tokens), prompt_tokens)
         cached_rate = (
             self.input_per_million
             if self.cached_input_per_million is None
@@ -201,7 +205,8 @@ class Budget:
             p = price(price_of or DEFAULT_PRICE_MODEL) if max_cost_usd is not None else None
         except KeyError as exc:  # an argument of run_agent: a ValueError, like the others
             raise ValueError(exc.args[0]) from None
-        return cls(max_tokens_total, None if max_cost_usd is None else float(max_cost_usd), p)
+        usd = None if max_cost_usd is None else as_float(max_cost_usd)
+        return cls(max_tokens_total, usd, p)
 
     def over(self, run: Run) -> BudgetStop | None:
         """Where the next request would take `run` at least, if that is past a cap; else None."""

@@ -514,15 +514,15 @@ def _axes(
         )
         out.append(
             f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="end">{tick_text(tick)}</text>'
+            f'text-anchor="end">{escape(tick_text(tick))}</text>'
         )
     out.append(
         f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{xlabel}</text>'
+        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(xlabel)}</text>'
     )
     out.append(
         f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{ylabel}</text>'
+        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(ylabel)}</text>'
     )
     return out
 
