@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlsplit
 
-from ..i18n import _, normalize
+from ..i18n import N_, _, normalize, using
 
 DEFAULT_REPO = "https://github.com/whentostop/whentostop"
 """The repository's public URL: the one place it is written (README links are built from it)."""
@@ -124,6 +124,23 @@ def binder_link(
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
     urlpath = f"lab/tree/{notebook_path(notebook, lang)}"
     return f"{binder.rstrip('/')}/v2/{spec}?urlpath={_encode(urlpath)}"
+
+
+LITE_STARTING = N_(
+    "**Python is starting in your browser.** The first time, it takes about {first:.0f} s on a "
+    "modest laptop (about {again:.0f} s on a later visit, longer on a busy computer): it runs "
+    "inside this page, nothing is installed. When the status bar at the bottom of the page says "
+    "*Idle*, run the cells one by one (Shift+Enter), or all of them with *Run → Run All Cells*."
+)
+"""The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
+the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
+
+
+def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
+    """`LITE_STARTING` in `lang`, with the kernel's start measured on a first and a later visit
+    (bench/RESULTS.md, section 8)."""
+    with using(lang):
+        return _(LITE_STARTING).format(first=first_s, again=again_s)
 
 
 def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
