@@ -600,7 +600,7 @@ def starting_cell(lang: str) -> dict:
         "cell_type": "markdown",
         "id": "wts-lite-starting",
         "metadata": {"tags": ["lite-starting"]},
-        "source": [f"> ⏳ {text}"],
+        "source": [f"> {text}"],
     }
 
 

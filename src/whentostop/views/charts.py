@@ -198,7 +198,7 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
     )
     if model.y2 is not None:
         colour = model.on("right")[0].colour if model.on("right") else look.TEXT_COLOUR
-        label = _usd_tick(max((v for s in model.on("right") for v in s.y), default=0.0))
+        usd = _usd_tick(max((v for s in model.on("right") for v in s.y), default=0.0))
         out.append(
             f'<line x1="{x_end}" y1="{f.top}" x2="{x_end}" y2="{f.base}" stroke="{colour}"/>'
         )
@@ -206,7 +206,7 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
             value = f.y2_top * i / 5
             out.append(
                 f'<text x="{x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
-                f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(label(value))}</text>'
+                f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(usd(value))}</text>'
             )
         out.append(
             f'<text class="axis-label y2" transform="translate({f.width - 12},'
