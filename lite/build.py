@@ -84,7 +84,7 @@ LANGUAGE_INFO = {
 """The notebook metadata JupyterLite writes when the Pyodide kernel starts (read off a page of
 this site): a notebook that already has it is not marked changed on open. `version` is what the
 kernel reports, whatever Python Pyodide runs."""
-KERNEL_READY_S = {"first": 15.0, "again": 14.0}
+KERNEL_READY_S = {"first": 30.0, "again": 27.0}
 """Page load to kernel ready, first and later visit, as bench/RESULTS.md section 8 measured
 it: the first cell of each notebook tells the learner (`classroom.lite_starting_notice`)."""
 FRONTEND_ONLY = {"widgetsnbextension"}

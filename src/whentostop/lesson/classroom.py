@@ -127,10 +127,11 @@ def binder_link(
 
 
 LITE_STARTING = N_(
-    "**Python is starting in your browser.** The first time, it takes about {first:.0f} s on a "
-    "modest laptop (about {again:.0f} s on a later visit, longer on a busy computer): it runs "
-    "inside this page, nothing is installed. When the status bar at the bottom of the page says "
-    "*Idle*, run the cells one by one (Shift+Enter), or all of them with *Run → Run All Cells*."
+    "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit and "
+    "about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one takes "
+    "less): it runs inside this page, nothing is installed. When the status bar at the bottom of "
+    "the page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
+    "*Run → Run All Cells*."
 )
 """The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
 the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
