@@ -214,3 +214,18 @@ def test_with_matplotlib_the_plotting_api_returns_a_matplotlib_figure_with_the_m
     fig = plots.level_map(load_level("1-1"), runs["clock"])
     assert isinstance(fig, Figure)
     assert fig.alt_text == figure.level_map(load_level("1-1"), runs["clock"]).alt
+
+
+def test_only_the_matplotlib_renderer_imports_matplotlib() -> None:
+    """One plotting API, whatever draws it: matplotlib stays inside `views/mplfigure.py`, which
+    `plots` imports only where matplotlib can be imported."""
+    import re
+
+    from conftest import ROOT
+
+    importing = [
+        path.relative_to(ROOT).as_posix()
+        for path in (ROOT / "src" / "whentostop").rglob("*.py")
+        if re.search(r"^\s*(import|from)\s+matplotlib\b", path.read_text(encoding="utf-8"), re.M)
+    ]
+    assert importing == ["src/whentostop/views/mplfigure.py"]

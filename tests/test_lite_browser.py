@@ -255,7 +255,6 @@ def test_run_all_reaches_the_last_cell_offline_with_no_error_and_every_figure_dr
     lite_lab: LiteLab, name: str
 ) -> None:
     cells = lite_lab.run(name)
-    _screenshot(lite_lab.page, name.removesuffix(".ipynb").replace("/", "-"))
     code = [c for c in cells if c.source.strip()]
     assert code, f"{name} has no code cell"
     assert [c.index for c in code if c.count is None] == [], "cells Run All did not reach"
@@ -264,6 +263,9 @@ def test_run_all_reaches_the_last_cell_offline_with_no_error_and_every_figure_dr
     figures = [f for c in code for f in c.figures]
     assert len(figures) == sum(1 for c in code if FIGURE_CELL.search(c.source)), name
     assert all(f["svg"] and len(f["alt"]) > 60 for f in figures), figures
+    if figures:  # the screenshot shows the first figure, as the learner sees it
+        lite_lab.panel(name).locator("img.wts-figure").first.scroll_into_view_if_needed()
+    _screenshot(lite_lab.page, name.removesuffix(".ipynb").replace("/", "-"))
     shown = "\n".join(c.text for c in code)
     notice, without_matplotlib = SAID[_edition(name)]
     assert shown.count(without_matplotlib) == (1 if figures else 0)  # once per kernel
