@@ -358,6 +358,8 @@ def test_readme_browser_links_are_the_ones_the_code_builds() -> None:
     first = re.search(r"\[Try it in your browser\]\(([^)]+)\)", readme)
     assert first and first.group(1) == lite_link(notebook="00")
     assert set(found) <= {lite_link(notebook=n) for n in SHORT_NAMES}, found
+    for level in ("1-1", "1-2", "1-3", "1-4", "explorer"):  # every level, as the pt section
+        assert lite_link(notebook=level) in found, level
 
 
 def test_the_pages_workflow_publishes_what_make_lite_builds() -> None:

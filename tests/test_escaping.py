@@ -268,6 +268,27 @@ def test_the_figures_alt_texts_are_escaped_in_their_img(
         assert bundle["text/plain"] == figure.alt_text
 
 
+def test_the_figures_drawn_without_matplotlib_escape_their_words_too(
+    hostile_level: Path, hostile_run: Run, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The browser edition's figures: the same models drawn as SVG where matplotlib is missing."""
+    from whentostop.views import plots
+
+    monkeypatch.setattr(plots, "matplotlib_renderer", lambda: None)
+    level = load_level(hostile_level)
+    for figure in (
+        plots.level_map(level, hostile_run),
+        plots.tokens_per_turn(hostile_run),
+        plots.cumulative_cost(hostile_run),
+        plots.compare_runs({HOSTILE: hostile_run}),
+    ):
+        assert isinstance(figure, plots.SvgFigure)
+        bundle = figure._repr_mimebundle_()
+        assert active_html(bundle["text/html"]) == []
+        assert active_html(figure.svg) == []
+        assert "onerror" in figure.svg  # the hostile words are there, as text
+
+
 def widget_html(root: Any) -> list[str]:
     """Every HTML value in a widget tree (panes, HTML widgets), as the page would receive it."""
     found, todo = [], [root]
@@ -307,7 +328,8 @@ def test_a_race_on_a_hostile_level_shows_nothing_active(hostile_level: Path) -> 
 DRIVEN = {
     ("lesson/castle.py", "Table"),
     ("lesson/uncapped.py", "Bill"),
-    ("views/plots.py", "DescribedFigure"),
+    ("views/mplfigure.py", "DescribedFigure"),
+    ("views/plots.py", "SvgFigure"),
     ("views/widgets.py", "Explorer"),
     ("views/widgets.py", "Race"),
     *(
@@ -316,11 +338,11 @@ DRIVEN = {
     ),
     *(("views/widgets.py", n) for n in ("_call_html", "_empty", "_note", "_pill", "_turn_html")),
     ("views/widgets.py", "_verdict_html"),
-    *(("views/charts.py", n) for n in ("cost_svg", "map_svg", "race_svg", "_axes", "_block")),
-    *(("views/charts.py", n) for n in ("_cumulative_panel", "_empty", "_fall_mark", "_legend")),
+    *(("views/charts.py", n) for n in ("cost_svg", "race_svg", "level_map_svg", "_axes", "_block")),
+    *(("views/charts.py", n) for n in ("_chart_panel", "_frame_axes", "_bars", "_line", "_marker")),
+    *(("views/charts.py", n) for n in ("_fall_mark", "_legend", "_series_legend")),
     *(("views/charts.py", n) for n in ("_limit_line", "_line_through", "_lines_legend", "_svg")),
-    *(("views/charts.py", n) for n in ("_polyline", "_race_panel", "_tick_label", "_title")),
-    ("views/charts.py", "_tokens_panel"),
+    *(("views/charts.py", n) for n in ("_race_panel", "_title")),
 }
 """Every place that builds Markdown or HTML, by (file, top-level name): each is driven above,
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""

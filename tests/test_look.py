@@ -153,7 +153,7 @@ def test_run_colours_stay_apart_under_colour_vision_deficiencies(deficiency: str
 def test_each_run_also_has_its_own_marker_and_line_style() -> None:
     n = len(look.RUN_COLOURS)
     assert len(set(look.RUN_MARKERS[:n])) == n
-    assert len({str(style) for style in look.RUN_LINESTYLES[:n]}) == n
+    assert len({str(style) for style in look.RUN_DASHES[:n]}) == n
 
 
 def test_block_labels_reach_aa_on_their_faces() -> None:

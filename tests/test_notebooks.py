@@ -230,17 +230,14 @@ def test_the_first_code_cell_installs_the_package_where_missing_then_chooses_the
     assert after[1].startswith('set_language("en")') and '"pt"' in after[1]
 
 
-@pytest.mark.parametrize("name", LESSONS)
-def test_matplotlib_is_imported_only_in_cells_of_its_own(name):
-    """A notebook in JupyterLite may have no matplotlib: its import must take down only itself."""
+@pytest.mark.parametrize("name", ALL)
+def test_no_cell_imports_numpy_or_matplotlib(name):
+    """In the browser edition (JupyterLite) numpy and matplotlib would come from a CDN: a cell
+    that imports them fails offline. The plots draw as SVG there (`whentostop.views.plots`)."""
     for cell in read(name).cells:
-        if cell.cell_type == "code" and re.search(
-            r"^(import matplotlib|from whentostop.views import plots)", cell.source, re.MULTILINE
-        ):
-            lines = [x for x in cell.source.splitlines() if x.strip() and not x.startswith("#")]
-            assert all(
-                re.match(r"(import matplotlib|from whentostop.views import plots|%matplotlib)", x)
-                for x in lines
+        if cell.cell_type == "code":
+            assert not re.search(
+                r"^\s*(import|from)\s+(numpy|matplotlib)\b|^%matplotlib", cell.source, re.MULTILINE
             ), cell.source
 
 

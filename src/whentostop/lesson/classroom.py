@@ -18,7 +18,7 @@ from __future__ import annotations
 import unicodedata
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..i18n import _, normalize
+from ..i18n import N_, _, normalize, using
 
 DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
 """The repository's public URL: the one place it is written. The README's links are built from it
@@ -138,6 +138,24 @@ def binder_link(
     return urlunsplit(
         (scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", f"urlpath={_encode(urlpath)}", "")
     )
+
+
+LITE_STARTING = N_(
+    "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit and "
+    "about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one takes "
+    "less): it runs inside this page, nothing is installed. When the status bar at the bottom of "
+    "the page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
+    "*Run → Run All Cells*."
+)
+"""The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
+the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
+
+
+def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
+    """`LITE_STARTING` in `lang`, with the kernel's start measured on a first and a later visit
+    (bench/RESULTS.md, section 8)."""
+    with using(lang):
+        return _(LITE_STARTING).format(first=first_s, again=again_s)
 
 
 def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
