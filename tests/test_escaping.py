@@ -234,14 +234,21 @@ def test_the_explorers_plain_views_escape_every_text(hostile_run: Run) -> None:
 def test_the_svg_charts_and_their_words_escape_every_text(
     hostile_level: Path, hostile_run: Run
 ) -> None:
+    import dataclasses
+
     from whentostop.usage import price
-    from whentostop.views import charts, describe
+    from whentostop.views import charts, describe, figure
 
     level = load_level(hostile_level)
+    long_title = dataclasses.replace(  # broken into lines in a dashboard column's width
+        figure.cumulative_cost_chart(hostile_run, price("gpt-4o")), title=f"{HOSTILE} " * 3
+    )
     for svg in (
         charts.cost_svg(hostile_run),
         charts.cost_svg(hostile_run, tokens_per_turn=False),
+        charts.chart_svg(long_title, charts.COMPACT_W, charts.COMPACT_H),
         charts.map_svg(level, hostile_run),
+        charts.map_svg(level, hostile_run, narrow=True),
         charts.map_svg(level, None),
     ):
         assert active_html(svg) == [] and svg.count("<svg") == 1
@@ -342,7 +349,7 @@ DRIVEN = {
     *(("views/charts.py", n) for n in ("_chart_panel", "_frame_axes", "_bars", "_line", "_marker")),
     *(("views/charts.py", n) for n in ("_fall_mark", "_legend", "_series_legend")),
     *(("views/charts.py", n) for n in ("_limit_line", "_line_through", "_lines_legend", "_svg")),
-    *(("views/charts.py", n) for n in ("_race_panel", "_title")),
+    *(("views/charts.py", n) for n in ("_race_panel", "_title", "_title_lines")),
 }
 """Every place that builds Markdown or HTML, by (file, top-level name): each is driven above,
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""

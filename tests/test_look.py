@@ -103,6 +103,11 @@ def test_error_text_reaches_aa_on_its_own_background() -> None:
     assert contrast(look.TEXT_COLOUR, look.CODE_BACKGROUND) >= TEXT_AA
 
 
+def test_a_disabled_fields_text_still_reaches_aa_on_its_grey() -> None:
+    """The system prompt while giving up is off: unavailable, but its words stay readable."""
+    assert contrast(look.MUTED_COLOUR, look.DISABLED_BACKGROUND) >= TEXT_AA
+
+
 @pytest.mark.parametrize("exit_name", list(look.BADGE_COLOURS))
 def test_white_badge_text_reaches_aa_on_every_exits_colour(exit_name: str) -> None:
     assert contrast("#FFFFFF", look.BADGE_COLOURS[exit_name]) >= TEXT_AA

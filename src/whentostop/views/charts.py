@@ -36,9 +36,19 @@ TEXT_PX = 15
 TITLE_PX = 17
 
 PANEL_W, PANEL_H = 560, 330
+COMPACT_W, COMPACT_H = 420, 320
+"""The cost chart alone in a dashboard column (about 400 pixels wide on a 1280×720 projector):
+narrower than a panel, so its words are drawn at about their own size there, not shrunk."""
 LEFT, RIGHT, TOP, BOTTOM = 78, 24, 56, 52
 """Margins of a panel, in SVG pixels: room for tick labels, titles and the legend."""
-RIGHT_WITH_AXIS = 84
+TITLE_LINE = 22
+"""The height of each further line of a title too long for its panel."""
+BOLD_EM = 0.64
+"""How wide a bold character of the charts' font is, on average, in ems: a generous guess (DejaVu
+Sans Bold's digits and lower case), for breaking a title before it runs out of its panel."""
+REGULAR_EM = 0.53
+"""The same for the regular weight (the map's legend)."""
+RIGHT_WITH_AXIS = 88
 """The right margin of a chart with a right axis (dollars): room for its ticks and label."""
 
 
@@ -59,9 +69,9 @@ def cost_svg(
     say how the run ended as the badge does (`judgement`: the level's verdict on the answer)."""
     run = run or Run.empty()
     cumulative = figure.cumulative_cost_chart(run, price(model), judgement)
-    right = _chart_panel(cumulative, PANEL_W, PANEL_H)
     if not tokens_per_turn:
-        return _svg(PANEL_W, PANEL_H, right, cumulative.alt)
+        return chart_svg(cumulative, COMPACT_W, COMPACT_H)
+    right = _chart_panel(cumulative, PANEL_W, PANEL_H)
     tokens = figure.tokens_per_turn(run)
     left = _chart_panel(tokens, PANEL_W, PANEL_H)
     return _svg(
@@ -74,7 +84,7 @@ def cost_svg(
 
 def cost_size(tokens_per_turn: bool = True) -> tuple[int, int]:
     """The cost view's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
-    return (2 * PANEL_W if tokens_per_turn else PANEL_W), PANEL_H
+    return (2 * PANEL_W, PANEL_H) if tokens_per_turn else (COMPACT_W, COMPACT_H)
 
 
 def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> str:
@@ -117,9 +127,11 @@ class _Frame:
 
 def _chart_panel(model: Chart, width: float, height: float) -> str:
     """The chart's title, legend, axes and series, in a panel of `width` x `height`."""
-    legend, rows = _series_legend(model.series, width - RIGHT)
-    frame = _frame(model, width, height, TOP + 18 * (rows - 1))
-    parts = [_title(model.title), legend, *_frame_axes(model, frame)]
+    title, lines = _title_lines(model.title, width)
+    below = TITLE_LINE * (lines - 1)  # the legend and the plot move down under a longer title
+    legend, rows = _series_legend(model.series, width - RIGHT, below)
+    frame = _frame(model, width, height, TOP + below + 18 * (rows - 1))
+    parts = [title, legend, *_frame_axes(model, frame)]
     if model.empty:
         parts.append(
             f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" font-size="{TITLE_PX}" '
@@ -172,8 +184,8 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         y = f.y(tick)
         out.append(
             f'<line x1="{LEFT}" y1="{y:.1f}" x2="{x_end}" y2="{y:.1f}" stroke="{look.GRID_COLOUR}"/>'
-            f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" text-anchor="end">'
-            f"{tick:,.0f}</text>"
+            f'<text class="tick y" x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
+            f'text-anchor="end">{tick:,.0f}</text>'
         )
     ticks = model.x.ticks or tuple(
         (f.lo + i, str(f.lo + i)) for i in range(f.slots) if look.tick_shown(i, f.slots)
@@ -205,11 +217,11 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         for i in range(6):
             value = f.y2_top * i / 5
             out.append(
-                f'<text x="{x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
+                f'<text class="tick y2" x="{x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
                 f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(usd(value))}</text>'
             )
         out.append(
-            f'<text class="axis-label y2" transform="translate({f.width - 12},'
+            f'<text class="axis-label y2" transform="translate({f.width - 16},'
             f'{(f.top + f.base) / 2:.0f}) rotate(90)" font-size="{TEXT_PX}" fill="{colour}" '
             f'text-anchor="middle">{escape(model.y2.label)}</text>'
         )
@@ -279,16 +291,17 @@ def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5) -> str:
     return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r - 1}" fill="{colour}"/>'
 
 
-def _series_legend(series: tuple[Series, ...], x_end: float) -> tuple[str, int]:
+def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -> tuple[str, int]:
     """Each series' swatch (a square for bars, a stretch of the line for lines) and words, in
-    rows above the plot; how many rows it took."""
+    rows above the plot (`below` the usual place, under a title of several lines); how many
+    rows it took."""
     out: list[str] = []
     x, row = float(LEFT + 8), 0
     for s in series:
         size = 26 + 7.6 * len(s.label)
         if x > LEFT + 8 and x + size > x_end:
             x, row = float(LEFT + 8), row + 1
-        y = TOP - 8 + 18 * row
+        y = TOP - 8 + below + 18 * row
         if s.kind == "bars":
             swatch = f'<rect x="{x}" y="{y - 12}" width="14" height="14" fill="{s.colour}"/>'
         else:
@@ -554,18 +567,24 @@ def _line_through(
 _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
 """A block's cell, the area labels' column, and the room above the rows for the title: the
 level's name, then the news of the run on up to two lines."""
+_MAP_NAME_H = 22
+"""A narrow map's line above each row of blocks, for the area's name."""
+_MAP_LEGEND_LINE = 18
+"""Each further line of the map's legend, where the map is too narrow for it on one."""
 
 
-def map_svg(level: Level, run: Run | None = None) -> str:
+def map_svg(level: Level, run: Run | None = None, *, narrow: bool = False) -> str:
     """The level as rows of numbered `?` blocks after `run`: searched areas revealed, markers
-    drawn."""
-    return level_map_svg(figure.level_map(level, run))
+    drawn. `narrow` (a dashboard column): each area's name above its row instead of in a column
+    beside it, so the blocks' words are drawn at about their own size in a narrow box."""
+    return level_map_svg(figure.level_map(level, run), narrow=narrow)
 
 
-def level_map_svg(view: LevelMap) -> str:
-    """The level map of the figure model as an SVG document."""
-    cell_w, cell_h, label_w, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP
-    width, height = _map_dims(view.width, len(view.rows))
+def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
+    """The level map of the figure model as an SVG document (`narrow`: see `map_svg`)."""
+    cell_w, cell_h, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_TOP
+    label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
+    width, height = _map_dims(view.width, len(view.rows), narrow)
     # the level's name, then the news of the run on a line of its own: the whole title fits
     # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
     lines = "".join(
@@ -577,30 +596,60 @@ def level_map_svg(view: LevelMap) -> str:
         f"{escape(view.name)}{lines}</text>"
     ]
     for row, (area, blocks) in enumerate(view.rows):
-        y = top + row * cell_h
-        parts.append(f'<text x="8" y="{y + 40}" font-size="{TEXT_PX + 2}">{escape(area)}</text>')
+        y = top + row * (cell_h + name_h)
+        name_y = y + 16 if narrow else y + 40
+        parts.append(
+            f'<text class="area" x="8" y="{name_y}" font-size="{TEXT_PX + 2}">{escape(area)}</text>'
+        )
         for col, block in enumerate(blocks):
-            parts.append(_block(label_w + col * cell_w, y, block.number, block.item, block.marker))
+            parts.append(
+                _block(label_w + col * cell_w, y + name_h, block.number, block.item, block.marker)
+            )
+    legend = _map_legend_lines(view.legend, width)
     parts.append(
-        f'<text x="8" y="{height - 10}" font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
-        f"{escape(view.legend)}</text>"
+        f'<text class="map-legend" x="8" y="{height - 10 - _MAP_LEGEND_LINE * (len(legend) - 1)}" '
+        f'font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
+        + "".join(
+            f'<tspan x="8" dy="{0 if i == 0 else _MAP_LEGEND_LINE}">{escape(line)}</tspan>'
+            for i, line in enumerate(legend)
+        )
+        + "</text>"
     )
     return _svg(width, height, "".join(parts), view.alt)
 
 
-def map_size(level: Level) -> tuple[int, int]:
+def map_size(level: Level, *, narrow: bool = False) -> tuple[int, int]:
     """The map's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
     areas = level.areas
-    return _map_dims(max(len(b) for b in areas.values()), len(areas))
+    return _map_dims(max(len(b) for b in areas.values()), len(areas), narrow)
 
 
-def level_map_size(view: LevelMap) -> tuple[int, int]:
+def level_map_size(view: LevelMap, *, narrow: bool = False) -> tuple[int, int]:
     """The size of `level_map_svg(view)` in SVG pixels."""
-    return _map_dims(view.width, len(view.rows))
+    return _map_dims(view.width, len(view.rows), narrow)
 
 
-def _map_dims(columns: int, rows: int) -> tuple[int, int]:
-    return _MAP_LABEL_W + _MAP_CELL_W * columns + 10, _MAP_TOP + _MAP_CELL_H * rows + 34
+def _map_dims(columns: int, rows: int, narrow: bool = False) -> tuple[int, int]:
+    label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
+    width = label_w + _MAP_CELL_W * columns + 10
+    legend = len(_map_legend_lines(_(look.MAP_LEGEND), width))
+    height = _MAP_TOP + (_MAP_CELL_H + name_h) * rows + 34 + _MAP_LEGEND_LINE * (legend - 1)
+    return width, height
+
+
+def _map_legend_lines(legend: str, width: float) -> list[str]:
+    """The map's legend on as many lines as its width needs, broken between its parts (" · ")
+    where it can be."""
+    fits = int((width - 16) / ((TEXT_PX - 1) * REGULAR_EM))
+    if len(legend) <= fits:
+        return [legend]
+    lines: list[str] = []
+    for part in legend.split(" · "):
+        if lines and len(lines[-1]) + 3 + len(part) <= fits:
+            lines[-1] += " · " + part
+        else:
+            lines += _wrap(part, fits)
+    return lines
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -636,8 +685,8 @@ def _block(x: float, y: float, number: int, item: str | None, mark: bool | None)
         )
     weight = ' font-weight="bold"' if mark is not None else ""
     out.append(
-        f'<text x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" fill="{caption_colour}" '
-        f'text-anchor="middle"{weight}>{escape(caption)}</text></g>'
+        f'<text class="caption" x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" '
+        f'fill="{caption_colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
     )
     return "".join(out)
 
@@ -693,6 +742,29 @@ def _axes(
 
 def _title(text: str) -> str:
     return f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{escape(text)}</text>'
+
+
+def _title_lines(text: str, width: float) -> tuple[str, int]:
+    """The title on one line where it fits in `width`, else broken into lines of their own
+    (`<tspan>`s of one `<text>`): after its colon where both halves fit ("Cumulative cost at
+    gpt-4o:" / "5,766 tokens, $0.0194"), else between words; how many lines it took."""
+    fits = int((width - 20) / (TITLE_PX * BOLD_EM))
+    head, colon, rest = text.partition(": ")
+    lines = (
+        [text]
+        if len(text) <= fits
+        else [head + ":", rest]
+        if colon and len(head) < fits and len(rest) <= fits
+        else _wrap(text, fits)
+    )
+    if len(lines) == 1:
+        return _title(text), 1
+    spans = "".join(
+        f'<tspan x="10" dy="{0 if i == 0 else TITLE_LINE}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
+    title = f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{spans}</text>'
+    return title, len(lines)
 
 
 def _legend(items: list[tuple[str, str]]) -> str:

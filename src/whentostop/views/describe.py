@@ -190,8 +190,9 @@ def chart_alt(chart: Chart) -> str:
 
 
 def compared(label: str, run: Run, tokens: int, usd: float) -> str:
-    """One run of a comparison, in words: its label, how it ended, its tokens and cost."""
-    return _("{label}: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
+    """One run of a comparison, in words: its label (the caller's words, quoted: a sentence of
+    the text alternative starts with it), how it ended, its tokens and cost."""
+    return _("“{label}”: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
         label=label, ending=ending(run), tokens=tokens, usd=usd
     )
 

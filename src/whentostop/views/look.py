@@ -82,6 +82,12 @@ AXIS_COLOUR = "#616161"
 GRID_COLOUR = "#E0E0E0"
 """Grid lines: a faint guide, not needed to read a value (the tick labels are)."""
 BACKGROUND = "#FFFFFF"
+DISABLED_BACKGROUND = "#EEEEEE"
+"""A field that cannot be used yet (the system prompt while giving up is not allowed), under
+`MUTED_COLOUR` text and a dashed border."""
+PROJECTOR_TEXT_PX = 18
+"""The explorer's body text on a projector (`dashboard()`, `explorer(projector=True)`): readable
+from the back of a room at 1280×720."""
 
 
 @dataclass(frozen=True)
