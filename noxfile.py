@@ -49,7 +49,7 @@ LIBRARY_TESTS = [
     "tests/test_usage.py",
     "tests/test_checks.py",
     "tests/test_plots.py",
-    "tests/test_livecharts.py",
+    "tests/test_charts.py",
     "tests/test_widgets.py",
     "tests/test_properties.py",
     "tests/test_faults_endpoint.py",
