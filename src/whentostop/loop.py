@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Literal
 
+from ._numbers import seconds
 from ._text import excerpt
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
@@ -71,7 +72,7 @@ def run_agent(
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
     run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget)
     run.tools = tuple(by_name)
-    deadline = None if deadline_s is None else run.started + deadline_s
+    deadline = None if run.deadline_s is None else run.started + run.deadline_s
     schemas = [t.schema for t in by_name.values()]
 
     try:
@@ -125,12 +126,8 @@ def _checked(
         raise ValueError(
             _("max_turns must be a positive int (1 or more), got {value!r}").format(value=max_turns)
         )
-    if deadline_s is not None and not deadline_s > 0:
-        raise ValueError(
-            _("deadline_s must be a positive number of seconds, got {value!r}").format(
-                value=deadline_s
-            )
-        )
+    if deadline_s is not None:
+        seconds(deadline_s, "deadline_s")  # a ValueError unless it is a time limit
     if on_max_turns not in ("stop", "wrap_up"):
         raise ValueError(
             _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
@@ -171,7 +168,7 @@ def _started(
         max_turns=max_turns,
         model=getattr(model, "name", ""),
         stop_on=stop_on,
-        deadline_s=deadline_s,
+        deadline_s=None if deadline_s is None else seconds(deadline_s, "deadline_s"),
         max_tokens_total=budget.max_tokens_total if budget else None,
         max_cost_usd=budget.max_cost_usd if budget else None,
         price_model=budget.price.model if budget and budget.price else None,

@@ -20,6 +20,7 @@ from .client import (
     DEFAULT_TIMEOUT_S,
     OpenAIChat,
     shown_url,
+    trimmed,
 )
 from .i18n import _
 
@@ -96,8 +97,8 @@ def connect(
     """
     from .mock.personas import PERSONAS
 
-    configured = os.environ.get("WHENTOSTOP_MODEL") or None
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    configured = setting("WHENTOSTOP_MODEL")
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
             raise ValueError(
@@ -138,12 +139,19 @@ def connect(
     )
 
 
+def setting(name: str) -> str | None:
+    """The environment variable `name` as a setting: None when unset or empty; spaces or a line
+    break around it (a `.env` file's CRLF, a paste) removed, with a warning that says so."""
+    value = os.environ.get(name)
+    return trimmed(value, name) or None if value else None
+
+
 def serves_personas(base_url: str | None = None) -> bool:
     """Whether the endpoint (`base_url`, else `OPENAI_BASE_URL`) is the mock served over HTTP
     (`python -m whentostop serve`): its `/v1/models` lists every persona, and it plays them."""
     from .mock.personas import PERSONAS
 
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     return endpoint is not None and set(PERSONAS) <= _listed_models(endpoint.rstrip("/"))
 
 
