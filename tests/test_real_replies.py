@@ -46,7 +46,8 @@ def test_a_recorded_tool_call_as_fenced_text_ends_on_the_flag_and_says_why():
     ending, level, _ = play([FENCED])
     run = ending.run
     assert run.stop == Stop.END_TURN and len(run.turns) == 1  # the loop's rule is unchanged
-    assert run.answer == FENCED["choices"][0]["message"]["content"]
+    assert run.turns[0].text == FENCED["choices"][0]["message"]["content"]
+    assert not run.has_answer  # a request for a tool is no answer: run.answer raises
     assert run.answer_is_text_tool_call and run.turns[0].notes[0].kind == "text_tool_call"
     assert "mark_star" in run.turns[0].notes[0].text
     (warning,) = run.warnings
@@ -89,7 +90,9 @@ def test_a_recorded_runaway_of_calls_written_as_text_cut_by_the_cap_is_not_the_f
     ending, _, server = play([RUNAWAY, ANSWER], level="1-2")
     cut, answered = ending.run.turns
     assert cut.truncated and cut.completion_tokens == 512 and cut.cached_tokens == 637
-    assert "cut off (finish_reason: length), so the loop asked for the rest" in cut.notes[0].text
+    assert [n.kind for n in cut.notes] == ["cut_off", "text_tool_call"]
+    assert "cut off (finish_reason: length), so the loop asked for the rest" in cut.notes[1].text
+    assert "after_cut_off" in [n.kind for n in answered.notes]
     assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
     assert ending.run.stop == Stop.END_TURN and not ending.run.answer_is_text_tool_call
 
