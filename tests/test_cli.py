@@ -77,7 +77,7 @@ def test_an_unreachable_endpoint_exits_2_with_a_plain_message(capsys):
 
 def test_bad_max_turns_is_a_clear_error(capsys):
     assert main(["run", "--max-turns", "0"]) == 2
-    assert "max_turns must be a positive int" in capsys.readouterr().err
+    assert "--max-turns must be a positive int" in capsys.readouterr().err  # the flag's name
 
 
 def test_unknown_persona_names_the_personas(capsys):
