@@ -253,6 +253,14 @@ class Level:
                     "as a call, so there is nothing to judge."
                 ),
             )
+        if run.not_an_answer is not None:
+            return Judgement(
+                None,
+                _(
+                    "Not an answer: the model only repeated words it was sent, so there is nothing "
+                    "to judge."
+                ),
+            )
         if not run.has_answer:
             return Judgement(
                 None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
