@@ -232,7 +232,7 @@ def _choice(
     """`tool_choice` as the request carries it: a mode, or a named function that is offered."""
     if tool_choice is None or tool_choice in ("auto", "none", "required"):
         return tool_choice
-    name = tool_choice
+    name: Any = tool_choice
     if isinstance(tool_choice, dict):
         function = tool_choice.get("function")
         name = function.get("name") if isinstance(function, dict) else None
