@@ -50,9 +50,11 @@ if [ ! -x "$SERVER" ]; then
     fi
     # GGML_NATIVE=ON builds AMX kernels that crash on some Xeons: name the instruction sets instead.
     cmake -S "$SRC" -B "$CACHE/build" -DCMAKE_BUILD_TYPE=Release -DGGML_NATIVE=OFF \
-        -DGGML_AVX2=ON -DGGML_AVX512=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF > "$CACHE/cmake.log"
+        -DGGML_AVX2=ON -DGGML_AVX512=ON -DGGML_AMX_TILE=OFF -DGGML_AMX_INT8=OFF \
+        > "$CACHE/cmake.log" 2>&1 || { tail -n 30 "$CACHE/cmake.log" >&2; exit 1; }
+    # the compiler's warnings go to the log too: thousands of lines about AVX-512 intrinsics
     cmake --build "$CACHE/build" --target llama-server -j "$(nproc 2>/dev/null || echo 2)" \
-        > "$CACHE/build.log"
+        > "$CACHE/build.log" 2>&1 || { tail -n 40 "$CACHE/build.log" >&2; exit 1; }
 fi
 
 echo "real-model: serving on http://127.0.0.1:$PORT/v1 (Ctrl-C stops it). In another terminal:"
