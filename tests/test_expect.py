@@ -172,3 +172,10 @@ def test_the_note_is_in_the_learners_language(capsys):
 
 def test_expect_returns_nothing_so_a_cell_ending_with_it_shows_nothing():
     assert expect(run_of("searcher"), Stop.END_TURN) is None
+
+
+def test_a_deadline_that_came_first_says_a_real_model_is_slower_than_the_mock(capsys):
+    expect(run_of("slow:0.3", "1-2", deadline_s=0.2), Stop.END_TURN)
+    note = said(capsys)
+    assert "the deadline stopped it after 0 turns" in note
+    assert "the deadline of 0.2 s came first" in note and "a larger deadline_s" in note

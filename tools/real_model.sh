@@ -60,4 +60,5 @@ fi
 echo "real-model: serving on http://127.0.0.1:$PORT/v1 (Ctrl-C stops it). In another terminal:"
 echo "  OPENAI_BASE_URL=http://127.0.0.1:$PORT/v1 WHENTOSTOP_MODEL=qwen2.5-0.5b make lab"
 echo "or  make lab BASE_URL=http://127.0.0.1:$PORT/v1 MODEL=qwen2.5-0.5b"
+echo "On a busy machine one reply can take minutes: WHENTOSTOP_TIMEOUT_S=300 raises the 60 s limit."
 exec "$SERVER" -m "$MODEL" --host 127.0.0.1 --port "$PORT" --jinja -c 32768 -t 2

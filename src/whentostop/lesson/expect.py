@@ -259,6 +259,14 @@ def _advice(run: Any, stop: Stop) -> tuple[str, str]:
             "Try: a deadline_s shorter than one of its replies (this run's took about {s:.1f} s "
             "each)."
         ).format(s=per_turn)
+    if ended == Stop.DEADLINE.value and mine:
+        return _(
+            "A real model takes seconds per reply where the mock takes milliseconds: the deadline "
+            "of {deadline:g} s came first."
+        ).format(deadline=run.deadline_s or 0), _(
+            "Try: a larger deadline_s, or a faster model (a larger timeout_s does not help here: "
+            "the deadline bounds the whole run)."
+        )
     if stop == Stop.BUDGET:
         return _("The run ended before it spent its budget."), _(
             "Try: a smaller max_cost_usd or max_tokens_total."
