@@ -179,3 +179,10 @@ def test_a_deadline_that_came_first_says_a_real_model_is_slower_than_the_mock(ca
     note = said(capsys)
     assert "the deadline stopped it after 0 turns" in note
     assert "the deadline of 0.2 s came first" in note and "a larger deadline_s" in note
+
+
+def test_a_learners_loop_that_raised_where_the_text_expects_an_exit_says_so(capsys):
+    expect(TimeoutError("timed out"), Stop.END_TURN)
+    note = said(capsys)
+    assert "it ended with raised TimeoutError: timed out" in note
+    assert "no way back from an error" in note and "run the cell again" in note

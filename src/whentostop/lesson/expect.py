@@ -222,6 +222,14 @@ def _advice(run: Any, stop: Stop) -> tuple[str, str]:
     """(why a real model may do what this run did, what to try), for the stop the text states."""
     mine = isinstance(run, Run)
     last = run.turns[-1] if mine and run.turns else None
+    if isinstance(run, BaseException):  # a loop of the learner's own raised
+        return _(
+            "The plain loop raised {kind}: it has no way back from an error, so the exception "
+            "ended the run."
+        ).format(kind=type(run).__name__), _(
+            "Try: run the cell again (a slow or busy model can time out), or on the mock; "
+            "run_agent turns such failures into typed errors that keep the run."
+        )
     if _text_call(run):
         return _(
             "A small model often writes its tool calls as text, and a server that does not parse "
