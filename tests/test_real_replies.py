@@ -22,6 +22,7 @@ REPLIES = Path(__file__).resolve().parent / "real_replies"
 FENCED = json.loads((REPLIES / "tool-call-as-fenced-text.json").read_text())
 EMPTY = json.loads((REPLIES / "empty-reply-with-cached-tokens.json").read_text())
 RUNAWAY = json.loads((REPLIES / "tool-calls-as-text-runaway-cut-by-max-tokens.json").read_text())
+REQUIRED = json.loads((REPLIES / "required-call-as-text-then-runaway.json").read_text())
 OURS = sorted(REPLIES.glob("ours-*.json"))
 ANSWER = chat("The star is in the underground, block 7.")
 
@@ -36,7 +37,7 @@ def play(script, level="1-1", **options):
 
 
 def test_the_recorded_replies_are_in_llama_cpps_shape():
-    for body in (FENCED, EMPTY):
+    for body in (FENCED, EMPTY, REQUIRED):
         assert body["system_fingerprint"] and "timings" in body
         assert "cached_tokens" in body["usage"]["prompt_tokens_details"]
         assert "tool_calls" not in body["choices"][0]["message"]
@@ -103,6 +104,37 @@ def test_accepted_every_whole_call_of_the_recorded_runaway_runs_and_the_cut_one_
     text = RUNAWAY["choices"][0]["message"]["content"]
     assert len(calls) == text.count("\n") and all(c.name == "search_blocks" for c in calls)
     assert [c.ok for c in calls[:4]] == [True, True, True, False]  # 1-2 has no castle
+
+
+def test_forced_by_tool_choice_the_recorded_model_still_wrote_its_call_as_text_then_rambled():
+    """tool_choice="required" with parallel_tool_calls=False, sent as set: the model still wrote
+    its call as text, then rambled until the cap. A cut-off reply, not an answer and not the
+    flag: the loop asks for the rest."""
+    ending, _, server = play(
+        [REQUIRED, ANSWER],
+        level="1-3",
+        stop_on=["mark_star"],
+        tool_choice="required",
+        parallel_tool_calls=False,
+    )
+    sent = server.requests[0].body
+    assert sent["tool_choice"] == "required" and sent["parallel_tool_calls"] is False
+    cut = ending.run.turns[0]
+    assert cut.truncated and cut.completion_tokens == 256 and cut.cached_tokens == 327
+    assert [n.kind for n in cut.notes] == ["cut_off", "text_tool_call"]
+    assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    assert "the flag can never fire" in ending.run.warnings[0]
+
+
+def test_accepted_the_recorded_forced_call_opens_the_pipe_on_a_guessed_block():
+    ending, level, _ = play(
+        [REQUIRED], level="1-3", stop_on=["mark_star"], text_tool_calls="accept"
+    )
+    assert ending.run.stop == Stop.TERMINAL_TOOL and ending.run.answer == {
+        "item": "star",
+        "block": 1,
+    }
+    assert level.judge(ending.run).correct is False
 
 
 @pytest.mark.parametrize("path", OURS, ids=lambda p: p.stem)

@@ -277,8 +277,8 @@ def _started(
         pipe = [name for name in stop_on if forced in ("*", name)]
         run.warnings.append(
             _(
-                "tool_choice={choice!r} makes the model call {tool} on every turn, so the flag "
-                "can never fire: {ends}"
+                "tool_choice={choice!r} asks the model to call {tool} on every turn, so where the "
+                "server enforces it the flag can never fire: {ends}"
             ).format(
                 choice=forced if forced != "*" else "required",
                 tool=_("a tool") if forced == "*" else forced,
