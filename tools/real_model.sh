@@ -1,7 +1,7 @@
 #!/bin/sh
 # `make real-model`: a real small model on 127.0.0.1, the recipe of the developers' notes run as
 # one command. The first run builds llama.cpp's llama-server from the sources inside the
-# llama-cpp-python sdist (~15 min on 2 cores) and assembles the model, Qwen2.5-Coder-0.5B-Instruct
+# llama-cpp-python sdist (~15 min on 2 idle cores, an hour on busy ones) and assembles the model, Qwen2.5-Coder-0.5B-Instruct
 # Q4_K_M, from the six wheels on the package registry that ship it; both stay in the cache, so
 # later runs start the server at once. Not part of CI: too slow to build there.
 #
@@ -41,7 +41,7 @@ if [ ! -f "$MODEL" ]; then
 fi
 
 if [ ! -x "$SERVER" ]; then
-    echo "real-model: building llama-server into $CACHE/build (about 15 minutes on 2 cores)"
+    echo "real-model: building llama-server into $CACHE/build (15 minutes to an hour on 2 cores)"
     SRC=$CACHE/sdist/llama_cpp_python-$LLAMA_CPP_PYTHON/vendor/llama.cpp
     if [ ! -d "$SRC" ]; then
         "$PYTHON" -m pip download --quiet --no-deps --no-binary :all: -d "$CACHE/sdist" \
