@@ -49,7 +49,7 @@ LIBRARY_TESTS = [
     "tests/test_usage.py",
     "tests/test_checks.py",
     "tests/test_plots.py",
-    "tests/test_livecharts.py",
+    "tests/test_charts.py",
     "tests/test_widgets.py",
     "tests/test_properties.py",
     "tests/test_faults_endpoint.py",
@@ -59,6 +59,7 @@ LIBRARY_TESTS = [
     "tests/test_structure.py",
     "tests/test_classroom_links.py",
     "tests/test_cli.py",
+    "tests/test_lesson_folder.py",  # the lesson copied out of the package: lesson, lab, dashboard
     # every cell of every lesson, exercises solved (the blank and endpoint runs add no Python)
     "tests/test_notebooks.py::test_notebook_with_solutions_filled_in_passes_every_check",
 ]

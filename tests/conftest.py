@@ -323,6 +323,7 @@ SHARED = {
     "test_install": "install",
     "test_recipes": "recipes",
     "test_make_lab": "make-lab",
+    "test_wheel": "wheel",  # one wheel and one fresh venv for the module's tests
 }
 NOTEBOOK_TESTS = ("test_notebooks", "test_i18n")
 NOTEBOOK_NAMES = sorted(

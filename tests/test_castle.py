@@ -4,6 +4,8 @@ exercises — above all that a learner's loop broken in one place gets a verdict
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
@@ -142,6 +144,11 @@ def test_the_recipe_agrees_with_the_outcome_on_honest_runs_and_lies_after_a_reje
     )
 
 
+def as_read(markdown: str) -> str:
+    """Markdown's text as a reader sees it: its escapes undone (`markdown_text` made them)."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+
+
 def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of_a_run():
     run = run_agent(
         PROMPT, model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=2
@@ -152,7 +159,7 @@ def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of
             ("broken", ValueError("boom"), [], KeyError("x")),
         ]
     )
-    text = table._repr_markdown_()
+    text = as_read(table._repr_markdown_())
     assert "a tool call: search_blocks" in text and '{"reason": "completed"}' in text
     assert "max_turns: no answer" in text and "raised ValueError: boom" in text
     assert describe_message({"role": "assistant", "content": "hi"}) == "the text “hi”"

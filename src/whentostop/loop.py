@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._numbers import seconds
 from ._options import option
 from ._text import excerpt
 from .client import ChatModel, OnRetry
@@ -87,7 +88,7 @@ def run_agent(
     offer = _Offer.of(by_name, text_tool_calls, tool_choice, parallel_tool_calls)
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
     run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget, offer)
-    deadline = None if deadline_s is None else run.started + deadline_s
+    deadline = None if run.deadline_s is None else run.started + run.deadline_s
 
     try:
         for index in range(1, max_turns + 1):
@@ -199,12 +200,8 @@ def _checked(
                 name=option("max_turns"), value=max_turns
             )
         )
-    if deadline_s is not None and not deadline_s > 0:
-        raise ValueError(
-            _("{name} must be a positive number of seconds, got {value!r}").format(
-                name=option("deadline_s"), value=deadline_s
-            )
-        )
+    if deadline_s is not None:
+        seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is a time limit
     if on_max_turns not in ("stop", "wrap_up"):
         raise ValueError(
             _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
@@ -267,7 +264,7 @@ def _started(
         max_turns=max_turns,
         model=getattr(model, "name", ""),
         stop_on=stop_on,
-        deadline_s=deadline_s,
+        deadline_s=None if deadline_s is None else seconds(deadline_s, "deadline_s"),
         max_tokens_total=budget.max_tokens_total if budget else None,
         max_cost_usd=budget.max_cost_usd if budget else None,
         price_model=budget.price.model if budget and budget.price else None,

@@ -22,6 +22,7 @@ from .client import (
     TIMEOUT_VARIABLE,
     OpenAIChat,
     shown_url,
+    trimmed,
 )
 from .i18n import _
 
@@ -102,8 +103,8 @@ def connect(
     from .mock.personas import PERSONAS
 
     timeout_s = configured_timeout() if timeout_s is None else timeout_s
-    configured = os.environ.get("WHENTOSTOP_MODEL") or None
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    configured = setting("WHENTOSTOP_MODEL")
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
             raise ValueError(
@@ -146,7 +147,7 @@ def connect(
 
 def configured_timeout() -> float:
     """The request timeout the environment sets (`WHENTOSTOP_TIMEOUT_S`), else the default."""
-    said = os.environ.get(TIMEOUT_VARIABLE, "").strip()
+    said = setting(TIMEOUT_VARIABLE)
     if not said:
         return DEFAULT_TIMEOUT_S
     try:
@@ -162,12 +163,19 @@ def configured_timeout() -> float:
     return seconds
 
 
+def setting(name: str) -> str | None:
+    """The environment variable `name` as a setting: None when unset or empty; spaces or a line
+    break around it (a `.env` file's CRLF, a paste) removed, with a warning that says so."""
+    value = os.environ.get(name)
+    return trimmed(value, name) or None if value else None
+
+
 def serves_personas(base_url: str | None = None) -> bool:
     """Whether the endpoint (`base_url`, else `OPENAI_BASE_URL`) is the mock served over HTTP
     (`python -m whentostop serve`): its `/v1/models` lists every persona, and it plays them."""
     from .mock.personas import PERSONAS
 
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     return endpoint is not None and set(PERSONAS) <= _listed_models(endpoint.rstrip("/"))
 
 

@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._numbers import token_count
 from ._text import excerpt
 from .errors import NoAnswer
 from .i18n import DECIMAL_COMMA, N_, _, language, ngettext
@@ -141,6 +142,12 @@ class Turn:
     cached_tokens`); 0 when it does not say. Hosted APIs bill it at a lower rate."""
     notes: list[Note] = field(default_factory=list)
     """What the library noticed about this reply: a tool call written as text, an empty reply."""
+
+    def __post_init__(self) -> None:
+        # counts as `token_count` reads them: whoever built the turn, its cost can be computed
+        self.prompt_tokens = token_count(self.prompt_tokens)
+        self.completion_tokens = token_count(self.completion_tokens)
+        self.cached_tokens = min(token_count(self.cached_tokens), self.prompt_tokens)
 
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:

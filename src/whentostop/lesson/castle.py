@@ -17,7 +17,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._text import excerpt
+from .._text import excerpt, markdown_text
 from ..i18n import _
 from ..level import CASTLE, Level, LevelSpec, load_level
 from ..textcalls import find_text_calls
@@ -46,6 +46,9 @@ def http_post(
     """
     import httpx
 
+    from ..client import checked_api_key
+
+    api_key = checked_api_key(api_key)  # one a header cannot carry: InvalidAPIKey, now
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     http = httpx.Client(base_url=base_url, headers=headers, transport=transport, timeout=timeout_s)
 
@@ -174,8 +177,8 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
     def _repr_markdown_(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
+        def cell(text: str) -> str:  # model text: literal words, on the cell's one line
+            return markdown_text(" ".join(str(text).splitlines()))
 
         lines = [
             "| " + " | ".join(cell(h) for h in self.header) + " |",
