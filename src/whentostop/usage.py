@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
 from ._numbers import as_float, token_count
+from ._options import option
 from .i18n import _
 from .outcome import BudgetStop, Run
 
@@ -214,8 +215,8 @@ class Budget:
             or max_tokens_total < 1
         ):
             raise ValueError(
-                _("max_tokens_total must be a positive int (1 or more), got {value!r}").format(
-                    value=max_tokens_total
+                _("{name} must be a positive int (1 or more), got {value!r}").format(
+                    name=option("max_tokens_total"), value=max_tokens_total
                 )
             )
         if max_cost_usd is not None and (
@@ -224,8 +225,8 @@ class Budget:
             or not max_cost_usd > 0
         ):
             raise ValueError(
-                _("max_cost_usd must be a positive number of dollars, got {value!r}").format(
-                    value=max_cost_usd
+                _("{name} must be a positive number of dollars, got {value!r}").format(
+                    name=option("max_cost_usd"), value=max_cost_usd
                 )
             )
         if max_tokens_total is None and max_cost_usd is None:

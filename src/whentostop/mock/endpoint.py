@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from .choice import choice_problem
 from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
 from .protocol import breach
 
@@ -140,7 +141,7 @@ def _check(request: Any) -> str | None:
         or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools)
     ):
         return "'tools' must be an array of {type: function, function: {...}}"
-    return None
+    return choice_problem(request)
 
 
 def _error(

@@ -305,7 +305,9 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     persona, delay = persona_of(body["model"])
     if delay:
         sleep(delay)
-    message = decide(persona, body)
+    from .choice import with_tool_choice  # it reads the request with `read`, from here
+
+    message = with_tool_choice(body, decide(persona, body))
     completion_tokens = count_tokens(message.get("content") or "")
     if message.get("tool_calls"):
         completion_tokens += count_tokens(json.dumps(message["tool_calls"]))

@@ -61,9 +61,12 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
     if run.answer_is_text_tool_call:
         return _(
             "{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”"
-        ).format(
-            exit=run.exit_name, turns=turns, text=excerpt(" ".join(str(run.answer).split()), 70)
-        )
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
+    if run.not_an_answer is not None:  # words the model was sent, repeated back
+        return _(
+            "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
+            "“{text}”"
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
     wrong = judgement is not None and judgement.correct is False
     if run.stop == Stop.END_TURN:
         answer = excerpt(str(run.answer), 70)

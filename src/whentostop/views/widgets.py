@@ -124,7 +124,7 @@ def badge_html(
     if run.stop is None:
         return _pill(look.BADGE_COLOURS["broken"], "✖", describe.ending(run, error))
     said = describe.ending(run, error, judgement)
-    if run.answer_is_text_tool_call:
+    if run.not_an_answer is not None:  # a tool call written as text, or an echo
         return _pill(look.BADGE_COLOURS["text_tool_call"], "⚠", said)
     if judgement is not None and judgement.correct is False:
         return _pill(look.BADGE_COLOURS["wrong"], "✗", said)
@@ -184,7 +184,7 @@ def transcript_html(
         f"<b>⚠ {warning}</b> {html.escape(w)}</div>"
         for w in run.warnings
     ]
-    if judgement is not None and run.has_answer:
+    if judgement is not None and (run.has_answer or run.not_an_answer):
         blocks.append(_verdict_html(judgement))
     return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
 
