@@ -330,10 +330,28 @@ def test_a_race_on_a_hostile_level_shows_nothing_active(hostile_level: Path) -> 
         assert active_html(html) == [], html[:300]
 
 
+def test_the_checks_verdicts_keep_what_the_learner_or_model_wrote_literal(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An exercise's verdict quotes what the learner's function returned (a real model's text
+    when OPENAI_BASE_URL is set); a question's verdict answers whatever was passed."""
+    from whentostop.lesson import checks
+
+    shown: list[str] = []
+    monkeypatch.setattr(checks, "_show", lambda markdown, plain: shown.append(markdown))
+    checks.by_tag("exercise-1-1-b").check(lambda run: HOSTILE)
+    checks.quiz("1-1")[0].check(HOSTILE)
+    checks.by_tag("exercise-1-2-a").check(HOSTILE)
+    assert len(shown) == 3
+    for markdown in shown:
+        assert active_markdown(markdown) == [], markdown
+
+
 # -- every output is one of the above ----------------------------------------------------------------
 
 DRIVEN = {
     ("lesson/castle.py", "Table"),
+    ("lesson/checks.py", "_show"),
     ("lesson/uncapped.py", "Bill"),
     ("views/mplfigure.py", "DescribedFigure"),
     ("views/plots.py", "SvgFigure"),
@@ -355,8 +373,6 @@ DRIVEN = {
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""
 NOT_MARKUP = {("client.py", "OpenAIChat"), ("outcome.py", "Run")}
 """f-strings with `<` that are reprs (`<OpenAIChat model=...>`), shown as plain text."""
-ELSEWHERE = {"lesson/checks.py", "lesson/loopcheck.py"}
-"""The check verdicts' escaping: issue 27's checks branch (issue-checks) and its own test."""
 
 
 def markup_builders() -> set[tuple[str, str]]:
@@ -366,7 +382,7 @@ def markup_builders() -> set[tuple[str, str]]:
     found = set()
     for path in sorted(SRC.rglob("*.py")):
         file = str(path.relative_to(SRC))
-        if file.startswith("mock/") or file in ELSEWHERE:
+        if file.startswith("mock/"):
             continue
         for top in ast.parse(path.read_text(encoding="utf-8")).body:
             name = getattr(top, "name", None) or ast.unparse(getattr(top, "targets", [top])[0])
