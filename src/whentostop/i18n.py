@@ -119,13 +119,56 @@ DECIMAL_COMMA = {"pt"}
 _SWAP_SEPARATORS = str.maketrans(",.", ".,")
 
 
+def _localized(text: str, lang: str) -> str:
+    """A number written the English way (`format(x, ",.1f")`: 1,326.5) in `lang`'s way."""
+    return text.translate(_SWAP_SEPARATORS) if lang in DECIMAL_COMMA else text
+
+
+# -- numbers as the learner reads them ---------------------------------------------------------
+#
+# One rule for every number the lesson shows, in the language in effect: these four for a value
+# on its own (a chart's tick, a notebook's f-string), and `Text.format` (what `_()` returns) for a
+# number inside a translated sentence, which writes "{tokens:,}" and "{usd:.4f}" the same way.
+# The standard library's `format()` does the digits and grouping; the language only swaps the two
+# separators. Babel (CLDR) would do both, but it installs 36 MB of locale data for a rule two
+# languages state in one line, and the wheel must stay light in the browser (JupyterLite);
+# `locale` depends on what the machine has installed and is process-wide.
+
+
+def number(value: float, digits: int = 0) -> str:
+    """`value` with its thousands grouped and `digits` decimals: 7,684 and 3.3 in English,
+    7.684 and 3,3 in Portuguese."""
+    return _localized(format(value, f",.{digits}f"), language())
+
+
+def ratio(value: float, digits: int = 1) -> str:
+    """How many times: 3.3× in English, 3,3× in Portuguese."""
+    return number(value, digits) + "×"
+
+
+def money(usd: float, digits: int = 2) -> str:
+    """An amount in US dollars: $0.025 in English, US$ 0,025 in Portuguese (as Brazil writes a
+    dollar amount, the sign apart from the number)."""
+    amount = number(abs(usd), digits)
+    sign = "-" if usd < 0 and amount.strip("0.,") else ""
+    return f"{sign}US$ {amount}" if language() in DECIMAL_COMMA else f"{sign}${amount}"
+
+
+def seconds(value: float, digits: int = 1) -> str:
+    """A duration: 1.0 s in English, 1,0 s in Portuguese."""
+    return number(value, digits) + " s"
+
+
 class _Numbers(string.Formatter):
-    """`str.format` that writes numbers the language's way (1.326 tokens, US$0,0123)."""
+    """`str.format` that writes numbers the language's way (1.326 tokens, US$ 0,0123)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
 
     def format_field(self, value: object, format_spec: str) -> str:
         text: str = format(value, format_spec)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            text = text.translate(_SWAP_SEPARATORS)
+            text = _localized(text, self.lang)
         return text
 
 
@@ -145,7 +188,7 @@ class Text(str):
 
     def format(self, /, *args: object, **kwargs: object) -> str:
         if self.lang in DECIMAL_COMMA:
-            return _Numbers().vformat(self, args, kwargs)
+            return _Numbers(self.lang).vformat(self, args, kwargs)
         return str.format(self, *args, **kwargs)
 
 
@@ -172,8 +215,12 @@ __all__ = [
     "MissingCatalogue",
     "_",
     "language",
+    "money",
     "ngettext",
     "normalize",
+    "number",
+    "ratio",
+    "seconds",
     "set_language",
     "translator",
     "using",

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ..i18n import _
+from ..i18n import _, number
 from . import look
 from .figure import Block, Chart, LevelMap, Series
 
@@ -110,7 +110,7 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
         )
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v)))
     lines = list(ax.get_lines())
     if model.y2 is not None:
         right = ax.twinx()
