@@ -12,7 +12,17 @@ import pytest
 from conftest import NOTEBOOKS, ROOT
 
 from whentostop import NoAnswer, set_language
-from whentostop.i18n import _, language, normalize, translator, using
+from whentostop.i18n import (
+    _,
+    language,
+    money,
+    normalize,
+    number,
+    ratio,
+    seconds,
+    translator,
+    using,
+)
 from whentostop.lesson.checks import by_tag
 from whentostop.lesson.classroom import EDITIONS
 
@@ -64,9 +74,86 @@ def test_numbers_are_written_the_languages_way():
             _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
                 model="gpt-4o", tokens=1326, usd=0.0123
             )
-            == "Custo acumulado com gpt-4o: 1.326 tokens, US$0,0123"
+            == "Custo acumulado com gpt-4o: 1.326 tokens, US$ 0,0123"
         )
     assert _("{tokens:,} tokens").format(tokens=1326) == "1,326 tokens"
+
+
+@pytest.mark.parametrize(
+    "lang, shown",
+    [
+        ("en", ["7,684", "3.3", "3.3×", "$0.025", "1.0 s", "-$1.50"]),
+        ("pt", ["7.684", "3,3", "3,3×", "US$ 0,025", "1,0 s", "-US$ 1,50"]),
+    ],
+)
+def test_one_formatter_writes_every_number_the_languages_way(lang, shown):
+    with using(lang):
+        assert [
+            number(7684),
+            number(3.3, 1),
+            ratio(25704 / 7684),
+            money(0.0245, 3),
+            seconds(1.0),
+            money(-1.5),
+        ] == shown
+
+
+ENGLISH_NUMBER = re.compile(
+    r"(?<![\w.:=/#\\-])(?:"
+    r"\$\s?\d"  # a dollar amount the English way: $0.0245 (Portuguese: US$ 0,0245)
+    r"|(?<!\$ )[1-9]\d{0,2}(?:,\d{3})+(?![\d.])"  # 7,684: thousands grouped with a comma
+    r"|\d+\.\d+\s?[x×]"  # 3.3x
+    r"|\d+\.(?!\d{3}(?![\d.]))\d+(?![\d.])"  # 1.0, 2.5: a decimal point (1.138 is 1138)
+    r"|0\.\d+(?![\d.])"  # 0.025, 0.111
+    r")"
+)
+"""A number written the English way. Not one in code (`deadline_s=1.0`), an identifier (1-1.p4),
+a persona (slow:0.3), a version (0.1.0) or a date: see `english_numbers`."""
+_CODE = re.compile(
+    r"`[^`\n]*`|https?://\S+|\b[\w.-]+\.(?:py|toml|json|ipynb|md)\b"
+    r"|\b(?:Python|Pyodide|Jupyter\w*|Voila|v|versão|version) \d[\d.]*"  # a version
+)
+
+
+def english_numbers(text: str) -> list[str]:
+    """Each number in `text` a Brazilian would misread (7,684 read as seven point six), with its
+    surroundings; code spans, addresses and file names left out."""
+    text = _CODE.sub("`code`", text)
+    return [
+        text[max(0, m.start() - 30) : m.end() + 15] for m in ENGLISH_NUMBER.finditer(text)
+    ]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10 turnos: 7,684 tokens",
+        "razão 3.3x (um crescimento linear daria 2.0x)",
+        "US$0.025 (1.0x o custo de 10)",
+        "depois de 1.0 s",
+        "$0.0245 ao preço do gpt-4o",
+        "$0.00190 ao preço do gpt-4o",
+        "a bandeira 5 turnos 1,667 tokens",
+        "gpt-4o: US$2.5 / US$10.0 por milhão",
+        "entre 0.5 e 5 segundos",
+    ],
+)
+def test_the_number_check_catches_each_english_number_the_review_found(text):
+    assert english_numbers(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "10 turnos: 7.684 tokens, razão 3,3× (um crescimento linear daria 2,0×)",
+        "US$ 0,025 ao preço do gpt-4o; US$ 0,0245; 142.780 tokens; depois de 1,0 s",
+        "Previsão 1-1.p4: max_turns=10 e deadline_s=1.0, connect(\"slow:0.3\")",
+        "`cumulative_cost(run)[-1]` e 2.029.004 tokens; a 0.1.0 em 2026-05-07, Python 3.11+",
+        "a fase 1-1 e o bloco 12, https://example.org/v1.2/x e tests/test_x.py",
+    ],
+)
+def test_the_number_check_passes_portuguese_numbers_and_code(text):
+    assert english_numbers(text) == []
 
 
 def test_a_run_tells_how_it_ended_in_portuguese(play):
@@ -221,3 +308,26 @@ def test_what_a_portuguese_notebook_shows_holds_no_english_sentence_of_the_libra
     ]
     leaked = [msgid for msgid in english if msgid in shown]
     assert not leaked, leaked[:5]
+
+
+@pytest.mark.parametrize("with_solutions", [False, True])
+@pytest.mark.parametrize("name", PAIRS.values())
+def test_a_portuguese_notebook_writes_every_number_the_portuguese_way(
+    name, with_solutions, jupyter_env
+):
+    """What a Portuguese notebook shows on the mock, blank and solved — the library's words and
+    the cells' own f-strings — and its own prose: no number written the English way."""
+    if with_solutions and name not in PT_LESSONS:
+        pytest.skip("no exercises")
+    nb = ran(name, with_solutions, jupyter_env)
+    shown = "\n".join(text_of(c) for c in nb.cells)
+    prose = "\n".join(c.source for c in read(name).cells if c.cell_type == "markdown")
+    assert english_numbers(shown) == []
+    assert english_numbers(prose) == []
+
+
+@pytest.mark.parametrize("guide", sorted(lesson_i18n.EDITIONS["pt"].docs.values()))
+def test_the_portuguese_guides_write_numbers_the_portuguese_way(guide):
+    text = (ROOT / "docs" / "pt" / guide).read_text(encoding="utf-8")
+    assert english_numbers(lesson_i18n._FENCED.sub("", text)) == []
+

@@ -17,6 +17,7 @@ Babel reads and writes the catalogues (`lesson/locale/<locale>/LC_MESSAGES/lesso
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -105,7 +106,15 @@ def translate_markdown(markdown: str, translate: Callable[[str], str]) -> str:
 
 
 def _translated_block(block: str, translate: Callable[[str], str]) -> str:
-    return translate(block) if block.strip() else block
+    """One paragraph translated, looked up as `blocks()` extracts it: without the blank space
+    around it (a file's last paragraph ends with the file's newline, its first may follow blank
+    lines), which is put back as it was."""
+    if not block.strip():
+        return block
+    body = block.strip("\n")
+    head = block[: len(block) - len(block.lstrip("\n"))]
+    tail = block[len(head) + len(body) :]
+    return head + translate(body) + tail
 
 
 def is_prose(text: str) -> bool:
@@ -113,6 +122,55 @@ def is_prose(text: str) -> bool:
     ":" ("stop:"). Identifiers, persona and tool names, level names stay as code."""
     letters = re.search(r"[A-Za-zÀ-ÿ]{2,}", text)
     return bool(letters) and (" " in text.strip() or text.rstrip().endswith(":"))
+
+
+WORD = re.compile(r"[A-Za-z]{2,}")
+"""A one-word literal that may be shown: a plain word (not `end_turn`, `gpt-4o`, `slow:0.3`)."""
+_SHOWN_IN_FIELD = re.compile(r"""(?P<head>\b(?:or|else)\s+)(?P<q>['"])(?P<word>[A-Za-z]{2,})(?P=q)""")
+"""A word an f-string's field shows in place of a value: `{asked or 'nothing'}`,
+`{x if x else 'none'}`."""
+
+
+def shown_words(source: str) -> set[tuple[int, int]]:
+    """Where (row, column, as tokenize counts them) the cell has a one-word literal a learner
+    reads: an argument of `print()`, or the fallback of an `or` or a conditional expression
+    (`answer or "none"`). Other one-word literals are keys, names and settings: code."""
+    try:
+        tree = ast.parse(without_magics(source))
+    except SyntaxError:
+        return set()
+    lines = source.split("\n")
+    found: set[tuple[int, int]] = set()
+
+    def add(node: ast.expr) -> None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if WORD.fullmatch(node.value):
+                line = lines[node.lineno - 1].encode()
+                found.add((node.lineno, len(line[: node.col_offset].decode())))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "print":
+                for arg in node.args:
+                    add(arg)
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            add(node.values[-1])
+        elif isinstance(node, ast.IfExp):
+            add(node.body)
+            add(node.orelse)
+    return found
+
+
+def _fields_words_translated(text: str, translate: Callable[[str], str]) -> str:
+    """An f-string's text with the words its fields show (`{asked or 'nothing'}`) translated;
+    the rest of each field as written."""
+    return re.sub(
+        r"(?<!\{)\{[^{}]*\}(?!\})",
+        lambda field: _SHOWN_IN_FIELD.sub(
+            lambda m: f"{m['head']}{m['q']}{translate(m['word'])}{m['q']}", field.group(0)
+        ),
+        text,
+    )
 
 
 _STRING = re.compile(
@@ -133,6 +191,7 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return
     block: list[tokenize.TokenInfo] = []
+    shown = shown_words(source)
 
     def flush() -> Iterator[tuple[str, str, tuple[int, int], tuple[int, int]]]:
         if block:
@@ -164,8 +223,14 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
             yield from flush()
             if tok.type == tokenize.STRING:
                 m = _STRING.match(tok.string)
-                if m and "b" not in m["prefix"].lower() and is_prose(m["body"]):
+                if not m or "b" in m["prefix"].lower():
+                    continue
+                if is_prose(m["body"]) or tok.start in shown:
                     yield "string", m["body"], tok.start, tok.end
+                if "f" in m["prefix"].lower():
+                    for field in fields(m["body"]):
+                        for word in _SHOWN_IN_FIELD.finditer(field):
+                            yield "word", word["word"], tok.start, tok.end
     yield from flush()
 
 
@@ -184,7 +249,11 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     lines = source.split("\n")
     edits: list[tuple[int, int, int, int, list[str]]] = []
     for kind, text, start, end in code_pieces(source):
+        if kind == "word":  # translated where its f-string is: see _fields_words_translated
+            continue
         new = translate(text)
+        if kind == "string":
+            new = _fields_words_translated(new, translate)
         if new == text:
             continue
         row, col = start[0] - 1, start[1]
@@ -256,8 +325,26 @@ def _code(text: str) -> list[str]:
         re.sub(r"(^|\s)#.*$", "", block, flags=re.M).strip()
         for block in (m.group(0) for m in _FENCED.finditer(text))
     ]
-    spans = sorted(m.group(0) for m in _SPAN.finditer(_FENCED.sub("", text)))
+    spans = sorted(_skeleton(m.group(0)) for m in _SPAN.finditer(_FENCED.sub("", text)))
     return fenced + spans
+
+
+_ELEMENT = re.compile(r"(?<=[(,])(\s*)[a-zà-ÿ]+(?: [a-zà-ÿ]+)*(\s*)(?=[,)])")
+_QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
+
+
+def _skeleton(span: str) -> str:
+    """A code span as the check compares it. A tuple written with words for its values —
+    `(False, None, an error line)`, `("answer", the answer, runs)` — has those words for the
+    reader to translate: each element that is only lowercase words reads as "…". The rest
+    (True/False/None, numbers, quoted strings, punctuation) and every other span stay as
+    written."""
+    if not (span.strip("`").startswith("(") and "," in span):
+        return span
+    return "".join(
+        piece if _QUOTED.fullmatch(piece) else _ELEMENT.sub(r"\1…\2", piece)
+        for piece in _QUOTED.split(span)
+    )
 
 
 def fields(text: str) -> list[str]:
@@ -316,13 +403,16 @@ def _exercise_tag(cell: dict) -> str | None:
 # -- building an edition ----------------------------------------------------------------------
 
 
-def translator(edition: Edition) -> Callable[[str], str]:
+def translator(edition: Edition, missed: set[str] | None = None) -> Callable[[str], str]:
     """msgid -> the edition's text (the English itself while untranslated), links pointed at
-    the edition's notebooks."""
+    the edition's notebooks. Each text looked up and not found is added to `missed`: the check
+    reports what the build leaves in English, wherever it sits in a file."""
     catalog = read(po_path(edition), edition.locale)
     table = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
 
     def translate(text: str) -> str:
+        if text not in table and missed is not None:
+            missed.add(text)
         return _relink(table.get(text, text), edition)
 
     return translate
@@ -336,12 +426,12 @@ def _relink(text: str, edition: Edition) -> str:
     return text
 
 
-def build_notebook(path: Path, edition: Edition) -> str:
+def build_notebook(path: Path, edition: Edition, missed: set[str] | None = None) -> str:
     """The edition of one notebook, as the JSON text to write."""
     from whentostop.i18n import using
     from whentostop.lesson.checks import by_tag
 
-    translate = translator(edition)
+    translate = translator(edition, missed)
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         source = "".join(cell["source"])
@@ -362,8 +452,8 @@ def build_notebook(path: Path, edition: Edition) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
-def build_doc(name: str, edition: Edition) -> str:
-    translate = translator(edition)
+def build_doc(name: str, edition: Edition, missed: set[str] | None = None) -> str:
+    translate = translator(edition, missed)
     text = translate_markdown((DOCS / name).read_text(encoding="utf-8"), translate)
     for english, other in edition.docs.items():
         text = text.replace(f"]({english}", f"]({other}")
@@ -383,15 +473,16 @@ def _lines(text: str) -> list[str]:
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def outputs(edition: Edition) -> dict[Path, str]:
-    """Every file of the edition, built from the English sources and the catalogue."""
+def outputs(edition: Edition, missed: set[str] | None = None) -> dict[Path, str]:
+    """Every file of the edition, built from the English sources and the catalogue; what the
+    build looked up and the catalogue lacks is added to `missed`."""
     built: dict[Path, str] = {}
     for english, other in edition.notebooks.items():
         source = NOTEBOOKS / english
         if source.exists():
-            built[NOTEBOOKS / edition.lang / other] = build_notebook(source, edition)
+            built[NOTEBOOKS / edition.lang / other] = build_notebook(source, edition, missed)
     for english, other in edition.docs.items():
-        built[DOCS / edition.lang / other] = build_doc(english, edition)
+        built[DOCS / edition.lang / other] = build_doc(english, edition, missed)
     return built
 
 
@@ -444,7 +535,8 @@ def problems() -> list[str]:
                     f"{edition.lang}: {problem}: {msgid[:60]!r}"
                     for problem in mismatches(msgid, m.string)
                 ]
-        for target, text in outputs(edition).items():
+        missed: set[str] = set()
+        for target, text in outputs(edition, missed).items():
             if not target.exists() or target.read_text(encoding="utf-8") != text:
                 found.append(
                     f"{target.relative_to(ROOT)} is not what the catalogue builds: "
@@ -452,6 +544,10 @@ def problems() -> list[str]:
                 )
             if target.suffix == ".ipynb":
                 found += [f"{target.relative_to(ROOT)}: {problem}" for problem in _unparsable(text)]
+        found += [
+            f"{edition.lang}: the build looked up a text the catalogue lacks: {text[:70]!r}"
+            for text in sorted(missed)
+        ]
     return found
 
 
