@@ -112,6 +112,7 @@ a persona (slow:0.3), a version (0.1.0) or a date: see `english_numbers`."""
 _CODE = re.compile(
     r"`[^`\n]*`|https?://\S+|\b[\w.-]+\.(?:py|toml|json|ipynb|md)\b"
     r"|\b(?:Python|Pyodide|Jupyter\w*|Voila|v|versão|version) \d[\d.]*"  # a version
+    r"|\b(?:Qwen|Llama|Gemma|Phi|Mistral)[\w-]*\s?\d[\w.-]*|\b\d+(?:\.\d+)?[BM]\b"  # a model
 )
 
 
@@ -119,9 +120,7 @@ def english_numbers(text: str) -> list[str]:
     """Each number in `text` a Brazilian would misread (7,684 read as seven point six), with its
     surroundings; code spans, addresses and file names left out."""
     text = _CODE.sub("`code`", text)
-    return [
-        text[max(0, m.start() - 30) : m.end() + 15] for m in ENGLISH_NUMBER.finditer(text)
-    ]
+    return [text[max(0, m.start() - 30) : m.end() + 15] for m in ENGLISH_NUMBER.finditer(text)]
 
 
 @pytest.mark.parametrize(
@@ -147,7 +146,7 @@ def test_the_number_check_catches_each_english_number_the_review_found(text):
     [
         "10 turnos: 7.684 tokens, razão 3,3× (um crescimento linear daria 2,0×)",
         "US$ 0,025 ao preço do gpt-4o; US$ 0,0245; 142.780 tokens; depois de 1,0 s",
-        "Previsão 1-1.p4: max_turns=10 e deadline_s=1.0, connect(\"slow:0.3\")",
+        'Previsão 1-1.p4: max_turns=10 e deadline_s=1.0, connect("slow:0.3")',
         "`cumulative_cost(run)[-1]` e 2.029.004 tokens; a 0.1.0 em 2026-05-07, Python 3.11+",
         "a fase 1-1 e o bloco 12, https://example.org/v1.2/x e tests/test_x.py",
     ],
@@ -331,3 +330,103 @@ def test_the_portuguese_guides_write_numbers_the_portuguese_way(guide):
     text = (ROOT / "docs" / "pt" / guide).read_text(encoding="utf-8")
     assert english_numbers(lesson_i18n._FENCED.sub("", text)) == []
 
+
+# --- the terms ------------------------------------------------------------------------------
+
+REJECTED = {
+    r"\bn[íi]vel\b(?! 4\b| superior| da execução)": "“fase” for a game level (the original "
+    "lesson's “nível” is a lesson within the track)",
+    r"\bmocks?\b": "“modelo simulado”",
+    r"\bsearcher\b": "“buscador” (the persona's name stays as code)",
+    r"\bexecuç(?:ão|ões) honestas?": "“execução que dá certo”, as the original lesson says",
+    r"\blhes?\b": "“te”, as the original lesson talks to the learner",
+    r"\bfracass": "“falha”, as “Trate o relógio como uma falha”",
+    r"\bschemas?\b": "“esquema”",
+    r"\bpróximo pedido\b|\bpedido (?:opcional )?de fechamento|\bpedido do loop": "“requisição”",
+    r"\bcomo dado\b": "“como dados”",
+    r"\blaços?\b": "“loop”",
+    r"\b(?:a|as|uma|a mesma) chaves? (?:\*\*|ligada|de que)|\baté as chaves": "“interruptor” "
+    "for a toggle (“chave” is the API key)",
+    r"\bQual limite (?:a |o )?para\b|\b(?:relógio|prazo|orçamento|limite) (?:[ao] para\b|para "
+    r"(?:a|uma|esta) execução)|\bferramenta terminal (?:só )?para o loop": "“interrompe” (“para” "
+    "also reads as “for”)",
+    r"\bvoltas novas\b|\bcompactação e as voltas": "the track's own names, “A mochila enche” and "
+    "“Voltas limpas”",
+}
+"""Forms a Brazilian teacher's review rejected, each with what the lesson says instead."""
+_NOT_PROSE = re.compile(
+    r"```.*?```|`[^`\n]*`|\{[^{}\n]*\}|\]\([^)]*\)|\b\w+=\S+|https?://\S+|\b[\w/.-]+\.\w{2,5}\b",
+    re.S,
+)
+
+
+def rejected_forms(text: str) -> list[str]:
+    """Each rejected form in the prose of `text` (code, fields, links and settings left out)."""
+    prose = _NOT_PROSE.sub(" ", text)
+    return [
+        f"{m.group(0)!r} (say {instead}): …{prose[max(0, m.start() - 40) : m.end() + 20]}…"
+        for pattern, instead in REJECTED.items()
+        for m in re.finditer(pattern, prose, re.I)
+    ]
+
+
+def portuguese_texts() -> dict[str, str]:
+    """Every Portuguese text a learner or a teacher reads: both catalogues' translations, the
+    Portuguese notebooks' prose and the Portuguese guides."""
+    texts: dict[str, str] = {}
+    for name, path in [
+        ("library", ROOT / "src/whentostop/locale/pt_BR/LC_MESSAGES/whentostop.po"),
+        ("lesson", lesson_i18n.po_path(lesson_i18n.EDITIONS["pt"])),
+    ]:
+        for m in library_catalogue.read(path, "pt_BR"):
+            strings = m.string if isinstance(m.string, tuple) else (m.string,)
+            for i, s in enumerate(strings):
+                texts[f"{name}: {str(m.id)[:50]!r}[{i}]"] = s or ""
+    for name in PAIRS.values():
+        for i, cell in enumerate(read(name).cells):
+            if cell.cell_type == "markdown":
+                texts[f"{name} cell {i}"] = cell.source
+    for guide in lesson_i18n.EDITIONS["pt"].docs.values():
+        texts[f"docs/pt/{guide}"] = (ROOT / "docs" / "pt" / guide).read_text(encoding="utf-8")
+    return texts
+
+
+def test_the_portuguese_edition_uses_the_lessons_terms_everywhere():
+    found = [
+        f"{where}: {hit}"
+        for where, text in portuguese_texts().items()
+        for hit in rejected_forms(text)
+    ]
+    assert not found, "\n".join(found[:20])
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "A largada da corrida, no mock: o modelo lento no nível 1-1.",
+        "com o seu prompt, o searcher continuou procurando",
+        "Um orçamento é a execução honesta mais longa mais uma margem.",
+        "O que on_max_turns lhe dá?",
+        "um relato de fracasso",
+        "Um schema confere a forma da resposta",
+        "o próximo pedido levaria a execução a 7.684 tokens",
+        "A fase 1-3 entrega o bloco como dado.",
+        "um laço sem saída?",
+        "Ligue a chave **permitir desistir**",
+        "Qual limite para a execução primeiro?",
+        "a compactação e as voltas novas",
+        "o prazo a para",
+        "Quando uma ferramenta terminal para o loop?",
+    ],
+)
+def test_the_terms_check_catches_each_form_the_review_rejected(text):
+    assert rejected_forms(text)
+
+
+def test_the_terms_check_leaves_code_keys_and_the_track_alone():
+    text = (
+        "Esta lição segue o nível 4 da trilha. `connect(\"searcher\")`, model='searcher', "
+        "`mock()`: a chave de API fica no ambiente; as chaves do JSON; o loop para. Dimensionando "
+        "o orçamento para a sua tarefa; um prazo para um modelo lento."
+    )
+    assert rejected_forms(text) == []

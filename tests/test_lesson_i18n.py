@@ -58,7 +58,7 @@ def pieces(source: str) -> list[tuple[str, str]]:
 
 
 def test_a_one_word_literal_the_learner_reads_is_extracted():
-    assert ("word", "nothing") in pieces('print(f"asks for: {asked or \'nothing\'}")\n')
+    assert ("word", "nothing") in pieces("print(f\"asks for: {asked or 'nothing'}\")\n")
     assert ("string", "tokens") in pieces('print("the wrap-up cost", n, "tokens")\n')
     assert ("string", "none") in pieces('shown = answer if answer else "none"\n')
 
@@ -73,12 +73,16 @@ def test_a_one_word_literal_that_is_code_stays_code():
 
 
 def test_the_word_a_field_shows_is_translated_and_the_field_kept():
-    source = 'print(f"asks for: {asked or \'nothing\'}")'
+    source = "print(f\"asks for: {asked or 'nothing'}\")"
     assert (
-        lesson_i18n.translate_code(source, lambda t: {"asks for: {asked or 'nothing'}":
-                                                      "pede: {asked or 'nothing'}",
-                                                      "nothing": "nada"}.get(t, t))
-        == 'print(f"pede: {asked or \'nada\'}")'
+        lesson_i18n.translate_code(
+            source,
+            lambda t: {
+                "asks for: {asked or 'nothing'}": "pede: {asked or 'nothing'}",
+                "nothing": "nada",
+            }.get(t, t),
+        )
+        == "print(f\"pede: {asked or 'nada'}\")"
     )
 
 

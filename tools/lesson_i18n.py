@@ -126,7 +126,9 @@ def is_prose(text: str) -> bool:
 
 WORD = re.compile(r"[A-Za-z]{2,}")
 """A one-word literal that may be shown: a plain word (not `end_turn`, `gpt-4o`, `slow:0.3`)."""
-_SHOWN_IN_FIELD = re.compile(r"""(?P<head>\b(?:or|else)\s+)(?P<q>['"])(?P<word>[A-Za-z]{2,})(?P=q)""")
+_SHOWN_IN_FIELD = re.compile(
+    r"""(?P<head>\b(?:or|else)\s+)(?P<q>['"])(?P<word>[A-Za-z]{2,})(?P=q)"""
+)
 """A word an f-string's field shows in place of a value: `{asked or 'nothing'}`,
 `{x if x else 'none'}`."""
 
