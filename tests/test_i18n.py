@@ -13,11 +13,13 @@ from conftest import NOTEBOOKS, ROOT
 
 from whentostop import NoAnswer, set_language
 from whentostop.i18n import (
+    NC_,
     _,
     language,
     money,
     normalize,
     number,
+    pgettext,
     ratio,
     seconds,
     translator,
@@ -430,3 +432,32 @@ def test_the_terms_check_leaves_code_keys_and_the_track_alone():
         "o orçamento para a sua tarefa; um prazo para um modelo lento."
     )
     assert rejected_forms(text) == []
+
+
+# --- one msgid, several meanings (msgctxt) ---------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "tag, shown",
+    [
+        ("question-1-3-c2", "(c) None."),  # run.answer: Python's None
+        ("question-1-4-p2", "(a) None."),  # what the loop returns: Python's None
+        ("question-1-4-c3", "(c) Nenhuma."),  # which runs: none of them
+        ("question-1-3-p3", "(a) Nenhum."),  # how many turns: none
+    ],
+)
+def test_the_same_english_words_keep_each_meaning_in_portuguese(tag, shown):
+    from whentostop.lesson.checks import question_by_tag
+
+    with using("pt"):
+        assert shown in question_by_tag(tag).options_text()
+
+
+def test_the_catalogue_check_tells_a_msgid_apart_by_its_context():
+    """The template holds "None." once per meaning, and each has its own translation."""
+    contexts = {m.context for m in library_catalogue.extract() if m.id == "None."}
+    assert contexts == {"Python's None", "no runs", "no turns"}
+    with using("pt"):
+        assert _(NC_("no runs", "None.")) == "Nenhuma."
+        assert _(NC_("Python's None", "None.")) == "None."
+        assert pgettext("no turns", "None.") == "Nenhum."

@@ -410,7 +410,9 @@ def translator(edition: Edition, missed: set[str] | None = None) -> Callable[[st
     the edition's notebooks. Each text looked up and not found is added to `missed`: the check
     reports what the build leaves in English, wherever it sits in a file."""
     catalog = read(po_path(edition), edition.locale)
-    table = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+    table = {
+        m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy and m.context is None
+    }
 
     def translate(text: str) -> str:
         if text not in table and missed is not None:
@@ -521,15 +523,15 @@ def problems() -> list[str]:
     template = extract()
     if not TEMPLATE.exists() or po_bytes(template) != TEMPLATE.read_bytes():
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
-    wanted = {m.id for m in template if m.id}
+    wanted = {(m.id, m.context) for m in template if m.id}  # one entry per msgid and msgctxt
     for edition in EDITIONS.values():
         path = po_path(edition)
         if not path.exists():
             found.append(f"{path.relative_to(ROOT)} is missing: run `make i18n`")
             continue
-        have = {m.id: m for m in read(path, edition.locale) if m.id}
-        for msgid in sorted(wanted):
-            m = have.get(msgid)
+        have = {(m.id, m.context): m for m in read(path, edition.locale) if m.id}
+        for msgid, context in sorted(wanted, key=lambda key: (key[0], key[1] or "")):
+            m = have.get((msgid, context))
             if m is None or m.fuzzy or not m.string:
                 found.append(f"{edition.lang}: untranslated: {msgid[:70]!r}")
             else:

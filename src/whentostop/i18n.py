@@ -7,7 +7,10 @@ Badges, transcripts, verdicts and hints, plot titles, level stories, `NoAnswer` 
 words come from gettext catalogues (`locale/<lang>/LC_MESSAGES/whentostop.mo`), compiled from the
 `.po` files with Babel (`make i18n`). The code stays English: function names, arguments, `Stop`
 values. In the library, wrap a learner-facing string in `_()` where it is shown, and mark a
-constant with `N_()` so the extractor finds it and `_()` translates it when it is used.
+constant with `N_()` so the extractor finds it and `_()` translates it when it is used; where the
+same English words have two meanings ("None." as Python's None, or as no runs), give each its
+context with `NC_(context, message)` (or `pgettext` where it is shown): the catalogue keeps one
+entry per context (msgctxt).
 """
 
 from __future__ import annotations
@@ -192,10 +195,40 @@ class Text(str):
         return str.format(self, *args, **kwargs)
 
 
+class InContext(str):
+    """A msgid marked with `NC_()`: the same English words with a meaning of their own ("None."
+    as Python's None, or as no runs), translated by `_()` through its context (msgctxt)."""
+
+    context: str
+
+    def __new__(cls, context: str, message: str) -> InContext:
+        text = super().__new__(cls, message)
+        text.context = context
+        return text
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]
+        return self.context, str(self)
+
+
 def _(message: str) -> str:
-    """`message` in the language in effect."""
+    """`message` in the language in effect (through its context, if `NC_()` marked one)."""
     lang = language()
+    if isinstance(message, InContext):
+        return Text(translator(lang).pgettext(message.context, message), lang)
     return Text(translator(lang).gettext(message), lang)
+
+
+def pgettext(context: str, message: str) -> str:
+    """`message` in the language in effect, as the catalogue translates it in `context`: for
+    the same English words with two meanings (msgctxt)."""
+    lang = language()
+    return Text(translator(lang).pgettext(context, message), lang)
+
+
+def NC_(context: str, message: str) -> str:
+    """Mark a constant with its context (msgctxt) for the catalogue; `_()` translates it in
+    that context when it is shown."""
+    return InContext(context, message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
@@ -211,7 +244,9 @@ def N_(message: str) -> str:
 
 __all__ = [
     "LANGUAGES",
+    "NC_",
     "N_",
+    "InContext",
     "MissingCatalogue",
     "_",
     "language",
@@ -219,6 +254,7 @@ __all__ = [
     "ngettext",
     "normalize",
     "number",
+    "pgettext",
     "ratio",
     "seconds",
     "set_language",
