@@ -145,10 +145,13 @@ def shown_words(source: str) -> set[tuple[int, int]]:
     found: set[tuple[int, int]] = set()
 
     def add(node: ast.expr) -> None:
-        if isinstance(node, ast.Constant) and isinstance(node.value, str):
-            if WORD.fullmatch(node.value):
-                line = lines[node.lineno - 1].encode()
-                found.add((node.lineno, len(line[: node.col_offset].decode())))
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and WORD.fullmatch(node.value)
+        ):
+            line = lines[node.lineno - 1].encode()
+            found.add((node.lineno, len(line[: node.col_offset].decode())))
 
     for node in ast.walk(tree):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):

@@ -140,11 +140,11 @@ __all__ = [
     "load_level",
     "money",
     "number",
-    "ratio",
-    "seconds",
     "price",
     "prices",
+    "ratio",
     "run_agent",
+    "seconds",
     "set_language",
     "tool",
 ]

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import NC_, N_
+from ..i18n import N_, NC_
 
 
 @dataclass(frozen=True)
