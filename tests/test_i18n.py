@@ -5,7 +5,10 @@ reads in Portuguese."""
 from __future__ import annotations
 
 import ast
+import os
 import re
+import shutil
+import subprocess
 import sys
 
 import pytest
@@ -461,3 +464,59 @@ def test_the_catalogue_check_tells_a_msgid_apart_by_its_context():
         assert _(NC_("no runs", "None.")) == "Nenhuma."
         assert _(NC_("Python's None", "None.")) == "None."
         assert pgettext("no turns", "None.") == "Nenhum."
+
+
+# --- the Portuguese edition opened by hand ------------------------------------------------------
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="make is not installed")
+@pytest.mark.parametrize(
+    "args, env_lang, start",
+    [
+        (["LANG=pt"], "C.UTF-8", "pt/00_comece_aqui.ipynb"),
+        ([], "pt_BR.UTF-8", "00_start_here.ipynb"),  # the shell's locale is not the edition
+        ([], "C.UTF-8", "00_start_here.ipynb"),
+    ],
+)
+def test_make_lab_lang_pt_opens_the_portuguese_edition(args, env_lang, start):
+    shown = subprocess.run(
+        ["make", "-n", "lab", *args],
+        cwd=ROOT,
+        env={**os.environ, "LANG": env_lang},
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert f"--LabApp.default_url=/lab/tree/{start} " in shown
+    assert (NOTEBOOKS / start).is_file()
+
+
+def test_the_portuguese_guide_sends_teachers_to_the_portuguese_edition():
+    guide = (ROOT / "docs" / "pt" / "oficina.md").read_text(encoding="utf-8")
+    english_files = [f for f in EDITIONS["en"].values() if f in guide]
+    assert not english_files, english_files
+    assert "notebooks/pt/00_comece_aqui.ipynb" in guide
+    assert "make lab LANG=pt" in guide
+    commands = re.findall(r"python -m whentostop (?:link|lesson|lab|dashboard)\b[^`\n]*", guide)
+    assert commands and all("--lang pt" in c for c in commands), commands
+    for english_button in ("Launch on Binder", "Try it in your browser", "YOU/", "YOUR-HUB"):
+        assert english_button not in guide
+    assert "Abrir no Binder" in guide and "Experimente no navegador" in guide
+
+
+def test_the_reviews_english_leftovers_read_in_portuguese():
+    """The review's examples: one-word literals a learner reads, 1-4's placeholders, the guides'
+    last paragraphs, and the note in 00 on what stays English (what the model is sent)."""
+    start = "\n".join(c.source for c in read(PAIRS["00_start_here"]).cells)
+    assert "pede: {asked or 'nada'}" in start and "'nothing'" not in start
+    assert "fica em inglês de propósito" in start and "“Block …: star”" in start
+    castle = "\n".join(c.source for c in read(PAIRS["1-4_the_castle"]).cells)
+    assert "`(False, None, uma linha de erro)`" in castle and "an error line" not in castle
+    assert '`("answer", a resposta, runs)`' in castle and "the answer, runs" not in castle
+    assert "entre 0,5 e 5 segundos" in castle
+    guide = (ROOT / "docs" / "pt" / "oficina.md").read_text(encoding="utf-8")
+    assert guide.rstrip().endswith("ao iniciar.")  # its last paragraph, once left in English
+    faults = (ROOT / "docs" / "pt" / "falhas.md").read_text(encoding="utf-8")
+    known = faults.split("## Limites conhecidos", 1)[1]
+    assert "The budget is checked" not in known and "O orçamento" in known
+    assert "`erro: interrompida por KeyboardInterrupt`" in faults  # the message as pt prints it

@@ -25,6 +25,7 @@ import sys
 import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -289,7 +290,7 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
-def mismatches(english: str, translated: str) -> list[str]:
+def mismatches(english: str, translated: str, locale: str | None = None) -> list[str]:
     """What a translation must keep of its source: the `{fields}` of an f-string, the numbers
     (a minute count, a turn count: prose must not state other numbers than the English), the
     code in backticks, the links' targets (other notebooks are re-pointed when built), and the
@@ -306,7 +307,10 @@ def mismatches(english: str, translated: str) -> list[str]:
 
     if numbers(english) != numbers(translated):
         found.append("its numbers changed")
-    if _code(english) != _code(translated):
+    if _code(english) != _code(translated) and (
+        locale is None
+        or _code(english) != _code(_quoted_as_in_english(english, translated, locale))
+    ):
         found.append("its `code` changed")
     if re.findall(r"\]\(([^)]+)\)", english) != re.findall(r"\]\(([^)]+)\)", translated):
         found.append("its link targets changed")
@@ -334,6 +338,9 @@ def _code(text: str) -> list[str]:
     return fenced + spans
 
 
+_URL_PLACEHOLDER = re.compile(r"(https://(?:github\.com/)?)[A-Z][A-Z-]*(?=[/\s`\"]|$)")
+"""A placeholder the reader replaces, in capitals in an address: `https://YOUR-HUB`,
+`https://github.com/YOU/when-to-stop`; the reader's language may name it."""
 _ELEMENT = re.compile(r"(?<=[(,])(\s*)[a-zà-ÿ]+(?: [a-zà-ÿ]+)*(\s*)(?=[,)])")
 _QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
 
@@ -341,15 +348,111 @@ _QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
 def _skeleton(span: str) -> str:
     """A code span as the check compares it. A tuple written with words for its values —
     `(False, None, an error line)`, `("answer", the answer, runs)` — has those words for the
-    reader to translate: each element that is only lowercase words reads as "…". The rest
+    reader to translate: each element that is only lowercase words reads as "…"; so does a
+    placeholder in capitals in an address (`https://YOUR-HUB`). The rest
     (True/False/None, numbers, quoted strings, punctuation) and every other span stay as
     written."""
+    span = _URL_PLACEHOLDER.sub(r"\1…", span)
     if not (span.strip("`").startswith("(") and "," in span):
         return span
     return "".join(
         piece if _QUOTED.fullmatch(piece) else _ELEMENT.sub(r"\1…\2", piece)
         for piece in _QUOTED.split(span)
     )
+
+
+# -- the library's own messages, quoted in a guide ------------------------------------------------
+
+
+@cache
+def _library_messages(locale: str) -> tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...]:
+    """(the English message as a pattern, its translation as a pattern, the translation) for
+    every message of the library's catalogue: a field ("{error}") matches any text."""
+    from i18n import LOCALES as LIBRARY_LOCALES
+    from i18n import po_path as library_po
+
+    lang = next(code for code, loc in LIBRARY_LOCALES.items() if loc == locale)
+    found = []
+    for m in read(library_po(lang), locale):
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strs = m.string if isinstance(m.string, tuple) else (m.string,)
+        for msgid, msgstr in zip(ids, strs, strict=False):
+            # a sentence or a labelled field ("error: {error}"), not a word ("is") or a bare
+            # field ("{text}") that would match anything
+            words = len(re.findall(r"[A-Za-z]{2,}", fields_out(msgid))) if msgid else 0
+            label = re.match(r"[a-z]+: \{", msgid) and not msgid.startswith("model:")
+            if msgstr and (words >= 2 or (words and label)):
+                found.append((_as_pattern(msgid), _as_pattern(msgstr), msgstr))
+    return tuple(found)
+
+
+def fields_out(message: str) -> str:
+    return re.sub(r"\{[^{}]*\}", " ", message)
+
+
+def _as_pattern(message: str) -> re.Pattern[str]:
+    """A message as a pattern: its text literal, each `{field}` a named group (the same field
+    twice, the same text)."""
+    out, seen = [], set()
+    for piece in re.split(r"(\{[^{}]*\}|%\(\w+\)[sdr])", message):
+        name = re.fullmatch(r"\{(\w*)[^{}]*\}|%\((\w+)\)[sdr]", piece)
+        if not name:
+            out.append(re.escape(piece))
+            continue
+        key = f"f_{name.group(1) or name.group(2) or len(seen)}"
+        out.append(f"(?P={key})" if key in seen else f"(?P<{key}>.+?)")
+        seen.add(key)
+    return re.compile("".join(out), re.S)
+
+
+def library_says(english: str, locale: str, depth: int = 3) -> str | None:
+    """What the library prints in `locale` where it prints `english` in English (a message of
+    its catalogue with its fields filled, each field's text itself translated when it is a
+    message too), or None when `english` is none of its messages."""
+    for source, _target, msgstr in _library_messages(locale):
+        m = source.fullmatch(english)
+        if not m:
+            continue
+        values = {}
+        for key, text in m.groupdict().items():
+            said = library_says(text, locale, depth - 1) if depth else None
+            if said is None and (
+                len(re.findall(r"\b[a-z]{2,}\b", text)) >= 3 or text.startswith("The ")
+            ):
+                break  # English words the catalogue cannot say: the guide cannot either
+            values[key[2:]] = said or _number_as_in(text, locale)
+        else:
+            return _filled(msgstr, values)
+    return None
+
+
+def _filled(msgstr: str, values: dict[str, str]) -> str | None:
+    """A translation with its `{fields}` and `%(fields)s` filled in."""
+    try:
+        text = re.sub(r"\{(\w*)[^{}]*\}", lambda f: values.get(f.group(1), f.group(0)), msgstr)
+        return re.sub(r"%\((\w+)\)[sdr]", lambda f: values.get(f.group(1), f.group(0)), text)
+    except re.error:
+        return None
+
+
+def _number_as_in(text: str, locale: str) -> str:
+    """A field's text as the library writes it in `locale`: a number with its separators."""
+    if locale.startswith("pt") and re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+\.\d+", text):
+        return text.translate(str.maketrans(",.", ".,"))
+    return text
+
+
+def _quoted_as_in_english(english: str, translated: str, locale: str) -> str:
+    """The translation with each quoted library message (a code span: what a learner sees)
+    put back as the English has it, where it is the library's own message in `locale` for the
+    English one: a guide may quote what the library prints in the learner's language, and
+    nothing else in a code span may change."""
+    for m in _SPAN.finditer(english):
+        ticks, quoted = m.group(1), m.group(2)
+        said = library_says(quoted, locale)
+        if said and said != quoted:
+            translated = translated.replace(f"{ticks}{said}{ticks}", m.group(0))
+    return translated
 
 
 def fields(text: str) -> list[str]:
@@ -460,10 +563,14 @@ def build_notebook(path: Path, edition: Edition, missed: set[str] | None = None)
 
 
 def build_doc(name: str, edition: Edition, missed: set[str] | None = None) -> str:
+    """The edition's guide: its paragraphs translated, and what it tells a teacher to open or
+    type pointed at the edition — its notebooks by their paths (`notebooks/pt/00_comece_aqui
+    .ipynb`), the lesson's commands with `--lang pt`, `make lab LANG=pt`."""
     translate = translator(edition, missed)
     text = translate_markdown((DOCS / name).read_text(encoding="utf-8"), translate)
     for english, other in edition.docs.items():
         text = text.replace(f"]({english}", f"]({other}")
+    text = for_the_edition(text, edition)
     # the guide in docs/<lang>/ reaches the notebooks, and the files beside the English guides
     # (docs/z2jh/config.yaml), one folder further up
     text = text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
@@ -473,6 +580,27 @@ def build_doc(name: str, edition: Edition, missed: set[str] | None = None) -> st
         lambda m: m.group(0) if m.group(1).startswith(guides) else f"](../{m.group(1)})",
         text,
     )
+
+
+_LESSON_COMMAND = re.compile(
+    r"(python -m whentostop (?:link|lesson|lab|dashboard)\b)(?![^`\n]*--lang)"
+)
+_MAKE_LAB = re.compile(r"\bmake lab\b(?![-\w])(?![^`\n]*\bLANG=)")
+
+
+def for_the_edition(text: str, edition: Edition) -> str:
+    """A guide's commands and notebook names for the edition: an English notebook's file name
+    on its own becomes the edition's path, a URL-encoded path the edition's, each command that
+    opens the lesson gets the edition's language (`--lang pt`, `make lab LANG=pt`)."""
+    for english, other in edition.notebooks.items():
+        text = text.replace(
+            f"notebooks%2F{english}", f"notebooks%2F{edition.lang}%2F{other}"
+        ).replace(f"path={english}", f"path={edition.lang}%2F{other}")
+        text = re.sub(
+            rf"(?<![\w/%.=-]){re.escape(english)}", f"notebooks/{edition.lang}/{other}", text
+        )
+    text = _LESSON_COMMAND.sub(rf"\1 --lang {edition.lang}", text)
+    return _MAKE_LAB.sub(f"make lab LANG={edition.lang}", text)
 
 
 def _lines(text: str) -> list[str]:
@@ -540,7 +668,7 @@ def problems() -> list[str]:
             else:
                 found += [
                     f"{edition.lang}: {problem}: {msgid[:60]!r}"
-                    for problem in mismatches(msgid, m.string)
+                    for problem in mismatches(msgid, m.string, edition.locale)
                 ]
         missed: set[str] = set()
         for target, text in outputs(edition, missed).items():
