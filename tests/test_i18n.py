@@ -520,3 +520,30 @@ def test_the_reviews_english_leftovers_read_in_portuguese():
     known = faults.split("## Limites conhecidos", 1)[1]
     assert "The budget is checked" not in known and "O orçamento" in known
     assert "`erro: interrompida por KeyboardInterrupt`" in faults  # the message as pt prints it
+
+
+def test_the_librarys_own_outputs_write_numbers_the_portuguese_way(play):
+    """What the library shows of a long run in Portuguese — its summary, a chart's ticks and
+    words, the figures' text alternatives, the uncapped loop's bill — has no English number."""
+    import html
+
+    from whentostop.lesson.uncapped import bill
+    from whentostop.usage import DEFAULT_PRICE_MODEL, price
+    from whentostop.views import charts, describe, plots
+
+    run = play("1-1", "loopboros", max_turns=25).run
+    with using("pt"):
+        usage = [
+            {"prompt_tokens": t.prompt_tokens, "completion_tokens": t.completion_tokens}
+            for t in run.turns
+        ]
+        shown = [
+            run.summary(),
+            describe.cost_alt(run, price(DEFAULT_PRICE_MODEL)),
+            plots.tokens_per_turn(run).alt_text,
+            plots.cumulative_cost(run, model="gpt-4o").alt_text,
+            html.unescape(re.sub(r"<[^>]+>", " ", charts.cost_svg(run))),
+            html.unescape(re.sub(r"\\(.)", r"\1", bill(usage)._repr_markdown_())),
+        ]
+    assert [english_numbers(text) for text in shown] == [[]] * len(shown)
+    assert re.search(r"\d\.\d{3} tokens", shown[0])  # a grouped number was there to check

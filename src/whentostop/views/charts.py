@@ -325,9 +325,10 @@ def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -
 
 
 def _usd_tick(largest: float) -> Callable[[float], str]:
-    """Dollars with enough decimals to tell the ticks apart."""
+    """Dollars with enough decimals to tell the ticks apart, in the language's way (the axis
+    says the currency: "cumulative cost (USD)")."""
     digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v: f"${v:.{digits}f}"
+    return lambda v: number(v, digits)
 
 
 def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:

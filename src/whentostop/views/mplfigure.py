@@ -212,7 +212,7 @@ def _matching_top(ax: Axes, model: Chart) -> float:
 
 def _usd_label(largest: float) -> Callable[[float, object], str]:
     digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v, _: f"${v:.{digits}f}"
+    return lambda v, _: number(v, digits)  # the axis says the currency, as the SVG's does
 
 
 # -- the level map -------------------------------------------------------------------------------
