@@ -109,3 +109,43 @@ def test_a_tuple_written_with_words_may_have_them_translated(english, portuguese
 )
 def test_the_code_around_the_words_must_stay(english, portuguese):
     assert "its `code` changed" in lesson_i18n.mismatches(english, portuguese)
+
+
+def test_a_guide_may_quote_the_librarys_message_as_the_language_prints_it():
+    english = "| Ctrl-C | `error: interrupted by KeyboardInterrupt` |"
+    assert lesson_i18n.library_says("error: interrupted by KeyboardInterrupt", "pt_BR") == (
+        "erro: interrompida por KeyboardInterrupt"
+    )
+    said = "| Ctrl-C | `erro: interrompida por KeyboardInterrupt` |"
+    assert lesson_i18n.mismatches(english, said, "pt_BR") == []
+    made_up = "| Ctrl-C | `erro: interrompido pelo teclado` |"
+    assert "its `code` changed" in lesson_i18n.mismatches(english, made_up, "pt_BR")
+
+
+def test_a_sentence_the_catalogue_cannot_say_is_not_made_up():
+    assert lesson_i18n.library_says("python -m whentostop run", "pt_BR") is None
+    assert lesson_i18n.library_says("Error: there is no tool named 'x'.", "pt_BR") is None
+
+
+def test_the_guides_commands_and_notebooks_are_the_editions():
+    english = (
+        "| `00_start_here.ipynb` | … |\n"
+        "`python -m whentostop link --hub https://hub.example.edu --notebook 00`, then `make lab`;\n"
+        "urlpath=lab%2Ftree%2Fnotebooks%2F1-1_the_clock.ipynb and `make lab-lite`, "
+        "`python -m whentostop run --level 1-1`, `python -m whentostop lab --lang en`"
+    )
+    assert lesson_i18n.for_the_edition(english, PT) == (
+        "| `notebooks/pt/00_comece_aqui.ipynb` | … |\n"
+        "`python -m whentostop link --lang pt --hub https://hub.example.edu --notebook 00`, then "
+        "`make lab LANG=pt`;\n"
+        "urlpath=lab%2Ftree%2Fnotebooks%2Fpt%2F1-1_o_relogio.ipynb and `make lab-lite`, "
+        "`python -m whentostop run --level 1-1`, `python -m whentostop lab --lang en`"
+    )
+
+
+def test_a_placeholder_in_an_address_is_the_readers_to_name():
+    assert lesson_i18n.mismatches(
+        "`link --repo https://github.com/YOU/when-to-stop`",
+        "`link --repo https://github.com/SEU-USUARIO/when-to-stop`",
+    ) == []
+    assert lesson_i18n.mismatches("`--hub https://YOUR-HUB`", "`--hub https://SEU-HUB`") == []
