@@ -144,8 +144,11 @@ def test_the_guides_commands_and_notebooks_are_the_editions():
 
 
 def test_a_placeholder_in_an_address_is_the_readers_to_name():
-    assert lesson_i18n.mismatches(
-        "`link --repo https://github.com/YOU/when-to-stop`",
-        "`link --repo https://github.com/SEU-USUARIO/when-to-stop`",
-    ) == []
+    assert (
+        lesson_i18n.mismatches(
+            "`link --repo https://github.com/YOU/when-to-stop`",
+            "`link --repo https://github.com/SEU-USUARIO/when-to-stop`",
+        )
+        == []
+    )
     assert lesson_i18n.mismatches("`--hub https://YOUR-HUB`", "`--hub https://SEU-HUB`") == []
