@@ -86,6 +86,7 @@ LAB_ARGS ?=
 NOTEBOOKS ?= notebooks
 # the edition `make lab` opens at its 00: `make lab LANG=pt` opens notebooks/pt/. Only a LANG
 # given on make's command line counts: the one in the environment is the shell's locale.
+LANG ?=
 LESSON_LANG := $(if $(filter command line,$(origin LANG)),$(LANG),en)
 START_en := 00_start_here.ipynb
 START_pt := pt/00_comece_aqui.ipynb
