@@ -84,6 +84,16 @@ AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
 LAB_ARGS ?=
 # the folder JupyterLab opens (and saves into)
 NOTEBOOKS ?= notebooks
+# the edition `make lab` opens at its 00: `make lab LANG=pt` opens notebooks/pt/. Only a LANG
+# given on make's command line counts: the one in the environment is the shell's locale.
+LANG ?=
+LESSON_LANG := $(if $(filter command line,$(origin LANG)),$(LANG),en)
+START_en := 00_start_here.ipynb
+START_pt := pt/00_comece_aqui.ipynb
+START = $(or $(START_$(LESSON_LANG)),$(error LANG=$(LESSON_LANG): the lesson is written in en and pt))
+ifeq ($(origin LANG),command line)
+unexport LANG  # "pt" is not a locale: the programs make starts keep the shell's
+endif
 
 # JupyterLab's settings for the lesson, in the venv (never the home folder): no "get notified
 # about official Jupyter news?" toast over the notebooks, no update check.
@@ -96,7 +106,7 @@ $(LAB_OVERRIDES): jupyter/lab-overrides.json | $(BIN)/python
 lab: $(VENV)/.lab-installed $(LAB_OVERRIDES)
 	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
 		$(BIN)/jupyter lab $(AS_ROOT) --ServerApp.root_dir=$(NOTEBOOKS) \
-		--LabApp.default_url=/lab/tree/00_start_here.ipynb \
+		--LabApp.default_url=/lab/tree/$(START) \
 		--LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 		$(LAB_ARGS)
 

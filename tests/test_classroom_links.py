@@ -104,7 +104,21 @@ def test_binder_link_for_another_git_host_uses_the_git_provider() -> None:
     assert query(link) == {"urlpath": "lab/tree/notebooks/1-1_the_clock.ipynb"}
 
 
-@pytest.mark.parametrize("bad", ["9-9", "1-5", "the_clock", "", "1-1_the_clock"])
+@pytest.mark.parametrize(
+    "name, lang, file",
+    [
+        ("painel", "pt", "painel.ipynb"),
+        ("explorer", "pt", "painel.ipynb"),
+        ("1-1_o_relogio", "pt", "1-1_o_relogio.ipynb"),
+        ("1-1_the_clock", "pt", "1-1_o_relogio.ipynb"),
+        ("painel.ipynb", "en", "explorer.ipynb"),
+    ],
+)
+def test_a_notebook_is_named_by_its_file_in_either_edition(name: str, lang: str, file: str) -> None:
+    assert notebook_file(name, lang) == file
+
+
+@pytest.mark.parametrize("bad", ["9-9", "1-5", "the_clock", "", "1-1_the_clck"])
 def test_unknown_notebook_is_an_error_naming_the_choices(bad: str) -> None:
     with pytest.raises(ValueError, match="00, 1-1, 1-2, 1-3, 1-4, explorer"):
         nbgitpuller_link(HUB, notebook=bad)
@@ -183,7 +197,7 @@ def test_cli_link_with_an_unknown_notebook_exits_2_with_a_message(
     assert main(["link", "--hub", HUB, "--notebook", "2-1"]) == 2
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert "Unknown notebook '2-1'" in captured.err
+    assert "error: unknown notebook '2-1'" in captured.err  # lower case after "error:"
 
 
 def english(readme: str) -> str:

@@ -73,7 +73,7 @@ def test_an_unreachable_endpoint_exits_2_with_a_plain_message(capsys):
     status = main(["run", "--base-url", "http://127.0.0.1:9/v1", "--model", "llama3.2"])
     err = capsys.readouterr().err
     assert status == 2
-    assert "Could not reach http://127.0.0.1:9/v1" in err and "Traceback" not in err
+    assert "error: could not reach http://127.0.0.1:9/v1" in err and "Traceback" not in err
 
 
 def test_bad_max_turns_is_a_clear_error(capsys):
@@ -441,3 +441,107 @@ def test_generation_settings_from_the_command_line_are_sent_only_when_set(args, 
 def test_a_bad_generation_setting_is_a_clear_error(capsys):
     assert main(["run", "--temperature", "9"]) == EXIT_ERROR
     assert "temperature must be a number from 0 to 2" in capsys.readouterr().err
+
+
+# --- the command line in the learner's language -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--lang", "pt", "run", "--level", "1-1", "--model", "loopboros", "--max-turns", "2"],
+        ["run", "--lang", "pt", "--level", "1-1", "--model", "loopboros", "--max-turns", "2"],
+        ["--lang=en", "run", "--lang=pt", "--model", "loopboros", "--max-turns", "2"],
+    ],
+)
+def test_lang_is_taken_before_or_after_the_command(argv, capsys):
+    assert main(argv) == EXIT_NO_ANSWER
+    assert "max_turns (o relógio)" in capsys.readouterr().out
+
+
+def test_the_help_lists_every_shipped_level_and_speaks_the_language(capsys):
+    from whentostop.level import SHIPPED
+
+    with pytest.raises(SystemExit):
+        main(["--lang", "pt", "run", "--help"])
+    shown = capsys.readouterr().out
+    assert ", ".join(SHIPPED) in shown and "1-4" in shown
+    assert shown.startswith("uso: ") and "ou um arquivo de fase" in shown
+    assert "status de saída:" in shown and "mostra esta ajuda e sai" in shown
+
+
+@pytest.mark.parametrize(
+    "argv, said",
+    [
+        (["run", "--levl", "3"], "erro: argumentos não reconhecidos: --levl 3"),
+        (["run", "--lang", "xx"], "erro: argumento --lang: opção inválida: 'xx'"),
+        (["run", "--max-turns", "dez"], "erro: argumento --max-turns: valor int inválido: 'dez'"),
+        ([], "erro: estes argumentos são obrigatórios: command"),
+    ],
+)
+def test_argparses_own_errors_are_in_portuguese(argv, said, capsys, monkeypatch):
+    monkeypatch.setenv("WHENTOSTOP_LANG", "pt")
+    with pytest.raises(SystemExit) as ended:
+        main(argv)
+    assert ended.value.code == EXIT_ERROR
+    assert capsys.readouterr().err.startswith(said)
+
+
+def test_argparse_is_left_as_it_was_after_a_command(capsys):
+    import argparse
+
+    main(["--lang", "pt", "link", "--notebook", "00"])
+    capsys.readouterr()
+    assert argparse._("usage: ") == "usage: "  # type: ignore[attr-defined]
+
+
+def test_link_takes_a_notebooks_name_in_the_language(capsys):
+    assert main(["link", "--lang", "pt", "--notebook", "painel"]) == 0
+    assert "notebooks/pt/painel.ipynb" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    "lang, said",
+    [
+        ("en", "error: x.json: file not found (a level is 1-1, 1-2, 1-3, 1-4 or the path"),
+        ("pt", "erro: x.json: arquivo não encontrado (uma fase é 1-1, 1-2, 1-3, 1-4 ou o caminho"),
+    ],
+)
+def test_a_missing_level_file_is_said_to_be_missing(lang, said, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    assert main(["run", "--lang", lang, "--level", "x.json"]) == EXIT_ERROR
+    assert capsys.readouterr().err.startswith(said)
+
+
+@pytest.mark.parametrize(
+    "lang, said",
+    [
+        ("en", "error: unknown notebook 'nada': use one of 00, 1-1"),
+        ("pt", "erro: notebook desconhecido 'nada': use um de 00, 1-1"),
+    ],
+)
+def test_an_error_reads_in_lower_case_after_error(lang, said, capsys):
+    assert main(["link", "--lang", lang, "--notebook", "nada"]) == EXIT_ERROR
+    assert capsys.readouterr().err.startswith(said)
+
+
+@pytest.mark.parametrize(
+    "message, shown",
+    [
+        ("The endpoint failed", "the endpoint failed"),
+        ("Tempo esgotado ao conectar", "tempo esgotado ao conectar"),
+        ("O modelo 'x' não existe", "o modelo 'x' não existe"),
+        ("HTTP 404 from http://x", "HTTP 404 from http://x"),
+        ("OPENAI_BASE_URL is not set", "OPENAI_BASE_URL is not set"),
+        ("LevelFileError: x", "LevelFileError: x"),
+    ],
+)
+def test_only_a_capitalised_word_is_lowered(message, shown):
+    from whentostop.__main__ import after_error
+
+    assert after_error(message) == shown
+
+
+def test_the_mocks_unknown_model_is_said_in_portuguese(capsys):
+    assert main(["run", "--lang", "pt", "--model", "nope"]) == EXIT_ERROR
+    assert "O modelo 'nope' não existe. Personas: searcher" in capsys.readouterr().err

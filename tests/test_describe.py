@@ -123,7 +123,7 @@ def test_the_words_exist_in_portuguese(clock: Run, pipe) -> None:
         where = describe.map_alt(level, run)
         fig = plots.tokens_per_turn(clock)
     assert "o relógio — Sem resposta após 10 de 10 turnos" in said
-    assert said.startswith("Nível 1-1, execução 2:")
+    assert said.startswith("Fase 1-1, execução 2:")
     assert "O prompt cresceu de" in cost and "Custo acumulado" in cost
     assert "Um marcador no bloco 12 (castle): certo, a estrela está lá" in where
     assert "Tokens por turno" in fig.alt_text

@@ -208,7 +208,7 @@ def test_the_race_follows_the_language() -> None:
     with using("pt"):
         race = race_widget("1-1", max_turns=4)
         said, budget = race.status.text, race.budget.locale
-    assert said.startswith("Corrida no nível 1-1, execução 1: o relógio")
+    assert said.startswith("Corrida na fase 1-1, execução 1: o relógio")
     assert budget == "pt-BR"
 
 

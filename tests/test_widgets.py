@@ -384,7 +384,7 @@ def test_the_announcement_follows_the_language() -> None:
     with using("pt"):
         ex = explorer("1-1", max_turns=2)
         said = ex.status.text
-    assert said.startswith("Nível 1-1, execução 1: o relógio — ")
+    assert said.startswith("Fase 1-1, execução 1: o relógio — ")
     assert "2 de 2 turnos" in said
 
 

@@ -29,7 +29,13 @@ LOCALE = PACKAGE / "locale"
 TEMPLATE = LOCALE / "whentostop.pot"
 LEVELS = ROOT / "data" / "levels"
 LOCALES = {"pt": "pt_BR"}
-KEYWORDS = {"_": None, "N_": None, "ngettext": (1, 2)}
+KEYWORDS = {
+    "_": None,
+    "N_": None,
+    "ngettext": (1, 2),
+    "NC_": ((1, "c"), 2),
+    "pgettext": ((1, "c"), 2),
+}
 PLURAL_FORMS = {"pt": "nplurals=2; plural=(n > 1);"}
 HEADER = "Learner-facing words of whentostop. Code stays English; see src/whentostop/i18n.py."
 
@@ -139,17 +145,18 @@ def problems() -> list[str]:
     template = extract()
     if not TEMPLATE.exists() or po_bytes(template) != TEMPLATE.read_bytes():
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
-    wanted = {m.id for m in template if m.id}
+    wanted = {(m.id, m.context) for m in template if m.id}  # one entry per msgid and msgctxt
     for lang, locale in LOCALES.items():
         path = po_path(lang)
         if not path.exists():
             found.append(f"{path.relative_to(ROOT)} is missing: run `make i18n`")
             continue
         catalog = read(path, locale)
-        have = {m.id: m for m in catalog if m.id}
-        for msgid in wanted:
-            m = have.get(msgid)
+        have = {(m.id, m.context): m for m in catalog if m.id}
+        for msgid, context in wanted:
+            m = have.get((msgid, context))
             text = msgid if isinstance(msgid, str) else msgid[0]
+            text = text if context is None else f"{text} (msgctxt {context!r})"
             if m is None:
                 found.append(f"{lang}: not in the catalogue: {text!r}")
             elif m.fuzzy or not (m.string if isinstance(m.string, str) else all(m.string)):

@@ -17,6 +17,7 @@ Babel reads and writes the catalogues (`lesson/locale/<locale>/LC_MESSAGES/lesso
 
 from __future__ import annotations
 
+import ast
 import io
 import json
 import re
@@ -24,6 +25,7 @@ import sys
 import tokenize
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from babel.messages.catalog import Catalog
@@ -105,7 +107,15 @@ def translate_markdown(markdown: str, translate: Callable[[str], str]) -> str:
 
 
 def _translated_block(block: str, translate: Callable[[str], str]) -> str:
-    return translate(block) if block.strip() else block
+    """One paragraph translated, looked up as `blocks()` extracts it: without the blank space
+    around it (a file's last paragraph ends with the file's newline, its first may follow blank
+    lines), which is put back as it was."""
+    if not block.strip():
+        return block
+    body = block.strip("\n")
+    head = block[: len(block) - len(block.lstrip("\n"))]
+    tail = block[len(head) + len(body) :]
+    return head + translate(body) + tail
 
 
 def is_prose(text: str) -> bool:
@@ -113,6 +123,60 @@ def is_prose(text: str) -> bool:
     ":" ("stop:"). Identifiers, persona and tool names, level names stay as code."""
     letters = re.search(r"[A-Za-zÀ-ÿ]{2,}", text)
     return bool(letters) and (" " in text.strip() or text.rstrip().endswith(":"))
+
+
+WORD = re.compile(r"[A-Za-z]{2,}")
+"""A one-word literal that may be shown: a plain word (not `end_turn`, `gpt-4o`, `slow:0.3`)."""
+_SHOWN_IN_FIELD = re.compile(
+    r"""(?P<head>\b(?:or|else)\s+)(?P<q>['"])(?P<word>[A-Za-z]{2,})(?P=q)"""
+)
+"""A word an f-string's field shows in place of a value: `{asked or 'nothing'}`,
+`{x if x else 'none'}`."""
+
+
+def shown_words(source: str) -> set[tuple[int, int]]:
+    """Where (row, column, as tokenize counts them) the cell has a one-word literal a learner
+    reads: an argument of `print()`, or the fallback of an `or` or a conditional expression
+    (`answer or "none"`). Other one-word literals are keys, names and settings: code."""
+    try:
+        tree = ast.parse(without_magics(source))
+    except SyntaxError:
+        return set()
+    lines = source.split("\n")
+    found: set[tuple[int, int]] = set()
+
+    def add(node: ast.expr) -> None:
+        if (
+            isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and WORD.fullmatch(node.value)
+        ):
+            line = lines[node.lineno - 1].encode()
+            found.add((node.lineno, len(line[: node.col_offset].decode())))
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            if node.func.id == "print":
+                for arg in node.args:
+                    add(arg)
+        elif isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+            add(node.values[-1])
+        elif isinstance(node, ast.IfExp):
+            add(node.body)
+            add(node.orelse)
+    return found
+
+
+def _fields_words_translated(text: str, translate: Callable[[str], str]) -> str:
+    """An f-string's text with the words its fields show (`{asked or 'nothing'}`) translated;
+    the rest of each field as written."""
+    return re.sub(
+        r"(?<!\{)\{[^{}]*\}(?!\})",
+        lambda field: _SHOWN_IN_FIELD.sub(
+            lambda m: f"{m['head']}{m['q']}{translate(m['word'])}{m['q']}", field.group(0)
+        ),
+        text,
+    )
 
 
 _STRING = re.compile(
@@ -133,6 +197,7 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return
     block: list[tokenize.TokenInfo] = []
+    shown = shown_words(source)
 
     def flush() -> Iterator[tuple[str, str, tuple[int, int], tuple[int, int]]]:
         if block:
@@ -164,8 +229,14 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
             yield from flush()
             if tok.type == tokenize.STRING:
                 m = _STRING.match(tok.string)
-                if m and "b" not in m["prefix"].lower() and is_prose(m["body"]):
+                if not m or "b" in m["prefix"].lower():
+                    continue
+                if is_prose(m["body"]) or tok.start in shown:
                     yield "string", m["body"], tok.start, tok.end
+                if "f" in m["prefix"].lower():
+                    for field in fields(m["body"]):
+                        for word in _SHOWN_IN_FIELD.finditer(field):
+                            yield "word", word["word"], tok.start, tok.end
     yield from flush()
 
 
@@ -184,7 +255,11 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     lines = source.split("\n")
     edits: list[tuple[int, int, int, int, list[str]]] = []
     for kind, text, start, end in code_pieces(source):
+        if kind == "word":  # translated where its f-string is: see _fields_words_translated
+            continue
         new = translate(text)
+        if kind == "string":
+            new = _fields_words_translated(new, translate)
         if new == text:
             continue
         row, col = start[0] - 1, start[1]
@@ -215,7 +290,7 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
-def mismatches(english: str, translated: str) -> list[str]:
+def mismatches(english: str, translated: str, locale: str | None = None) -> list[str]:
     """What a translation must keep of its source: the `{fields}` of an f-string, the numbers
     (a minute count, a turn count: prose must not state other numbers than the English), the
     code in backticks, the links' targets (other notebooks are re-pointed when built), and the
@@ -232,7 +307,10 @@ def mismatches(english: str, translated: str) -> list[str]:
 
     if numbers(english) != numbers(translated):
         found.append("its numbers changed")
-    if _code(english) != _code(translated):
+    if _code(english) != _code(translated) and (
+        locale is None
+        or _code(english) != _code(_quoted_as_in_english(english, translated, locale))
+    ):
         found.append("its `code` changed")
     if re.findall(r"\]\(([^)]+)\)", english) != re.findall(r"\]\(([^)]+)\)", translated):
         found.append("its link targets changed")
@@ -256,8 +334,125 @@ def _code(text: str) -> list[str]:
         re.sub(r"(^|\s)#.*$", "", block, flags=re.M).strip()
         for block in (m.group(0) for m in _FENCED.finditer(text))
     ]
-    spans = sorted(m.group(0) for m in _SPAN.finditer(_FENCED.sub("", text)))
+    spans = sorted(_skeleton(m.group(0)) for m in _SPAN.finditer(_FENCED.sub("", text)))
     return fenced + spans
+
+
+_URL_PLACEHOLDER = re.compile(r"(https://(?:github\.com/)?)[A-Z][A-Z-]*(?=[/\s`\"]|$)")
+"""A placeholder the reader replaces, in capitals in an address: `https://YOUR-HUB`,
+`https://github.com/YOU/when-to-stop`; the reader's language may name it."""
+_ELEMENT = re.compile(r"(?<=[(,])(\s*)[a-zà-ÿ]+(?: [a-zà-ÿ]+)*(\s*)(?=[,)])")
+_QUOTED = re.compile(r"(\"[^\"]*\"|'[^']*')")
+
+
+def _skeleton(span: str) -> str:
+    """A code span as the check compares it. A tuple written with words for its values —
+    `(False, None, an error line)`, `("answer", the answer, runs)` — has those words for the
+    reader to translate: each element that is only lowercase words reads as "…"; so does a
+    placeholder in capitals in an address (`https://YOUR-HUB`). The rest
+    (True/False/None, numbers, quoted strings, punctuation) and every other span stay as
+    written."""
+    span = _URL_PLACEHOLDER.sub(r"\1…", span)
+    if not (span.strip("`").startswith("(") and "," in span):
+        return span
+    return "".join(
+        piece if _QUOTED.fullmatch(piece) else _ELEMENT.sub(r"\1…\2", piece)
+        for piece in _QUOTED.split(span)
+    )
+
+
+# -- the library's own messages, quoted in a guide ------------------------------------------------
+
+
+@cache
+def _library_messages(locale: str) -> tuple[tuple[re.Pattern[str], re.Pattern[str], str], ...]:
+    """(the English message as a pattern, its translation as a pattern, the translation) for
+    every message of the library's catalogue: a field ("{error}") matches any text."""
+    from i18n import LOCALES as LIBRARY_LOCALES
+    from i18n import po_path as library_po
+
+    lang = next(code for code, loc in LIBRARY_LOCALES.items() if loc == locale)
+    found = []
+    for m in read(library_po(lang), locale):
+        ids = m.id if isinstance(m.id, tuple) else (m.id,)
+        strs = m.string if isinstance(m.string, tuple) else (m.string,)
+        for msgid, msgstr in zip(ids, strs, strict=False):
+            # a sentence or a labelled field ("error: {error}"), not a word ("is") or a bare
+            # field ("{text}") that would match anything
+            words = len(re.findall(r"[A-Za-z]{2,}", fields_out(msgid))) if msgid else 0
+            label = re.match(r"[a-z]+: \{", msgid) and not msgid.startswith("model:")
+            if msgstr and (words >= 2 or (words and label)):
+                found.append((_as_pattern(msgid), _as_pattern(msgstr), msgstr))
+    return tuple(found)
+
+
+def fields_out(message: str) -> str:
+    return re.sub(r"\{[^{}]*\}", " ", message)
+
+
+def _as_pattern(message: str) -> re.Pattern[str]:
+    """A message as a pattern: its text literal, each `{field}` a named group (the same field
+    twice, the same text)."""
+    out, seen = [], set()
+    for piece in re.split(r"(\{[^{}]*\}|%\(\w+\)[sdr])", message):
+        name = re.fullmatch(r"\{(\w*)[^{}]*\}|%\((\w+)\)[sdr]", piece)
+        if not name:
+            out.append(re.escape(piece))
+            continue
+        key = f"f_{name.group(1) or name.group(2) or len(seen)}"
+        out.append(f"(?P={key})" if key in seen else f"(?P<{key}>.+?)")
+        seen.add(key)
+    return re.compile("".join(out), re.S)
+
+
+def library_says(english: str, locale: str, depth: int = 3) -> str | None:
+    """What the library prints in `locale` where it prints `english` in English (a message of
+    its catalogue with its fields filled, each field's text itself translated when it is a
+    message too), or None when `english` is none of its messages."""
+    for source, _target, msgstr in _library_messages(locale):
+        m = source.fullmatch(english)
+        if not m:
+            continue
+        values = {}
+        for key, text in m.groupdict().items():
+            said = library_says(text, locale, depth - 1) if depth else None
+            if said is None and (
+                len(re.findall(r"\b[a-z]{2,}\b", text)) >= 3 or text.startswith("The ")
+            ):
+                break  # English words the catalogue cannot say: the guide cannot either
+            values[key[2:]] = said or _number_as_in(text, locale)
+        else:
+            return _filled(msgstr, values)
+    return None
+
+
+def _filled(msgstr: str, values: dict[str, str]) -> str | None:
+    """A translation with its `{fields}` and `%(fields)s` filled in."""
+    try:
+        text = re.sub(r"\{(\w*)[^{}]*\}", lambda f: values.get(f.group(1), f.group(0)), msgstr)
+        return re.sub(r"%\((\w+)\)[sdr]", lambda f: values.get(f.group(1), f.group(0)), text)
+    except re.error:
+        return None
+
+
+def _number_as_in(text: str, locale: str) -> str:
+    """A field's text as the library writes it in `locale`: a number with its separators."""
+    if locale.startswith("pt") and re.fullmatch(r"\d{1,3}(?:,\d{3})+|\d+\.\d+", text):
+        return text.translate(str.maketrans(",.", ".,"))
+    return text
+
+
+def _quoted_as_in_english(english: str, translated: str, locale: str) -> str:
+    """The translation with each quoted library message (a code span: what a learner sees)
+    put back as the English has it, where it is the library's own message in `locale` for the
+    English one: a guide may quote what the library prints in the learner's language, and
+    nothing else in a code span may change."""
+    for m in _SPAN.finditer(english):
+        ticks, quoted = m.group(1), m.group(2)
+        said = library_says(quoted, locale)
+        if said and said != quoted:
+            translated = translated.replace(f"{ticks}{said}{ticks}", m.group(0))
+    return translated
 
 
 def fields(text: str) -> list[str]:
@@ -316,13 +511,18 @@ def _exercise_tag(cell: dict) -> str | None:
 # -- building an edition ----------------------------------------------------------------------
 
 
-def translator(edition: Edition) -> Callable[[str], str]:
+def translator(edition: Edition, missed: set[str] | None = None) -> Callable[[str], str]:
     """msgid -> the edition's text (the English itself while untranslated), links pointed at
-    the edition's notebooks."""
+    the edition's notebooks. Each text looked up and not found is added to `missed`: the check
+    reports what the build leaves in English, wherever it sits in a file."""
     catalog = read(po_path(edition), edition.locale)
-    table = {m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy}
+    table = {
+        m.id: m.string for m in catalog if m.id and m.string and not m.fuzzy and m.context is None
+    }
 
     def translate(text: str) -> str:
+        if text not in table and missed is not None:
+            missed.add(text)
         return _relink(table.get(text, text), edition)
 
     return translate
@@ -336,12 +536,12 @@ def _relink(text: str, edition: Edition) -> str:
     return text
 
 
-def build_notebook(path: Path, edition: Edition) -> str:
+def build_notebook(path: Path, edition: Edition, missed: set[str] | None = None) -> str:
     """The edition of one notebook, as the JSON text to write."""
     from whentostop.i18n import using
     from whentostop.lesson.checks import by_tag
 
-    translate = translator(edition)
+    translate = translator(edition, missed)
     nb = json.loads(path.read_text(encoding="utf-8"))
     for cell in nb["cells"]:
         source = "".join(cell["source"])
@@ -362,11 +562,15 @@ def build_notebook(path: Path, edition: Edition) -> str:
     return json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
 
 
-def build_doc(name: str, edition: Edition) -> str:
-    translate = translator(edition)
+def build_doc(name: str, edition: Edition, missed: set[str] | None = None) -> str:
+    """The edition's guide: its paragraphs translated, and what it tells a teacher to open or
+    type pointed at the edition — its notebooks by their paths (`notebooks/pt/00_comece_aqui
+    .ipynb`), the lesson's commands with `--lang pt`, `make lab LANG=pt`."""
+    translate = translator(edition, missed)
     text = translate_markdown((DOCS / name).read_text(encoding="utf-8"), translate)
     for english, other in edition.docs.items():
         text = text.replace(f"]({english}", f"]({other}")
+    text = for_the_edition(text, edition)
     # the guide in docs/<lang>/ reaches the notebooks, and the files beside the English guides
     # (docs/z2jh/config.yaml), one folder further up
     text = text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
@@ -378,20 +582,42 @@ def build_doc(name: str, edition: Edition) -> str:
     )
 
 
+_LESSON_COMMAND = re.compile(
+    r"(python -m whentostop (?:link|lesson|lab|dashboard)\b)(?![^`\n]*--lang)"
+)
+_MAKE_LAB = re.compile(r"\bmake lab\b(?![-\w])(?![^`\n]*\bLANG=)")
+
+
+def for_the_edition(text: str, edition: Edition) -> str:
+    """A guide's commands and notebook names for the edition: an English notebook's file name
+    on its own becomes the edition's path, a URL-encoded path the edition's, each command that
+    opens the lesson gets the edition's language (`--lang pt`, `make lab LANG=pt`)."""
+    for english, other in edition.notebooks.items():
+        text = text.replace(
+            f"notebooks%2F{english}", f"notebooks%2F{edition.lang}%2F{other}"
+        ).replace(f"path={english}", f"path={edition.lang}%2F{other}")
+        text = re.sub(
+            rf"(?<![\w/%.=-]){re.escape(english)}", f"notebooks/{edition.lang}/{other}", text
+        )
+    text = _LESSON_COMMAND.sub(rf"\1 --lang {edition.lang}", text)
+    return _MAKE_LAB.sub(f"make lab LANG={edition.lang}", text)
+
+
 def _lines(text: str) -> list[str]:
     parts = text.split("\n")
     return [p + "\n" for p in parts[:-1]] + ([parts[-1]] if parts[-1] else [])
 
 
-def outputs(edition: Edition) -> dict[Path, str]:
-    """Every file of the edition, built from the English sources and the catalogue."""
+def outputs(edition: Edition, missed: set[str] | None = None) -> dict[Path, str]:
+    """Every file of the edition, built from the English sources and the catalogue; what the
+    build looked up and the catalogue lacks is added to `missed`."""
     built: dict[Path, str] = {}
     for english, other in edition.notebooks.items():
         source = NOTEBOOKS / english
         if source.exists():
-            built[NOTEBOOKS / edition.lang / other] = build_notebook(source, edition)
+            built[NOTEBOOKS / edition.lang / other] = build_notebook(source, edition, missed)
     for english, other in edition.docs.items():
-        built[DOCS / edition.lang / other] = build_doc(english, edition)
+        built[DOCS / edition.lang / other] = build_doc(english, edition, missed)
     return built
 
 
@@ -428,23 +654,24 @@ def problems() -> list[str]:
     template = extract()
     if not TEMPLATE.exists() or po_bytes(template) != TEMPLATE.read_bytes():
         found.append(f"{TEMPLATE.relative_to(ROOT)} is stale: run `make i18n`")
-    wanted = {m.id for m in template if m.id}
+    wanted = {(m.id, m.context) for m in template if m.id}  # one entry per msgid and msgctxt
     for edition in EDITIONS.values():
         path = po_path(edition)
         if not path.exists():
             found.append(f"{path.relative_to(ROOT)} is missing: run `make i18n`")
             continue
-        have = {m.id: m for m in read(path, edition.locale) if m.id}
-        for msgid in sorted(wanted):
-            m = have.get(msgid)
+        have = {(m.id, m.context): m for m in read(path, edition.locale) if m.id}
+        for msgid, context in sorted(wanted, key=lambda key: (key[0], key[1] or "")):
+            m = have.get((msgid, context))
             if m is None or m.fuzzy or not m.string:
                 found.append(f"{edition.lang}: untranslated: {msgid[:70]!r}")
             else:
                 found += [
                     f"{edition.lang}: {problem}: {msgid[:60]!r}"
-                    for problem in mismatches(msgid, m.string)
+                    for problem in mismatches(msgid, m.string, edition.locale)
                 ]
-        for target, text in outputs(edition).items():
+        missed: set[str] = set()
+        for target, text in outputs(edition, missed).items():
             if not target.exists() or target.read_text(encoding="utf-8") != text:
                 found.append(
                     f"{target.relative_to(ROOT)} is not what the catalogue builds: "
@@ -452,6 +679,10 @@ def problems() -> list[str]:
                 )
             if target.suffix == ".ipynb":
                 found += [f"{target.relative_to(ROOT)}: {problem}" for problem in _unparsable(text)]
+        found += [
+            f"{edition.lang}: the build looked up a text the catalogue lacks: {text[:70]!r}"
+            for text in sorted(missed)
+        ]
     return found
 
 

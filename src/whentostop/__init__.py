@@ -42,7 +42,7 @@ from .errors import (
     WhenToStopError,
 )
 from .events import ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart
-from .i18n import language, set_language
+from .i18n import language, money, number, ratio, seconds, set_language
 from .level import LEVELS, Judgement, Level, LevelFileError, load_level
 from .loop import run_agent
 from .models import connect
@@ -138,9 +138,13 @@ __all__ = [
     "cumulative_tokens",
     "language",
     "load_level",
+    "money",
+    "number",
     "price",
     "prices",
+    "ratio",
     "run_agent",
+    "seconds",
     "set_language",
     "tool",
 ]

@@ -22,18 +22,21 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
 import textwrap
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from ._options import on_the_command_line
 from ._text import terminal_text
 from .errors import EndpointError
-from .i18n import LANGUAGES, _, language, ngettext, using
+from .i18n import LANGUAGES, N_, _, language, ngettext, using
 from .lesson import prompt
-from .level import Judgement, load_level
+from .lesson.classroom import EDITIONS
+from .level import SHIPPED, Judgement, load_level
 from .loop import run_agent
 from .models import connect
 from .outcome import Run, Stop
@@ -47,17 +50,27 @@ if TYPE_CHECKING:
 EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG = 0, 1, 2, 3
 EXIT_TEXT_TOOL_CALL, EXIT_UNSURE = 4, 5
 EXIT_CODES = {
-    EXIT_ANSWER: "an answer the level judged right, or one it cannot judge that is none of the "
-    "non-answers below",
-    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run, or its "
-    "last reply only repeats words the model was sent (the task, the loop's own request)",
-    EXIT_ERROR: "the endpoint failed, or an argument is wrong",
-    EXIT_WRONG: "a wrong answer: the level knows the star is elsewhere (a schema checks an "
-    "answer's shape, not its truth)",
-    EXIT_TEXT_TOOL_CALL: "no answer: the run ended on a tool call the model wrote as text, which "
-    "the server did not parse (see the warning)",
-    EXIT_UNSURE: "an answer the level cannot judge that follows a reply cut off at the length "
-    "limit: it may be only the end of one",
+    EXIT_ANSWER: N_(
+        "an answer the level judged right, or one it cannot judge that is none of the "
+        "non-answers below"
+    ),
+    EXIT_NO_ANSWER: N_(
+        "no answer: the clock, the deadline or the budget stopped the run, or its "
+        "last reply only repeats words the model was sent (the task, the loop's own request)"
+    ),
+    EXIT_ERROR: N_("the endpoint failed, or an argument is wrong"),
+    EXIT_WRONG: N_(
+        "a wrong answer: the level knows the star is elsewhere (a schema checks an "
+        "answer's shape, not its truth)"
+    ),
+    EXIT_TEXT_TOOL_CALL: N_(
+        "no answer: the run ended on a tool call the model wrote as text, which "
+        "the server did not parse (see the warning)"
+    ),
+    EXIT_UNSURE: N_(
+        "an answer the level cannot judge that follows a reply cut off at the length "
+        "limit: it may be only the end of one"
+    ),
 }
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
@@ -65,10 +78,10 @@ EXIT_CODES = {
 def exit_table() -> str:
     """The exit statuses as the table `run --help` ends with."""
     rows = [
-        textwrap.fill(what, 78, initial_indent=f"  {code}  ", subsequent_indent="     ")
+        textwrap.fill(_(what), 78, initial_indent=f"  {code}  ", subsequent_indent="     ")
         for code, what in EXIT_CODES.items()
     ]
-    return "\n".join(["exit status:", *rows])
+    return "\n".join([_("exit status:"), *rows])
 
 
 class _Parser(argparse.ArgumentParser):
@@ -78,10 +91,20 @@ class _Parser(argparse.ArgumentParser):
         self.exit(
             EXIT_ERROR,
             _("error: {error} (see {prog} --help)").format(
-                error=terminal_text(message), prog=self.prog
+                error=after_error(terminal_text(message)), prog=self.prog
             )
             + "\n",
         )
+
+
+_CAPITALISED = re.compile(r"[A-ZÀ-Ý][a-zà-ÿ]*(?=[\s,:;.!?]|$)")
+
+
+def after_error(message: str) -> str:
+    """A message as it reads after "error:"/"erro:", in mid-sentence: its first word in lower
+    case ("The endpoint…" -> "the endpoint…", "Tempo esgotado…" -> "tempo esgotado…"); a name
+    written in capitals or with code in it (HTTP, OPENAI_BASE_URL, LevelFileError) as it is."""
+    return message[:1].lower() + message[1:] if _CAPITALISED.match(message) else message
 
 
 def port(text: str, lowest: int = 0) -> int:
@@ -117,142 +140,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
-    parser = _Parser(prog="python -m whentostop", description=__doc__.split("\n")[0])
-    common = _Parser(add_help=False)
-    common.add_argument(
-        "--lang",
-        default=None,
-        choices=sorted(LANGUAGES),
-        help="the language of what is printed (default: WHENTOSTOP_LANG, else en)",
-    )
-    commands = parser.add_subparsers(dest="command", required=True)
-
-    run_p = commands.add_parser(
-        "run",
-        parents=[common],
-        help="run one level and print how it ended",
-        epilog=exit_table(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
-    run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
-    run_p.add_argument(
-        "--base-url", default=None, help="an OpenAI-compatible endpoint (default: the mock)"
-    )
-    run_p.add_argument("--max-turns", type=int, default=10)
-    run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
-    run_p.add_argument("--system", default=None, help="the system prompt")
-    run_p.add_argument("--prompt", default=None, help="the task (default: the lesson's)")
-    run_p.add_argument("--tools", default=None, help="comma-separated: offer only these tools")
-    run_p.add_argument("--deadline-s", type=float, default=None)
-    run_p.add_argument(
-        "--wrap-up", action="store_true", help="one tool-less request after the clock"
-    )
-    run_p.add_argument(
-        "--max-tokens-total",
-        type=int,
-        default=None,
-        metavar="N",
-        help="the budget: stop before a request would take the run past N tokens",
-    )
-    run_p.add_argument(
-        "--max-cost-usd",
-        type=float,
-        default=None,
-        metavar="USD",
-        help="the budget in dollars, at --price's prices",
-    )
-    run_p.add_argument(
-        "--price",
-        default=None,
-        metavar="MODEL",
-        help=f"whose prices --max-cost-usd counts (default {DEFAULT_PRICE_MODEL})",
-    )
-    run_p.add_argument(
-        "--max-tokens",
-        type=int,
-        default=None,
-        metavar="N",
-        help="cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)",
-    )
-    run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
-    run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
-    run_p.add_argument(
-        "--timeout-s",
-        type=float,
-        default=None,
-        metavar="S",
-        help="seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)",
-    )
-    run_p.add_argument(
-        "--text-tool-calls",
-        choices=("note", "accept"),
-        default="note",
-        help="a tool call the model wrote as text: note it (default) or run it, labelled",
-    )
-    run_p.add_argument(
-        "--tool-choice",
-        default=None,
-        metavar="CHOICE",
-        help="auto, none, required or a tool's name; sent only when set (required: the flag "
-        "can never fire)",
-    )
-    run_p.add_argument(
-        "--parallel-tool-calls",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="allow several tool calls in one reply, or not; sent only when set",
-    )
-    run_p.add_argument("--json", action="store_true", help="print one JSON object")
-
-    serve_p = commands.add_parser(
-        "serve", parents=[common], help="serve the mock personas over HTTP"
-    )
-    serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
-    serve_p.add_argument(
-        "--port", type=port, default=8765, help="0 to 65535 (default 8765; 0: any free port)"
-    )
-
-    link_p = commands.add_parser(
-        "link",
-        parents=[common],
-        help="print the JupyterHub (nbgitpuller) and Binder links for a class",
-    )
-    link_p.add_argument(
-        "--hub", default=None, help="the JupyterHub's address, e.g. https://hub.example.edu"
-    )
-    link_p.add_argument(
-        "--repo", default=None, help="the repository learners pull (default: this project's)"
-    )
-    link_p.add_argument("--branch", default="main")
-    link_p.add_argument(
-        "--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)"
-    )
-
-    from .lesson.folder import DEFAULT_FOLDER
-
-    for name, help_text in (
-        ("lesson", "copy the lesson's notebooks into a folder (your edited copies are kept)"),
-        ("lab", "copy the lesson into a folder, then open it in JupyterLab"),
-        (
-            "dashboard",
-            "copy the lesson into a folder, then serve the projector's dashboard (Voila)",
-        ),
-    ):
-        folder_p = commands.add_parser(name, parents=[common], help=help_text)
-        folder_p.add_argument(
-            "folder", nargs="?", default=DEFAULT_FOLDER, help=f"default ./{DEFAULT_FOLDER}"
-        )
-        if name != "lesson":
-            folder_p.add_argument(
-                "--port", type=server_port, default=None, help="the server's port"
-            )
-            folder_p.add_argument(
-                "--no-browser", action="store_true", help="do not open a browser window"
-            )
-
-    args = parser.parse_args(argv)
-    with using(args.lang or language()):  # for this command only: main() is called in tests too
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    with using(_asked_language(args_list) or language()), argparse_words():
+        # for this command only (main() is called in tests too): the help, argparse's own
+        # errors and everything the command prints, in the language asked for
+        args = _parser().parse_args(args_list)
         if args.command == "serve":
             return _serve(args.host, args.port)
         if args.command == "link":
@@ -260,6 +152,195 @@ def _main(argv: Sequence[str] | None) -> int:
         if args.command in ("lesson", "lab", "dashboard"):
             return _lesson(args)
         return _run(args)
+
+
+def _asked_language(argv: list[str]) -> str | None:
+    """The language `--lang` asks for, wherever it stands (before or after the command; the
+    last one wins, as argparse reads them), read before the parser is built so that its help is
+    in that language; one the lesson lacks is left for the parser to refuse."""
+    asked = None
+    for i, arg in enumerate(argv):
+        if arg == "--":
+            break
+        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
+        if arg == "--lang" and i + 1 < len(argv):
+            value = argv[i + 1]
+        if value in LANGUAGES:
+            asked = value
+    return asked
+
+
+@contextmanager
+def argparse_words() -> Iterator[None]:
+    """argparse's own words ("usage:", "invalid choice", "the following arguments are
+    required") through our catalogue while the command line is read: argparse looks them up
+    with its module's gettext functions (`_argparse_words.py` lists the msgids)."""
+    before = argparse._, argparse.ngettext  # type: ignore[attr-defined]
+    argparse._, argparse.ngettext = _, ngettext  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        argparse._, argparse.ngettext = before  # type: ignore[attr-defined]
+
+
+def _parser() -> argparse.ArgumentParser:
+    """The command line, its help in the language in effect."""
+    parser = _Parser(
+        prog="python -m whentostop",
+        description=_(
+            "When does an agent loop stop? Run a level, serve the mock, print a class's links, "
+            "copy the lesson."
+        ),
+    )
+    lang_help = _("the language of what is printed (default: WHENTOSTOP_LANG, else en)")
+    parser.add_argument("--lang", default=None, choices=sorted(LANGUAGES), help=lang_help)
+    common = _Parser(add_help=False)
+    # SUPPRESS: given after the command it sets args.lang, else it leaves the one before alone
+    common.add_argument(
+        "--lang", default=argparse.SUPPRESS, choices=sorted(LANGUAGES), help=lang_help
+    )
+    commands = parser.add_subparsers(dest="command", required=True)
+
+    run_p = commands.add_parser(
+        "run",
+        parents=[common],
+        help=_("run one level and print how it ended"),
+        epilog=exit_table(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run_p.add_argument(
+        "--level",
+        default="1-1",
+        help=_("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED)),
+    )
+    run_p.add_argument("--model", default=None, help=_("a mock persona or a real model name"))
+    run_p.add_argument(
+        "--base-url", default=None, help=_("an OpenAI-compatible endpoint (default: the mock)")
+    )
+    run_p.add_argument("--max-turns", type=int, default=10)
+    run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
+    run_p.add_argument("--system", default=None, help=_("the system prompt"))
+    run_p.add_argument("--prompt", default=None, help=_("the task (default: the lesson's)"))
+    run_p.add_argument("--tools", default=None, help=_("comma-separated: offer only these tools"))
+    run_p.add_argument("--deadline-s", type=float, default=None)
+    run_p.add_argument(
+        "--wrap-up", action="store_true", help=_("one tool-less request after the clock")
+    )
+    run_p.add_argument(
+        "--max-tokens-total",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("the budget: stop before a request would take the run past N tokens"),
+    )
+    run_p.add_argument(
+        "--max-cost-usd",
+        type=float,
+        default=None,
+        metavar="USD",
+        help=_("the budget in dollars, at --price's prices"),
+    )
+    run_p.add_argument(
+        "--price",
+        default=None,
+        metavar="MODEL",
+        help=_("whose prices --max-cost-usd counts (default {model})").format(
+            model=DEFAULT_PRICE_MODEL
+        ),
+    )
+    run_p.add_argument(
+        "--max-tokens",
+        type=int,
+        default=None,
+        metavar="N",
+        help=_("cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)"),
+    )
+    run_p.add_argument("--temperature", type=float, default=None, help=_("sent only when set"))
+    run_p.add_argument("--seed", type=int, default=None, help=_("sent only when set"))
+    run_p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=None,
+        metavar="S",
+        help=_("seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)"),
+    )
+    run_p.add_argument(
+        "--text-tool-calls",
+        choices=("note", "accept"),
+        default="note",
+        help=_("a tool call the model wrote as text: note it (default) or run it, labelled"),
+    )
+    run_p.add_argument(
+        "--tool-choice",
+        default=None,
+        metavar="CHOICE",
+        help=_(
+            "auto, none, required or a tool's name; sent only when set (required: the flag "
+            "can never fire)"
+        ),
+    )
+    run_p.add_argument(
+        "--parallel-tool-calls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help=_("allow several tool calls in one reply, or not; sent only when set"),
+    )
+    run_p.add_argument("--json", action="store_true", help=_("print one JSON object"))
+
+    serve_p = commands.add_parser(
+        "serve", parents=[common], help=_("serve the mock personas over HTTP")
+    )
+    serve_p.add_argument("--host", default="127.0.0.1", help=_("default 127.0.0.1 (loopback only)"))
+    serve_p.add_argument(
+        "--port", type=port, default=8765, help=_("0 to 65535 (default 8765; 0: any free port)")
+    )
+
+    link_p = commands.add_parser(
+        "link",
+        parents=[common],
+        help=_("print the JupyterHub (nbgitpuller) and Binder links for a class"),
+    )
+    link_p.add_argument(
+        "--hub", default=None, help=_("the JupyterHub's address, e.g. https://hub.example.edu")
+    )
+    link_p.add_argument(
+        "--repo", default=None, help=_("the repository learners pull (default: this project's)")
+    )
+    link_p.add_argument("--branch", default="main")
+    link_p.add_argument(
+        "--notebook",
+        default="00",
+        help=_("{names}, or a notebook's file name in either edition (default 00)").format(
+            names=", ".join(EDITIONS["en"])
+        ),
+    )
+
+    from .lesson.folder import DEFAULT_FOLDER
+
+    for name, help_text in (
+        ("lesson", _("copy the lesson's notebooks into a folder (your edited copies are kept)")),
+        ("lab", _("copy the lesson into a folder, then open it in JupyterLab")),
+        (
+            "dashboard",
+            _("copy the lesson into a folder, then serve the projector's dashboard (Voila)"),
+        ),
+    ):
+        folder_p = commands.add_parser(name, parents=[common], help=help_text)
+        folder_p.add_argument(
+            "folder",
+            nargs="?",
+            default=DEFAULT_FOLDER,
+            help=_("default ./{folder}").format(folder=DEFAULT_FOLDER),
+        )
+        if name != "lesson":
+            folder_p.add_argument(
+                "--port", type=server_port, default=None, help=_("the server's port")
+            )
+            folder_p.add_argument(
+                "--no-browser", action="store_true", help=_("do not open a browser window")
+            )
+
+    return parser
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -358,7 +439,7 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
         )
     elif partial and partial.turns:
         print(transcript(partial))
-    print(_("error: {error}").format(error=terminal_text(error)), file=sys.stderr)
+    print(_("error: {error}").format(error=after_error(terminal_text(error))), file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -481,7 +562,10 @@ def _link(args: argparse.Namespace) -> int:
             lang=language(),
         )
     except ValueError as exc:
-        print(_("error: {error}").format(error=terminal_text(str(exc))), file=sys.stderr)
+        print(
+            _("error: {error}").format(error=after_error(terminal_text(str(exc)))),
+            file=sys.stderr,
+        )
         return 2
     print(terminal_text(links))
     return 0
@@ -507,7 +591,7 @@ def _lesson(args: argparse.Namespace) -> int:
     try:
         copied = copy_lesson(Path(args.folder), language())
     except OSError as exc:
-        print(_("error: {error}").format(error=exc), file=sys.stderr)
+        print(_("error: {error}").format(error=after_error(str(exc))), file=sys.stderr)
         return EXIT_ERROR
     print(copied_report(copied))
     if args.command == "lesson":

@@ -7,7 +7,10 @@ Badges, transcripts, verdicts and hints, plot titles, level stories, `NoAnswer` 
 words come from gettext catalogues (`locale/<lang>/LC_MESSAGES/whentostop.mo`), compiled from the
 `.po` files with Babel (`make i18n`). The code stays English: function names, arguments, `Stop`
 values. In the library, wrap a learner-facing string in `_()` where it is shown, and mark a
-constant with `N_()` so the extractor finds it and `_()` translates it when it is used.
+constant with `N_()` so the extractor finds it and `_()` translates it when it is used; where the
+same English words have two meanings ("None." as Python's None, or as no runs), give each its
+context with `NC_(context, message)` (or `pgettext` where it is shown): the catalogue keeps one
+entry per context (msgctxt).
 """
 
 from __future__ import annotations
@@ -119,13 +122,56 @@ DECIMAL_COMMA = {"pt"}
 _SWAP_SEPARATORS = str.maketrans(",.", ".,")
 
 
+def _localized(text: str, lang: str) -> str:
+    """A number written the English way (`format(x, ",.1f")`: 1,326.5) in `lang`'s way."""
+    return text.translate(_SWAP_SEPARATORS) if lang in DECIMAL_COMMA else text
+
+
+# -- numbers as the learner reads them ---------------------------------------------------------
+#
+# One rule for every number the lesson shows, in the language in effect: these four for a value
+# on its own (a chart's tick, a notebook's f-string), and `Text.format` (what `_()` returns) for a
+# number inside a translated sentence, which writes "{tokens:,}" and "{usd:.4f}" the same way.
+# The standard library's `format()` does the digits and grouping; the language only swaps the two
+# separators. Babel (CLDR) would do both, but it installs 36 MB of locale data for a rule two
+# languages state in one line, and the wheel must stay light in the browser (JupyterLite);
+# `locale` depends on what the machine has installed and is process-wide.
+
+
+def number(value: float, digits: int = 0) -> str:
+    """`value` with its thousands grouped and `digits` decimals: 7,684 and 3.3 in English,
+    7.684 and 3,3 in Portuguese."""
+    return _localized(format(value, f",.{digits}f"), language())
+
+
+def ratio(value: float, digits: int = 1) -> str:
+    """How many times: 3.3× in English, 3,3× in Portuguese."""
+    return number(value, digits) + "×"
+
+
+def money(usd: float, digits: int = 2) -> str:
+    """An amount in US dollars: $0.025 in English, US$ 0,025 in Portuguese (as Brazil writes a
+    dollar amount, the sign apart from the number)."""
+    amount = number(abs(usd), digits)
+    sign = "-" if usd < 0 and amount.strip("0.,") else ""
+    return f"{sign}US$ {amount}" if language() in DECIMAL_COMMA else f"{sign}${amount}"
+
+
+def seconds(value: float, digits: int = 1) -> str:
+    """A duration: 1.0 s in English, 1,0 s in Portuguese."""
+    return number(value, digits) + " s"
+
+
 class _Numbers(string.Formatter):
-    """`str.format` that writes numbers the language's way (1.326 tokens, US$0,0123)."""
+    """`str.format` that writes numbers the language's way (1.326 tokens, US$ 0,0123)."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
 
     def format_field(self, value: object, format_spec: str) -> str:
         text: str = format(value, format_spec)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            text = text.translate(_SWAP_SEPARATORS)
+            text = _localized(text, self.lang)
         return text
 
 
@@ -145,14 +191,44 @@ class Text(str):
 
     def format(self, /, *args: object, **kwargs: object) -> str:
         if self.lang in DECIMAL_COMMA:
-            return _Numbers().vformat(self, args, kwargs)
+            return _Numbers(self.lang).vformat(self, args, kwargs)
         return str.format(self, *args, **kwargs)
 
 
+class InContext(str):
+    """A msgid marked with `NC_()`: the same English words with a meaning of their own ("None."
+    as Python's None, or as no runs), translated by `_()` through its context (msgctxt)."""
+
+    context: str
+
+    def __new__(cls, context: str, message: str) -> InContext:
+        text = super().__new__(cls, message)
+        text.context = context
+        return text
+
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]
+        return self.context, str(self)
+
+
 def _(message: str) -> str:
-    """`message` in the language in effect."""
+    """`message` in the language in effect (through its context, if `NC_()` marked one)."""
     lang = language()
+    if isinstance(message, InContext):
+        return Text(translator(lang).pgettext(message.context, message), lang)
     return Text(translator(lang).gettext(message), lang)
+
+
+def pgettext(context: str, message: str) -> str:
+    """`message` in the language in effect, as the catalogue translates it in `context`: for
+    the same English words with two meanings (msgctxt)."""
+    lang = language()
+    return Text(translator(lang).pgettext(context, message), lang)
+
+
+def NC_(context: str, message: str) -> str:
+    """Mark a constant with its context (msgctxt) for the catalogue; `_()` translates it in
+    that context when it is shown."""
+    return InContext(context, message)
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
@@ -168,12 +244,19 @@ def N_(message: str) -> str:
 
 __all__ = [
     "LANGUAGES",
+    "NC_",
     "N_",
+    "InContext",
     "MissingCatalogue",
     "_",
     "language",
+    "money",
     "ngettext",
     "normalize",
+    "number",
+    "pgettext",
+    "ratio",
+    "seconds",
     "set_language",
     "translator",
     "using",

@@ -14,6 +14,7 @@ case or surrounding spaces. A file that would lose something (a key written twic
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter
 from dataclasses import dataclass
@@ -439,6 +440,12 @@ def load_level(name_or_path: str | Path) -> Level:
     path = Path(name)
     if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
+    if not path.is_file() and (path.suffix or "/" in name or os.sep in name):
+        raise FileNotFoundError(  # meant as a file: say the file is not there
+            _("{file}: file not found (a level is {levels} or the path to a level file)").format(
+                file=name, levels=", ".join(SHIPPED)
+            )
+        )
     if not path.is_file():
         raise FileNotFoundError(
             _("no level {name!r}: use one of {levels} or a path to a level file").format(

@@ -52,13 +52,13 @@ EDITIONS = {
 
 def notebook_file(notebook: str, lang: str = "en") -> str:
     """The file name of a notebook in an edition, given its short name ("1-1") or the file name
-    of either edition."""
+    of either edition, with or without `.ipynb` ("painel", "1-1_o_relogio")."""
     files = EDITIONS[normalize(lang)]
     if notebook in files:
         return files[notebook]
-    for edition in EDITIONS.values():
+    for edition in EDITIONS.values():  # a file name of either edition, with or without .ipynb
         for short, name in edition.items():
-            if notebook == name:
+            if notebook in (name, name.removesuffix(".ipynb")):
                 return files[short]
     raise ValueError(
         _("Unknown notebook {notebook!r}: use one of {names}").format(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..i18n import N_
+from ..i18n import N_, NC_
 
 
 @dataclass(frozen=True)
@@ -744,7 +744,7 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
                     "How many turns does the warp pipe save over the flag, for the searcher on "
                     "level 1-3?"
                 ),
-                (N_("None."), N_("One."), N_("Two."), N_("About half of them.")),
+                (NC_("no turns", "None."), N_("One."), N_("Two."), N_("About half of them.")),
                 "a",
                 N_(
                     "The model needs one last reply either way: a sentence or a tool call. The "
@@ -791,7 +791,7 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
                 (
                     N_("The tool's output string."),
                     N_("The text of the last reply."),
-                    N_("None."),
+                    NC_("Python's None", "None."),
                     N_("The tool's validated input."),
                 ),
                 "d",
@@ -909,7 +909,7 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
                     "does it return?"
                 ),
                 (
-                    N_("None."),
+                    NC_("Python's None", "None."),
                     N_("A summary of what it searched."),
                     N_("An exception."),
                     N_("The model's last message: a search_blocks call."),
@@ -1025,7 +1025,7 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
                 (
                     N_("Only the flag."),
                     N_("Every run, the clock included."),
-                    N_("None."),
+                    NC_("no runs", "None."),
                     N_("Only the warp pipe."),
                 ),
                 "b",

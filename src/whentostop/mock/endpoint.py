@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from ..i18n import _
 from .choice import choice_problem
 from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
 from .protocol import breach
@@ -77,9 +78,11 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     except ValueError:
         return _error(
             404,
-            f"The model {request['model']!r} does not exist. Personas: "
-            f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
-            "slow:0.5).",
+            # the learner reads it (the client quotes it), in the language in effect
+            _(
+                "The model {model!r} does not exist. Personas: {personas} (slow takes 0 to "
+                "{max_s:g} seconds: slow:0.5)."
+            ).format(model=request["model"], personas=", ".join(PERSONAS), max_s=MAX_SLOW_S),
             "model_not_found",
             kind="not_found_error",
         )

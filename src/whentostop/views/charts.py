@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from html import escape
 from typing import TYPE_CHECKING
 
-from ..i18n import _
+from ..i18n import _, number
 from ..level import Judgement, Level
 from ..outcome import Run, Stop
 from ..usage import DEFAULT_PRICE_MODEL, Price, price
@@ -185,7 +185,7 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         out.append(
             f'<line x1="{LEFT}" y1="{y:.1f}" x2="{x_end}" y2="{y:.1f}" stroke="{look.GRID_COLOUR}"/>'
             f'<text class="tick y" x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="end">{tick:,.0f}</text>'
+            f'text-anchor="end">{number(tick)}</text>'
         )
     ticks = model.x.ticks or tuple(
         (f.lo + i, str(f.lo + i)) for i in range(f.slots) if look.tick_shown(i, f.slots)
@@ -325,9 +325,10 @@ def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -
 
 
 def _usd_tick(largest: float) -> Callable[[float], str]:
-    """Dollars with enough decimals to tell the ticks apart."""
+    """Dollars with enough decimals to tell the ticks apart, in the language's way (the axis
+    says the currency: "cumulative cost (USD)")."""
     digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v: f"${v:.{digits}f}"
+    return lambda v: number(v, digits)
 
 
 def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:
@@ -340,7 +341,7 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     ran = result.run.spent(unit, limits.price_model)
     top = _nice_top(max([*track, *ran, limits.budget or 0.0, 0.0]) * 1.05)
     label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
-    tick = "{:,.3f}".format if unit == "usd" else "{:,.0f}".format
+    tick: Callable[[float], str] = (lambda v: number(v, 3)) if unit == "usd" else number
     turns = max(len(track), limits.max_turns, 1)
     seconds = _nice_top(
         max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0, 0.1]) * 1.05
@@ -712,7 +713,7 @@ def _axes(
     n: int,
     xlabel: str,
     ylabel: str,
-    tick_text: Callable[[float], str] = "{:,.0f}".format,
+    tick_text: Callable[[float], str] = number,
 ) -> list[str]:
     base = PANEL_H - BOTTOM
     out = [

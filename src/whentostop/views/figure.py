@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
-from ..i18n import _
+from ..i18n import _, money
 from ..level import Judgement, Level
 from ..outcome import Run, Stop
 from ..usage import (
@@ -272,7 +272,7 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
         series.append(
             Series(
                 f"run:{label}",
-                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, ${total:.4f}",
+                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}",
                 "line",
                 tuple(t.index for t in run.all_turns),
                 tuple(float(v) for v in tokens),

@@ -23,7 +23,7 @@ from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
 
-from ..i18n import _
+from ..i18n import _, number
 from . import look
 from .figure import Block, Chart, LevelMap, Series
 
@@ -110,7 +110,7 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
         )
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:,.0f}"))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v)))
     lines = list(ax.get_lines())
     if model.y2 is not None:
         right = ax.twinx()
@@ -212,7 +212,7 @@ def _matching_top(ax: Axes, model: Chart) -> float:
 
 def _usd_label(largest: float) -> Callable[[float, object], str]:
     digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v, _: f"${v:.{digits}f}"
+    return lambda v, _: number(v, digits)  # the axis says the currency, as the SVG's does
 
 
 # -- the level map -------------------------------------------------------------------------------
