@@ -475,31 +475,8 @@ def _ssl_context() -> ssl.SSLContext:
 
 def parse_completion(data: Any) -> Completion:
     """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
-    if not isinstance(data, dict):
-        raise BadResponse(
-            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
-                kind=type(data).__name__, excerpt=excerpt(json_text(data))
-            )
-        )
-    if "error" in data and "choices" not in data:
-        raise BadResponse(
-            _("the endpoint sent an error instead of a reply: {excerpt}").format(
-                excerpt=excerpt(json_text(data["error"]))
-            )
-        )
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(
-            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
-        )
-    choice = choices[0]
-    raw = choice.get("message")
-    if not isinstance(raw, dict):
-        raise BadResponse(
-            _("the reply's first choice has no message: {excerpt}").format(
-                excerpt=excerpt(json_text(choice))
-            )
-        )
+    choice = _first_choice(data)
+    raw = choice["message"]
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
         raise BadResponse(
@@ -508,15 +485,7 @@ def parse_completion(data: Any) -> Completion:
             )
         )
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = (
-        content
-        if isinstance(content, str)
-        else "".join(
-            p["text"]
-            for p in content or []
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    )
+    text = content if isinstance(content, str) else _parts_text(content or [])
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
@@ -535,6 +504,42 @@ def parse_completion(data: Any) -> Completion:
         finish_reason=finish if isinstance(finish, str) else None,
         latency_s=0.0,
         cached_tokens=min(cached, prompt_tokens),
+    )
+
+
+def _first_choice(data: Any) -> dict[str, Any]:
+    """The completion's first choice, which holds a message object; else `BadResponse`."""
+    if not isinstance(data, dict):
+        raise BadResponse(
+            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
+                kind=type(data).__name__, excerpt=excerpt(json_text(data))
+            )
+        )
+    if "error" in data and "choices" not in data:
+        raise BadResponse(
+            _("the endpoint sent an error instead of a reply: {excerpt}").format(
+                excerpt=excerpt(json_text(data["error"]))
+            )
+        )
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise BadResponse(
+            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
+        )
+    choice: dict[str, Any] = choices[0]
+    if not isinstance(choice.get("message"), dict):
+        raise BadResponse(
+            _("the reply's first choice has no message: {excerpt}").format(
+                excerpt=excerpt(json_text(choice))
+            )
+        )
+    return choice
+
+
+def _parts_text(parts: list[Any]) -> str:
+    """The text of a message whose content is a list of parts: its text parts, joined."""
+    return "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
     )
 
 

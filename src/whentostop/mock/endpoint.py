@@ -116,6 +116,7 @@ def _too_deep_error() -> tuple[int, dict[str, Any]]:
 
 
 def _check(request: Any) -> str | None:
+    """What makes `request` no chat-completions request, in the words an API error uses."""
     if not isinstance(request, dict):
         return "the request body must be a JSON object"
     if not isinstance(request.get("model"), str) or not request["model"]:
@@ -123,25 +124,33 @@ def _check(request: Any) -> str | None:
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return "'messages' is required and must be a non-empty array"
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            return f"messages[{i}] must be an object with a 'role'"
-        content = m.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            return f"messages[{i}].content must be a string or an array of parts"
-        calls = m.get("tool_calls")
-        if calls is not None and (
-            not isinstance(calls, list)
-            or not all(isinstance(c, dict) and isinstance(c.get("function"), dict) for c in calls)
-        ):
-            return f"messages[{i}].tool_calls must be an array of function calls"
+    problem = next(filter(None, (_message_problem(i, m) for i, m in enumerate(messages))), None)
+    if problem:
+        return problem
     tools = request.get("tools")
-    if tools is not None and (
-        not isinstance(tools, list)
-        or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools)
-    ):
+    if tools is not None and not _functions(tools):
         return "'tools' must be an array of {type: function, function: {...}}"
     return choice_problem(request)
+
+
+def _message_problem(i: int, message: Any) -> str | None:
+    """What is wrong with `messages[i]`, or None."""
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return f"messages[{i}] must be an object with a 'role'"
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"messages[{i}].content must be a string or an array of parts"
+    calls = message.get("tool_calls")
+    if calls is not None and not _functions(calls):
+        return f"messages[{i}].tool_calls must be an array of function calls"
+    return None
+
+
+def _functions(items: Any) -> bool:
+    """Whether `items` is a list of objects that each carry a `function` object."""
+    return isinstance(items, list) and all(
+        isinstance(item, dict) and isinstance(item.get("function"), dict) for item in items
+    )
 
 
 def _error(

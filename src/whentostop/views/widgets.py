@@ -332,6 +332,18 @@ def _call_html(call: ToolCall, run: Run) -> str:
 # -- the widget --------------------------------------------------------------------------------
 
 
+def _configured(model: ChatModel | None) -> ChatModel | None:
+    """`model`, else the endpoint the environment configures (the mock served over HTTP plays
+    personas, so it is chosen only when a model is named or it does not serve them)."""
+    if (
+        model is None
+        and os.environ.get("OPENAI_BASE_URL")
+        and (os.environ.get("WHENTOSTOP_MODEL") or not serves_personas())
+    ):
+        return connect()
+    return model
+
+
 SWITCH_LABELS = {
     "stop_on": N_("stop_on=['mark_star'] — the warp pipe"),
     "give_up": N_("allow giving up (system prompt)"),
@@ -368,12 +380,7 @@ class Explorer:
         self.compact = compact
         self.price_model = price_model
         """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
-        if (
-            model is None
-            and os.environ.get("OPENAI_BASE_URL")
-            and (os.environ.get("WHENTOSTOP_MODEL") or not serves_personas())
-        ):
-            model = connect()  # the configured model; the mock served over HTTP plays personas
+        model = _configured(model)
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = {}
         if model is not None and not self.live:
@@ -386,11 +393,7 @@ class Explorer:
         self.plot_svg = ""
         self.map_svg = ""
 
-        start_persona = (
-            persona
-            or (model.name if model is not None and not self.live else None)
-            or self.setup.persona
-        )
+        start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = TurnsSlider(
             value=max_turns,
             min=1,
@@ -427,6 +430,17 @@ class Explorer:
             icon="play",
             layout=w.Layout(display=None if self.live else "none"),
         )
+        self._panes(compact)
+        self.show_map = self._map_shown(show_map)
+        self.widget = self._layout(
+            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
+        )
+        if projector:
+            self.widget.add_class("wts-projector")
+        self._wire(model)
+
+    def _panes(self, compact: bool) -> None:
+        """The explorer's outputs, and every part's CSS class (the browser tests find them by it)."""
         self.badge = Pane(layout=w.Layout(min_height="34px"))
         self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
         self.status = LiveRegion()
@@ -455,14 +469,10 @@ class Explorer:
             (self.reading, "wts-reading"),
         ]:
             widget.add_class(name)
-        self.show_map = self._map_shown(show_map)
-        self.widget = self._layout(
-            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
-        )
-        if projector:
-            self.widget.add_class("wts-projector")
-        self.give_up.observe(self._give_up_switched, names="value")
 
+    def _wire(self, model: ChatModel | None) -> None:
+        """Every control reruns the level; a live model waits for Run, the mock runs at once."""
+        self.give_up.observe(self._give_up_switched, names="value")
         for control in (
             self.max_turns,
             self.persona,
