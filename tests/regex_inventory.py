@@ -132,7 +132,10 @@ def _literal(node: ast.Call, name: str, aliases: set[str]) -> tuple[str, int] | 
 # -- run as a script: capture every pattern `re` is given from the package ---------------------
 
 BUILDERS = {
-    ("_secrets.py", "redactor"): "secrets in any spelling: the literal and the spelled-out patterns",
+    (
+        "_secrets.py",
+        "redactor",
+    ): "secrets in any spelling: the literal and the spelled-out patterns",
     ("_secrets.py", "redactor.spelled"): "the spelled-out pattern, compiled when first needed",
 }
 """Calls whose pattern is built at run time, by (file, owner): `_build()` makes them run."""

@@ -106,12 +106,7 @@ def _as_call(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
         item = {**item, "name": function}
     name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
     if name is None:
-        # {"search_blocks": {"area": "sky"}}: the tool's name as the only key
-        if len(item) == 1:
-            ((key, value),) = item.items()
-            if key in offered and isinstance(value, dict):
-                return TextCall(key, json.dumps(value))
-        return None
+        return _named_by_its_key(item, offered)
     if name not in offered:
         return None
     arguments = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
@@ -123,6 +118,16 @@ def _as_call(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
         return TextCall(name, arguments)
     if isinstance(arguments, dict):
         return TextCall(name, json.dumps(arguments))
+    return None
+
+
+def _named_by_its_key(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
+    """`{"search_blocks": {"area": "sky"}}`: the tool's name as the only key; else None."""
+    if len(item) != 1:
+        return None
+    ((key, value),) = item.items()
+    if key in offered and isinstance(value, dict):
+        return TextCall(key, json.dumps(value))
     return None
 
 

@@ -51,38 +51,9 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         )
     if method != "POST":
         return _error(405, f"{method} is not allowed on {path}; use POST", "method_not_allowed")
-    try:
-        request = json.loads(body or b"")
-    except (ValueError, UnicodeDecodeError):
-        return _error(400, "the request body is not valid JSON", "invalid_json")
-    except RecursionError:  # deeper than the parser goes
-        return _too_deep_error()
-    if _too_deep(request):  # or deep enough to break a persona reading it
-        return _too_deep_error()
-    problem = _check(request)
-    if problem:
-        return _error(400, problem, "invalid_request")
-    broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
-    if broken:
-        return 400, {
-            "error": {
-                "message": broken.message,
-                "type": "invalid_request_error",
-                "param": broken.param,
-                "code": broken.code,
-            }
-        }
-    try:
-        persona_of(request["model"])
-    except ValueError:
-        return _error(
-            404,
-            f"The model {request['model']!r} does not exist. Personas: "
-            f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
-            "slow:0.5).",
-            "model_not_found",
-            kind="not_found_error",
-        )
+    request, refused = _request(body)
+    if refused is not None:
+        return refused
     try:
         return 200, reply(request, sleep=sleep)
     except httpx.TimeoutException:
@@ -91,6 +62,38 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         return _error(
             500, f"the mock model failed: {type(exc).__name__}", "server_error", kind="server_error"
         )
+
+
+def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
+    """The chat request in `body`, or the error a real endpoint answers it with: not JSON, too
+    deep, not a request, a conversation that breaks its rules, a persona that does not exist."""
+    try:
+        request = json.loads(body or b"")
+    except (ValueError, UnicodeDecodeError):
+        return None, _error(400, "the request body is not valid JSON", "invalid_json")
+    except RecursionError:  # deeper than the parser goes
+        return None, _too_deep_error()
+    if _too_deep(request):  # or deep enough to break a persona reading it
+        return None, _too_deep_error()
+    problem = _check(request)
+    if problem:
+        return None, _error(400, problem, "invalid_request")
+    broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
+    if broken:
+        error = {"message": broken.message, "type": "invalid_request_error"}
+        return None, (400, {"error": {**error, "param": broken.param, "code": broken.code}})
+    try:
+        persona_of(request["model"])
+    except ValueError:
+        return None, _error(
+            404,
+            f"The model {request['model']!r} does not exist. Personas: "
+            f"{', '.join(PERSONAS)} (slow takes 0 to {MAX_SLOW_S:g} seconds: "
+            "slow:0.5).",
+            "model_not_found",
+            kind="not_found_error",
+        )
+    return request, None
 
 
 def _too_deep(value: Any) -> bool:

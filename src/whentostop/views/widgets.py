@@ -382,16 +382,14 @@ class Explorer:
         """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
         model = _configured(model)
         self.live = model is not None and not is_mock(model)
-        self._models: dict[str, ChatModel] = {}
-        if model is not None and not self.live:
-            self._models[model.name] = model
+        self._models: dict[str, ChatModel] = (
+            {model.name: model} if model is not None and not self.live else {}
+        )
         self._model = model
         self.run: Run | None = None
         self.runs = 0
         self.error: str | None = None
         self.level: Level = load_level(level)
-        self.plot_svg = ""
-        self.map_svg = ""
 
         start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = TurnsSlider(
@@ -422,14 +420,7 @@ class Explorer:
         """The give-up words sent when the switch is on: the lesson's, or the learner's own. Off
         (disabled: greyed, and announced as unavailable) while the switch is off, since nothing
         of it is sent then."""
-        self.reading = Pane(layout=w.Layout(min_height="20px"))
         self.wrap_up = self._switch("wrap_up", wrap_up)
-        self.run_button = w.Button(
-            description=_("Run"),
-            button_style="primary",
-            icon="play",
-            layout=w.Layout(display=None if self.live else "none"),
-        )
         self._panes(compact)
         self.show_map = self._map_shown(show_map)
         self.widget = self._layout(
@@ -440,7 +431,17 @@ class Explorer:
         self._wire(model)
 
     def _panes(self, compact: bool) -> None:
-        """The explorer's outputs, and every part's CSS class (the browser tests find them by it)."""
+        """The explorer's outputs and its Run button, and every part's CSS class (the browser
+        tests find them by it)."""
+        self.reading = Pane(layout=w.Layout(min_height="20px"))
+        self.run_button = w.Button(
+            description=_("Run"),
+            button_style="primary",
+            icon="play",
+            layout=w.Layout(display=None if self.live else "none"),
+        )
+        self.plot_svg = ""
+        self.map_svg = ""
         self.badge = Pane(layout=w.Layout(min_height="34px"))
         self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
         self.status = LiveRegion()
