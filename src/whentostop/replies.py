@@ -48,15 +48,16 @@ def note_cut_off(turn: Turn, run: Run) -> None:
         "cut_off",
         ngettext(
             "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
-            "what follows it may be only the end of what the model meant to say. A model that "
-            "rambles or thinks aloud needs a larger {max_tokens}; one that repeats itself needs "
-            "another model.",
+            "what follows it may be only the end of what the model meant to say.",
             "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
-            "turn, and what follows it may be only the end of what the model meant to say. A "
-            "model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
-            "itself needs another model.",
+            "turn, and what follows it may be only the end of what the model meant to say.",
             len(cut),
-        ).format(n=len(cut), turns=_listed(cut), max_tokens=option("max_tokens")),
+        ).format(n=len(cut), turns=_listed(cut))
+        + " "
+        + _(
+            "A model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
+            "itself needs another model."
+        ).format(max_tokens=option("max_tokens")),
         replace=True,
     )
 
@@ -78,13 +79,13 @@ def note_empty(turn: Turn, run: Run) -> None:
         "empty_reply",
         ngettext(
             "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
-            "taken for an answer: the loop asked again, which cost a turn. Small models do this; "
-            "if it keeps happening, try another model.",
+            "taken for an answer: the loop asked again, which cost a turn.",
             "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
-            "taken for an answer: the loop asked again each time, and each time it cost a turn. "
-            "Small models do this; if it keeps happening, try another model.",
+            "taken for an answer: the loop asked again each time, and each time it cost a turn.",
             len(empty),
-        ).format(n=len(empty), turns=_listed(empty)),
+        ).format(n=len(empty), turns=_listed(empty))
+        + " "
+        + _("Small models do this; if it keeps happening, try another model."),
         replace=True,
     )
 
@@ -109,9 +110,10 @@ def note_echo(turn: Turn, run: Run) -> bool:
         "echoed_prompt",
         _(
             "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
-            "the loop a reply without tool_calls is the flag, but this one is no answer. "
-            "Small models do this when they lose the thread; try a larger model."
-        ).format(n=turn.index, whose=echoed),
+            "the loop a reply without tool_calls is the flag, but this one is no answer."
+        ).format(n=turn.index, whose=echoed)
+        + " "
+        + _("Small models do this when they lose the thread; try a larger model."),
     )
     return True
 

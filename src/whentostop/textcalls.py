@@ -190,24 +190,44 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
     warn(
         run,
         "text_tool_call",
-        _(
-            "On turn {n} the model wrote a tool call as text ({tools}), and the server returned it as "
-            "text, not as tool_calls. To the loop a reply without tool_calls is the flag, so such a "
-            "call ends the run with no answer. {cause} To run such calls anyway, labelled, pass "
-            'text_tool_calls="accept".'
-        ).format(n=turn.index, tools=names, cause=server_advice()),
+        " ".join(
+            (
+                _(
+                    "On turn {n} the model wrote a tool call as text ({tools}), and the server "
+                    "returned it as text, not as tool_calls."
+                ).format(n=turn.index, tools=names),
+                _(
+                    "To the loop a reply without tool_calls is the flag, so such a call ends the "
+                    "run with no answer."
+                ),
+                server_advice(),
+                _('To run such calls anyway, labelled, pass text_tool_calls="accept".'),
+            )
+        ),
     )
 
 
 def server_advice() -> str:
     """Why a server returns a model's tool call as text, and what to change: llama.cpp, Ollama."""
-    return _(
-        "The likely cause is the server's tool-call parser or chat template, or a model "
-        "too small to follow it — not the loop: start llama.cpp's llama-server with --jinja "
-        "(it then uses the model's own template and parses its calls); on Ollama, use a "
-        "model whose template supports tools (`ollama show MODEL` lists tools among its "
-        "capabilities). If that is already so, the model did not write its call the way its "
-        "template asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model."
+    return " ".join(
+        (
+            _(
+                "The likely cause is the server's tool-call parser or chat template, or a model "
+                "too small to follow it — not the loop."
+            ),
+            _(
+                "With llama.cpp, start llama-server with --jinja: it then uses the model's own "
+                "template and parses its calls."
+            ),
+            _(
+                "With Ollama, use a model whose template supports tools (`ollama show MODEL` lists "
+                "tools among its capabilities)."
+            ),
+            _(
+                "If that is already so, the model did not write its call the way its template "
+                "asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model."
+            ),
+        )
     )
 
 

@@ -161,12 +161,13 @@ def transcript_html(
     answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`).
     Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
-    style = f"height:{height}px;" if height else ""
+    style = (f"height:{height}px;" if height else "") + (
+        f"overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};"
+        "padding:0 6px;box-sizing:border-box"
+    )
     box = (
         f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
-        'data-lm-suppress-shortcuts="true" '
-        f'style="{style}overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};'
-        'padding:0 6px;box-sizing:border-box">'
+        f'data-lm-suppress-shortcuts="true" style="{style}">'
     )
     if run is None:
         return box + _empty(_("No run yet.")) + "</div>"
@@ -254,10 +255,12 @@ def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
 
 
 def _pill(colour: str, symbol: str, text: str) -> str:
+    style = (
+        f"display:inline-block;background:{colour};color:white;padding:4px 12px;"
+        "border-radius:14px;font-weight:bold;line-height:1.4;overflow-wrap:anywhere"
+    )
     return (
-        f'<span class="wts-pill" style="display:inline-block;background:{colour};color:white;'
-        "padding:4px 12px;border-radius:14px;font-weight:bold;line-height:1.4;"
-        'overflow-wrap:anywhere">'
+        f'<span class="wts-pill" style="{style}">'
         f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>'
     )
 
@@ -318,10 +321,12 @@ def _call_html(call: ToolCall, run: Run) -> str:
     _mark, status, colour = _call_mark(call, run)
     kind = "wts-call wts-call-failed" if call.failed else "wts-call"
     calls = _("calls")
-    return (
+    asked = (
         f'<div class="{kind}" style="margin:2px 0"><i>{html.escape(calls)}</i> '
         f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
         f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
+    )
+    return asked + (
         f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;'
         f"background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};"
         f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
