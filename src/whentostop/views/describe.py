@@ -13,7 +13,6 @@ explorer's badge and live region.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .._text import excerpt
@@ -200,13 +199,6 @@ def compared(label: str, run: Run, tokens: int, usd: float) -> str:
     )
 
 
-def tokens_alt(run: Run) -> str:
-    """The tokens-per-turn chart's text alternative."""
-    from . import figure
-
-    return figure.tokens_per_turn(run).alt
-
-
 def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
     from . import figure
@@ -237,13 +229,6 @@ def panels_alt(tokens: Chart, cumulative: Chart) -> str:
         cached_text(tokens.cached),
         wrap_up_text(cumulative.wrap_up is not None),
     )
-
-
-def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
-    """The comparison chart's text alternative: each run's exit, turns, tokens and cost."""
-    from . import figure
-
-    return figure.compare_runs(runs, price).alt
 
 
 def map_alt(level: Level, run: Run | None) -> str:
