@@ -395,7 +395,7 @@ _FAILURE_WORDS = re.compile(
     r"error|erro|fail|falh|could ?n.t|cannot|can't|unable|não (foi|existe|há|pude|consegui)"
     r"|no such|no tool|there is no|there's no|does not exist|doesn't exist|not found|unknown"
     r"|desconhecid|invalid|inválid|not valid|exception|exceção|raised|levantou|refused|recusad"
-    r"|[A-Z][A-Za-z]*(Error|Exception)\b",
+    r"|[A-Z][A-Za-z]{0,30}(Error|Exception)\b",  # bounded: read from a 200-character window
     re.IGNORECASE,
 )
 
