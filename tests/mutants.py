@@ -94,8 +94,16 @@ def _earlier(exercise: str, lang: str) -> tuple[str, ...]:
                 source = by_tag(earlier).cell(solved=True)
         if any(line.lstrip().startswith(DISPLAY_ONLY) for line in source.splitlines()):
             continue
-        sources.append(source)
+        sources.append(as_python(source))
     raise KeyError(tag)
+
+
+def as_python(source: str) -> str:
+    """A cell as the kernel runs it: IPython's magics (the first cell's `%pip install`, taken only
+    where the package is missing) turned into the Python IPython would run."""
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    return TransformerManager().transform_cell(source)
 
 
 def namespace(exercise: str, lang: str) -> dict[str, Any]:
