@@ -132,18 +132,21 @@ def _literal(node: ast.Call, name: str, aliases: set[str]) -> tuple[str, int] | 
 # -- run as a script: capture every pattern `re` is given from the package ---------------------
 
 BUILDERS = {
-    ("client.py", "_redactor"): "secrets in any spelling: the literal and the spelled-out patterns",
-    ("client.py", "_redactor.spelled"): "the spelled-out pattern, compiled when first needed",
+    (
+        "_secrets.py",
+        "redactor",
+    ): "secrets in any spelling: the literal and the spelled-out patterns",
+    ("_secrets.py", "redactor.spelled"): "the spelled-out pattern, compiled when first needed",
 }
 """Calls whose pattern is built at run time, by (file, owner): `_build()` makes them run."""
 
 
 def _build() -> None:
     """Run the code that builds patterns from parts, on inputs that reach every part."""
-    from whentostop import client
+    from whentostop import _secrets
 
     for secret in ("sk-Test_1234567890/abc+def", 'pa/ss"wo\\rd', "k"):
-        hide = client._redactor((secret,))
+        hide = _secrets.redactor((secret,))
         for text in ("plain", "a\\u0073k %2F &#115; &amp;", "x"):
             hide(text)
 

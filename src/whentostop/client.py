@@ -12,8 +12,7 @@ import functools
 import json
 import os
 import time
-import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -22,9 +21,11 @@ if TYPE_CHECKING:
 
     import httpx
 
+from ._decoding import ACCEPT_ENCODING, MAX_RESPONSE_BYTES, body_text, read_bounded
 from ._json import NotJSON, max_digits, read_json
 from ._numbers import seconds, token_count
 from ._options import option
+from ._secrets import checked_api_key, hidden, redactor, shown_url, trimmed, userinfo_secrets
 from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
@@ -33,7 +34,6 @@ from .errors import (
     EndpointHTTPError,
     EndpointTimeout,
     EndpointUnreachable,
-    InvalidAPIKey,
     NotFound,
     RateLimited,
     ServerError,
@@ -48,15 +48,7 @@ DEFAULT_MAX_RETRIES = 2
 """How many times a 429 or 5xx is retried before it becomes an error. Retries are not turns."""
 MAX_RETRY_WAIT_S = 20.0
 """The longest wait between retries; a Retry-After longer than this becomes an error at once."""
-MAX_RESPONSE_BYTES = 16 * 1024 * 1024
-"""A reply larger than this is not a chat completion we can use (`BadResponse`)."""
 RETRY_STATUSES = {429, 500, 502, 503, 504}
-ACCEPT_ENCODING = "gzip, deflate"
-"""The only compressions asked for, and so the only ones read (`_inflated`); any other is a
-`BadResponse`. httpx would also offer br and zstd when their packages happen to be installed."""
-_PIECE = 64 * 1024
-"""Decompressed bytes are produced at most this many at a time, so they are counted as they
-grow: a few kilobytes that inflate to gigabytes never reach memory whole."""
 DEFAULT_MAX_TOKENS = 256
 """The reply-length cap `connect()` gives a real endpoint unless told otherwise (`max_tokens`).
 
@@ -146,8 +138,8 @@ class OpenAIChat:
             max_tokens, temperature, seed
         )
         self._secret = api_key = checked_api_key(api_key)
-        self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
-        self._safe = _redactor((self._secret, *self._in_url))
+        self._in_url = userinfo_secrets(real_url)  # credentials in the URL's user-info
+        self._safe = redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         try:
             problem = _base_url_problem(real_url, httpx.URL(real_url))
@@ -329,14 +321,7 @@ class OpenAIChat:
         limit: float,
         timeout_error: type[EndpointTimeout],
     ) -> httpx.Response:
-        """The whole response, read against the wall clock and a size limit."""
-        import httpx
-
-        try:
-            response.content  # noqa: B018 — an in-process transport has already read it
-            return response
-        except httpx.ResponseNotRead:
-            pass
+        """The whole response, read against the wall clock and a size limit (`_decoding`)."""
         still_arriving = timeout_error(
             _(
                 "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
@@ -345,78 +330,7 @@ class OpenAIChat:
             + _timeout_advice(),
             url=self.url,
         )
-        too_big = BadResponse(
-            _("{url} sent more than {limit:,} bytes: not a chat completion").format(
-                url=self.url, limit=MAX_RESPONSE_BYTES
-            ),
-            url=self.url,
-        )
-
-        def arriving() -> Iterator[bytes]:
-            size = 0
-            for chunk in response.iter_raw():
-                size += len(chunk)
-                if size > MAX_RESPONSE_BYTES:
-                    raise too_big
-                if time.monotonic() > stop_at:
-                    raise still_arriving
-                yield chunk
-
-        chunks: list[bytes] = []
-        size = 0
-        try:
-            for piece in self._inflated(response, arriving()):
-                size += len(piece)
-                if size > MAX_RESPONSE_BYTES:
-                    raise too_big
-                if time.monotonic() > stop_at:
-                    raise still_arriving
-                chunks.append(piece)
-        except httpx.TimeoutException:
-            raise still_arriving from None
-        headers = [
-            (k, v)
-            for k, v in response.headers.multi_items()
-            if k.lower() not in ("content-encoding", "content-length")
-        ]
-        return httpx.Response(
-            response.status_code,
-            headers=headers,
-            content=b"".join(chunks),
-            request=response.request,
-        )
-
-    def _inflated(self, response: httpx.Response, chunks: Iterator[bytes]) -> Iterator[bytes]:
-        """The body with its `Content-Encoding` undone (gzip and deflate, in any number of
-        layers), in pieces of at most `_PIECE` bytes; `BadResponse` for an encoding this client
-        did not ask for, and for a body that is not what its header says."""
-        said = response.headers.get("content-encoding", "")
-        codings = [c.strip().lower() for c in said.split(",")]
-        codings = [c for c in codings if c and c != "identity"]
-        unknown = [c for c in codings if c not in ("gzip", "x-gzip", "deflate")]
-        if unknown:
-            raise BadResponse(
-                _(
-                    "{url} answered with Content-Encoding: {encoding}, which this client did not "
-                    "ask for (it asks for {accepted})"
-                ).format(url=self.url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
-                url=self.url,
-            )
-        lie = BadResponse(
-            _(
-                "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"
-            ).format(url=self.url, encoding=excerpt(said, 60)),
-            url=self.url,
-        )
-        cut = BadResponse(
-            _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
-                url=self.url, encoding=excerpt(said, 60)
-            ),
-            url=self.url,
-        )
-        for coding in reversed(codings):  # the header lists them in the order they were applied
-            chunks = _inflate(chunks, coding, lie, cut)
-        return chunks
+        return read_bounded(response, self.url, stop_at, still_arriving)
 
     def _unreachable(self, detail: str) -> str:
         import httpx
@@ -454,7 +368,7 @@ class OpenAIChat:
         self, response: httpx.Response, retries: list[str], why_not: str = ""
     ) -> EndpointHTTPError:
         status = response.status_code
-        said = _error_text(_body_text(response), self._safe)
+        said = _error_text(body_text(response), self._safe)
         cls: type[EndpointHTTPError]
         if status in (401, 403):
             cls = AuthenticationError
@@ -499,7 +413,7 @@ class OpenAIChat:
         return cls(message, status=status, url=self.url, retries=retries)
 
     def _parse(self, response: httpx.Response) -> Completion:
-        text = _body_text(response)
+        text = body_text(response)
         try:
             data = read_json(text)
         except NotJSON as exc:
@@ -520,7 +434,7 @@ class OpenAIChat:
             ) from None
         try:
             # the key hidden in what JSON decoded, before anything is quoted or kept
-            return parse_completion(self._hidden(data))
+            return parse_completion(hidden(data, self._safe))
         except RecursionError:
             raise BadResponse(
                 _("{url} answered with JSON nested too deeply to read").format(url=self.url),
@@ -529,211 +443,12 @@ class OpenAIChat:
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
-    def _hidden(self, value: Any) -> Any:
-        """Parsed JSON with every string in it (keys too) passed through `_safe`: what a
-        reply's escapes (`\\uXXXX`, `\\/`) spelled differently is plain text by now."""
-        if self._safe is _as_is:  # no key to hide (the mock, most local servers)
-            return value
-        if isinstance(value, str):
-            return self._safe(value)
-        if isinstance(value, list):
-            return [self._hidden(item) for item in value]
-        if isinstance(value, dict):
-            return {self._safe(k): self._hidden(v) for k, v in value.items()}
-        return value
-
-
-def _body_text(response: httpx.Response) -> str:
-    """The body as text. JSON is UTF-8 (RFC 8259) whatever the `charset` says, so that is tried
-    first; then the charset, then UTF-8 with replacement characters: a charset that lies, or
-    that Python does not know, never raises."""
-    content = response.content
-    try:
-        return content.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        pass
-    try:
-        return content.decode(response.charset_encoding or "utf-8", errors="replace")
-    except (LookupError, UnicodeError):
-        return content.decode("utf-8", errors="replace")
-
 
 def _timeout_advice() -> str:
     return _(
         "A slow model needs a longer {timeout} (or the environment variable {variable}); a stuck "
         "one needs a {deadline}."
     ).format(timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s"))
-
-
-def shown_url(url: str) -> str:
-    """`url` as it may be shown: its user-info (`http://user:KEY@host`, a key some gateways
-    take in the URL) replaced by `***`; the rest as written."""
-    scheme, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    if not sep or "@" not in rest[:end]:
-        return url
-    return f"{scheme}://***@{rest[:end].rpartition('@')[2]}{rest[end:]}"
-
-
-def _userinfo_secrets(url: str) -> list[str]:
-    """The secrets in `url`'s user-info, as written, decoded, and as the `Basic` credentials
-    httpx sends for them. A user name is a secret only when no password follows it (a token)."""
-    import base64
-    from urllib.parse import unquote
-
-    _, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    userinfo = rest[:end].rpartition("@")[0] if sep else ""
-    if not userinfo:
-        return []
-    user, _, password = userinfo.partition(":")
-    basic = base64.b64encode(f"{unquote(user)}:{unquote(password)}".encode()).decode()
-    token = password or user
-    return [userinfo, token, unquote(token), basic]
-
-
-SECRET_FRAGMENT = 8
-"""A run of this many characters of a key, or more, is hidden too: a gateway may cut the key
-it echoes, and a fragment is still a secret."""
-
-
-@functools.lru_cache(maxsize=16)
-def _redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
-    """What hides `secrets` in text an endpoint sent back, as `***`: each secret in any spelling
-    the layers between may give it (as written, in any case, JSON's `\\uXXXX`, `\\/` and
-    `\\"`, `\\xHH`, URLs' `%XX`, HTML's `&#NN;`, `&#xHH;` and named references, base64 in
-    either alphabet), and any run of `SECRET_FRAGMENT` or more of its characters as written.
-    Built once per set of secrets."""
-    import base64
-    import re
-
-    if not any(secrets):
-        return _as_is
-    encoded = [base64.b64encode(s.encode()).decode() for s in secrets if s]
-    encoded += [e.replace("+", "-").replace("/", "_") for e in encoded]  # the URL-safe alphabet
-    forms = sorted(
-        {s for s in secrets if s} | {e.rstrip("=") for e in encoded}, key=len, reverse=True
-    )  # unpadded: it also finds the padded
-    long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
-    short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
-    literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
-
-    @functools.cache
-    def spelled() -> re.Pattern[str]:  # compiled when first needed: ~50 ms for a long key
-        return re.compile("|".join("".join(_spellings(c) for c in s) for s in forms), re.IGNORECASE)
-
-    def hide(text: str) -> str:
-        if "\\" in text or "%" in text or "&" in text:  # how every other spelling starts
-            text = spelled().sub("***", text)
-        elif literal is not None:
-            text = literal.sub("***", text)
-        for secret in long_ones:
-            text = _hide_fragments(text, secret)
-        return text
-
-    return hide
-
-
-def _as_is(text: str) -> str:
-    return text
-
-
-def _spellings(char: str) -> str:
-    """A regular expression for one character of a secret, in every spelling `_redactor` knows."""
-    import re
-
-    code = ord(char)
-    options = [
-        re.escape(char),
-        rf"\\u{code:04x}",
-        "".join(f"%{b:02x}" for b in char.encode()),
-        f"&#0*{code};",
-        f"&#x0*{code:x};",
-    ]
-    if code < 256:
-        options.append(rf"\\x{code:02x}")  # a script's or a repr's escape
-    options += [re.escape(f"&{name}") for name in _html_names().get(char, ())]
-    if char in '/"\\':
-        options.append(re.escape("\\" + char))
-    return "(?:" + "|".join(options) + ")"
-
-
-@functools.cache
-def _html_names() -> dict[str, list[str]]:
-    """HTML's named character references, by the character they stand for (`/`: `sol;`)."""
-    import html.entities
-
-    names: dict[str, list[str]] = {}
-    for name, char in html.entities.html5.items():
-        if name.endswith(";"):
-            names.setdefault(char, []).append(name)
-    return names
-
-
-def _hide_fragments(text: str, secret: str) -> str:
-    """`text` with every run of `SECRET_FRAGMENT` or more characters of `secret` (lower-case)
-    replaced by `***`. Any such run holds one of the secret's 4-character blocks that start at
-    a multiple of 4, so `str.find` of those blocks finds every candidate at C speed."""
-    low, spans = text.lower(), []
-    if len(low) != len(text):  # a few characters lower-case to two: keep positions aligned
-        low = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    for start in range(0, len(secret) - 3, 4):
-        block = secret[start : start + 4]
-        at = low.find(block)
-        while at != -1:
-            left, right, i, j = at, at + 4, start, start + 4
-            while i > 0 and left > 0 and low[left - 1] == secret[i - 1]:
-                left, i = left - 1, i - 1
-            while j < len(secret) and right < len(low) and low[right] == secret[j]:
-                right, j = right + 1, j + 1
-            if right - left >= SECRET_FRAGMENT:
-                spans.append((left, right))
-            at = low.find(block, at + 1)
-    merged: list[list[int]] = []
-    for left, right in sorted(spans):
-        if merged and left <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], right)
-        else:
-            merged.append([left, right])
-    pieces, end = [], 0
-    for left, right in merged:
-        pieces += [text[end:left], "***"]
-        end = right
-    return "".join(pieces) + text[end:]
-
-
-def _inflate(
-    chunks: Iterator[bytes], coding: str, lie: BadResponse, cut: BadResponse
-) -> Iterator[bytes]:
-    """One layer of gzip or deflate undone, `_PIECE` bytes at most at a time (zlib's
-    `max_length`): what is left of the input waits in `unconsumed_tail` until asked for.
-    `deflate` is tried zlib-wrapped, then raw, as servers send both."""
-    import zlib
-
-    wbits = 16 + zlib.MAX_WBITS if coding in ("gzip", "x-gzip") else zlib.MAX_WBITS
-    inflater = zlib.decompressobj(wbits)
-    started = arrived = False
-    for chunk in chunks:
-        data = chunk
-        arrived = arrived or bool(chunk)
-        while data and not inflater.eof:
-            try:
-                piece = inflater.decompress(data, _PIECE)
-            except zlib.error:
-                if started or wbits != zlib.MAX_WBITS:
-                    raise lie from None
-                wbits, inflater = -zlib.MAX_WBITS, zlib.decompressobj(-zlib.MAX_WBITS)
-                continue
-            started = True
-            data = inflater.unconsumed_tail
-            if piece:
-                yield piece
-            while len(piece) == _PIECE and not data and not inflater.eof:
-                piece = inflater.decompress(b"", _PIECE)  # output still held inside zlib
-                if piece:
-                    yield piece
-    if arrived and not inflater.eof:  # an empty body is empty, whatever its header says
-        raise cut
 
 
 def _network_transport() -> httpx.BaseTransport:
@@ -760,31 +475,8 @@ def _ssl_context() -> ssl.SSLContext:
 
 def parse_completion(data: Any) -> Completion:
     """Check that `data` is a chat completion and normalise its message; else `BadResponse`."""
-    if not isinstance(data, dict):
-        raise BadResponse(
-            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
-                kind=type(data).__name__, excerpt=excerpt(json_text(data))
-            )
-        )
-    if "error" in data and "choices" not in data:
-        raise BadResponse(
-            _("the endpoint sent an error instead of a reply: {excerpt}").format(
-                excerpt=excerpt(json_text(data["error"]))
-            )
-        )
-    choices = data.get("choices")
-    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(
-            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
-        )
-    choice = choices[0]
-    raw = choice.get("message")
-    if not isinstance(raw, dict):
-        raise BadResponse(
-            _("the reply's first choice has no message: {excerpt}").format(
-                excerpt=excerpt(json_text(choice))
-            )
-        )
+    choice = _first_choice(data)
+    raw = choice["message"]
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
         raise BadResponse(
@@ -793,15 +485,7 @@ def parse_completion(data: Any) -> Completion:
             )
         )
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = (
-        content
-        if isinstance(content, str)
-        else "".join(
-            p["text"]
-            for p in content or []
-            if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
-    )
+    text = content if isinstance(content, str) else _parts_text(content or [])
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
@@ -820,6 +504,42 @@ def parse_completion(data: Any) -> Completion:
         finish_reason=finish if isinstance(finish, str) else None,
         latency_s=0.0,
         cached_tokens=min(cached, prompt_tokens),
+    )
+
+
+def _first_choice(data: Any) -> dict[str, Any]:
+    """The completion's first choice, which holds a message object; else `BadResponse`."""
+    if not isinstance(data, dict):
+        raise BadResponse(
+            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
+                kind=type(data).__name__, excerpt=excerpt(json_text(data))
+            )
+        )
+    if "error" in data and "choices" not in data:
+        raise BadResponse(
+            _("the endpoint sent an error instead of a reply: {excerpt}").format(
+                excerpt=excerpt(json_text(data["error"]))
+            )
+        )
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
+        raise BadResponse(
+            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
+        )
+    choice: dict[str, Any] = choices[0]
+    if not isinstance(choice.get("message"), dict):
+        raise BadResponse(
+            _("the reply's first choice has no message: {excerpt}").format(
+                excerpt=excerpt(json_text(choice))
+            )
+        )
+    return choice
+
+
+def _parts_text(parts: list[Any]) -> str:
+    """The text of a message whose content is a list of parts: its text parts, joined."""
+    return "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
     )
 
 
@@ -855,19 +575,6 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     return calls
 
 
-def trimmed(value: str, name: str) -> str:
-    """A setting without the spaces or line break a paste (or a file's last line) leaves around
-    it, with a warning that says they were removed (never the value: it may be a secret)."""
-    bare = value.strip(" \t\r\n")  # ASCII only: a non-breaking space is a paste to redo
-    if bare != value:
-        warnings.warn(
-            _("{name} had spaces or a line break around it; they were removed.").format(name=name),
-            UserWarning,
-            stacklevel=3,
-        )
-    return bare
-
-
 def _base_url_problem(url: str, parsed: httpx.URL) -> str:
     """What makes `url` no endpoint's base URL, in words; "" when it is one."""
     import unicodedata
@@ -883,39 +590,6 @@ def _base_url_problem(url: str, parsed: httpx.URL) -> str:
     if parsed.query or parsed.fragment or "?" in url or "#" in url:
         return _("it has a query (?…) or a fragment (#…), which /chat/completions cannot follow")
     return ""
-
-
-def checked_api_key(key: str | None) -> str:
-    """The API key as it can go in the `Authorization` header ("" for none). Spaces, tabs or a
-    line break around it (a paste, a file's last line) are removed, with a warning that says
-    so; a character that no HTTP header carries (a non-breaking space, a control character, a
-    letter outside ASCII) is `InvalidAPIKey`, naming the character and where it is. Neither
-    message shows the key."""
-    if key is None:
-        return ""
-    if not isinstance(key, str):
-        raise InvalidAPIKey(
-            _("The API key must be text, got {kind}").format(kind=type(key).__name__)
-        )
-    bare = trimmed(key, _("The API key (api_key, or OPENAI_API_KEY)"))
-    for position, char in enumerate(bare, start=1):
-        if not (char == " " or char == "\t" or "!" <= char <= "~"):  # what a header value holds
-            raise InvalidAPIKey(
-                _(
-                    "The API key (api_key, or OPENAI_API_KEY) has {char} at position {position} "
-                    "of {length}, which an HTTP header cannot carry: copy the key again, as plain "
-                    "text (its value is not shown here)."
-                ).format(char=_character(char), position=position, length=len(bare))
-            )
-    return bare
-
-
-def _character(char: str) -> str:
-    """A character named so a reader can find it: "a NO-BREAK SPACE (U+00A0)"."""
-    import unicodedata
-
-    name = unicodedata.name(char, "") or _("a control character")
-    return f"{name} (U+{ord(char):04X})"
 
 
 def _checked_settings(
@@ -977,11 +651,15 @@ def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
     return excerpt(hide(json_text(data)))
 
 
-__all__ = [
+__all__ = [  # the key's and the body's bounds live in _secrets and _decoding; named here too
+    "ACCEPT_ENCODING",
     "DEFAULT_MAX_TOKENS",
+    "MAX_RESPONSE_BYTES",
     "ChatModel",
     "Completion",
     "OpenAIChat",
+    "checked_api_key",
     "parse_completion",
     "shown_url",
+    "trimmed",
 ]

@@ -121,11 +121,17 @@ _BLOCK_NAMED = re.compile(
     re.IGNORECASE,
 )
 _NOT_FOUND = re.compile(
-    r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
-    r"(?:find|locate|see)\b|\bno star\b|\bnot (?:seem to be )?(?:in|on) this level\b|"
-    r"\bfound nothing\b|\bnothing found\b|"
-    r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b|"
-    r"\bnenhuma estrela\b",
+    "|".join(  # one way of saying "not found" a line, English then Portuguese
+        (
+            r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
+            r"(?:find|locate|see)\b",
+            r"\bno star\b",
+            r"\bnot (?:seem to be )?(?:in|on) this level\b",
+            r"\bfound nothing\b|\bnothing found\b",
+            r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b",
+            r"\bnenhuma estrela\b",
+        )
+    ),
     re.IGNORECASE,
 )
 

@@ -16,6 +16,8 @@ loop keeps that rule; this module only recognises such text, so the run can say 
     [TOOL_CALLS] [{"name": "search_blocks", "arguments": {"area": "sky"}}]
 
 Only a call to a tool that was offered counts: JSON that merely looks like a call is not one.
+`note_text_calls` says what was found on the turn and the run, with the advice on the server
+(`server_advice`); with `text_tool_calls="accept"` it turns the calls into `tool_calls`.
 """
 
 from __future__ import annotations
@@ -24,6 +26,11 @@ import json
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
 from typing import Any
+
+from ._text import excerpt
+from .i18n import _, ngettext
+from .outcome import Note, Run, Turn
+from .replies import warn
 
 MAX_SCAN_CHARS = 20_000
 """Only the start of a long reply is read (a tool call written as text is short)."""
@@ -99,12 +106,7 @@ def _as_call(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
         item = {**item, "name": function}
     name = next((item[k] for k in _NAME_KEYS if isinstance(item.get(k), str)), None)
     if name is None:
-        # {"search_blocks": {"area": "sky"}}: the tool's name as the only key
-        if len(item) == 1:
-            ((key, value),) = item.items()
-            if key in offered and isinstance(value, dict):
-                return TextCall(key, json.dumps(value))
-        return None
+        return _named_by_its_key(item, offered)
     if name not in offered:
         return None
     arguments = next((item[k] for k in _ARGUMENT_KEYS if k in item), None)
@@ -119,4 +121,114 @@ def _as_call(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
     return None
 
 
-__all__ = ["MAX_SCAN_CHARS", "TextCall", "find_text_calls"]
+def _named_by_its_key(item: dict[str, Any], offered: Collection[str]) -> TextCall | None:
+    """`{"search_blocks": {"area": "sky"}}`: the tool's name as the only key; else None."""
+    if len(item) != 1:
+        return None
+    ((key, value),) = item.items()
+    if key in offered and isinstance(value, dict):
+        return TextCall(key, json.dumps(value))
+    return None
+
+
+def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: bool) -> None:
+    """Calls to `offered` tools written in the reply's text, if any: a note on the turn and one
+    warning on the run, with what the server likely did wrong. With `accept` they become the
+    message's `tool_calls` (the history the model sees again holds them as calls), labelled."""
+    found = find_text_calls(turn.text, offered)
+    if not found:
+        return
+    names = ", ".join(dict.fromkeys(c.name for c in found))
+    text = excerpt(turn.text, 160)
+    if accept:
+        turn.notes.append(
+            Note(
+                "text_tool_call",
+                ngettext(
+                    "A call to {tools} written as text was run as a tool call (text_tool_calls="
+                    '"accept"): {text}',
+                    "Calls to {tools} written as text were run as tool calls "
+                    '(text_tool_calls="accept"): {text}',
+                    len(found),
+                ).format(tools=names, text=text),
+            )
+        )
+        turn.message["tool_calls"] = [
+            {
+                "id": f"text_call_{turn.index}_{i}",
+                "type": "function",
+                "function": {"name": c.name, "arguments": c.arguments},
+            }
+            for i, c in enumerate(found, 1)
+        ]
+        turn.message["content"] = None
+        warn(
+            run,
+            "text_tool_call",
+            _(
+                "The model wrote its tool calls as text (first on turn {n}), and the server did not "
+                'turn them into tool_calls; they were run anyway because text_tool_calls="accept". '
+                "{cause}"
+            ).format(n=turn.index, cause=server_advice()),
+        )
+        return
+    if turn.truncated:
+        read_as = _("the reply was cut off (finish_reason: length), so the loop asked for the rest")
+    else:
+        read_as = _(
+            "so the loop read it as the flag — the model asked for a tool, it did not answer"
+        )
+    turn.notes.append(
+        Note(
+            "text_tool_call",
+            _(
+                "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
+                "it into tool_calls; {read_as}."
+            ).format(tools=names, text=text, read_as=read_as),
+        )
+    )
+    warn(
+        run,
+        "text_tool_call",
+        " ".join(
+            (
+                _(
+                    "On turn {n} the model wrote a tool call as text ({tools}), and the server "
+                    "returned it as text, not as tool_calls."
+                ).format(n=turn.index, tools=names),
+                _(
+                    "To the loop a reply without tool_calls is the flag, so such a call ends the "
+                    "run with no answer."
+                ),
+                server_advice(),
+                _('To run such calls anyway, labelled, pass text_tool_calls="accept".'),
+            )
+        ),
+    )
+
+
+def server_advice() -> str:
+    """Why a server returns a model's tool call as text, and what to change: llama.cpp, Ollama."""
+    return " ".join(
+        (
+            _(
+                "The likely cause is the server's tool-call parser or chat template, or a model "
+                "too small to follow it — not the loop."
+            ),
+            _(
+                "With llama.cpp, start llama-server with --jinja: it then uses the model's own "
+                "template and parses its calls."
+            ),
+            _(
+                "With Ollama, use a model whose template supports tools (`ollama show MODEL` lists "
+                "tools among its capabilities)."
+            ),
+            _(
+                "If that is already so, the model did not write its call the way its template "
+                "asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model."
+            ),
+        )
+    )
+
+
+__all__ = ["MAX_SCAN_CHARS", "TextCall", "find_text_calls", "note_text_calls", "server_advice"]

@@ -52,31 +52,41 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         )
     if method != "POST":
         return _error(405, f"{method} is not allowed on {path}; use POST", "method_not_allowed")
+    request, refused = _request(body)
+    if refused is not None:
+        return refused
+    try:
+        return 200, reply(request, sleep=sleep)
+    except httpx.TimeoutException:
+        raise
+    except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
+        return _error(
+            500, f"the mock model failed: {type(exc).__name__}", "server_error", kind="server_error"
+        )
+
+
+def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
+    """The chat request in `body`, or the error a real endpoint answers it with: not JSON, too
+    deep, not a request, a conversation that breaks its rules, a persona that does not exist."""
     try:
         request = json.loads(body or b"")
     except (ValueError, UnicodeDecodeError):
-        return _error(400, "the request body is not valid JSON", "invalid_json")
+        return None, _error(400, "the request body is not valid JSON", "invalid_json")
     except RecursionError:  # deeper than the parser goes
-        return _too_deep_error()
+        return None, _too_deep_error()
     if _too_deep(request):  # or deep enough to break a persona reading it
-        return _too_deep_error()
+        return None, _too_deep_error()
     problem = _check(request)
     if problem:
-        return _error(400, problem, "invalid_request")
+        return None, _error(400, problem, "invalid_request")
     broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
     if broken:
-        return 400, {
-            "error": {
-                "message": broken.message,
-                "type": "invalid_request_error",
-                "param": broken.param,
-                "code": broken.code,
-            }
-        }
+        error = {"message": broken.message, "type": "invalid_request_error"}
+        return None, (400, {"error": {**error, "param": broken.param, "code": broken.code}})
     try:
         persona_of(request["model"])
     except ValueError:
-        return _error(
+        return None, _error(
             404,
             # the learner reads it (the client quotes it), in the language in effect
             _(
@@ -86,14 +96,7 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
             "model_not_found",
             kind="not_found_error",
         )
-    try:
-        return 200, reply(request, sleep=sleep)
-    except httpx.TimeoutException:
-        raise
-    except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
-        return _error(
-            500, f"the mock model failed: {type(exc).__name__}", "server_error", kind="server_error"
-        )
+    return request, None
 
 
 def _too_deep(value: Any) -> bool:
@@ -119,6 +122,7 @@ def _too_deep_error() -> tuple[int, dict[str, Any]]:
 
 
 def _check(request: Any) -> str | None:
+    """What makes `request` no chat-completions request, in the words an API error uses."""
     if not isinstance(request, dict):
         return "the request body must be a JSON object"
     if not isinstance(request.get("model"), str) or not request["model"]:
@@ -126,25 +130,33 @@ def _check(request: Any) -> str | None:
     messages = request.get("messages")
     if not isinstance(messages, list) or not messages:
         return "'messages' is required and must be a non-empty array"
-    for i, m in enumerate(messages):
-        if not isinstance(m, dict) or not isinstance(m.get("role"), str):
-            return f"messages[{i}] must be an object with a 'role'"
-        content = m.get("content")
-        if content is not None and not isinstance(content, (str, list)):
-            return f"messages[{i}].content must be a string or an array of parts"
-        calls = m.get("tool_calls")
-        if calls is not None and (
-            not isinstance(calls, list)
-            or not all(isinstance(c, dict) and isinstance(c.get("function"), dict) for c in calls)
-        ):
-            return f"messages[{i}].tool_calls must be an array of function calls"
+    problem = next(filter(None, (_message_problem(i, m) for i, m in enumerate(messages))), None)
+    if problem:
+        return problem
     tools = request.get("tools")
-    if tools is not None and (
-        not isinstance(tools, list)
-        or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools)
-    ):
+    if tools is not None and not _functions(tools):
         return "'tools' must be an array of {type: function, function: {...}}"
     return choice_problem(request)
+
+
+def _message_problem(i: int, message: Any) -> str | None:
+    """What is wrong with `messages[i]`, or None."""
+    if not isinstance(message, dict) or not isinstance(message.get("role"), str):
+        return f"messages[{i}] must be an object with a 'role'"
+    content = message.get("content")
+    if content is not None and not isinstance(content, (str, list)):
+        return f"messages[{i}].content must be a string or an array of parts"
+    calls = message.get("tool_calls")
+    if calls is not None and not _functions(calls):
+        return f"messages[{i}].tool_calls must be an array of function calls"
+    return None
+
+
+def _functions(items: Any) -> bool:
+    """Whether `items` is a list of objects that each carry a `function` object."""
+    return isinstance(items, list) and all(
+        isinstance(item, dict) and isinstance(item.get("function"), dict) for item in items
+    )
 
 
 def _error(

@@ -67,38 +67,53 @@ def breach(messages: list[Any]) -> Breach | None:
                 "role",
             )
         if role == "tool":
-            call_id = message.get("tool_call_id")
-            if not isinstance(call_id, str) or not call_id:
-                return Breach(
-                    f"Missing required parameter: 'messages[{index}].tool_call_id'.",
-                    f"messages[{index}].tool_call_id",
-                    "missing_required_parameter",
-                    index,
-                    "missing",
-                )
-            if call_id not in pending:
-                return Breach(ORPHAN, f"messages.[{index}].role", None, index, "orphan")
-            del pending[call_id]
+            broken = _answer(message, index, pending)
+            if broken:
+                return broken
             continue
         if pending:
             return _unanswered(pending, index)
         if role == "assistant":
             asked_at = index
-            for position, call in enumerate(message.get("tool_calls") or ()):
-                call_id = call.get("id") if isinstance(call, dict) else None
-                if not isinstance(call_id, str) or not call_id:
-                    return Breach(
-                        "Missing required parameter: "
-                        f"'messages[{index}].tool_calls[{position}].id'.",
-                        f"messages[{index}].tool_calls[{position}].id",
-                        "missing_required_parameter",
-                        index,
-                        "missing",
-                    )
-                function = call.get("function") or {}
-                pending[call_id] = str(function.get("name", "?"))
+            broken = _asked(message, index, pending)
+            if broken:
+                return broken
     if pending:  # the request ends on the calls themselves
         return _unanswered(pending, asked_at)
+    return None
+
+
+def _answer(message: dict[str, Any], index: int, pending: dict[str, str]) -> Breach | None:
+    """A tool message answers one pending call (taken off `pending`); else the rule it breaks."""
+    call_id = message.get("tool_call_id")
+    if not isinstance(call_id, str) or not call_id:
+        return Breach(
+            f"Missing required parameter: 'messages[{index}].tool_call_id'.",
+            f"messages[{index}].tool_call_id",
+            "missing_required_parameter",
+            index,
+            "missing",
+        )
+    if call_id not in pending:
+        return Breach(ORPHAN, f"messages.[{index}].role", None, index, "orphan")
+    del pending[call_id]
+    return None
+
+
+def _asked(message: dict[str, Any], index: int, pending: dict[str, str]) -> Breach | None:
+    """An assistant message's calls, added to `pending`; a call without an id breaks a rule."""
+    for position, call in enumerate(message.get("tool_calls") or ()):
+        call_id = call.get("id") if isinstance(call, dict) else None
+        if not isinstance(call_id, str) or not call_id:
+            return Breach(
+                f"Missing required parameter: 'messages[{index}].tool_calls[{position}].id'.",
+                f"messages[{index}].tool_calls[{position}].id",
+                "missing_required_parameter",
+                index,
+                "missing",
+            )
+        function = call.get("function") or {}
+        pending[call_id] = str(function.get("name", "?"))
     return None
 
 

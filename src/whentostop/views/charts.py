@@ -668,12 +668,12 @@ def _block(x: float, y: float, number: int, item: str | None, mark: bool | None)
     face = look.block_face(item)
     size = 30 if item is None else (16 if len(face.label) <= 5 else 13)
     out = [
-        f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">'
+        f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">',
         f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
-        f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>'
+        f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>',
         f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
         f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
-        f"{escape(face.label)}</text>"
+        f"{escape(face.label)}</text>",
     ]
     caption, caption_colour = _(look.BLOCK).format(n=number), look.MUTED_COLOUR
     if mark is not None:
@@ -699,11 +699,13 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     """An SVG document whose first children are its title (the first sentence of `alt`) and
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
-    return (
+    head = (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
         f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
         'role="img" aria-labelledby="wts-title wts-desc">'
-        f'<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
+    )
+    return (
+        f'{head}<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
         f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>'
     )
 

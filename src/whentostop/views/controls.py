@@ -24,63 +24,24 @@ and Jupyter Notebook. Their `_css` also gives every control of the explorer a vi
 
 from __future__ import annotations
 
+from pathlib import Path
+from string import Template
+
 import anywidget
 import traitlets
 
-from .look import (
-    BACKGROUND,
-    BORDER_COLOUR,
-    DISABLED_BACKGROUND,
-    FOCUS_COLOUR,
-    MUTED_COLOUR,
-    PROJECTOR_TEXT_PX,
-    TEXT_COLOUR,
-)
+from . import look
 
-EXPLORER_CSS = f"""
-.wts-explorer :is(select, input, button, summary, [tabindex]):focus-visible,
-.wts-race :is(select, input, button, summary, [tabindex]):focus-visible {{
-  outline: 3px solid {FOCUS_COLOUR} !important; outline-offset: 2px !important;
-}}
-.wts-live {{
-  position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
-  overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0;
-}}
-.wts-explorer, .wts-race {{ font-size: var(--jp-widgets-font-size, 13px); }}
-.wts-projector {{ --jp-widgets-font-size: {PROJECTOR_TEXT_PX}px; --jp-widgets-inline-height: 36px;
-  font-size: {PROJECTOR_TEXT_PX}px; }}
-.wts-explorer .wts-level-title, .wts-race .wts-level-title {{ font-size: 1.4em; font-weight: bold;
-  margin: 4px 0; line-height: 1.3; }}
-.wts-pill {{ font-size: 1.15em; }}
-.wts-projector .wts-level-title {{ font-size: 1.2em; }}
-.wts-projector .wts-pill {{ font-size: 1em; }}
-.wts-explorer details.wts-turn > summary {{ cursor: pointer; padding: 1px 0; }}
-.wts-explorer .wts-transcript-box :is(pre, code) {{ font-size: 1em; }}
-.wts-explorer .widget-label-basic, .wts-explorer .widget-label {{ white-space: normal;
-  overflow: visible; text-overflow: clip; line-height: 1.3; }}
-.wts-explorer .widget-checkbox {{ height: auto; min-height: var(--jp-widgets-inline-height);
-  align-items: center; }}
-.jupyter-widgets.wts-explorer, .jupyter-widgets.wts-dashboard,
-.jupyter-widgets.wts-views {{ overflow: visible; }}
-.jp-OutputArea:has(.wts-explorer), .jp-OutputArea-child:has(.wts-explorer),
-.jp-OutputArea-output:has(.wts-explorer) {{ overflow: visible; }}
-.jupyter-widgets.wts-ending, .jupyter-widgets.wts-beside-map {{ position: sticky; top: 0;
-  z-index: 2; background: {BACKGROUND}; padding: 2px 0; }}
-.jupyter-widgets.wts-beside-map {{ align-self: flex-start; }}
-#rendered_cells:has(.wts-ending) {{ padding-top: 0; }}
-.wts-explorer .wts-system-prompt input:disabled {{ background: {DISABLED_BACKGROUND};
-  color: {MUTED_COLOUR}; border-style: dashed; cursor: not-allowed; }}
-.wts-range-row {{ display: flex; align-items: center; gap: 8px; width: 100%; color: {TEXT_COLOUR}; }}
-.wts-range-row label {{ white-space: nowrap; }}
-.wts-range-row input[type=range] {{ flex: 1 1 auto; min-width: 80px; accent-color: {FOCUS_COLOUR}; }}
-.wts-choice-row {{ display: flex; flex-wrap: wrap; align-items: center; gap: 8px;
-  margin: 2px 8px 2px 12px; color: {TEXT_COLOUR}; }}
-.wts-choice-row select {{ font-size: inherit; padding: 2px 4px; border: 1px solid {BORDER_COLOUR};
-  border-radius: 2px; background: {BACKGROUND}; color: {TEXT_COLOUR}; }}
-.wts-range-row output {{ min-width: 2ch; text-align: right; font-weight: bold;
-  background: {BACKGROUND}; }}
-"""
-"""Focus rings on every control of the explorer, the visually hidden live region, the slider; the
+
+def _web(name: str) -> str:
+    """A file of `views/web/`: the controls' JavaScript modules, the explorer's CSS."""
+    return (Path(__file__).parent / "web" / name).read_text(encoding="utf-8")
+
+
+EXPLORER_CSS = Template(_web("explorer.css")).substitute(vars(look))
+"""The explorer's CSS (`web/explorer.css`, its `$NAME`s the colours and sizes of `look`).
+
+Focus rings on every control of the explorer, the visually hidden live region, the slider; the
 explorer's text in one size (JupyterLab's widgets' own, or the projector's on `.wts-projector`),
 its labels wrapped rather than cut off with an ellipsis, and the row saying how the run ended
 (`.wts-ending`, or the column beside the map that holds it and the transcript, `.wts-beside-map`)
@@ -92,119 +53,13 @@ row's scrolling box instead of the page. JupyterLab's scrolled-outputs mode outr
 and keeps its own scrolling box. Voila pads its page's scrolling box at the top, where what
 scrolls under the row would show through: not on a page with an explorer."""
 
-_SLIDER_ESM = """
-let made = 0;
-function render({ model, el }) {
-  const id = `wts-range-${Date.now().toString(36)}-${made++}`;
-  const row = document.createElement("div");
-  row.className = "wts-range-row";
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  const input = document.createElement("input");
-  input.type = "range";
-  input.id = id;
-  // JupyterLab's shortcuts must not take the arrow keys, Home and End from the slider
-  input.setAttribute("data-lm-suppress-shortcuts", "true");
-  const out = document.createElement("output");
-  out.htmlFor = id;
-  out.className = "widget-readout";
-  row.append(label, input, out);
-  el.appendChild(row);
-  // a NumberSlider says how to show its value: decimals, a unit, the page's language
-  const shown = (value) => {
-    const decimals = model.get("decimals") ?? 0;
-    const text = new Intl.NumberFormat(model.get("locale") || "en", {
-      minimumFractionDigits: decimals, maximumFractionDigits: decimals}).format(value);
-    return text + (model.get("suffix") ?? "");
-  };
-  const show = () => {
-    label.textContent = model.get("description");
-    input.min = String(model.get("min"));
-    input.max = String(model.get("max"));
-    input.step = String(model.get("step") ?? 1);
-    input.value = String(model.get("value"));
-    input.disabled = model.get("disabled");
-    out.textContent = shown(model.get("value"));
-  };
-  const send = () => {
-    const value = Number(input.value);
-    out.textContent = shown(value);
-    if (value !== model.get("value")) {
-      model.set("value", value);
-      model.save_changes();
-    }
-  };
-  input.addEventListener("input", () => {
-    out.textContent = shown(Number(input.value));
-    if (model.get("continuous_update")) send();
-  });
-  input.addEventListener("change", send);
-  show();
-  model.on("change", show);
-  return () => model.off("change", show);
-}
-export default { render };
-"""
+_SLIDER_ESM = _web("slider.js")
 
-_CHOICE_ESM = """
-let made = 0;
-function render({ model, el }) {
-  const id = `wts-choice-${Date.now().toString(36)}-${made++}`;
-  const row = document.createElement("div");
-  row.className = "wts-choice-row";
-  const label = document.createElement("label");
-  label.htmlFor = id;
-  const select = document.createElement("select");
-  select.id = id;
-  // JupyterLab's shortcuts must not take the arrow keys from the list
-  select.setAttribute("data-lm-suppress-shortcuts", "true");
-  row.append(label, select);
-  el.appendChild(row);
-  const show = () => {
-    label.textContent = model.get("description");
-    const options = model.get("options");
-    if ([...select.options].map(o => o.value).join(",") !== options.join(",")) {
-      select.replaceChildren(...options.map(name => new Option(name, name)));
-    }
-    select.value = model.get("value");
-    select.disabled = model.get("disabled");
-  };
-  select.addEventListener("change", () => {
-    model.set("value", select.value);
-    model.save_changes();
-  });
-  show();
-  model.on("change", show);
-  return () => model.off("change", show);
-}
-export default { render };
-"""
+_CHOICE_ESM = _web("choice.js")
 
-_LIVE_ESM = """
-function render({ model, el }) {
-  const region = document.createElement("div");
-  region.className = "wts-live";
-  region.setAttribute("role", "status");
-  region.setAttribute("aria-live", "polite");
-  region.setAttribute("aria-atomic", "true");
-  el.appendChild(region);
-  const show = () => { region.textContent = model.get("text"); };
-  show();
-  model.on("change:text", show);
-  return () => model.off("change:text", show);
-}
-export default { render };
-"""
+_LIVE_ESM = _web("live.js")
 
-_PANE_ESM = """
-function render({ model, el }) {
-  const show = () => { el.innerHTML = model.get("value"); };
-  show();
-  model.on("change:value", show);
-  return () => model.off("change:value", show);
-}
-export default { render };
-"""
+_PANE_ESM = _web("pane.js")
 
 
 class TurnsSlider(anywidget.AnyWidget):

@@ -13,7 +13,6 @@ explorer's badge and live region.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from .._text import excerpt
@@ -67,23 +66,8 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
             "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
             "“{text}”"
         ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
-    wrong = judgement is not None and judgement.correct is False
-    if run.stop == Stop.END_TURN:
-        answer = excerpt(str(run.answer), 70)
-        if wrong:
-            return _("{exit} — answered in {turns}, but wrong: “{answer}”").format(
-                exit=run.exit_name, turns=turns, answer=answer
-            )
-        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
-        return said + _right(judgement)
-    if run.stop == Stop.TERMINAL_TOOL:
-        answer = json.dumps(run.answer)
-        if wrong:
-            return _("{exit} — validated, but the wrong block ({turns}): {answer}").format(
-                exit=run.exit_name, turns=turns, answer=answer
-            )
-        said = _(EXIT_SAID[run.stop]).format(exit=run.exit_name, turns=turns, answer=answer)
-        return said + _right(judgement)
+    if run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL):
+        return _answered(run, run.stop, turns, judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return _("{exit} — No answer after {turns}, still asking for {asking}").format(
@@ -94,6 +78,21 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
             exit=run.exit_name, turns=turns
         )
     return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
+
+
+def _answered(run: Run, stop: Stop, turns: str, judgement: Judgement | None) -> str:
+    """The flag's or the pipe's ending: the answer, and whether the level says it is right."""
+    flag = stop == Stop.END_TURN
+    answer = excerpt(str(run.answer), 70) if flag else json.dumps(run.answer)
+    if judgement is not None and judgement.correct is False:
+        wrong = (
+            _("{exit} — answered in {turns}, but wrong: “{answer}”")
+            if flag
+            else _("{exit} — validated, but the wrong block ({turns}): {answer}")
+        )
+        return wrong.format(exit=run.exit_name, turns=turns, answer=answer)
+    said = _(EXIT_SAID[stop]).format(exit=run.exit_name, turns=turns, answer=answer)
+    return said + _right(judgement)
 
 
 def _right(judgement: Judgement | None) -> str:
@@ -200,13 +199,6 @@ def compared(label: str, run: Run, tokens: int, usd: float) -> str:
     )
 
 
-def tokens_alt(run: Run) -> str:
-    """The tokens-per-turn chart's text alternative."""
-    from . import figure
-
-    return figure.tokens_per_turn(run).alt
-
-
 def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
     from . import figure
@@ -237,13 +229,6 @@ def panels_alt(tokens: Chart, cumulative: Chart) -> str:
         cached_text(tokens.cached),
         wrap_up_text(cumulative.wrap_up is not None),
     )
-
-
-def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
-    """The comparison chart's text alternative: each run's exit, turns, tokens and cost."""
-    from . import figure
-
-    return figure.compare_runs(runs, price).alt
 
 
 def map_alt(level: Level, run: Run | None) -> str:

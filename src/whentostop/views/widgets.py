@@ -161,12 +161,13 @@ def transcript_html(
     answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`).
     Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
-    style = f"height:{height}px;" if height else ""
+    style = (f"height:{height}px;" if height else "") + (
+        f"overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};"
+        "padding:0 6px;box-sizing:border-box"
+    )
     box = (
         f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
-        'data-lm-suppress-shortcuts="true" '
-        f'style="{style}overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};'
-        'padding:0 6px;box-sizing:border-box">'
+        f'data-lm-suppress-shortcuts="true" style="{style}">'
     )
     if run is None:
         return box + _empty(_("No run yet.")) + "</div>"
@@ -254,10 +255,12 @@ def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
 
 
 def _pill(colour: str, symbol: str, text: str) -> str:
+    style = (
+        f"display:inline-block;background:{colour};color:white;padding:4px 12px;"
+        "border-radius:14px;font-weight:bold;line-height:1.4;overflow-wrap:anywhere"
+    )
     return (
-        f'<span class="wts-pill" style="display:inline-block;background:{colour};color:white;'
-        "padding:4px 12px;border-radius:14px;font-weight:bold;line-height:1.4;"
-        'overflow-wrap:anywhere">'
+        f'<span class="wts-pill" style="{style}">'
         f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>'
     )
 
@@ -318,10 +321,12 @@ def _call_html(call: ToolCall, run: Run) -> str:
     _mark, status, colour = _call_mark(call, run)
     kind = "wts-call wts-call-failed" if call.failed else "wts-call"
     calls = _("calls")
-    return (
+    asked = (
         f'<div class="{kind}" style="margin:2px 0"><i>{html.escape(calls)}</i> '
         f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
         f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
+    )
+    return asked + (
         f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;'
         f"background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};"
         f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
@@ -330,6 +335,18 @@ def _call_html(call: ToolCall, run: Run) -> str:
 
 
 # -- the widget --------------------------------------------------------------------------------
+
+
+def _configured(model: ChatModel | None) -> ChatModel | None:
+    """`model`, else the endpoint the environment configures (the mock served over HTTP plays
+    personas, so it is chosen only when a model is named or it does not serve them)."""
+    if (
+        model is None
+        and os.environ.get("OPENAI_BASE_URL")
+        and (os.environ.get("WHENTOSTOP_MODEL") or not serves_personas())
+    ):
+        return connect()
+    return model
 
 
 SWITCH_LABELS = {
@@ -368,29 +385,18 @@ class Explorer:
         self.compact = compact
         self.price_model = price_model
         """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
-        if (
-            model is None
-            and os.environ.get("OPENAI_BASE_URL")
-            and (os.environ.get("WHENTOSTOP_MODEL") or not serves_personas())
-        ):
-            model = connect()  # the configured model; the mock served over HTTP plays personas
+        model = _configured(model)
         self.live = model is not None and not is_mock(model)
-        self._models: dict[str, ChatModel] = {}
-        if model is not None and not self.live:
-            self._models[model.name] = model
+        self._models: dict[str, ChatModel] = (
+            {model.name: model} if model is not None and not self.live else {}
+        )
         self._model = model
         self.run: Run | None = None
         self.runs = 0
         self.error: str | None = None
         self.level: Level = load_level(level)
-        self.plot_svg = ""
-        self.map_svg = ""
 
-        start_persona = (
-            persona
-            or (model.name if model is not None and not self.live else None)
-            or self.setup.persona
-        )
+        start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = TurnsSlider(
             value=max_turns,
             min=1,
@@ -419,14 +425,28 @@ class Explorer:
         """The give-up words sent when the switch is on: the lesson's, or the learner's own. Off
         (disabled: greyed, and announced as unavailable) while the switch is off, since nothing
         of it is sent then."""
-        self.reading = Pane(layout=w.Layout(min_height="20px"))
         self.wrap_up = self._switch("wrap_up", wrap_up)
+        self._panes(compact)
+        self.show_map = self._map_shown(show_map)
+        self.widget = self._layout(
+            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
+        )
+        if projector:
+            self.widget.add_class("wts-projector")
+        self._wire(model)
+
+    def _panes(self, compact: bool) -> None:
+        """The explorer's outputs and its Run button, and every part's CSS class (the browser
+        tests find them by it)."""
+        self.reading = Pane(layout=w.Layout(min_height="20px"))
         self.run_button = w.Button(
             description=_("Run"),
             button_style="primary",
             icon="play",
             layout=w.Layout(display=None if self.live else "none"),
         )
+        self.plot_svg = ""
+        self.map_svg = ""
         self.badge = Pane(layout=w.Layout(min_height="34px"))
         self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
         self.status = LiveRegion()
@@ -455,14 +475,10 @@ class Explorer:
             (self.reading, "wts-reading"),
         ]:
             widget.add_class(name)
-        self.show_map = self._map_shown(show_map)
-        self.widget = self._layout(
-            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
-        )
-        if projector:
-            self.widget.add_class("wts-projector")
-        self.give_up.observe(self._give_up_switched, names="value")
 
+    def _wire(self, model: ChatModel | None) -> None:
+        """Every control reruns the level; a live model waits for Run, the mock runs at once."""
+        self.give_up.observe(self._give_up_switched, names="value")
         for control in (
             self.max_turns,
             self.persona,

@@ -1,0 +1,176 @@
+"""Replies that are not what they seem: cut off, empty, the model's own prompt repeated back,
+or the continuation of a cut-off reply. Each gets a note on its turn and one warning on the run.
+
+The loop keeps its rule — a reply without `tool_calls` is the flag — and `Run.answer` reads these
+notes to refuse what is no answer. A tool call written as text is the recogniser's business
+(`textcalls`).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ._options import option
+from ._text import excerpt
+from .i18n import _, ngettext
+from .outcome import Note, Run, Turn
+
+ECHO_MAX_WORDS = 200
+"""A reply longer than this many words is never read as an echo (and the reading stays short)."""
+_WORD = re.compile(r"\w+")
+
+
+def warn(run: Run, kind: str, text: str, *, replace: bool = False) -> None:
+    """One run-level warning per kind: the first time it happens says it all — or, with
+    `replace`, the latest, which counts every time so far."""
+    if kind not in run.warning_kinds:
+        run.warning_kinds[kind] = len(run.warnings)
+        run.warnings.append(text)
+    elif replace:
+        run.warnings[run.warning_kinds[kind]] = text
+
+
+def note_cut_off(turn: Turn, run: Run) -> None:
+    """A reply cut off at the length limit: a note on the turn, and the run's warning counts."""
+    turn.notes.append(
+        Note(
+            "cut_off",
+            _(
+                "The reply was cut off at the length limit (finish_reason: length, {n} tokens). "
+                "It is not an answer; the loop asked for the rest, which cost a turn."
+            ).format(n=turn.completion_tokens),
+        )
+    )
+    cut = [t.index for t in run.turns if t.noted("cut_off")]
+    warn(
+        run,
+        "cut_off",
+        ngettext(
+            "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
+            "what follows it may be only the end of what the model meant to say.",
+            "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
+            "turn, and what follows it may be only the end of what the model meant to say.",
+            len(cut),
+        ).format(n=len(cut), turns=_listed(cut))
+        + " "
+        + _(
+            "A model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
+            "itself needs another model."
+        ).format(max_tokens=option("max_tokens")),
+        replace=True,
+    )
+
+
+def note_empty(turn: Turn, run: Run) -> None:
+    """An empty reply: a note on the turn, and the run's warning counts them all."""
+    turn.notes.append(
+        Note(
+            "empty_reply",
+            _(
+                "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
+                "again, which cost a turn."
+            ),
+        )
+    )
+    empty = [t.index for t in run.turns if t.noted("empty_reply")]
+    warn(
+        run,
+        "empty_reply",
+        ngettext(
+            "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
+            "taken for an answer: the loop asked again, which cost a turn.",
+            "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
+            "taken for an answer: the loop asked again each time, and each time it cost a turn.",
+            len(empty),
+        ).format(n=len(empty), turns=_listed(empty))
+        + " "
+        + _("Small models do this; if it keeps happening, try another model."),
+        replace=True,
+    )
+
+
+def note_echo(turn: Turn, run: Run) -> bool:
+    """Whether the reply only repeats words the model was sent; if so, noted on the turn and
+    the run (it ends the run on the flag, without an answer)."""
+    echoed = echoes(turn.text, run.messages[:-1])
+    if echoed is None:
+        return False
+    turn.notes.append(
+        Note(
+            "echoed_prompt",
+            _(
+                "The reply only repeats {whose} back: “{text}”. It is not an answer; the "
+                "run ends on the flag without one."
+            ).format(whose=echoed, text=excerpt(turn.text, 120)),
+        )
+    )
+    warn(
+        run,
+        "echoed_prompt",
+        _(
+            "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
+            "the loop a reply without tool_calls is the flag, but this one is no answer."
+        ).format(n=turn.index, whose=echoed)
+        + " "
+        + _("Small models do this when they lose the thread; try a larger model."),
+    )
+    return True
+
+
+def note_after_cut_off(turn: Turn) -> None:
+    """A reply that follows a cut-off one: it may be only the end of what the model meant."""
+    turn.notes.append(
+        Note(
+            "after_cut_off",
+            _(
+                "This reply follows one that was cut off at the length limit: it may be only "
+                "the end of what the model meant to say (the turn before holds the start)."
+            ),
+        )
+    )
+
+
+def _listed(turns: list[int]) -> str:
+    """ "2, 3, 5" — or "2-9, 11" when runs of turns follow each other."""
+    spans: list[list[int]] = []
+    for n in turns:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
+    """Whose words `text` only repeats back — the task's, the system prompt's, or the loop's own
+    request — or None. An echo is a reply of 3 words or more whose longest run of words in
+    common with one message the model was sent covers at least 80% of it."""
+    words = [w.lower() for w in _WORD.findall(text[: ECHO_MAX_WORDS * 20])]
+    if not 3 <= len(words) <= ECHO_MAX_WORDS:
+        return None
+    task = next((m for m in sent if m.get("role") == "user"), None)
+    for message in reversed(sent):
+        role = message.get("role")
+        content = message.get("content")
+        if role not in ("user", "system") or not isinstance(content, str):
+            continue
+        theirs = [w.lower() for w in _WORD.findall(content[: ECHO_MAX_WORDS * 20])]
+        if _common_run(words, theirs[:ECHO_MAX_WORDS]) * 5 >= len(words) * 4:
+            if role == "system":
+                return _("the system prompt")
+            return _("the task") if message is task else _("the loop's own request")
+    return None
+
+
+def _common_run(a: list[str], b: list[str]) -> int:
+    """The length of the longest run of words `a` and `b` share (both at most a few hundred)."""
+    best, previous = 0, [0] * (len(b) + 1)
+    for x in a:
+        current = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
