@@ -17,6 +17,7 @@ import contextlib
 import io
 import json
 import os
+import re
 import sys
 import time
 from functools import cache
@@ -44,6 +45,8 @@ NOTEBOOKS = {
     },
 }
 DISPLAY_ONLY = ("explorer(", "race(", "plots.", "side_by_side(")
+MAGIC = re.compile(r"^(\s*)%.*$", re.MULTILINE)
+"""An IPython magic line (the install cell's `%pip`): plain Python runs `pass` in its place."""
 """Cells that only draw (widgets, figures, tables): no answer needs what they show."""
 
 
@@ -94,7 +97,7 @@ def _earlier(exercise: str, lang: str) -> tuple[str, ...]:
                 source = by_tag(earlier).cell(solved=True)
         if any(line.lstrip().startswith(DISPLAY_ONLY) for line in source.splitlines()):
             continue
-        sources.append(source)
+        sources.append(MAGIC.sub(r"\1pass", source))
     raise KeyError(tag)
 
 
