@@ -237,77 +237,9 @@ def test_no_binder_folder_hides_the_root_pyproject() -> None:
     assert not (ROOT / ".binder").exists()
 
 
-# --- the instructor's guide: its plans are built from the notebooks' own minutes ----------------
+# --- the instructor's guide (its plans against the notebooks' minutes: tests/test_lesson_hour.py) ---
 
 GUIDE = ROOT / "docs" / "workshop.md"
-PLANS = {"### 100 minutes": 100, "### 3 hours": 180}
-LEVELS = ("00", "1-1", "1-2", "1-3", "1-4")
-"""Every lesson notebook: each plan gives each of them its teaching minutes."""
-
-
-def notebook_minutes(short: str) -> tuple[int, int]:
-    """(teaching, exercises) minutes as the notebook's first cell states them."""
-    import nbformat
-
-    first = nbformat.read(NOTEBOOKS / notebook_file(short), as_version=4).cells[0].source
-    found = re.search(r"Teaching:\**\s*(\d+) min.*?Exercises:\**\s*(\d+) min", first, re.DOTALL)
-    assert found, f"{short}: no 'Teaching: N min' / 'Exercises: N min' in the first cell"
-    return int(found.group(1)), int(found.group(2))
-
-
-def plan_rows(heading: str) -> list[list[str]]:
-    """The cells of each row of the first table after `heading` in the guide."""
-    text = GUIDE.read_text().split(heading, 1)[1]
-    rows = []
-    for line in text.splitlines():
-        if line.startswith("|"):
-            rows.append([c.strip().strip("*") for c in line.strip("|").split("|")])
-        elif rows:
-            break
-    return [r for r in rows[1:] if not set("".join(r)) <= set("-: ")]
-
-
-def as_int(cell: str) -> int:
-    return int(cell) if cell else 0
-
-
-@pytest.mark.parametrize("heading, length", PLANS.items())
-def test_each_plan_adds_up_to_its_length_and_its_clock_times_follow(
-    heading: str, length: int
-) -> None:
-    rows = plan_rows(heading)
-    parts, total = rows[:-1], rows[-1]
-    assert total[1] == "total"
-    assert sum(as_int(r[4]) for r in parts) == as_int(total[4]) == length
-    assert sum(as_int(r[2]) for r in parts) == as_int(total[2])
-    assert sum(as_int(r[3]) for r in parts) == as_int(total[3])
-    elapsed = 0
-    for start, *_, minutes in parts:
-        assert start == f"{elapsed // 60}:{elapsed % 60:02d}", (start, elapsed)
-        elapsed += as_int(minutes)
-
-
-@pytest.mark.parametrize("heading", PLANS)
-def test_each_plan_gives_every_level_the_notebooks_teaching_minutes(heading: str) -> None:
-    rows = {r[1].split(" ")[0]: r for r in plan_rows(heading)}
-    for short in LEVELS:
-        teaching, exercises = notebook_minutes(short)
-        row = rows[short]
-        assert as_int(row[2]) == teaching, (heading, short)
-        assert as_int(row[3]) <= exercises, (heading, short)
-        assert as_int(row[2]) + as_int(row[3]) <= as_int(row[4])
-
-
-def test_the_guides_minutes_table_is_the_notebooks_and_exercises_take_five_minutes_each() -> None:
-    from whentostop.lesson.checks import exercises
-
-    table = {r[0].split(" ")[0]: r for r in plan_rows("## Two plans")}
-    for short in LEVELS:
-        teaching, exercise_min = notebook_minutes(short)
-        row = table[short]
-        assert (as_int(row[1]), as_int(row[2].split(" ")[0])) == (teaching, exercise_min), short
-        assert exercise_min == 5 * len(exercises(short)), short
-    assert "3 hours" in GUIDE.read_text() and "100 minutes" in GUIDE.read_text()
 
 
 def test_every_exercise_the_guide_names_exists() -> None:

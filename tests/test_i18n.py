@@ -13,6 +13,7 @@ import sys
 
 import pytest
 from conftest import NOTEBOOKS, ROOT
+from lessonparts import split_at_going_further
 
 from whentostop import NoAnswer, set_language
 from whentostop.i18n import (
@@ -250,11 +251,12 @@ def test_each_portuguese_lesson_keeps_its_minutes_and_sections(english, portugue
     en, pt = read(english).cells, read(portuguese).cells
     minutes = re.compile(r"(\d+) min")
     assert minutes.findall(en[0].source) == minutes.findall(pt[0].source)
-    for word in ("**Perguntas**", "**Objetivos**", "**Ensino:**", "**Exercícios:**"):
+    for word in ("**Perguntas**", "**Objetivos**", "**Núcleo:**", "**Para ir além:**"):
         assert word in pt[0].source
-    assert "## Pontos-chave" in pt[-1].source
+    core, _ = split_at_going_further(pt, "pt")
+    assert "## Pontos-chave" in core[-1].source
     others = [f"{other.split('/')[-1]}.ipynb" for other in PT_LESSONS if other != portuguese]
-    assert all(f"]({link})" in pt[-1].source for link in others)
+    assert all(f"]({link})" in core[-1].source for link in others)
 
 
 @pytest.mark.parametrize("name", PAIRS.values())

@@ -178,7 +178,7 @@ def test_level_1_1_runs_and_its_slider_moves_the_clock(notebook_page, lab: Lab) 
 
 
 @pytest.mark.timeout(300)
-def test_level_1_2_runs_and_a_short_budget_turns_the_flag_into_the_clock(
+def test_level_1_2_runs_and_a_short_turn_limit_turns_the_flag_into_the_clock(
     notebook_page, lab: Lab
 ) -> None:
     explorer = run_level(notebook_page, lab, "1-2")
@@ -209,7 +209,7 @@ def test_level_1_3_runs_shows_the_marker_on_the_map_and_loses_it_on_the_clock(
 
 
 @pytest.mark.timeout(300)
-def test_level_1_4_runs_and_a_budget_sized_for_the_castle_opens_the_warp_pipe(
+def test_level_1_4_runs_and_a_turn_limit_sized_for_the_castle_opens_the_warp_pipe(
     notebook_page, lab: Lab
 ) -> None:
     explorer = run_level(notebook_page, lab, "1-4")

@@ -13,6 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from conftest import ROOT, committed_text
+from lessonparts import minutes, split_at_going_further
 from nbclient import NotebookClient
 
 from whentostop import loop
@@ -190,16 +191,38 @@ def test_relative_links_point_to_files_that_exist(name):
 
 
 @pytest.mark.parametrize("name", LESSONS)
-def test_lesson_opens_with_questions_and_minutes_and_closes_with_key_points(name):
+def test_lesson_opens_with_questions_and_minutes_and_its_core_closes_with_key_points(name):
+    """The first cell states the questions, the objectives and both parts' minutes; the core ends
+    with the key points, which link the other levels, and then comes the one Going further part
+    (tests/lessonparts.py)."""
     cells = read(name).cells
-    first, last = cells[0].source, cells[-1].source
-    for part in ("**Questions**", "**Objectives**", "**Teaching:**", "**Exercises:**"):
+    first = cells[0].source
+    for part in ("**Questions**", "**Objectives**"):
         assert part in first, f"{name}: the first cell lacks {part}"
-    assert "## Key points" in last
-    others = [f"{other}.ipynb" for other in LESSONS if other != name]
-    assert all(f"]({link})" in last for link in others), (
-        f"{name}: the last cell must link the others"
+    minutes(first)
+    core, depth = split_at_going_further(cells)
+    assert core[-1].source.startswith("## Key points"), (
+        f"{name}: the core must end on its key points"
     )
+    others = [f"{other}.ipynb" for other in LESSONS if other != name]
+    assert all(f"]({link})" in core[-1].source for link in others), (
+        f"{name}: the key points must link the others"
+    )
+    assert len(depth) > 1 and not any(c.source.startswith("## Key points") for c in depth)
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_no_heading_after_going_further_is_its_peer(name):
+    """Going further is one part: every heading in it sits below it (### or deeper)."""
+    _, depth = split_at_going_further(read(name).cells)
+    peers = [
+        line
+        for cell in depth[1:]
+        if cell.cell_type == "markdown"
+        for line in re.sub(r"^```.*?^```", "", cell.source, flags=re.M | re.S).splitlines()
+        if re.match(r"#{1,2} ", line)
+    ]
+    assert not peers, f"{name}: {peers}"
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -219,8 +242,19 @@ def test_no_code_cell_is_longer_than_a_screen(name):
 
 @pytest.mark.parametrize("name, level", LESSONS.items())
 def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
-    cells = tagged(read(name))
-    assert [tag for _, tag in cells] == [ex.tag for ex in exercises(level)]
+    """Every exercise has its cell, once; in each part the exercises keep their order (the one
+    that matters may sit in the core while the others wait under Going further)."""
+    nb = read(name)
+    cells = tagged(nb)
+    wanted = [ex.tag for ex in exercises(level)]
+    assert sorted(tag for _, tag in cells) == sorted(wanted)
+    core, depth = split_at_going_further(nb.cells)
+    for part in (core, depth):
+        tags = [tag for cell in part for tag in cell.metadata.get("tags", []) if tag in wanted]
+        assert tags == sorted(tags, key=wanted.index), (name, tags)
+    assert any(tag in wanted for c in core for tag in c.metadata.get("tags", [])), (
+        f"{name}: the core has no exercise"
+    )
     for cell, tag in cells:
         assert cell.source == by_tag(tag).cell(), (
             f"{tag}: the cell differs from its data file's blank"
@@ -228,29 +262,36 @@ def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
 
 
 @pytest.mark.parametrize("name", LESSONS)
-def test_the_explorer_is_the_last_thing_before_the_exercises(name):
-    cells = read(name).cells
-    start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
-    before = [c for c in cells[:start] if c.cell_type == "code"][-1]
-    level = "1-2" if LESSONS[name] == "00" else LESSONS[name]  # 00 previews the 1-2 explorer
-    assert re.search(rf'explorer\("{level}"(, [^()]*)?\)$', before.source.rstrip()), before.source
+def test_the_explorer_is_under_going_further(name):
+    """The level's explorer (00 previews 1-2's) is depth: the core shows the exit with runs."""
+    core, depth = split_at_going_further(read(name).cells)
+    level = "1-2" if LESSONS[name] == "00" else LESSONS[name]
+    call = re.compile(rf'^explorer\("{level}"(, [^()]*)?\)$', re.MULTILINE)
+    assert not any(call.search(c.source) for c in core if c.cell_type == "code")
+    assert sum(bool(call.search(c.source)) for c in depth if c.cell_type == "code") == 1
 
 
 @pytest.mark.parametrize("name, level", LESSONS.items())
 def test_every_question_has_its_tagged_cell_in_order(name, level):
-    """The predictions come before the runs they are about, in order; the five end-of-level
-    questions close the level, before its key points."""
-    cells = read(name).cells
-    found = tagged(read(name), "question-")
+    """The predictions come before the runs they are about, in order within each part; the five
+    end-of-level questions close the core, after its exercises and before its key points."""
+    nb = read(name)
+    found = tagged(nb, "question-")
     wanted = [q.tag for q in (*predictions(level), *quiz(level))]
-    assert [tag for _, tag in found] == wanted
+    assert sorted(tag for _, tag in found) == sorted(wanted)
     for cell, tag in found:
         assert cell.source == question_by_tag(tag).cell(), f"{tag}: the cell differs from its blank"
     assert len(quiz(level)) == 5 and predictions(level)
-    first_quiz = next(
-        i for i, c in enumerate(cells) if quiz(level)[0].tag in c.metadata.get("tags", [])
-    )
-    exercises_start = next(i for i, c in enumerate(cells) if c.source.startswith("## Exercises"))
+    core, depth = split_at_going_further(nb.cells)
+    in_core = [t for c in core for t in c.metadata.get("tags", []) if t in wanted]
+    in_depth = [t for c in depth for t in c.metadata.get("tags", []) if t in wanted]
+    quiz_tags = [q.tag for q in quiz(level)]
+    assert in_core[-5:] == quiz_tags, f"{name}: the five questions close the core"
+    assert in_core[0] == predictions(level)[0].tag, f"{name}: the core opens with a prediction"
+    for part in (in_core, in_depth):
+        assert part == sorted(part, key=wanted.index), (name, part)
+    first_quiz = next(i for i, c in enumerate(core) if quiz_tags[0] in c.metadata.get("tags", []))
+    exercises_start = next(i for i, c in enumerate(core) if c.source.startswith("## Exercises"))
     assert first_quiz > exercises_start
 
 

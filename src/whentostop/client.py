@@ -387,7 +387,7 @@ class OpenAIChat:
             advice = _("Check the model name and that the base URL ends in /v1.")
         elif status == 429:
             cls, what = RateLimited, _("rate limited")
-            advice = _("Wait a little, lower the turn budget, or raise max_retries.")
+            advice = _("Wait a little, lower the turn limit, or raise max_retries.")
         elif status >= 500:
             cls, what = ServerError, _("the server failed")
             advice = _("The endpoint is having trouble; try again later.")

@@ -25,7 +25,7 @@ class Stop(StrEnum):
     TERMINAL_TOOL = "terminal_tool"
     """The warp pipe: a tool in `stop_on` validated and ran. The answer is its input."""
     MAX_TURNS = "max_turns"
-    """The clock: the turn budget ran out. No answer; a safety net, treated as a failure."""
+    """The clock: the turn limit ran out. No answer; a safety net, treated as a failure."""
     DEADLINE = "deadline"
     """Wall-clock: the run's deadline passed. No answer."""
     BUDGET = "budget"
@@ -136,7 +136,7 @@ class Turn:
     retries: list[str] = field(default_factory=list)
     """One line per retried request (429 or 5xx) before this turn's reply; not turns."""
     wrap_up: bool = False
-    """True for the opt-in wrap-up request after the clock: not part of the turn budget."""
+    """True for the opt-in wrap-up request after the clock: not part of the turn limit."""
     cached_tokens: int = 0
     """The part of the prompt the server said it had cached (`usage.prompt_tokens_details.
     cached_tokens`); 0 when it does not say. Hosted APIs bill it at a lower rate."""
@@ -306,7 +306,7 @@ class Run:
 
     @property
     def all_turns(self) -> list[Turn]:
-        """The budgeted turns plus the wrap-up request, if any: everything that was paid for."""
+        """The turns the limit counts, plus the wrap-up request, if any: everything that was paid for."""
         return self.turns + ([self.wrap_up_turn] if self.wrap_up_turn else [])
 
     @property

@@ -185,7 +185,7 @@ def _settings(run: Run, low: float, high: float) -> None:
             _(
                 "max_turns={max_turns} leaves no room in the castle: the honest runs take up to "
                 "{longest} turns ({rooms} searches and mark_star, and one rejected call for the "
-                "sloppy caller). Size the budget for the task: the longest honest run plus a "
+                "sloppy caller). Size the turn limit for the task: the longest honest run plus a "
                 "margin."
             ),
             max_turns=run.max_turns,

@@ -1014,7 +1014,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     return correct(
         _(
             "max_turns={max_turns}: the searcher answers on 1-2 and 1-3, and the Loopboros is "
-            "stopped after {spent:,} tokens. A budget is the longest honest run plus a margin, and "
+            "stopped after {spent:,} tokens. A turn limit is the longest honest run plus a margin, and "
             "no more."
         ),
         max_turns=turns,

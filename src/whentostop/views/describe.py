@@ -44,7 +44,7 @@ def of_turns(n: int, max_turns: int) -> str:
 
 
 def ending(run: Run | None, error: str | None = None, judgement: Judgement | None = None) -> str:
-    """How the run ended, in words: the exit, the turns against the budget, the answer or what
+    """How the run ended, in words: the exit, the turns against the turn limit, the answer or what
     the model was still asking for. The badge shows it; the live region announces it.
 
     An "answer" that is not a clean one says so: a tool call the model wrote as text (the run's

@@ -98,12 +98,12 @@ TRANSCRIPT_HEIGHT = {True: 220, False: 400}
 
 
 def turns_text(run: Run | None) -> str:
-    """ "1 turn" / "N turns": the budgeted turns the run took (the wrap-up is not one)."""
+    """ "1 turn" / "N turns": the turns the run took against its limit (the wrap-up is not one)."""
     return look.turns_text(len(run.turns) if run else 0)
 
 
 def turns_line(run: Run | None, run_number: int) -> str:
-    """ "3 of 25 turns · run 4": the turns against the budget, and which run this is, so a re-run
+    """ "3 of 25 turns · run 4": the turns against the turn limit, and which run this is, so a re-run
     whose result did not change still shows that it ran."""
     turns = describe.of_turns(len(run.turns), run.max_turns) if run else _("no run yet")
     number = _("run {number}").format(number=run_number)
