@@ -4,38 +4,43 @@
     >>> intent.allowed, intent.quote, intent.condition.text
     (True, "say you couldn't find it", 'If a few searches come back empty')
 
-A model reading an instruction asks four questions, and so does this reader, clause by clause:
+The words are data (`data/intent/en.toml`, `pt.toml`: what counts as giving up, a permission, a
+negation, a condition ...); this module is the grammar a model applies to them, clause by clause:
 
-- **Is it about giving up?** Giving up, stopping, saying the star is not there, searching on,
-  having to find it: the lexicon below, English and Brazilian Portuguese, accents or not.
+- **Is it about giving up?** Giving up or stopping, saying the star is not there, searching on,
+  having to find it; or a judgement of one of those ("giving up is fine", "an empty result is a
+  valid outcome"); or a hint that the star may not be there.
 - **Who is addressed, and is it an instruction?** "You may give up" and "Give up" are; "Some
-  models give up too early" (someone else), "Last time you gave up" (the past) and "Why would
-  you give up?" (a question) are not.
-- **Is it negated?** Each negative word before the verb flips the meaning once: "don't give up"
-  forbids; "don't hesitate to say you couldn't find it" and "it's not forbidden to give up"
-  allow; "you don't have to keep searching" allows.
-- **Is it conditional?** "If a few searches come back empty", "after 2 empty searches",
-  "depois de procurar em todas as áreas" say when. "Don't stop until you have searched every
-  area" allows giving up after that; "don't stop until you find it" forbids.
+  models give up too early" (someone else), "Last time you gave up" (the past) and "Why would you
+  give up?" (a question) are not. A question that sets a condition is: "No star? Say so."
+- **Is it negated?** Each negation before the verb flips it once; so do words that judge against
+  ("forbidden", "hesitate"): "don't hesitate to say so" allows, "you may not stop" refuses.
+  Portuguese negations agree instead ("não desista nunca" refuses once).
+- **On what condition?** "If a few searches come back empty", "after 2 empty searches", "once
+  every area is searched" come true in a run; "when you find it", "only if I tell you to" do not.
+  "Don't stop until you have searched every area" allows after that; "until you find it" refuses.
 
-The last clause that decides wins, as a model follows the latest instruction: "Never give up.
-Actually, if every area is empty, you may say so." allows. A statement that the star may not be
-there is a hint: it allows only if no instruction, before or after it, decides.
+The last instruction that decides wins, as a model follows the latest one: "Never give up.
+Actually, if every area is empty, you may say so." allows. A hint ("the star may not be here"),
+an order to find the star, or a plain order to keep searching decides only when no other
+instruction does.
 
-Rules, not a language model: deterministic, no model file, a fraction of a millisecond per
-prompt (bench/run.py, section 8). The result quotes the words it took as permission or as a
-refusal, so the persona can quote them back and an exercise can say what was read.
+Rules, not a language model: deterministic, linear in the text, and it reads at most the first
+and last few KB of a text (`words.window`). Measured on phrasings written by people who never
+saw it: `python -m whentostop.mock.corpus`, and section 9 of `make bench`.
 """
 
 from __future__ import annotations
 
-import re
+import sys
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from functools import lru_cache
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from ..i18n import N_
+from .lexicon import Lexicon, Unit, lexicon, units
+from .words import fold, scan, window
 
 Stance = Literal["allow", "forbid", "none"]
 
@@ -63,7 +68,8 @@ class Reading:
     """A key of WHY: what kind of clause it is."""
     condition: Condition | None = None
     strong: bool = True
-    """False for a hint ("the star may not be there"): any instruction outweighs it."""
+    """False for a hint, an order to find the star or a plain "keep searching": any other
+    instruction outweighs it."""
 
 
 @dataclass(frozen=True)
@@ -112,681 +118,472 @@ WHY = {
 }
 """What each kind of clause means, for a learner: `_()` translates it where it is shown."""
 
-# ---- 2. the words ----------------------------------------------------------------------------
-# Every pattern runs on folded text (fold(): lower case, no accents, straight quotes).
+# ---- 2. clauses ------------------------------------------------------------------------------
 
-_FIND = r"(?:find|finding|found|locate|locating|located|spot|spotted|see|get|encontr\w*|ach\w*|localiz\w*)"
-_CANNOT = (
-    r"(?:could ?n'?t|could not|can ?'?t|cannot|can not|did ?n'?t|did not|do ?n'?t|do not|does ?n'?t|"
-    r"does not|won'?t|will not|were unable to|was unable to|are unable to|is unable to|unable to|"
-    r"failed to|fail to|fails to|failing to|could never|never|have ?n'?t|has ?n'?t|have not|has not|"
-    r"had not|had ?n'?t|weren'?t able to|wasn'?t able to|not able to|not)"
+ACTIONS = ("give_up", "keep_searching", "stop", "report", "find", "search")
+"""The verbs about giving up, by priority when a phrase is several."""
+_WHEN = ("if", "if_first", "when", "after")
+_LIMITS = ("until", "before", "without", "unless")
+_MARKERS = (*_WHEN, *_LIMITS, "even_if", "proviso", "then", "otherwise", "cancel")
+_LINKS = ("and", "or", "but", "correction")
+_JUDGEMENT = ("permission", "against", "obligation")
+_REACHABLE = ("count", "everywhere", "failure", "some", "needed")
+"""Kinds of condition a run of empty searches meets."""
+_HINT_WORDS = frozenset(
+    "be exist is are here there in this that the a an level star one at all anywhere fase "
+    "nesta neste nessa nesse aqui la estrela estar existir haver ter tenha exista esteja".split()
 )
-_FAILURE = re.compile(
-    "|".join(
-        [
-            rf"\b{_CANNOT}\s+(?:(?:yet|really|actually|manage to|be able to|possibly|even|still|be)\s+)?{_FIND}",
-            (
-                r"\b(?:couldn'?t|could not|didn'?t|did not|failed|were unable|was unable|can'?t|cannot|"
-                r"weren'?t able|wasn'?t able)(?: (?:do it|manage|make it))?\s*$"
-            ),
-            r"\bnot[ _-]?found\b",
-            r"\bno (?:star|luck|results?|sign of (?:it|the star))\b",
-            r"\bnothing(?: (?:is|was|has been|gets|got|can be))? (?:found|there|(?:turns?|turned|came|comes|shows?|showed) up)\b",
-            r"\b(?:found|find|finds|turn up|turns up|get|gets) nothing\b",
-            r"\b(?:is|'s|are|was) (?:not|n't|nowhere)\b",
-            r"\b(?:is|are|was)n'?t\b",
-            r"\bmissing\b",
-            r"\babsent\b",
-            r"\bdoes ?n'?t exist\b",
-            r"\bdoes not exist\b",
-            r"\bno such\b",
-            r"\bthere (?:is|'s|was) no\b",
-            r"\bthere (?:is|was)n'?t\b",
-            r"\bthere'?s no\b",
-            r"\bfail(?:ed|ure|s|ing)?\b",
-            r"\bdefeat\b",
-            r"\bg[ai]ve up\b",
-            r"\bgiving up\b",
-            r"\bempty(?:[ -]handed)?\b",
-            r"\bunsuccessful\w*\b",
-            r"\bin vain\b",
-            r"\bnone\b",
-            r"\bnowhere\b",
-            r"\bwithout (?:success|luck|result|finding|the star|it)\b",
-            r"\bto no avail\b",
-            r"\b(?:with|com|sem) nothing\b",
-            r"\b(?:com|sem) nada\b",
-            r"\b(?:stop|stopping|quit|quitting) (?:searching|looking|trying)\b",
-            r"\bquit\b",
-            r"\b(?:pointless|useless|hopeless|futile|no use|no point)\b",
-            r"\b(?:inutil|sem sentido|nao adianta|nao der certo)\b",
-            r"\b(?:stuck|out of luck|out of ideas|dead end|go(?:es)? wrong|went wrong)\b",
-            r"\b(?:preso|travad[oa]|empacad[oa]|sem ideias|(?:der|deu|dar) errado)\b",
-            r"\b(?:do|does|did)(?:n'?t| not) (?:have|hold|contain|hide|show) (?:it|the star|a star|one)\b",
-            r"\bno (?:area|block|search|place)s? (?:has|have|holds?|contains?|hides?|shows?|turns? up|returns?)\b",
-            # Portuguese
-            r"\bnao (?:\w+ ){0,3}?(?:encontr|ach|localiz|ve\b|vi\b|viu\b|consegu)\w*",
-            (
-                r"\bnao (?:esta|estava|esteja|estiver|estivesse|existe|existir|exista|existia|ha|houver|haja|havia|"
-                r"tem|tinha|tiver|aparece|apareceu|aparecer|deu|der)\b"
-            ),
-            r"\bsem (?:sucesso|estrela|resultado|sorte|exito|achar|encontrar)\b",
-            r"\bnada\b",
-            r"\bnenhuma estrela\b",
-            r"\bfracass\w*",
-            r"\bfalh(?:a|ou|ei|aram|ar|as|arem)\b",
-            r"\bderrota\b",
-            r"\bdesist\w*",
-            r"\bmaos vazias\b",
-            r"\bvazi[ao]s?\b",
-            r"\bausente\b",
-            r"\binexistente\b",
-            r"\bem vao\b",
-        ]
-    )
-)
-"""Words that say the star was not found: a report's content, or a condition's."""
-
-_SUCCESS = re.compile(rf"\b{_FIND}\b|\b(?:done|finished|succeed\w*|terminar|terminou|conseguir)\b")
-_WHETHER = re.compile(
-    r"\bwhether\b|\bif or not\b|\bor not\b|\beither way\b|\bsuccess or failure\b|"
-    r"\bou nao\b|\bde qualquer (?:forma|jeito|maneira)\b|\bem ambos os casos\b"
-)
-_EXHAUSTED = re.compile(
-    r"\b(?:every|each|all(?: the| of the| \w+)?|the whole|the entire) (?:areas?|places?|blocks?|level|"
-    r"world|spots?|rooms?|zones?|regions?|options?)\b|\beverywhere\b|\beverything\b|\ball of them\b|"
-    r"\brun(?:s|ning)? out\b|"
-    r"\bran out\b|\bnowhere (?:else|left)\b|\bnothing (?:else |more )?(?:left|remains)\b|"
-    r"\bno (?:more|other) (?:areas?|places?)\b|\bsearched (?:it )?all\b|\bexhaust\w*|\bthoroughly\b|"
-    r"\btod[oa]s? (?:as |os )?(?:\w+ )?(?:areas?|lugares|blocos|cantos|partes|regioes|zonas|opcoes)\b|"
-    r"\bem todo (?:lugar|canto|lado)\b|\btoda a fase\b|\bfase (?:toda|inteira)\b|\bcada area\b|"
-    r"\bacabar(?:em)? (?:as )?(?:areas|opcoes|lugares)\b|\bnao (?:houver|sobrar|restar|tiver) mais\b|"
-    r"\bpor toda (?:parte|a fase)\b|\btudo\b"
-)
-
-_NUMBER_WORDS = {
-    "one": 1,
-    "a single": 1,
-    "single": 1,
-    "two": 2,
-    "a couple of": 2,
-    "a couple": 2,
-    "couple of": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "fifteen": 15,
-    "twenty": 20,
-    "um": 1,
-    "uma": 1,
-    "uma unica": 1,
-    "um unico": 1,
-    "dois": 2,
-    "duas": 2,
-    "umas duas": 2,
-    "uns dois": 2,
-    "um par de": 2,
-    "tres": 3,
-    "quatro": 4,
-    "cinco": 5,
-    "seis": 6,
-    "sete": 7,
-    "oito": 8,
-    "nove": 9,
-    "dez": 10,
-    "onze": 11,
-    "doze": 12,
-    "quinze": 15,
-    "vinte": 20,
-}
-_NUMBER = (
-    r"(?:\d{1,3}|" + "|".join(sorted(map(re.escape, _NUMBER_WORDS), key=len, reverse=True)) + ")"
-)
-_UNIT = (
-    r"(?:searches|search|attempts?|tries|try|times?|goes|rounds?|looks?|calls?|turns?|areas?|"
-    r"chances?|buscas?|tentativas?|procuras?|pesquisas?|vez|vezes|rodadas?|chamadas?|turnos?)"
-)
-_COUNT = re.compile(
-    rf"(?<![\w-])(?P<all>(?:all|every|todas? as|todos os|as|the) )?(?:(?P<n>{_NUMBER})"
-    rf"(?:(?: or | ou | to | a |-)(?P<m>{_NUMBER}))? (?:[\w']+ ){{0,2}}?(?P<unit>{_UNIT})|(?P<times>twice|thrice))\b"
-)
-_BUDGET = re.compile(
-    rf"\b(?:at most|no more than|not more than|more than|a maximum of|maximum of|max(?:imum)?|up to|"
-    rf"only|just|no maximo|nao mais (?:de|que)|mais (?:de|que)|ate|apenas|so|somente) (?:{_NUMBER}|twice|thrice)\b"
-    rf"|\b(?:you have|you get|you've got|you only have|voce tem|tens|voce so tem) {_NUMBER}\b"
-)
-
-# The actions: each pattern is a verb, in any form a prompt uses, with a fixed object if it needs one.
-_REPORT = (
-    r"say|says|saying|said|tell(?:ing|s)?(?: me| us| the user| them)?|told|report(?:ing|s|ed)?|"
-    r"repl(?:y|ying|ies|ied)|respond(?:ing|s|ed)?|answer(?:ing|s|ed)?|writ(?:e|ing|es)|wrote|"
-    r"stat(?:e|ing|es)|admit(?:ting|s|ted)?|confess(?:ing|es|ed)?|acknowledg(?:e|ing|es|ed)|"
-    r"declar(?:e|ing|es|ed)|conclud(?:e|ing|es|ed)|let (?:me|us|the user) know|letting (?:me|us) know|"
-    r"inform(?:ing|s|ed)?(?: me| us)?|notify(?:ing)?(?: me| us)?|mention(?:ing)?|return(?:ing)?|"
-    r"output(?:ting)?|print(?:ing)?|explain(?:ing)?|own up|be (?:honest|upfront|truthful|frank)|"
-    r"dig[ao]m?|dizer|diz|dizendo|disse|disseram|fal(?:e|ar|a|em|ando)|falou|respond(?:a|er|e|am|endo)|"
-    r"respondeu|avis(?:e|ar|a|em|ando)|avisou|inform(?:e|ar|a|em|ando)|informou|relat(?:e|ar|a|em)|"
-    r"relatou|report(?:e|ar|a|em)|reportou|comuni(?:que|car|ca|quem)|comunicou|admit(?:a|ir|e|am|indo)|"
-    r"admitiu|reconhe(?:ca|cer|ce|cam)|reconheceu|declar(?:e|ar|a)|declarou|conclu(?:a|ir|i)|concluiu|"
-    r"escrev(?:a|er|e)|escreveu|me cont(?:e|ar|a)|contou|retorn(?:e|ar|a)|retornou|expli(?:que|car)|"
-    r"confess(?:e|ar|a)|assum(?:a|ir)|seja (?:honesto|sincero|franco)|resposta"
-)
-_GIVE_UP = (
-    r"give (?:it )?up|gives (?:it )?up|giving (?:it )?up|gave (?:it )?up|given up|quit(?:s|ting|ter|ters)?|"
-    r"abandon(?:s|ing|ed)? (?:the |your |this )?(?:search|hunt|quest|task|it)|throw(?:s|ing)? in the towel|"
-    r"call(?:s|ing|ed)? (?:it|the search|the hunt) (?:off|quits|a day)|"
-    r"come back empty[ -]handed|return empty[ -]handed|bail(?:s|ing)? out|surrender(?:s|ing)?|"
-    r"desist(?:a|ir|e|am|em|o|imos|indo|iu|iram|i|ia|iria|encia)|jog(?:ar|ue|a) a toalha|"
-    r"entreg(?:ar|ue|a) os pontos|abandon(?:e|ar|a) (?:a )?(?:busca|procura|missao|tarefa)|"
-    r"chega de procurar|dar(?: a busca)? por encerrad[ao]"
-)
-_STOP = (
-    r"stop(?:s|ping|ped)?|halt(?:s|ing)?|cease|end(?:ing)? (?:the|your) (?:search|hunt|loop)|"
-    r"finish(?:ing)? (?:the|your) search|"
-    r"par(?:e|ar|em|ando|ou|aram|ei)|para de|interromp(?:a|er|e|am)(?: a busca| a procura)?|"
-    r"encerr(?:e|ar|a|em) (?:a )?(?:busca|procura)|termin(?:e|ar|a) (?:a )?(?:busca|procura)|"
-    r"finaliz(?:e|ar|a) (?:a )?(?:busca|procura)"
-)
-_CONTINUE = (
-    r"keep (?:on )?(?:search|look|try|go|hunt|check|at it)\w*|keeps (?:search|look|try)\w*|"
-    r"continu(?:e|es|ing)(?: (?:to )?(?:search|look|try|hunt)\w*)?|carry on|persist\w*|persever\w*|"
-    r"search(?:ing)? (?:again|harder|once more|more|forever|endlessly|indefinitely|nonstop|non-stop)|"
-    r"look(?:ing)? (?:again|harder|once more|more|forever|endlessly|indefinitely|nonstop|non-stop)|"
-    r"try(?:ing)? (?:again|harder|once more|more|forever|endlessly|indefinitely|nonstop|non-stop)|"
-    r"hunt(?:ing)? (?:again|harder|once more|more|forever|endlessly|indefinitely|nonstop|non-stop)|"
-    r"go on (?:search|look)\w*|loop(?:ing)? (?:forever|endlessly)|search the same|"
-    r"continu(?:e|ar|a|em)(?: a)? (?:procur|busc|tent|vasculh)\w*|sig(?:a|am) (?:procur|busc|tent)\w*|"
-    r"insist(?:a|ir|e|am|indo)|persist(?:a|ir|e|am|indo)|fi(?:que|car|ca) (?:procur|busc|insist|tent)\w*|"
-    r"procur(?:e|ar|a|em|ando) (?:de novo|novamente|outra vez|mais uma vez|para sempre|sem parar|eternamente)|"
-    r"busc(?:ar|a|am|ando) (?:de novo|novamente|outra vez|mais uma vez|para sempre|sem parar|eternamente)|"
-    r"busqu(?:e|em) (?:de novo|novamente|outra vez|mais uma vez|para sempre|sem parar)|"
-    r"tent(?:e|ar|a|em|ando) (?:de novo|novamente|outra vez|mais uma vez|para sempre|sem parar|eternamente)"
-)
-_SEARCH = r"search|look|hunt|try|procur(?:e|ar|a)|busqu?(?:e|ar|a)|vasculh(?:e|ar|a)|tent(?:e|ar|a)"
-_MUST_FIND = r"find(?:ing)?|locat(?:e|ing)|encontr(?:ar|e|a)|ach(?:ar|e|a)|localiz(?:ar|e|a)"
-_ACCEPT_FAILURE = (
-    r"not (?:to )?(?:find|finding|locate|locating)(?: (?:it|the star|them))?|not being able to find|"
-    r"fail(?:ing|ure)? to (?:find|locate)(?: (?:it|the star|them))?|failing|failure|fail|to fail|"
-    r"come up empty|end up empty[ -]handed|"
-    r"(?:end|finish|stop|leave|come back|go home)(?: \w+)? without (?:finding (?:it|the star)|the star|it)|"
-    r"(?:terminar|acabar|voltar|sair|parar|termine|acabe|volte|saia|pare) sem (?:encontrar|achar|a estrela)\w*|"
-    r"nao (?:encontrar|achar|localizar|conseguir)(?: (?:a estrela|encontra-la|acha-la))?|falhar|fracassar|"
-    r"ficar sem a estrela"
-)
-_GIVE_UP_VERB = re.compile(rf"\b(?:{_GIVE_UP})\b")
-_GIVING_UP_OR_SAYING = re.compile(rf"\b(?:{_GIVE_UP}|{_STOP}|{_REPORT})\b")
-
-_ACTIONS = re.compile(
-    rf"\b(?:(?P<report>{_REPORT})|(?P<give_up>{_GIVE_UP})|(?P<cont>{_CONTINUE})|(?P<stop>{_STOP})|"
-    rf"(?P<accept>{_ACCEPT_FAILURE})|(?P<find>{_MUST_FIND})|(?P<search>{_SEARCH}))\b"
-)
-_ABSENCE = re.compile(
-    r"\bstar (?:may|might|could|can) (?:not|n't)\b|\b(?:may|might|could) (?:not )?be no star\b|"
-    r"\bthere (?:might|may|could) not be\b|\b(?:maybe|perhaps) (?:there is no|the star is not|the star isn'?t)\b|"
-    r"\b(?:it'?s|it is) possible (?:that )?(?:there is no|the star (?:is not|isn'?t|does not|doesn'?t))\b|"
-    r"\bstar (?:is not|isn'?t|does not|doesn'?t) (?:exist|there|here|in (?:this|the) level)\b|"
-    r"\bthere is no star\b|\b(?:may|might) not (?:exist|be there|be here|be in)\b|"
-    r"\bestrela pode nao (?:estar|existir|haver)\b|\bpode ser que (?:a estrela )?nao (?:haja|tenha|exista|esteja)\b|"
-    r"\btalvez (?:a estrela )?nao (?:haja|exista|esteja|tenha)\b|\bpode nao (?:haver|existir|ter) (?:uma )?estrela\b|"
-    r"\b(?:a )?estrela nao (?:esta|existe) (?:nesta|na|aqui)\b|\bnao ha estrela\b|\bpode nao estar\b"
-)
-
-_PAST = re.compile(
-    r"(?:gave|given|quitted|stopped|said|told|reported|replied|responded|answered|wrote|stated|"
-    r"admitted|confessed|declared|concluded|returned|halted|abandoned|kept|continued|persisted|"
-    r"desistiu|desistiram|desisti|desistimos|desistia|desistiam|parou|pararam|parei|disse|disseram|"
-    r"falou|respondeu|avisou|informou|relatou|reportou|admitiu|reconheceu|declarou|concluiu|"
-    r"escreveu|contou|retornou|continuou|insistiu|abandonou|encerrou|interrompeu)\b"
-)
-_THIRD_PERSON = re.compile(
-    r"(?:gives|quits|stops|says|tells|reports|replies|responds|answers|writes|admits|keeps|"
-    r"continues|halts|persists|desistem|param|dizem|falam|respondem|avisam|continuam|insistem)\b"
-)
-_PERFECT = re.compile(r"\b(?:had|have|has|'ve|was|were|would have|tinha|tinham|havia)\s*$")
-
-# Who is addressed: the last subject before the verb. Imperatives have none.
-_YOU = re.compile(
-    r"\b(?:you|you'?re|you'?ll|you'?ve|you'?d|yourself|we|we'?re|let'?s|voce|voces|vc|tu|"
-    r"te|lhe|a gente)\b"
-)
-_OTHERS = re.compile(
-    r"\b(?:models?|agents?|assistants?|llms?|bots?|ais|people|users?|humans?|players?|searchers?|"
-    r"systems?|persons?|he|she|they|someone|somebody|everyone|everybody|others|i|i'?m|i'?ve|i'?d|"
-    r"loopboros|modelos?|agentes?|assistentes?|pessoas?|ele|ela|eles|elas|alguem|todo mundo|"
-    r"usuarios?|jogadores?|outros|eu)\b"
-)
-_MODAL_AFTER = re.compile(
-    r"\b(?:should|must|may|can|could|are allowed|is allowed|are free|deve|devem|"
-    r"pode|podem|precisa|precisam)\b"
-)
-
-# Before the verb: each negative word flips the meaning once ("don't hesitate to" flips twice).
-_NEGATIVE = re.compile(
-    r"\b(?:not|no|never|nor|neither|none|nothing|nobody|no one|without|\w+n't|cannot|"
-    r"(?:do|does|did|is|are|was|were|ca|wo|should|would|could|must|have|has|had|need)nt|"
-    r"forbid\w*|prohibit\w*|banned?|disallow\w*|unacceptable|unallowed|wrong|bad|mistake|shame\w*|"
-    r"embarrass\w*|penal\w*|punish\w*|blame\w*|fault|mad|angry|upset|disappoint\w*|problem|issue|"
-    r"harm|hesitat\w*|afraid|scared|fear|shy|reluctant|worr\w*|avoid\w*|refrain|refus\w*|forget|mind|"
-    r"crime|sin|disgrace|lazy|weak\w*|coward\w*|pathetic|unhelpful|useless|prevent\w*|against|"
-    r"stop you from|keep you from|"
-    r"out of the question|last thing|"
-    r"nao|nunca|jamais|nem|nenhum|nenhuma|nada|sem|proibid\w*|vedad\w*|errad\w*|feio|vergonha|mal|"
-    r"hesit\w*|medo|receio|evit\w*|recus\w*|problema|culp\w*|punid\w*|penaliz\w*|esque\w*|preocup\w*|"
-    r"ninguem|pecado|fraco|fraqueza|pregui\w*|covard\w*|impe(?:d|c)\w*|contra|"
-    r"hipotese alguma|forma alguma|modo algum|momento algum|caso algum|maneira alguma|"
-    r"fora de (?:questao|cogitacao)|chatead\w*|bravo|zangad\w*)\b"
-)
-_PERMIT = re.compile(
-    r"\b(?:may|might|can|could|allowed|permitted|permission|free|welcome|ok|okay|fine|alright|"
-    r"all right|acceptable|accepted|option|legitimate|valid|good|better|best|great|wise|smart|"
-    r"reasonable|sensible|right|correct|appropriate|normal|expected|encouraged|recommended|"
-    r"prefer\w*|rather|want|wish|like|allow|permit|let|go ahead|feel|happy|glad|comfortable|cool|"
-    r"understandable|forgivable|last resort|enough|up to you|your call|"
-    r"pode|podes|poderia|podera|permitid\w*|liberad\w*|autorizad\w*|permissao|livre|vontade|"
-    r"tudo bem|bem|certo|aceitave\w*|aceit\w*|valid\w*|opcao|tranquil\w*|melhor|bom|boa|quero|"
-    r"queremos|prefiro|gostaria|deixo|deixamos|fique|sinta|legal|razoave\w*|ultimo recurso)\b"
-)
-_ORDER = re.compile(
-    r"\b(?:must|should|shall|have to|has to|need|needs|required|mandatory|essential|compulsory|"
-    r"obligatory|got to|gotta|ought|please|always|necessar\w*|"
-    r"deve|devera|deveria|precisa|precisara|tem que|tem de|obrigatori\w*|por favor|sempre|favor)\b"
-)
-_BARE = re.compile(
-    r"(?:\s*\b(?:please|and|or|but|so|just|ever|really|absolutely|definitely|never|not|"
-    r"do|does|don'?t|no|under|any|circumstances?|in|case|at|all|time|point|whatever|happens|"
-    r"por|favor|nunca|jamais|nao|em|hipotese|alguma|de|jeito|nenhum|nenhuma|forma|modo|algum|"
-    r"momento|caso|maneira|sob|circunstancia|aconteca|o|que)\b)+\s*"
-)
-"""A clause of negators and adverbs only ("Do not", "Never", "under any circumstances")."""
-_NO_NEED = re.compile(
-    r"\b(?:do ?n'?t|does ?n'?t|no|not|never|nao|sem)\b(?: \w+){0,2} "
-    r"(?:have to|need|needs|required|obliged|necessary|tem que|tem de|precisa|"
-    r"necessario|obrigatori\w*|obrigad\w*)\b"
-)
-_FOREVER = re.compile(
-    r"\b(?:forever|endlessly|indefinitely|no matter what|at all costs|whatever it takes|"
-    r"ad infinitum|nonstop|non-stop|relentlessly|until the end|para sempre|"
-    r"infinitamente|eternamente|custe o que custar|a qualquer custo|sem parar|"
-    r"ate o fim|de qualquer jeito)\b"
-)
-_TOO_EARLY = re.compile(
-    r"\b(?:too (?:early|soon|quickly|fast|easily)|quickly|prematurely|right away|immediately|"
-    r"straight away|at once|at the first\b.*|on the first\b.*|after (?:just |only )?"
-    r"(?:one|a single|the first)\b.*|so (?:soon|quickly|easily)|easily|cedo(?: demais)?|"
-    r"rapido demais|logo de cara|na primeira\b.*|facilmente|de imediato|imediatamente|"
-    r"antes da hora|tao rapido|logo na primeira\b.*|depressa)"
-)
-_SEARCH_OBJECT = re.compile(
-    r"\s*(?:searching|looking|trying|hunting|the search|your search|the hunt|"
-    r"de (?:procurar|buscar|tentar|vasculhar)|a (?:busca|procura)|"
-    r"(?:procurar|buscar|tentar)|procurando|buscando)\b"
-)
-_COPULA = re.compile(
-    r"\s*(?:[\w']+\s+){0,4}?(?P<cop>(?:(?:nao|nunca|jamais|not|never)\s+)?(?:is|'s|are|"
-    r"was|would be|will be|isn'?t|remains|seems|counts as|ɛ|esta|seria|sera|fica|"
-    r"continua|vale))\b"
-)
-_NOUN_FORM = re.compile(
-    r"^(?:not |nao )?(?:\w+ing|to|desistir|parar|dizer|falar|responder|avisar|informar|relatar|reportar|"
-    r"comunicar|admitir|reconhecer|declarar|concluir|escrever|contar|retornar|explicar|confessar|assumir|"
-    r"abandonar|interromper|encerrar|terminar|finalizar|encontrar|achar|localizar|falhar|fracassar)\b|"
-    r"(?:encia|ure)$"
-)
-"""A verb used as a subject: "giving up is fine", "desistir é permitido", "failure is not an option"."""
-_OTHER_ACTIVITY = re.compile(
-    r"\s+(?!searching|looking|trying|hunting)\w+ing\b|"
-    r"\s+de (?!procurar|buscar|tentar|vasculhar|insistir)\w+r\b"
-)
-"""Stopping something else: "quit wasting time", "pare de enrolar"."""
-_REQUEST = re.compile(
-    r"^\s*(?:please\s+)?(?:can|could|would|will) you\b|^\s*(?:voce\s+)?(?:pode|poderia)\b"
-)
-"""A question that asks for something: "Can you tell me if it isn't there?"."""
-_JUDGEMENT = re.compile(
-    r"\b(?:forbid\w*|prohibit\w*|unacceptable|wrong|bad|mistake|shame\w*|problem|issue|harm|mind|worr\w*|"
-    r"upset|mad|angry|disappoint\w*|penal\w*|punish\w*|blame\w*|proibid\w*|errad\w*|problema|vergonha|"
-    r"mal|preocup\w*|culp\w*|punid\w*|chatead\w*|bravo|zangad\w*|crime|sin|pecado)\b"
-)
-"""Words that judge ("wrong", "a problem"): with a negation, a permission ("not a problem")."""
-_FAILURE_ANSWER = re.compile(
-    r"\bnot[ _-]?found\b|\bno star\b|\bnothing found\b|\bnone\b|"
-    r"\b(?:couldn'?t|could not|can'?t|cannot|didn'?t|did not) find\b|"
-    r"\bnao (?:encontr|ach)\w*|\bsem estrela\b|\bnenhuma estrela\b"
-)
-"""A failure named as an answer: "'Not found' is a good answer"."""
-_FRAME_START = re.compile(
-    r"\s*(?:that'?s|that is|this is|it'?s|it is|it would be|no|ok|okay|fine|alright|all right|tudo bem|"
-    r"tudo certo|sem problema|nao (?:tem|ha) problema|tranquilo|(?:isso |o que )?(?:ɛ|esta|fica)\b|"
-    r"(?:i|we) (?:won'?t|will not|don'?t|do not) (?:mind|be)|i'?m (?:fine|ok|okay)|"
-    r"(?:do ?n'?t|do not|never|no|nao se|nao precisa se) (?:worr\w*|preocup\w*)|"
-    r"(?:nobody|no one|ninguem)\b|(?:you|i|we)(?: will|'ll|'d| would)?(?: not| never|n'?t)? (?:be|feel)\b|"
-    r"(?:voce|eu) (?:nao )?(?:vai|vou|sera|serei|ficarei|vai ficar|vou ficar)\b|"
-    r"(?:that|this) (?:would be|will be|is))\b"
-)
-"""A clause that judges its condition: "If you can't find it, that's fine"."""
-_HEAD_WORDS = frozenset(
-    [
-        "you",
-        "your",
-        "yours",
-        "we",
-        "us",
-        "our",
-        "i",
-        "me",
-        "my",
-        "it",
-        "its",
-        "that",
-        "this",
-        "there",
-        "is",
-        "are",
-        "am",
-        "be",
-        "been",
-        "was",
-        "were",
-        "will",
-        "would",
-        "shall",
-        "should",
-        "must",
-        "may",
-        "might",
-        "can",
-        "could",
-        "do",
-        "does",
-        "did",
-        "have",
-        "has",
-        "had",
-        "got",
-        "to",
-        "so",
-        "just",
-        "simply",
-        "only",
-        "also",
-        "too",
-        "really",
-        "then",
-        "now",
-        "still",
-        "even",
-        "already",
-        "ever",
-        "for",
-        "with",
-        "about",
-        "in",
-        "on",
-        "of",
-        "at",
-        "by",
-        "from",
-        "as",
-        "a",
-        "an",
-        "the",
-        "all",
-        "any",
-        "and",
-        "or",
-        "totally",
-        "completely",
-        "perfectly",
-        "absolutely",
-        "quite",
-        "very",
-        "truly",
-        "definitely",
-        "certainly",
-        "course",
-        "kindly",
-        "always",
-        "feel",
-        "go",
-        "ahead",
-        "let",
-        "know",
-        "under",
-        "circumstance",
-        "circumstances",
-        "case",
-        "way",
-        "time",
-        "point",
-        "moment",
-        "condition",
-        "conditions",
-        "grant",
-        "granted",
-        "give",
-        "gives",
-        "ask",
-        "asked",
-        "instruct",
-        "instructed",
-        "remember",
-        "make",
-        "sure",
-        "try",
-        "tell",
-        "told",
-        "encourage",
-        "recommend",
-        "suggest",
-        "advise",
-        "urge",
-        "expect",
-        "want",
-        "need",
-        "hereby",
-        "here",
-        "yes",
-        "ok",
-        "okay",
-        "please",
-        "o",
-        "a",
-        "os",
-        "as",
-        "um",
-        "uma",
-        "e",
-        "ɛ",
-        "ou",
-        "de",
-        "do",
-        "da",
-        "dos",
-        "das",
-        "para",
-        "pra",
-        "em",
-        "no",
-        "na",
-        "nos",
-        "nas",
-        "com",
-        "por",
-        "ao",
-        "aos",
-        "que",
-        "se",
-        "voce",
-        "voces",
-        "tu",
-        "te",
-        "lhe",
-        "eu",
-        "me",
-        "meu",
-        "minha",
-        "seu",
-        "sua",
-        "isso",
-        "isto",
-        "esta",
-        "estar",
-        "ser",
-        "sera",
-        "seria",
-        "fica",
-        "ficar",
-        "tem",
-        "ter",
-        "tens",
-        "ja",
-        "entao",
-        "agora",
-        "ainda",
-        "mesmo",
-        "claro",
-        "tambem",
-        "so",
-        "apenas",
-        "somente",
-        "simplesmente",
-        "lembre",
-        "lembre-se",
-        "tente",
-        "peco",
-        "pedimos",
-        "espero",
-        "hipotese",
-        "alguma",
-        "algum",
-        "jeito",
-        "forma",
-        "modo",
-        "caso",
-        "momento",
-        "vez",
-        "tudo",
-        "deixar",
-        "deixa",
-        "fazer",
-        "pode",
-        "sinta-se",
-        "sinta",
-        "nesta",
-        "neste",
-        "aqui",
-    ]
-)
-"""Words a model reads as part of the instruction before its verb: anything else makes it unsure."""
-
-# ---- 3. folding ------------------------------------------------------------------------------
-
-_FOLD_TABLE = str.maketrans(
-    "áàâãäåéèêëíìîïóòôõöúùûüçñ’‘`´“”„«»–—", 'aaaaaaeeeeiiiiooooouuuucn\'\'\'\'"""""--'
-)
-_LONE_E_ACUTE = re.compile(r"(?<!\w)é(?!\w)")
-_LONE_E = re.compile(r"\be\b")
-_COPULA_E = re.compile(
-    r"(?<=\bnao )e\b|(?<=\bnunca )e\b|\be(?= (?:proibid|permitid|aceitave|possive|ok\b|okay|normal|"
-    r"uma opcao|errad|feio|vergonh|bo[am]\b|melhor|recomendad|necessari|obrigatori|precis|clar|cert|"
-    r"valid|vetad|liberad|problema|justo|legal|tranquil|inaceitave|fora de|so\b|apenas))"
-)
-
-
-def fold(text: str) -> str:
-    """Lower case, no accents, straight quotes, and exactly as long as `text`, so a match in the
-    folded text quotes the original at the same offsets. A lone "é" ("is") becomes "ɛ", so "não
-    é proibido" is not read as "não e proibido"; without accents, "nao e proibido" is read so too."""
-    lowered = text.lower()
-    if len(lowered) != len(text):  # a few characters grow in lower case: leave those as they are
-        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
-    if "é" in lowered:
-        lowered = _LONE_E_ACUTE.sub("ɛ", lowered)
-    folded = lowered.translate(_FOLD_TABLE)
-    return _COPULA_E.sub("ɛ", folded) if _LONE_E.search(folded) else folded
-
-
-# ---- 4. sentences and clauses ----------------------------------------------------------------
-
-_QUOTED = re.compile(r"\"[^\"]*\"|(?<!\w)'(?:[^'\n]|'(?=\w))*'(?!\w)")
-_SENTENCE_END = re.compile(r"[.!?]+(?=\s|$|[\"'])|\n+")
-_BOUNDARY = re.compile(
-    r"(?P<punct>[,;:()\[\]]|\s-+\s)"
-    r"|\b(?P<cond>even if|even when|only if|only after|only once|only when|if|when(?:ever)?|once|after|"
-    r"in case(?: of)?|as soon as|should(?= (?:you|the|it|there|your|no|nothing|all|every)\b)|"
-    r"provided(?: that)?|assuming|in that case|in the event (?:that|of)|suppos(?:e|ing)|what if|"
-    r"mesmo que|mesmo se|so se|so depois (?:de|que)|se(?!-)|quando|caso(?! contrario)|"
-    r"depois (?:de|que|da|do|das|dos)|apos|assim que|uma vez que|logo que|sempre que|no caso de|"
-    r"nesse caso|neste caso)\b"
-    r"|\b(?P<limit>until|till|before|without(?! (?:hesitat\w*|fear|shame|guilt|worry\w*|success|luck|result|"
-    r"finding|a second thought|the star|a star|it\b))|unless|ate(?! (?:\d|um|uma|dois|duas|tres|quatro|cinco|seis|sete|oito|"
-    r"nove|dez|o fim)\b)(?: que)?|antes (?:de|que|da|do)|sem(?! (?:problema|problemas|medo|vergonha|culpa|"
-    r"receio|hesitar|hesitacao|sucesso|estrela|resultado|sorte|exito|parar|achar|encontrar)\b)|a menos que|"
-    r"a nao ser que|enquanto nao)\b"
-    r"|\b(?P<contrast>but|however|though|although|instead|actually|mas|porem|contudo|entretanto|"
-    r"no entanto|todavia|so que|na verdade)\b"
-    r"|\b(?P<then>and then|then|after that|afterwards|otherwise|or else|else|e depois(?! d)|depois disso|"
-    r"em seguida|e entao|entao|senao|caso contrario|do contrario|se nao(?=\s*[,.;]|\s*$))\b"
-    r"|\b(?P<coord>and|or(?! not\b)|nor|e|ou(?! nao\b)|nem)\b"
-)
-"""Where a clause ends: punctuation, or a word that opens the next one, by what it opens: a
-condition ("if"), a limit ("until"), a contrast ("but"), what comes next ("then", "otherwise"),
-or a coordinate clause ("and", "or")."""
-_REPORT_VERB = re.compile(rf"(?:{_REPORT})")
-_REPORT_FILLERS = frozenset(
-    ["with", "this", "exactly", "just", "only", "simply", "com", "apenas", "exatamente", "isto"]
-)
-_REFLEXIVE_BEFORE = re.compile(r"(?:\bnao|\bnunca|\bjamais|\bque|-)\s*$")
-_REFLEXIVE_AFTER = re.compile(
-    r"\s*(?:preocup|sint|esquec|lembr|esforc|apress|desanim|sente|cans|import)"
-)
-_OTHERWISE = ("otherwise", "or else", "else", "senao", "caso contrario", "do contrario", "se nao")
-_BEFORE = ("before", "antes de", "antes que", "antes da", "antes do")
-_NEGATED_START = re.compile(r"\s*(?:never|don'?t|do not|nunca|nao|jamais)\b")
-_MAIN_START = re.compile(
-    r"\b(?:you (?:can(?!'?t|not)|may|could|should|must|are (?:allowed|free|welcome)|'re (?:allowed|free)|"
-    r"have (?:permission|my permission)|do ?n'?t|do not|need|might)|feel free|it'?s (?:ok|okay|fine|"
-    r"alright|acceptable)|that'?s|just|simply|please|go ahead|say|tell|report|admit|give up|stop|quit|"
-    r"reply|respond|answer|let me know|declare|conclude|never|don'?t|do not|keep|continue|"
-    r"voce (?:pode|deve|esta|tem|nao)|pode|fique|sinta|tudo bem|nao tem problema|sem problema|pare|"
-    r"desista|diga|avise|admita|responda|informe|fale|relate|reporte|me (?:diga|avise|fale|conte|informe)|"
-    r"nao (?:desista|pare|diga|continue)|nunca|continue|fala|diz|avisa|desiste|responde|admite|informa|"
-    r"me (?:fala|avisa|conta|diz))\b"
-)
-"""Where a clause starts inside a condition written without a comma: "if nothing turns up say so"."""
-_CONDITION_SUBJECT = re.compile(
-    r"(?:\b(?:you|it|they|we|i|searches|search|blocks?|areas?|stars?|results?|level|nothing|everything|"
-    r"a busca|as buscas|a estrela|as areas|os blocos|ela|eles|nada)|\b(?:the|a|an|all|some|any|your|these|"
-    r"those|its|o|os|as)\s+\w+)\s*$"
-)
-_STILL_CONDITION = re.compile(
-    r"\s*(?:coming|turning|returning|failing|voltando|vindo|dando|falhando)\b"
-)
+"""What may follow "may not" in a hint that the star may not be there ("may not be here")."""
 
 
 @dataclass
 class _Clause:
     role: str
-    """"main", or the word that opened it: "cond" (if), "limit" (until), "then", "contrast", "coord"."""
-    marker: str
-    opens: int
-    """Where the opening word starts (a condition is quoted with it: "if nothing turns up")."""
-    start: int
-    end: int
-    after_punct: bool
+    """"main", or what opened it: a condition ("if", "when", "after"), a limit ("until",
+    "before", "without", "unless"), "even_if", "then", "otherwise" or "cancel"."""
+    link: str
+    """How it joins the clause before: "start", "punct", "colon", "and", "or", "but", "correction"."""
+    units: list[Unit]
+    opener: int
+    """Where its words start, with the word that opened it ("if nothing turns up")."""
+    question: bool = False
     conds: list[_Clause] = field(default_factory=list)
+    negated: int = 0
+    """Negations carried from a bare "Never," before it."""
+
+    @property
+    def start(self) -> int:
+        return self.units[0].start if self.units else self.opener
+
+    @property
+    def end(self) -> int:
+        return self.units[-1].end if self.units else self.opener
 
     @property
     def conditional(self) -> bool:
-        return self.role in ("cond", "limit")
+        return self.role not in ("main", "then", "otherwise", "cancel")
+
+    def action(self) -> int | None:
+        """Where its verb about giving up is, if it has one (not in a quotation). A word that
+        stops only at a clause's start ("para") counts only there."""
+        for i, unit in enumerate(self.units):
+            if unit.quoted or not _kind(unit):
+                continue
+            if _after_determiner(self.units, i):
+                continue  # "the search can be ended": a noun, not an order
+            if _kind(unit) == "stop" and "stop" not in unit.tags:
+                if any(not u.has("negation", "you", "only", "and", "then") for u in self.units[:i]):
+                    continue
+            return i
+        return None
+
+
+def _after_determiner(words: list[Unit], i: int) -> bool:
+    unit = words[i]
+    if i == 0 or not words[i - 1].has("determiner") or _kind(unit) == "report":
+        return False
+    return not unit.verbal  # "obrigado a continuar": a verb after "a"
+
+
+def _kind(unit: Unit) -> str:
+    if "stop_when_first" in unit.tags and not unit.has(*ACTIONS):
+        return "stop"
+    return next((a for a in ACTIONS if a in unit.tags), "")
+
+
+_MAX_CLAUSES = 40
+_MAX_SENTENCE_UNITS = 160
+"""A longer run without a full stop is read in pieces of this many words and marks: no one
+writes a sentence that long to a model, and the rules then cost a bounded amount per piece."""
+
+
+def _sentences(all_units: list[Unit]) -> list[tuple[list[Unit], bool]]:
+    """The units of each sentence (marks inside kept), and whether it ends with "?"."""
+    out: list[tuple[list[Unit], bool]] = []
+    current: list[Unit] = []
+    for unit in all_units:
+        if len(current) >= _MAX_SENTENCE_UNITS:
+            out.append((current, False))
+            current = []
+        if unit.kind in ".?":
+            if any(u.kind == "w" for u in current):
+                out.append((current, unit.kind == "?"))
+            current = []
+        else:
+            current.append(unit)
+    if any(u.kind == "w" for u in current):
+        out.append((current, False))
+    return out
+
+
+def _split(sentence: list[Unit], question: bool) -> list[_Clause]:
+    """A sentence cut at punctuation and at the words that open a clause, each clause with the
+    word that opened it; a colon that only introduces words ("reply: NOT_FOUND") does not cut."""
+    clauses: list[_Clause] = []
+    current = _Clause("main", "start", [], sentence[0].start)
+    colons = _colons_that_cut(sentence)
+    for i, unit in enumerate(sentence):
+        opens = _opens(unit, sentence, i, current)
+        if unit.kind in ",:" and (unit.kind == "," or i in colons):
+            if not current.units and current.role != "main":
+                continue  # "otherwise, say so": the comma does not end "otherwise"
+            clauses.append(current)
+            link = "colon" if unit.kind == ":" else "punct"
+            if not current.units and current.link in ("correction", "but"):
+                link = current.link  # "Actually, if ...": the correction stands
+            current = _Clause("main", link, [], unit.end)
+        elif unit.kind == "w" and opens:
+            clauses.append(current)
+            role, link = opens
+            if not current.units and current.link != "start":
+                link = current.link  # ", if" and ", and if": the break before stands
+            current = _Clause(role, link, [], unit.start)
+            if role == "cancel":
+                current.units.append(unit)
+        elif unit.kind == "w":
+            current.units.append(unit)
+    clauses.append(current)
+    kept = [c for c in clauses if c.units]
+    if question:
+        last_break = max((i for i, c in enumerate(kept) if c.link in ("punct", "colon")), default=0)
+        for c in kept[last_break:]:
+            c.question = True
+    return _enumerations(kept)
+
+
+def _enumerations(clauses: list[_Clause]) -> list[_Clause]:
+    """ "after checking overworld, underground, sky and castle": the items of a list stay in the
+    clause that lists them; a condition that lists three places or more names every area."""
+    out: list[_Clause] = []
+    items = 0
+    for clause in clauses:
+        item = (
+            clause.role == "main"
+            and not clause.question  # "avisa, visse?": a tag, not an item
+            and clause.link in ("punct", "and", "or")
+            and len(clause.units) <= 2
+            and all(not (u.tags - {"determiner"}) for u in clause.units)
+        )
+        if item and out:
+            out[-1].units.extend(clause.units)
+            items += 1
+            if items == 2 and out[-1].conditional:
+                end = clause.units[-1].end
+                out[-1].units.append(Unit("w", frozenset({"everywhere"}), ("*",), end, end))
+            continue
+        out.append(clause)
+        items = 0
+    return out
+
+
+def _colons_that_cut(sentence: list[Unit]) -> set[int]:
+    """A colon cuts only when what follows it has a verb about giving up of its own."""
+    cut: set[int] = set()
+    colon: int | None = None
+    for i, unit in enumerate(sentence):
+        if unit.kind == ":":
+            colon = i
+        elif colon is not None and unit.has(
+            "give_up", "stop", "report", "keep_searching", "stop_when_first"
+        ):
+            if not unit.quoted:
+                cut.add(colon)
+    return cut
+
+
+def _opens(unit: Unit, sentence: list[Unit], i: int, current: _Clause) -> tuple[str, str] | None:
+    """(role, link) when `unit` opens a clause."""
+    followed = i + 1 < len(sentence) and sentence[i + 1].kind == "w"
+    for role in _MARKERS:
+        if role in unit.tags and not unit.quoted:
+            if role in _WHEN + _LIMITS and not followed:
+                return None  # "try once." is a number, not "once ..."
+            if role in _LIMITS and current.role in _WHEN and not current.units:
+                return None  # "se até a terceira busca ...": "by the third", inside the condition
+            if role == "if_first" and current.units:
+                return None  # "you should say so" is not "should you fail"
+            return ("if" if role == "if_first" else role), "start"
+    for link in _LINKS:
+        if link in unit.tags and not unit.quoted and followed:
+            return "main", link
+    return None
+
+
+def _join_conditions(clauses: list[_Clause]) -> list[_Clause]:
+    """ "if you searched every area and found nothing": an "and" after a condition continues it,
+    unless what follows is an instruction of its own; "if nothing turns up say so": a condition
+    written without a comma ends where its instruction starts."""
+    joined: list[_Clause] = []
+    for clause in clauses:
+        last = joined[-1] if joined else None
+        if (
+            last is not None
+            and last.conditional
+            and clause.role == "main"
+            and clause.link in ("and", "or")
+            and not _starts_instruction(clause.units, 0)
+        ):
+            if clause.link == "or":  # keep the sides apart: "until you find it or ..."
+                last.units.append(
+                    Unit("w", frozenset({"or"}), ("or",), clause.opener, clause.opener)
+                )
+            last.units.extend(clause.units)
+            continue
+        joined.append(clause)
+    return [part for clause in joined for part in _split_condition(clause)]
+
+
+def _split_condition(clause: _Clause) -> list[_Clause]:
+    if not clause.conditional or len(clause.units) < 2:
+        return [clause]
+    for i in range(1, len(clause.units)):
+        noun_phrase = clause.role == "after" and _kind(clause.units[i]) not in (
+            "",
+            "search",
+            "find",
+        )
+        if noun_phrase or _starts_instruction(clause.units, i):
+            head = _Clause(clause.role, clause.link, clause.units[:i], clause.opener)
+            main = _Clause("main", "punct", clause.units[i:], clause.units[i].start)
+            return [head, main]
+    return [clause]
+
+
+_AUX = frozenset(
+    "to can could will would should do does did have has had be been keep keeps still ever "
+    "not never you they we i searches search nothing everything".split()
+)
+
+
+def _starts_instruction(words: list[Unit], i: int) -> bool:
+    """Whether an instruction starts at words[i]: a verb about giving up not led by a subject or
+    an auxiliary ("say so" in "if it fails say so", not "keep" in "if searches keep failing"),
+    "just", "please", "you may", or a judgement ("that's fine", "tudo bem")."""
+    unit = words[i]
+    before = words[i - 1] if i > 0 else None
+    led = before is not None and (
+        before.has("you", "speaker", "others", "self", "unit")
+        or (before.words and before.words[-1] in _AUX)
+    )
+    if unit.has("give_up", "stop", "report", "keep_searching", "stop_when_first"):
+        return not led
+    if unit.has("interjection"):
+        return i > 0 and not led
+    if unit.words and unit.words[0] in ("just", "please", "simply", "so", "then", "apenas"):
+        return i > 0 and i + 1 < len(words) and bool(_kind(words[i + 1]))
+    if unit.has("you") and i + 1 < len(words):
+        return words[i + 1].has("permission", "obligation")
+    return False
+
+
+def _bare_conditions(clauses: list[_Clause]) -> None:
+    """ "Não achou, fala que não achou", "two empty searches and you stop": a clause that only
+    says the star was not found, before an instruction, is that instruction's condition."""
+    for i, clause in enumerate(clauses[:-1]):
+        following = clauses[i + 1]
+        a = clause.action()
+        if (
+            clause.role == "main"
+            and (a is None or _kind(clause.units[a]) in ("search", "find"))
+            and _bare_negation(clause) is None
+            and not any(u.has(*_JUDGEMENT) for u in clause.units)
+            and following.role in ("main", "then")
+            and following.action() is not None
+            and any(u.has("failure", "everywhere", "number", "whether") for u in clause.units)
+            and _condition_kind(clause.units)[0] in ("failure", "everywhere", "count")
+        ):
+            clause.role = "if"
+
+
+def _attach(clauses: list[_Clause]) -> None:
+    """Each condition goes to the clause it governs: forward when it opens the sentence or follows
+    a break ("If X, say so"; "..., and if X, say so"), backward when it trails ("say so if X").
+    A condition that opens a sentence holds for each instruction after it, until another."""
+    mains = [c for c in clauses if not c.conditional]
+    befores: list[_Clause | None] = []
+    last: _Clause | None = None
+    for clause in clauses:  # the nearest instruction before and after each clause, in two passes
+        befores.append(last)
+        last = last if clause.conditional else clause
+    afters: list[_Clause | None] = []
+    last = None
+    for clause in reversed(clauses):
+        afters.append(last)
+        last = last if clause.conditional else clause
+    afters.reverse()
+    for i, clause in enumerate(clauses):
+        if not clause.conditional:
+            continue
+        before, after = befores[i], afters[i]
+        says = before is not None and (before.action() is not None or _has_judgement(before.units))
+        forward = after is not None and (not says or clause.link != "start" or _chained(clauses, i))
+        target = after if forward else before
+        if target is not None:
+            target.conds.append(clause)
+    leading: list[_Clause] = []
+    for clause in mains:
+        ahead = [c for c in clause.conds if c.start < clause.start]
+        if ahead:
+            leading = ahead
+        elif clause.role == "main" and clause.link in ("and", "punct") and not clause.conds:
+            clause.conds = list(leading)
+
+
+def _chained(clauses: list[_Clause], i: int) -> bool:
+    """ "If X, after Y, do Z": a condition right after another that opened forward goes forward."""
+    return (
+        i > 0
+        and clauses[i - 1].conditional
+        and clauses[i - 1].link != "start"
+        or (i > 0 and clauses[i - 1].conditional and i == 1)
+    )
+
+
+# ---- 3. what a condition is about ------------------------------------------------------------
+
+
+def _condition_kind(words: list[Unit]) -> tuple[str, int | None]:
+    """What a condition (or a clause used as one) is about, and the number of searches it names:
+    "never" (comes true in no run: "if I tell you to"), "count" ("after 3 searches"),
+    "everywhere", "failure", "some" ("after a few searches"), "needed" ("if needed"),
+    "giving up" ("if you give up"), "success" ("when you find it"), or "other"."""
+    count = _count(words)
+    tags = set().union(*(u.tags for u in words)) if words else set()
+    negations = sum(1 for u in words if "negation" in u.tags and "failure" not in u.tags)
+    if "never_happens" in tags or (words and words[0].has("speaker")):
+        return "never", None
+    clean = not (tags & {"failure", "whether"}) and negations % 2 == 0
+    if clean and ("find" in tags or "appear" in tags):
+        return "success", None  # "until every block is open and the star is in your hands"
+    if count is not None:
+        return "count", count
+    if "everywhere" in tags:
+        return "everywhere", None
+    if "failure" in tags or "whether" in tags or negations % 2:
+        return "failure", None
+    if "unit" in tags and "few" in tags:
+        return "some", None
+    if "if_needed" in tags:
+        return "needed", None
+    if "stop" in tags and "give_up" not in tags:
+        return "everywhere", None  # "when you're done", "quando terminar": the search is over
+    if "give_up" in tags:
+        return "giving up", None
+    if "find" in tags or "appear" in tags:
+        return "success", None
+    return "other", None
+
+
+def _count(words: list[Unit]) -> int | None:
+    """The number of searches named: "3 empty searches", "two tries", "twice", "by the third"."""
+    found: list[int] = []
+    for i, unit in enumerate(words):
+        if unit.number is None or unit.quoted:
+            continue
+        near = words[i : i + 4]
+        if "unit" in unit.tags or any("unit" in u.tags for u in near[1:]) or i == len(words) - 1:
+            found.append(unit.number)
+    return max(found) if found else None
+
+
+@dataclass(frozen=True)
+class _When:
+    """The conditions on one instruction, summed up."""
+
+    kind: str | None
+    """The most telling kind among them (a reachable one first); None without conditions."""
+    count: int | None
+    clauses: tuple[_Clause, ...]
+
+    @property
+    def reachable(self) -> bool:
+        return self.kind in _REACHABLE
+
+
+_NO_CONDITION = _When(None, None, ())
+
+
+def _when(clauses: list[_Clause], invert_unless: bool = True) -> _When:
+    """Several conditions on one instruction: it holds when any of them can come true."""
+    if not clauses:
+        return _NO_CONDITION
+    kinds = []
+    for c in clauses:
+        for alternative in _alternatives(c.units):
+            kind, count = _condition_kind(alternative)
+            if c.role == "unless" and invert_unless:
+                kind = {"success": "failure", "failure": "success"}.get(kind, kind)
+            kinds.append((kind, count))
+    reachable = [k for k in kinds if k[0] in _REACHABLE]
+    order = ["count", "everywhere", "failure", "some", "needed", "giving up"]
+    if reachable:
+        kind, count = min(reachable, key=lambda k: order.index(k[0]))
+        count = next((c for k, c in reachable if c is not None), count)
+    else:
+        kind, count = next((k for k in kinds if k[0] in ("never", "success")), kinds[0])
+    return _When(kind, count, tuple(clauses))
+
+
+def _alternatives(words: list[Unit]) -> list[list[Unit]]:
+    """ "until you find it or every area is empty": each side of an "or" on its own."""
+    parts: list[list[Unit]] = [[]]
+    for unit in words:
+        if "or" in unit.tags and parts[-1]:
+            parts.append([])
+        else:
+            parts[-1].append(unit)
+    return [p for p in parts if p]
+
+
+# ---- 4. how an instruction is said -----------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Modality:
+    stance: str
+    """"permit" (may, fine, not forbidden), "forbid" (don't, may not, forbidden), "order" (must),
+    "noneed" (don't have to), or "plain" (an imperative or a statement)."""
+    judged: bool
+    """Whether a word judges it ("don't worry about", "not a problem"), not only a modal."""
+    subject: str
+    """The last subject before the verb: "you", "speaker", "others", or "" (an imperative)."""
+    modal: bool
+    past: bool
+
+
+def _modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> _Modality:
+    """How the words before a verb (or a judgement's words) say it: each negation and each word
+    against it flips it once (Portuguese negations in one clause agree: they flip once)."""
+    negations, against, permit, oblige, past = carried, 0, False, False, False
+    concord_open = lex.concord and carried > 0
+    subject = ""
+    for unit in head:
+        if unit.quoted:
+            continue
+        if "negation" in unit.tags:
+            if not (lex.concord and concord_open):
+                negations += 1
+            concord_open = lex.concord
+        if unit.words == ("que",):
+            concord_open = False
+        against += "against" in unit.tags
+        permit = permit or ("permission" in unit.tags)
+        oblige = oblige or ("obligation" in unit.tags)
+        past = past or ("past" in unit.tags)
+        for who in ("you", "speaker", "others", "self"):
+            if who in unit.tags:
+                subject = who
+    flips = negations + against
+    if permit or against:
+        stance = "forbid" if flips % 2 else "permit"
+    elif oblige:
+        stance = "noneed" if flips % 2 else "order"
+    else:
+        stance = "forbid" if flips % 2 else "plain"
+    return _Modality(stance, against > 0, subject, permit or oblige or against > 0, past)
+
+
+# ---- 5. reading one clause -------------------------------------------------------------------
 
 
 @dataclass
@@ -799,176 +596,859 @@ class _Found:
     end: int
     condition: Condition | None = None
     strong: bool = True
+    action: str = ""
 
 
-def _sentences(folded: str, quoted: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    spans, start = [], 0
-    for m in _SENTENCE_END.finditer(folded):
-        if not _inside(m.start(), quoted):
-            spans.append((start, m.end()))
-            start = m.end()
-    spans.append((start, len(folded)))
-    return [(s, e) for s, e in spans if folded[s:e].strip(" \t\n.!?")]
+@dataclass
+class _Context:
+    """What a clause is read with: its text and lexicon, its sentence, and the clause before."""
+
+    text: str
+    lex: Lexicon
+    clauses: list[_Clause]
+    previous: list[_Clause]
+    """The clauses of the sentence before (for "then" and "only then")."""
+    forever: bool
+    """Whether the sentence insists: "forever", "no matter what", "custe o que custar"."""
 
 
-def _inside(pos: int, spans: list[tuple[int, int]]) -> bool:
-    return any(s <= pos < e for s, e in spans)
+_RELEVANT = frozenset(
+    [
+        *ACTIONS,
+        *_JUDGEMENT,
+        "stop_when_first",
+        "failure",
+        "whether",
+        "maybe",
+        "doubt",
+        "budget",
+        "negation",
+        "modal",
+        "everywhere",
+        "interjection",
+    ]
+)
+"""A clause with none of these says nothing about giving up: it is not read further."""
 
 
-def _clauses(folded: str, start: int, end: int, quoted: list[tuple[int, int]]) -> list[_Clause]:
-    """One sentence cut at punctuation and at the words that open a clause ("if", "until", "but",
-    "then", "and"); each clause remembers the word that opened it."""
-    cuts: list[tuple[int, int, str, str]] = []
-    for m in _BOUNDARY.finditer(folded, start, end):
-        role = m.lastgroup or "punct"
-        word = m.group(role).strip()
-        if _inside(m.start(), quoted):
+def _read_clause(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
+    if clause.role == "cancel" or not any(u.tags & _RELEVANT for u in clause.units):
+        return None
+    a = clause.action()
+    before = _before_giving_up(clause, a, ctx) or _elliptical(clause, i, ctx)
+    if before is not None:
+        return before
+    topic = (
+        a is not None
+        and not clause.question
+        and (_judged_topic(clause, a, ctx.lex) or _is_topic(clause, a, ctx.lex))
+    )
+    found = _read_judged(clause, i, a, ctx) if a is None or topic else None
+    if found is None and a is not None and not (topic and _is_topic(clause, a, ctx.lex)):
+        found = _read_action(clause, i, a, ctx)
+    if found is None or (found.stance == "none" and found.why == "nothing to report"):
+        found = _read_statement(clause, i, ctx) or found
+    return found
+
+
+def _elliptical(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
+    """ "The other agents may stop; you may not.": a modal with its verb left out takes the verb
+    of the clause before it."""
+    if clause.action() is not None or not any(
+        u.has("modal", "permission", "obligation") for u in clause.units
+    ):
+        return None
+    if not all(
+        u.has("you", "modal", "negation", "permission", "obligation", "copula")
+        or u.words[0] in _FILLERS | _DEMONSTRATIVES
+        for u in clause.units
+    ):
+        return None
+    earlier = _recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
+    if earlier is None:
+        return None
+    verb = earlier.units[earlier.action() or 0]
+    m = _modality(clause.units, ctx.lex, clause.negated)
+    if _kind(verb) in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
+        return _decide_search_like(_kind(verb), m, _NO_CONDITION, _NO_CONDITION, False, clause, ctx)
+    if _kind(verb) not in ("give_up", "stop"):
+        return None
+    if m.stance == "forbid":
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx)
+    if m.stance in ("permit", "order"):
+        return _found(clause, "allow", "permission", _when(clause.conds), ctx)
+    return None
+
+
+def _before_giving_up(clause: _Clause, a: int | None, ctx: _Context) -> _Found | None:
+    """ "Search every area before you give up": giving up is allowed once this clause is done
+    (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
+    if not any(
+        c.role == "before" and any(u.has("give_up", "stop", "report") for u in c.units)
+        for c in clause.conds
+    ):
+        return None
+    head = clause.units[:a] if a is not None else clause.units
+    if a is not None and _kind(clause.units[a]) in ("give_up", "stop", "report"):
+        return None
+    if _modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
+        return None
+    kind, count = _condition_kind(clause.units)
+    quote = _quote(ctx.text, clause.start, clause.end)
+    end = max([clause.end] + [c.end for c in clause.conds])
+    return _Found("allow", "limit", clause.start, end, Condition(quote, count), True, "")
+
+
+def _judged_topic(clause: _Clause, a: int, lex: Lexicon) -> bool:
+    """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement."""
+    if any(u.tags - {"determiner"} for u in clause.units[:a]):
+        return False  # "you are not prohibited from reporting ...": a head, not a subject
+    if _copula_next(clause.units, a):
+        return True  # "quit is not in your vocabulary"
+    copula = _last_copula(clause.units)
+    if copula is None:
+        return a == 0 and _noun_form(clause.units[0], lex) and _has_judgement(clause.units[1:])
+    return a < copula and (
+        _has_judgement(clause.units[copula:]) or _noun_form(clause.units[a], lex)
+    )
+
+
+def _is_topic(clause: _Clause, a: int, lex: Lexicon) -> bool:
+    """ "Giving up is never the answer", "stopping early means failure": a verb as a noun before
+    "is", or (in English) opening its clause, is a subject, never an imperative."""
+    if any(u.tags - {"determiner"} for u in clause.units[:a]):
+        return False
+    copula = _last_copula(clause.units)
+    noun = _noun_form(clause.units[a], lex) and not _kind_is(clause.units[a], "failure")
+    first = a == 0 and noun and lex.noun_first_is_subject
+    return (copula is not None and a < copula and noun) or first or _copula_next(clause.units, a)
+
+
+def _kind_is(unit: Unit, tag: str) -> bool:
+    return tag in unit.tags and not _kind(unit)
+
+
+def _copula_next(words: list[Unit], a: int) -> bool:
+    """Whether "is" (or "is not") follows the verb: then the verb is a subject."""
+    rest = [u for u in words[a + 1 : a + 3] if not u.has("negation")]
+    return bool(rest) and rest[0].has("copula") and not _kind(words[a]) == "report"
+
+
+def _last_copula(words: list[Unit]) -> int | None:
+    return next(
+        (
+            i
+            for i in range(len(words) - 1, 0, -1)
+            if "copula" in words[i].tags and not words[i].quoted
+        ),
+        None,
+    )
+
+
+def _noun_form(unit: Unit, lex: Lexicon) -> bool:
+    return unit.verbal or "failure" in unit.tags
+
+
+def _has_judgement(words: list[Unit]) -> bool:
+    return any(u.has(*_JUDGEMENT) and not u.quoted for u in words)
+
+
+def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """(topic, predicate) around the last copula; a negation just before it belongs to the
+    predicate ("not finding it | doesn't count as a failure")."""
+    copula = _last_copula(words)
+    if copula is None:
+        return words[:1], words[1:]
+    start = copula
+    while start > 0 and (
+        (words[start - 1].has("negation") and not words[start - 1].has("failure"))
+        or words[start - 1].words[-1] in ("do", "does", "did")
+    ):
+        start -= 1
+    predicate = words[start:]
+    # right after the verb, "a failure" judges against: "doesn't count as a failure"
+    near = [u for u in words[copula + 1 :] if u.tags or len(u.words[0]) > 2][:2]
+    judged = [
+        replace(u, tags=u.tags | {"against"}) if "failure" in u.tags and u in near else u
+        for u in predicate
+    ]
+    return words[:start], judged
+
+
+def _failure_topic(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
+    """ "Not finding it | doesn't count as a failure": a judgement of failure, split at its verb."""
+    copula = _last_copula(words)
+    if copula is not None and any(u.has("failure") for u in words[:copula]):
+        return _predicate(words)
+    return [], words
+
+
+def _read_judged(clause: _Clause, i: int, a: int | None, ctx: _Context) -> _Found | None:
+    """A judgement: "giving up is allowed", "an empty result is a valid outcome", "if you can't
+    find it, that's fine", "I won't accept 'not found'", "no need to search forever"."""
+    topic, predicate = _predicate(clause.units) if a is not None else _failure_topic(clause.units)
+    if any(u.has("past", "think") and not u.quoted for u in clause.units):
+        return None  # "giving up was allowed before", "you may think it isn't there"
+    m = _modality(
+        [u for u in predicate if not u.has("failure") or u.has("negation", "against")], ctx.lex
+    )
+    kind = _kind(topic[a]) if a is not None and a < len(topic) else ""
+    limits = _limits(clause)
+    when = _when_of(clause, i, ctx)
+    if kind in ("find", "keep_searching", "search"):
+        return _decide_search_like(kind, m, when, limits, _insists(clause, ctx), clause, ctx)
+    failure = kind in ("give_up", "stop") or any(
+        u.has("failure") or (kind == "report" and u.has("whether")) for u in clause.units
+    )
+    if not failure and a is None and _refers_back(clause):
+        antecedent = ctx.clauses[i - 1] if i > 0 else ctx.previous[-1] if ctx.previous else None
+        failure = antecedent is not None and _absent(antecedent.units)
+    if not (failure or when.reachable or when.kind == "giving up"):
+        return None
+    if when.kind in ("success", "never", "other"):
+        if kind in ("give_up", "stop") and any(u.has("only") for u in clause.units):
+            return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx)
+        if kind in ("give_up", "stop") or not failure:
+            return None  # "stopping is allowed once you have found it"
+    if m.stance == "permit":
+        why = (
+            "permission"
+            if kind in ("give_up", "stop")
+            else "report"
+            if kind == "report"
+            else "failure accepted"
+        )
+        return _found(clause, "allow", why, when if when.kind else _NO_CONDITION, ctx)
+    if m.stance == "forbid" and m.modal:
+        if limits.reachable:
+            return _found(clause, "allow", "limit", limits, ctx)
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx)
+    return None
+
+
+def _refers_back(clause: _Clause) -> bool:
+    """ "Sometimes there's no star, and that's fine": "that" judges the clause before."""
+    return bool(clause.units) and clause.units[0].words[0] in _DEMONSTRATIVES
+
+
+_DEMONSTRATIVES = frozenset("that this it thats isso isto tudo ok okay which o que".split())
+
+
+def _read_action(clause: _Clause, i: int, a: int, ctx: _Context) -> _Found | None:
+    """What the clause's verb about giving up means here: allow, forbid, or a mention."""
+    head, verb, tail = clause.units[:a], clause.units[a], clause.units[a + 1 :]
+    kind = _kind(verb)
+    inherited = _inherited_head(clause, i, ctx)
+    m = _modality(inherited + head, ctx.lex, clause.negated)
+    lex = ctx.lex
+    if m.past or (lex.word_has(verb, "past") and not m.modal):
+        return _found(clause, "none", "past", _NO_CONDITION, ctx, a)
+    if (
+        m.subject == "others"
+        or (m.subject in ("speaker", "self") and not m.modal)
+        or (lex.word_has(verb, "third_person") and m.subject != "you")
+    ):
+        return _found(clause, "none", "description", _NO_CONDITION, ctx, a)
+    if clause.question and not _request(head, verb):
+        return _found(clause, "none", "question", _NO_CONDITION, ctx, a)
+    when = _when_of(clause, i, ctx)
+    limits = _limits(clause)
+    if _gives_up_without(clause):
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx, a)  # "without giving up"
+    if kind in ("find", "keep_searching", "search"):
+        return _decide_search_like(kind, m, when, limits, _insists(clause, ctx), clause, ctx, a)
+    content = tail + [u for c in clause.conds if c.role == "even_if" for u in c.units]
+    failure = any(
+        u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
+    ) or _negated_content(tail)
+    if kind == "report":
+        return _decide_report(m, when, limits, failure, tail, clause, ctx, a)
+    return _decide_stop(kind, m, when, limits, failure, tail, clause, ctx, a)
+
+
+def _limits(clause: _Clause, unless: bool = False) -> _When:
+    """ "until every area is searched", "before you give up" (and, for a refusal, "unless you've
+    searched them all"): how long a refusal or an order holds."""
+    roles = _LIMITS if unless else ("until", "before", "without")
+    return _when([c for c in clause.conds if c.role in roles], invert_unless=False)
+
+
+def _gives_up_without(clause: _Clause) -> bool:
+    return any(
+        c.role == "without" and any(u.has("give_up", "stop") for u in c.units) for c in clause.conds
+    )
+
+
+def _request(head: list[Unit], verb: Unit) -> bool:
+    """ "Can you tell me ...?", "você pode me avisar ...?": a question that asks for something
+    to be said is a request ("Would you give up?" is a question)."""
+    if not verb.has("report"):
+        return False
+    if head and head[0].has("request", "modal"):
+        return True  # "can you tell me", "pode me avisar?"
+    return len(head) >= 2 and head[0].has("you") and head[1].has("modal")
+
+
+def _inherited_head(clause: _Clause, i: int, ctx: _Context) -> list[Unit]:
+    """ "It's OK to stop and report", "never stop or give up": a verb joined by "and"/"or"
+    without words of its own before it shares the head of the verb before."""
+    if clause.link not in ("and", "or") or i == 0 or (clause.units and not _kind(clause.units[0])):
+        return []
+    previous = ctx.clauses[i - 1]
+    a = previous.action()
+    return previous.units[:a] if a is not None and not previous.conditional else []
+
+
+def _when_of(clause: _Clause, i: int, ctx: _Context) -> _When:
+    """The conditions an instruction holds on: its own, or for "then", the clause before it,
+    and for "otherwise", the star not found."""
+    own = [c for c in clause.conds if c.role in (*_WHEN, "unless")]
+    if own:
+        return _when(own)
+    if clause.role == "otherwise":
+        return _When("failure", None, ())
+    if clause.role == "then":
+        source = _recent(
+            ctx.clauses,
+            i,
+            lambda c: c.role in ("main", "if", "when", "after", "unless") and _says_something(c),
+        )
+        if source is None and ctx.previous:
+            source = ctx.previous[-1]
+        if source is not None:
+            kind, count = _condition_kind(source.units)
+            return _When(kind, count, (source,))
+    return _NO_CONDITION
+
+
+_NEAR = 6
+"""How far back (or ahead) a clause looks for the one it refers to: "..., you may not"."""
+
+
+def _recent(clauses: list[_Clause], i: int, wanted: Callable[[_Clause], bool]) -> _Clause | None:
+    """The nearest clause before clauses[i] that is `wanted`, among the last few."""
+    for j in range(i - 1, max(-1, i - 1 - _NEAR), -1):
+        if wanted(clauses[j]):
+            return clauses[j]
+    return None
+
+
+def _says_something(clause: _Clause) -> bool:
+    return any(u.tags - {"only", "correction", "and", "then", "determiner"} for u in clause.units)
+
+
+def _insists(clause: _Clause, ctx: _Context) -> bool:
+    return ctx.forever or any(c.role == "even_if" for c in clause.conds)
+
+
+def _negated_content(tail: list[Unit]) -> bool:
+    """ "say that it isn't in any area": what is to be said denies the star is there."""
+    negations = sum(1 for u in tail if "negation" in u.tags and not u.quoted)
+    verbs = any(u.has("copula", "appear", "holds", "find") for u in tail)
+    return negations % 2 == 1 and verbs
+
+
+def _decide_stop(
+    kind: str,
+    m: _Modality,
+    when: _When,
+    limits: _When,
+    failure: bool,
+    tail: list[Unit],
+    clause: _Clause,
+    ctx: _Context,
+    a: int,
+) -> _Found | None:
+    """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
+    if tail and (tail[0].has("other_activity") or _other_gerund(tail, ctx.lex)):
+        return None  # "stop wasting time", "pare de enrolar": stopping something else
+    if m.stance == "noneed":
+        return None
+    if m.stance == "forbid":
+        limits = _limits(clause, unless=True)
+        if limits.reachable and not _insists(clause, ctx):
+            return _found(clause, "allow", "limit", limits, ctx, a)
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx, a)
+    if when.kind is not None and not when.reachable:
+        return _unreachable(clause, when, ctx, a)
+    if limits.kind == "success" and not limits.reachable:
+        return None  # "stop only when you have found it"
+    if _with_the_star(tail):
+        return _unreachable(clause, _When("success", None, ()), ctx, a)  # "stop with the star"
+    if when.kind is None and _condition_kind(tail)[0] in ("count", "everywhere"):
+        kind_, count = _condition_kind(tail)  # "stop criteria: all 4 areas exhausted"
+        when = _When(kind_, count, ())
+    searching = bool(tail) and tail[0].has("search", "keep_searching")
+    if kind == "stop" and not (
+        when.kind or m.stance in ("permit", "order") or failure or searching
+    ):
+        return None  # a bare "stop": of what, when?
+    return _found(clause, "allow", "permission", when, ctx, a)
+
+
+def _unreachable(clause: _Clause, when: _When, ctx: _Context, a: int) -> _Found | None:
+    """ "Stop when you find it" says what to do on success; "stop only when you find it" and
+    "give up only if I tell you to" refuse any other way out."""
+    if any(u.has("only") and not u.quoted for u in clause.units):
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx, a)
+    return (
+        _found(clause, "none", "success", _NO_CONDITION, ctx, a) if when.kind == "success" else None
+    )
+
+
+def _with_the_star(tail: list[Unit]) -> bool:
+    """ "Só pode parar com a estrela na mão": the star in hand is the condition."""
+    return any(u.has("find") and not u.has("failure") for u in tail) and not any(
+        u.has("negation", "failure") for u in tail
+    )
+
+
+def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
+    """ "Stop wasting time", "pare de enrolar", "stop to explain": what is stopped is something
+    else, or the stop is for something else."""
+    if tail[0].words in (("to",), ("pra",)) and len(tail) > 1 and not tail[1].tags:
+        return True
+    unit = tail[1] if tail[0].words in (("de",), ("of",)) and len(tail) > 1 else tail[0]
+    if unit.has("search", "keep_searching", "failure", "find", "report"):
+        return False
+    return unit.surface.endswith(lex.verb_as_noun) and len(unit.surface) > 4
+
+
+def _decide_report(
+    m: _Modality,
+    when: _When,
+    limits: _When,
+    failure: bool,
+    tail: list[Unit],
+    clause: _Clause,
+    ctx: _Context,
+    a: int,
+) -> _Found | None:
+    """say, tell, reply: allowed when what is said is that the star was not found, or on such a
+    condition; refused when forbidden."""
+    if m.stance == "noneed":
+        return None
+    if m.stance == "forbid":
+        limits = _limits(clause, unless=True)
+        if limits.reachable:
+            return _found(clause, "allow", "limit", limits, ctx, a)
+        if failure or when.kind == "failure" or limits.kind == "success":
+            return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx, a)
+        return None
+    if when.kind in ("success", "never") and clause.role != "otherwise":
+        return _unreachable(clause, when, ctx, a)
+    if when.kind == "other" and not failure:
+        return None
+    if limits.kind == "success" and not limits.reachable and not failure:
+        return _found(clause, "none", "success", _NO_CONDITION, ctx, a)
+    if failure or when.reachable or when.kind == "giving up":  # "tell me when you give up"
+        return _found(clause, "allow", "report", when, ctx, a)
+    if all(u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") for u in tail):
+        return _found(clause, "none", "nothing to report", _NO_CONDITION, ctx, a)
+    return None
+
+
+def _decide_search_like(
+    kind: str,
+    m: _Modality,
+    when: _When,
+    limits: _When,
+    insists: bool,
+    clause: _Clause,
+    ctx: _Context,
+    a: int | None = None,
+) -> _Found | None:
+    """find, keep searching, search: an order keeps it searching; "you don't have to" and "no
+    need to keep searching" let it stop; "search until every area is done" allows after that."""
+    if m.stance in ("noneed",) or (m.stance == "forbid" and kind == "keep_searching"):
+        if kind == "search" and not (insists or _everywhere(clause, a)):
+            return None  # "no need to search the same area twice" allows nothing
+        return _found(clause, "allow", "no obligation", when, ctx, a)
+    if m.stance == "forbid":
+        if kind == "search" and insists:
+            return _found(clause, "allow", "no obligation", when, ctx, a)
+        return None
+    if m.stance == "permit":
+        if kind == "find" and m.judged:  # "don't worry about finding it"
+            return _found(clause, "allow", "failure accepted", when, ctx, a)
+        return None  # "you may keep searching" forbids nothing
+    if limits.reachable and not insists:
+        return _found(clause, "allow", "limit", limits, ctx, a, strong=False)
+    if kind == "find":
+        if m.stance == "order" or insists:
+            return _found(clause, "forbid", "must find", _NO_CONDITION, ctx, a, strong=insists)
+        return None
+    strong = insists or limits.kind == "success" or when.kind == "failure"
+    if kind == "search" and not strong:
+        return None
+    return _found(clause, "forbid", "keep searching", _NO_CONDITION, ctx, a, strong=strong)
+
+
+def _everywhere(clause: _Clause, a: int | None) -> bool:
+    """ "You don't need to search every area": what need not be done is the whole search."""
+    return any(u.has("everywhere", "forever") for u in clause.units[(a or 0) :])
+
+
+def _read_statement(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
+    """A clause with no verb about giving up may still judge failure ("an honest 'no star' beats
+    an endless search"), set a budget of searches ("at most 3 searches") or hint that the star
+    may not be there ("the star might not be in this level")."""
+    if clause.question:
+        return None
+    a = clause.action()
+    if a is not None and _kind(clause.units[a]) not in ("search", "find"):
+        return None
+    judged = _read_judged(clause, i, None, ctx)
+    if judged is not None and judged.stance != "none":
+        return judged
+    units_ = clause.units
+    m = _modality(units_, ctx.lex, clause.negated)
+    if m.stance == "noneed" and any(u.has("everywhere", "find") for u in units_):
+        return _found(
+            clause, "allow", "no obligation", _NO_CONDITION, ctx
+        )  # "no need to exhaust every area"
+    if any(u.has("budget") for u in units_) and (count := _count(units_)) is not None:
+        quote = _quote(ctx.text, clause.start, clause.end)
+        return _Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
+    maybe = any(u.has("maybe") for u in units_)
+    if _hints_absence(units_) or (maybe and _recent(ctx.clauses, i, lambda c: _absent(c.units))):
+        when = _when([c for c in clause.conds if c.role in _WHEN])
+        return _found(clause, "allow", "absence possible", when, ctx, strong=False)
+    return None
+
+
+def _absent(words: list[Unit]) -> bool:
+    """ "Some levels don't have a star": a statement that a star is absent (said of any level)."""
+    negations = sum(1 for u in words if u.has("negation") and not u.quoted)
+    verb = any(u.has("holds", "copula", "appear") for u in words)
+    return any(u.has("failure") for u in words) or (negations % 2 == 1 and verb)
+
+
+def _hints_absence(words: list[Unit]) -> bool:
+    """ "The star might not be here", "there may be no star", "talvez não exista estrela"."""
+    if any(u.has("think") for u in words):
+        return False  # "you may think it isn't there": a belief, not a hint
+    if any(u.has("doubt") and not u.quoted for u in words):
+        return True
+    maybe = next((i for i, u in enumerate(words) if u.has("maybe") and not u.quoted), None)
+    if maybe is None:
+        return False
+    rest = words[maybe + 1 :]
+    if any(u.has("failure") for u in rest):
+        return True
+    negation = next((i for i, u in enumerate(rest) if u.has("negation")), None)
+    if negation is None:
+        return False
+    after = rest[negation + 1 :]
+    return all(set(u.words) <= _HINT_WORDS or u.has("copula", "appear", "holds") for u in after)
+
+
+def _found(
+    clause: _Clause,
+    stance: Stance,
+    why: str,
+    when: _When,
+    ctx: _Context,
+    a: int | None = None,
+    strong: bool = True,
+) -> _Found:
+    """The reading, quoted from its clause (trailing conditions included), with its condition."""
+    start = clause.start
+    end = max([clause.end] + [c.end for c in clause.conds if c.start > start])
+    condition = None
+    if when.clauses:
+        opener = min(c.opener for c in when.clauses)
+        last = max(c.end for c in when.clauses)
+        count = when.count if when.kind == "count" or when.count else None
+        condition = Condition(_quote(ctx.text, opener, last), count)
+    kind = _kind(clause.units[a]) if a is not None else ""
+    return _Found(stance, why, start, end, condition, strong, kind)
+
+
+def _quote(text: str, start: int, end: int) -> str:
+    """The original words between two offsets, without the punctuation around them."""
+    return text[start:end].lstrip(" \t\n,;:.-—–*•#>").rstrip(" \t\n,;:.!?-—–*")
+
+
+# ---- 6. reading a text -----------------------------------------------------------------------
+
+
+@dataclass
+class _Readings:
+    """The readings of one text so far; a "forget that" sets aside every decision before it."""
+
+    found: list[_Found] = field(default_factory=list)
+    floor: int = 0
+    """Readings before this index were taken back ("forget that"): they decide nothing."""
+
+    def kept(self) -> list[_Found]:
+        return [f for f in self.found[: self.floor] if f.stance == "none"] + self.found[
+            self.floor :
+        ]
+
+
+def _read_text(text: str, lex: Lexicon) -> list[_Found]:
+    """Every reading of one text (a system prompt or a task), in order; a later correction or a
+    bare "don't" acts on the readings before it. Each step is linear in the text read."""
+    readings = _Readings()
+    before = 0  # how many readings there were before the previous sentence
+    previous: list[_Clause] = []
+    pending: _Clause | None = None
+    for offset, part in window(text):
+        for sentence, question in _sentences(units(part, lex, offset)):
+            clauses = _join_conditions(_split(sentence, question))
+            if question and _condition_question(clauses):
+                words = [u for c in clauses for u in c.units]
+                pending = _Clause("if", "start", words, clauses[0].opener)
+                continue  # "No star? Say so.": the question is the next sentence's condition
+            if pending is not None:
+                clauses.insert(0, pending)
+                pending = None
+            _bare_conditions(clauses)
+            if previous and all(c.conditional for c in clauses) and len(previous) < _MAX_CLAUSES:
+                # "Never give up. Unless every area is empty.": the condition of the sentence before
+                clauses = previous + clauses
+                for c in clauses:
+                    c.conds, c.negated = [], 0
+                del readings.found[max(before, readings.floor) :]
+            else:
+                before = len(readings.found)
+            _attach(clauses)
+            _read_sentence(clauses, previous, readings, text, lex)
+            previous = clauses
+    return readings.kept()
+
+
+def _condition_question(clauses: list[_Clause]) -> bool:
+    """ "No star?", "Can't find it?", "Everything empty?": a question that states a condition
+    (not a request, not about giving up itself) sets the condition of what follows."""
+    words = [u for c in clauses for u in c.units]
+    if not words or words[0].has("request", "question"):
+        return False
+    if any(u.has("give_up", "stop", "report", "keep_searching") and not u.quoted for u in words):
+        return False
+    return _condition_kind(words)[0] in ("failure", "everywhere", "count", "some")
+
+
+def _read_sentence(
+    clauses: list[_Clause], previous: list[_Clause], readings: _Readings, text: str, lex: Lexicon
+) -> None:
+    ctx = _Context(
+        text, lex, clauses, previous, any(u.has("forever") for c in clauses for u in c.units)
+    )
+    found = readings.found
+    here: list[_Found] = []
+    corrected = False  # "Actually, keep searching": a correction is meant, however it is said
+    for i, clause in enumerate(clauses):
+        corrected = corrected or clause.link == "correction" or _is_correction(clause)
+        if clause.role == "cancel":
+            readings.floor, here = len(found), []
             continue
-        if (
-            role == "cond"
-            and word == "se"
-            and (
-                _REFLEXIVE_BEFORE.search(folded, max(start, m.start() - 8), m.start())
-                or _REFLEXIVE_AFTER.match(folded, m.end(), end)
+        bare = _bare_negation(clause)
+        if bare is not None:
+            following = next(
+                (c for c in clauses[i + 1 : i + 1 + _NEAR] if c.action() is not None), None
             )
-        ):
-            continue  # "não se preocupe", "sinta-se": a pronoun, not "if"
-        if word == ":" and _introduces_words(folded[start : m.start()]):
-            continue  # "reply: NOT FOUND": what follows the colon is what to say
-        if (
-            role == "cond"
-            and word == "should"
-            and folded[cuts[-1][1] if cuts else start : m.start()].strip()
-        ):
-            continue  # "you should say so" is not "should you fail"
-        cuts.append((m.start(), m.end(), role, word))
-    clauses: list[_Clause] = []
-    pos, opens, role, marker, after_punct = start, start, "main", "", True
-    for cut_start, cut_end, cut_role, cut_marker in [*cuts, (end, end, "end", "")]:
-        said = bool(re.search(r"\w", folded[pos:cut_start]))
-        if said:
-            clauses.append(_Clause(role, marker, opens, pos, cut_start, after_punct))
-            after_punct = False
-        if cut_role == "punct":
-            after_punct = True
-            if said or role not in ("then", "contrast"):  # "otherwise, say so" keeps "otherwise"
-                role, marker = "main", ""
-        else:
-            role, marker, opens = cut_role, cut_marker, cut_start
-        pos = cut_end
-        if cut_role == "punct" or (not said and role == "main"):
-            opens = pos
-    return _split_conditions(folded, _join_conditions(folded, clauses))
-
-
-def _introduces_words(before: str) -> bool:
-    """Whether a colon follows a verb of saying ("reply:", "answer with:", "diga:")."""
-    words = before.split()[-3:]
-    while words and words[-1] in _REPORT_FILLERS:
-        words.pop()
-    return any(_REPORT_VERB.fullmatch(" ".join(words[i:])) for i in range(len(words)))
-
-
-def _join_conditions(folded: str, clauses: list[_Clause]) -> list[_Clause]:
-    """ "if you search every area and find nothing": the "and" clause belongs to the condition."""
-    joined: list[_Clause] = []
-    for clause in clauses:
-        last = joined[-1] if joined else None
-        if (
-            last is not None
-            and clause.role == "coord"
-            and last.conditional
-            and not clause.after_punct
-            and not _MAIN_START.match(folded, clause.start + _indent(folded, clause))
-        ):
-            last.end = clause.end
+            if following is not None and following.link == "colon":
+                continue  # "Meu bot dizia isso. Você não: segue procurando" sets one against another
+            if following is not None and not following.conditional:
+                following.negated += bare if _negates_what_follows(clause) else 0
+            elif following is None and bare:
+                _reverse(here, 0, clause) if here else _reverse(found, readings.floor, clause)
             continue
-        joined.append(clause)
-    return joined
-
-
-def _indent(folded: str, clause: _Clause) -> int:
-    text = folded[clause.start : clause.end]
-    return len(text) - len(text.lstrip())
-
-
-def _split_conditions(folded: str, clauses: list[_Clause]) -> list[_Clause]:
-    """ "after searching every area you can give up": the clause after a condition written without
-    a comma starts at its own first words ("you can", "say", "desista")."""
-    out: list[_Clause] = []
-    for clause in clauses:
         if clause.conditional:
-            words = list(re.finditer(r"\S+", folded[clause.start : clause.end]))
-            if len(words) > 2:
-                m = _MAIN_START.search(folded, clause.start + words[2].start(), clause.end)
-                if m and not _still_condition(folded, clause, m):
-                    out.append(
-                        _Clause(
-                            clause.role,
-                            clause.marker,
-                            clause.opens,
-                            clause.start,
-                            m.start(),
-                            clause.after_punct,
-                        )
-                    )
-                    out.append(_Clause("main", "", m.start(), m.start(), clause.end, True))
-                    continue
-        out.append(clause)
+            continue
+        last = here[-1] if here else found[-1] if len(found) > readings.floor else None
+        reading = (
+            _answer(last, clause, ctx)
+            or _read_clause(clause, i, ctx)
+            or _report_continued(clause, i, ctx, here)
+        )
+        if reading is not None:
+            reading.strong = reading.strong or (corrected and reading.stance != "none")
+            here.append(reading)
+    found.extend(_merged(here))
+
+
+_FILLERS = _AUX | {
+    "ever",
+    "please",
+    "just",
+    "really",
+    "absolutely",
+    "definitely",
+    "ok",
+    "okay",
+    "anymore",
+    "again",
+    "are",
+    "is",
+    "am",
+    "voce",
+    "tu",
+    "mais",
+    "agora",
+    "now",
+    "esta",
+    "ɛ",
+    "that",
+    "isso",
+    "it",
+}
+
+
+def _is_correction(clause: _Clause) -> bool:
+    return bool(clause.units) and all(u.has("correction") for u in clause.units)
+
+
+def _bare_negation(clause: _Clause) -> int | None:
+    """For a clause of negations only ("Never,", "don't.", "não"), how many it says; None for
+    any other clause."""
+    if clause.role != "main" or clause.conds or not clause.units:
+        return None
+    if not all(u.has("negation", "correction") or u.words[0] in _FILLERS for u in clause.units):
+        return None
+    negations = sum(1 for u in clause.units if u.has("negation"))
+    return negations or None
+
+
+def _negates_what_follows(clause: _Clause) -> bool:
+    """ "Never, ever give up" carries its negation on; "No, don't give up" answers: a lone
+    "no" or "não" before an instruction says it again, it does not flip it."""
+    words = [w for u in clause.units for w in u.words]
+    return words not in (["no"], ["nao"])
+
+
+def _answer(last: _Found | None, clause: _Clause, ctx: _Context) -> _Found | None:
+    """ "Give up? Sure, once every area is empty.": a yes to a question about giving up."""
+    if last is None or last.why != "question" or last.action not in ("give_up", "stop"):
+        return None
+    if clause.action() is not None or not all(
+        u.has("permission") or u.words[0] in _FILLERS for u in clause.units
+    ):
+        return None
+    return _found(clause, "allow", "permission", _when(clause.conds), ctx)
+
+
+def _reverse(found: list[_Found], floor: int, clause: _Clause) -> None:
+    """ "You may give up. On second thought, don't.": a bare negation at the end takes back the
+    reading before it (not one already taken back)."""
+    if len(found) <= floor:
+        return
+    last = found[-1]
+    if last.stance == "allow" or (last.stance == "none" and last.action in ("give_up", "stop")):
+        found[-1] = _Found("forbid", "refusal", last.start, clause.end, None, True, last.action)
+
+
+def _report_continued(clause: _Clause, i: int, ctx: _Context, here: list[_Found]) -> _Found | None:
+    """ "Tell me where the star is, or that it isn't there": a clause joined by "or" with no
+    verb of its own, after a verb of saying, is more of what to say."""
+    own = clause.action()
+    if clause.link not in ("or", "and", "punct") or i == 0:
+        return None
+    if own is not None and _kind(clause.units[own]) not in ("find", "search"):
+        return None
+    failing = any(u.has("failure", "whether") for u in clause.units) or _negated_content(
+        clause.units
+    )
+    if not (failing or _when(clause.conds).kind == "failure"):
+        kind, _ = _condition_kind(clause.units)
+        if kind not in ("everywhere", "count") or clause.link != "or":
+            return None  # "stop when you find it or every area is empty": the second way out
+    before = ctx.clauses[i - 1]
+    a = before.action()
+    if a is None or _kind(before.units[a]) not in ("report", "stop") or before.conditional:
+        return None
+    m = _modality(before.units[:a], ctx.lex, before.negated)
+    if m.stance in ("forbid", "noneed") or (here and here[-1].stance == "forbid"):
+        return None
+    end = max([clause.end] + [c.end for c in clause.conds])
+    return _Found("allow", "report", before.start, end, None, True, "report")
+
+
+def _merged(found: list[_Found]) -> list[_Found]:
+    """ "Stop after a few empty searches and report failure": two clauses, one permission."""
+    out: list[_Found] = []
+    for f in found:
+        last = out[-1] if out else None
+        if (
+            last
+            and last.stance == f.stance != "none"
+            and last.strong == f.strong
+            and f.start >= last.end
+        ):
+            out[-1] = replace(last, end=f.end, condition=last.condition or f.condition)
+        else:
+            out.append(f)
     return out
 
 
-def _still_condition(folded: str, clause: _Clause, m: re.Match[str]) -> bool:
-    """ "if searches keep coming back empty": "keep" is the condition's own verb."""
-    if not re.match(
-        r"(?:never|don'?t|do not|keep|continue|stop|give up|quit|nao|nunca|pare|continue)\b",
-        m.group(0),
-    ):
-        return False
-    before = folded[clause.start : m.start()]
-    return bool(_CONDITION_SUBJECT.search(before)) or bool(_STILL_CONDITION.match(folded, m.end()))
+# ---- 7. the intent of a conversation ---------------------------------------------------------
 
 
-def _attach_conditions(clauses: list[_Clause]) -> None:
-    """Each condition goes to the clause it governs: forward when it opens the sentence or follows
-    a comma ("If X, say so"), backward when it trails its clause ("say so if X")."""
-    for i, clause in enumerate(clauses):
-        if not clause.conditional:
-            continue
-        before = next((c for c in reversed(clauses[:i]) if not c.conditional), None)
-        after = next((c for c in clauses[i + 1 :] if not c.conditional), None)
-        chained = i > 0 and clauses[i - 1].conditional and (i == 1 or clauses[i - 1].after_punct)
-        forward = after is not None and (before is None or clause.after_punct or chained)
-        target = after if forward else before
-        if target is not None:
-            target.conds.append(clause)
-    leading: list[_Clause] = []  # "If X, that's fine, just tell me": X holds for both
-    for clause in clauses:
-        if clause.conditional:
-            leading = []
-        elif clause.conds:
-            leading = list(clause.conds) if clause.conds[0].start < clause.start else []
-        elif leading and clause.role != "then":
-            clause.conds = list(leading)
+class _Reader:
+    """`read_intent`, with a cache of readings bounded in bytes: every request of a conversation
+    sends the same instructions again, and a shared server must not keep them all."""
+
+    def __init__(self, max_bytes: int) -> None:
+        self.max_bytes = max_bytes
+        self._cache: OrderedDict[tuple[str, str], tuple[Intent, int]] = OrderedDict()
+        self._bytes = 0
+
+    def __call__(self, system: str, prompt: str = "") -> Intent:
+        """Read the conversation's instructions (the system prompt, then the user's prompt) as a
+        model would, for permission to stop and say the star could not be found."""
+        key = (_read_part(system or ""), _read_part(prompt or ""))
+        hit = self._cache.get(key)
+        if hit is not None:
+            self._cache.move_to_end(key)
+            return hit[0]
+        intent = _read(system or "", prompt or "")
+        size = sys.getsizeof(key[0]) + sys.getsizeof(key[1]) + _intent_bytes(intent)
+        if size <= self.max_bytes:
+            self._cache[key] = (intent, size)
+            self._bytes += size
+            while self._bytes > self.max_bytes:
+                _, (_, freed) = self._cache.popitem(last=False)
+                self._bytes -= freed
+        return intent
+
+    def cache_clear(self) -> None:
+        self._cache.clear()
+        self._bytes = 0
+
+    def cache_bytes(self) -> int:
+        """What the cached readings hold, about, in bytes."""
+        return self._bytes
 
 
-# ---- 5. reading ------------------------------------------------------------------------------
+CACHE_BYTES = 4 * 1024 * 1024
+"""The readings kept, in bytes of the words read and their readings: many conversations' worth."""
 
 
-@lru_cache(maxsize=256)
-def read_intent(system: str, prompt: str = "") -> Intent:
-    """Read the conversation's instructions (the system prompt, then the user's prompt) as a
-    model would, for permission to stop and say the star could not be found.
+def _read_part(text: str) -> str:
+    """What is read of a text, as a key: the text, or its two windows."""
+    parts = window(text)
+    return parts[0][1] if len(parts) == 1 else "\0".join(p for _, p in parts)
 
-    Every request of a conversation sends the same instructions again, so the last few readings
-    are kept (the result is immutable); bench/run.py section 8 times a first reading."""
+
+def _intent_bytes(intent: Intent) -> int:
+    texts = [intent.quote, *(r.quote for r in intent.readings)]
+    texts += [r.condition.text for r in intent.readings if r.condition]
+    return 512 + 256 * len(intent.readings) + sum(sys.getsizeof(t) for t in texts)
+
+
+def _read(system: str, prompt: str) -> Intent:
     readings: list[Reading] = []
     languages: list[str | None] = []
     for text in (system, prompt):
-        folded = fold(text or "")
-        languages.append(_language(text or "", folded))
-        if folded.strip():
-            readings += _read_text(text, folded)
+        language = _language_of(text)
+        languages.append(language)
+        lex = lexicon(language or languages[0] or _language_of(prompt) or "en")
+        readings += [
+            Reading(f.stance, _quote(text, f.start, f.end), f.why, f.condition, f.strong)
+            for f in _read_text(text, lex)
+        ]
     deciding = [r for r in readings if r.stance != "none"]
     instructions = [r for r in deciding if r.strong]
     decisive = (instructions or deciding)[-1] if deciding else None
@@ -976,822 +1456,48 @@ def read_intent(system: str, prompt: str = "") -> Intent:
     if decisive is None:
         return Intent(False, "", None, language, "", tuple(readings))
     allowed = decisive.stance == "allow"
-    return Intent(
-        allowed,
-        decisive.quote,
-        decisive.condition if allowed else None,
-        language,
-        decisive.why,
-        tuple(readings),
-    )
+    condition = decisive.condition if allowed else None
+    return Intent(allowed, decisive.quote, condition, language, decisive.why, tuple(readings))
 
 
-def _read_text(text: str, folded: str) -> list[Reading]:
-    quoted = [m.span() for m in _QUOTED.finditer(folded)]
-    readings: list[Reading] = []
-    previous: list[_Clause] = []
-    for start, end in _sentences(folded, quoted):
-        clauses = _clauses(folded, start, end, quoted)
-        if not clauses:
-            continue
-        _attach_conditions(clauses)
-        question = folded[start:end].rstrip().endswith("?")
-        found = _merge(
-            folded, _read_sentence(text, folded, clauses, end, question, previous, quoted)
-        )
-        readings += [
-            Reading(f.stance, _quote(text, f.start, f.end), f.why, f.condition, f.strong)
-            for f in found
-        ]
-        previous = clauses
-    return readings
+read_intent = _Reader(CACHE_BYTES)
 
 
-def _merge(folded: str, found: list[_Found]) -> list[_Found]:
-    """ "Stop after a few empty searches and report failure": two clauses, one permission."""
-    merged: list[_Found] = []
-    for f in found:
-        last = merged[-1] if merged else None
-        if (
-            last
-            and last.stance == f.stance != "none"
-            and last.strong == f.strong
-            and f.start >= last.end
-        ):
-            merged[-1] = _Found(
-                f.stance, last.why, last.start, f.end, last.condition or f.condition, f.strong
-            )
-        else:
-            merged.append(f)
-    return merged
-
-
-def _read_sentence(
-    text: str,
-    folded: str,
-    clauses: list[_Clause],
-    end: int,
-    question: bool,
-    previous: list[_Clause],
-    quoted: list[tuple[int, int]],
-) -> list[_Found]:
-    found: list[_Found] = []
-    carried = False  # "Never, ever give up": a negation alone before a comma carries over
-    for i, clause in enumerate(clauses):
-        if not clause.conditional and _bare_negation(folded, clause) is not None:
-            negates = _bare_negation(folded, clause)
-            if negates and i + 1 < len(clauses) and _concords(folded, clause, clauses[i + 1]):
-                negates = False  # "Nunca, jamais desista": one negation, said twice
-            if (
-                i == len(clauses) - 1
-                and found
-                and negates
-                and not folded[clause.end : end].strip(" .!?")
-            ):
-                last = found.pop()  # "some expect you to give up quickly; don't."
-                found.append(
-                    _Found(
-                        "forbid" if last.stance == "allow" else last.stance,
-                        "refusal",
-                        last.start,
-                        clause.end,
-                    )
-                )
-            carried = carried != negates
-            continue
-        if clause.conditional:
-            if clause.marker in _BEFORE:
-                found += _read_before(text, folded, clauses, i)
-            elif clause.marker in ("without", "sem") and _GIVE_UP_VERB.search(
-                folded, clause.start, clause.end
-            ):
-                found.append(
-                    _Found("forbid", "refusal", clause.opens, clause.end)
-                )  # "without giving up"
-            continue
-        found += _read_clause(
-            text, folded, clauses, i, question, previous, quoted, carried
-        ) or _report_continued(folded, clauses, i, carried)
-        carried = False
-    return found
-
-
-def _concords(folded: str, clause: _Clause, following: _Clause) -> bool:
-    """ "Nunca, jamais desista": a Portuguese negator repeated after a comma agrees with the first."""
-    before = set(folded[clause.start : clause.end].split())
-    after = set(folded[following.start : following.end].split()[:2])
-    return bool(before & _CONCORD) and bool(after & _CONCORD)
-
-
-def _report_continued(folded: str, clauses: list[_Clause], i: int, negated: bool) -> list[_Found]:
-    """ "Tell me where the star is, or that it isn't there": the "or" clause is what to tell."""
-    clause = clauses[i]
-    prev = clauses[i - 1] if i > 0 else None
-    if (
-        clause.role != "coord"
-        or prev is None
-        or prev.conditional
-        or _ACTIONS.search(folded, clause.start, clause.end)
-        or not _FAILURE.search(folded, clause.start, clause.end)
-    ):
-        return []
-    verb = next(
-        (m for m in _ACTIONS.finditer(folded, prev.start, prev.end) if m.lastgroup == "report"),
-        None,
-    )
-    if verb is None or _NEGATIVE.search(folded, prev.start, verb.start()) or negated:
-        return []
-    return [_Found("allow", "report", verb.start(), clause.end)]
-
-
-def _bare_negation(folded: str, clause: _Clause) -> bool | None:
-    """For a clause of head words only ("Do not", "Never", "under any circumstances"), whether
-    it negates what follows; None for any other clause. A lone "no" answers, it does not negate."""
-    body = folded[clause.start : clause.end].strip(" .!?")
-    if (
-        clause.conds
-        or not _BARE.fullmatch(body)
-        or re.fullmatch(r"(?:no|nao|yes|sim|ok|okay)", body)
-    ):
-        return None
-    return _negations(body) % 2 == 1
-
-
-def _read_before(text: str, folded: str, clauses: list[_Clause], i: int) -> list[_Found]:
-    """ "Search every area before giving up": giving up is allowed once the main clause is done."""
-    clause = clauses[i]
-    if not _GIVING_UP_OR_SAYING.search(folded, clause.start, clause.end):
-        return []
-    main = next((c for c in reversed(clauses[:i]) if not c.conditional), None)
-    if main is None:
-        return [_Found("allow", "limit", clause.opens, clause.end)]
-    if _NEGATED_START.match(folded, main.start):
-        return []  # "never give up before ...": read with its own clause
-    return [
-        _Found(
-            "allow",
-            "limit",
-            main.start,
-            clause.end,
-            _condition(text, folded, [main]) or Condition(_quote(text, main.start, main.end)),
-        )
-    ]
-
-
-def _read_clause(
-    text: str,
-    folded: str,
-    clauses: list[_Clause],
-    i: int,
-    question: bool,
-    previous: list[_Clause],
-    quoted: list[tuple[int, int]],
-    carried: bool,
-) -> list[_Found]:
-    clause = clauses[i]
-    body = folded[clause.start : clause.end]
-    actions = _drop_content(
-        [
-            m
-            for m in _ACTIONS.finditer(folded, clause.start, clause.end)
-            if not _inside(m.start(), quoted)
-        ]
-    )
-    otherwise = clause.role == "then" and clause.marker in _OTHERWISE
-    then = _then_condition(text, folded, clauses, i, previous) if clause.role == "then" else None
-    inherited = carried != (clause.role == "coord" and _shares_negation(folded, clauses, i))
-    found: list[_Found] = []
-    pos = clause.start
-    for n, m in enumerate(actions):
-        end = actions[n + 1].start() if n + 1 < len(actions) else clause.end
-        head, tail = folded[pos : m.start()], folded[m.end() : end]
-        start = pos + len(head) - len(head.lstrip(" ,;:-\"'"))
-        pos = m.end()
-        forever = bool(_FOREVER.search(folded, m.start(), clauses[-1].end))
-        act = _Action(
-            m.lastgroup or "",
-            m.group(0),
-            head,
-            tail,
-            m.end(),
-            inherited and n == 0,
-            question,
-            otherwise,
-            forever,
-        )
-        f = _read_action(text, folded, clause, act, then, start, end)
-        if f is not None:
-            found.append(f)
-    if found:
-        return found
-    # A clause with no verb about giving up may still judge its condition, set a budget of
-    # searches, or hint that the star may not be there.
-    frame = _judges_condition(text, folded, clause, otherwise) or _judges_failure(
-        text, folded, clause
-    )
-    if frame:
-        return [frame]
-    budget = _budget(text, folded, clause)
-    if budget:
-        return [budget]
-    absence = _ABSENCE.search(body)
-    if absence and not _NEGATIVE.search(body, 0, absence.start()) and not question:
-        return [
-            _Found(
-                "allow",
-                "absence possible",
-                clause.start,
-                clause.end,
-                _condition(text, folded, clause.conds),
-                strong=False,
-            )
-        ]
-    return []
-
-
-def _drop_content(actions: list[re.Match[str]]) -> list[re.Match[str]]:
-    """A verb inside what is to be said is content: "say you gave up" is one action, not two."""
-    kept: list[re.Match[str]] = []
-    for m in actions:
-        last = kept[-1].lastgroup if kept else None
-        if last == "report" and m.lastgroup != "cont":
-            continue
-        if last in ("give_up", "stop", "cont", "accept", "search") and m.lastgroup in (
-            "find",
-            "accept",
-            "search",
-        ):
-            continue
-        kept.append(m)
-    return kept
-
-
-def _shares_negation(folded: str, clauses: list[_Clause], i: int) -> bool:
-    """ "never stop or give up": a clause joined by "or"/"nor" shares the negation before it."""
-    clause = clauses[i]
-    if clause.marker in ("nor", "nem"):
-        return True
-    if clause.marker not in ("or", "ou"):
-        return False
-    prev = next((c for c in reversed(clauses[:i]) if not c.conditional), None)
-    return prev is not None and bool(_NEGATED_START.match(folded, prev.start))
-
-
-@dataclass(frozen=True)
-class _Action:
-    kind: str
-    """report, give_up, stop, cont (keep searching), accept (failing is fine), find, search."""
-    verb: str
-    head: str
-    """The clause's words before the verb: who, negated, permitted."""
-    tail: str
-    """The words after it: its object, or, for "giving up is fine", the judgement."""
-    tail_start: int
-    inherited: bool
-    question: bool
-    otherwise: bool
-    forever: bool
-    """Whether the sentence insists: "forever", "no matter what", "custe o que custar"."""
-
-
-def _read_action(
-    text: str,
-    folded: str,
-    clause: _Clause,
-    act: _Action,
-    then: Condition | None,
-    start: int,
-    end: int,
-) -> _Found | None:
-    """What one verb about giving up means here: allow, forbid, or a mention that decides nothing."""
-    conds = clause.conds
-    limits = [c for c in conds if c.role == "limit"]
-    kind_of = _condition_kind(folded, conds, act.otherwise, then)
-    limit_kind = _condition_kind(folded, limits, False, None) if limits else None
-    condition = _condition(text, folded, limits or conds) or then
-    trailing = [c for c in conds if c.start > start]
-    end = max([end] + [c.end for c in trailing])  # "say so if you can't find it" is quoted whole
-
-    def found(
-        stance: Stance, why: str, strong: bool = True, cond: Condition | None = condition
-    ) -> _Found:
-        return _Found(stance, why, start, end, cond, strong)
-
-    # Is it an instruction to this model, now?
-    head = act.head
-    if _PAST.match(act.verb) or (_PERFECT.search(head) and act.kind in ("give_up", "stop")):
-        return found("none", "past")
-    if _THIRD_PERSON.match(act.verb) or _addressed_to_others(head):
-        return found("none", "description")
-    if act.question and not _REQUEST.match(head):
-        return found("none", "question")
-
-    as_subject = not head.strip() and act.kind != "search" and bool(_NOUN_FORM.search(act.verb))
-    copula = _COPULA.match(act.tail) if as_subject else None
-    frame = act.tail[copula.start("cop") :] if copula else head
-    sign = (-1 if act.inherited else 1) * (-1 if _negations(frame) % 2 else 1)
-    permitted = bool(_PERMIT.search(frame))
-    ordered = bool(_ORDER.search(frame))
-    no_need = bool(_NO_NEED.search(head))
-    strong = _understood(head) or permitted or ordered or sign < 0
-
-    if as_subject and act.kind not in ("find", "cont"):
-        return _judged(act, frame, sign, permitted, limit_kind, copula is not None, found)
-
-    if act.kind == "search":  # only "search until ..." says something
-        if limit_kind == "success" or act.forever:
-            return found("forbid", "keep searching")
-        if limit_kind in ("exhausted", "count"):
-            return found("allow", "limit", strong=False)
-        return None
-
-    if act.kind == "find":  # "you must find it" / "you don't have to find it"
-        if sign < 0 and (no_need or copula or ordered):
-            return found("allow", "no obligation")
-        if sign > 0 and (ordered or act.forever) and not permitted:
-            # "you must find the star" states the task; a permission for when it cannot be found
-            # is the exception to it, wherever it stands. "No matter what" leaves no exception.
-            return found("forbid", "must find", strong=act.forever)
-        return None
-
-    if act.kind == "cont":  # keep searching
-        if sign < 0:
-            return found("allow", "no obligation", strong)
-        if limit_kind in ("exhausted", "count"):
-            return found("allow", "limit", strong=False)
-        if limit_kind == "success" or kind_of == "failure" or act.forever:
-            return found("forbid", "keep searching")
-        if permitted and not ordered:
-            return None  # "you may keep searching" forbids nothing
-        return found("forbid", "keep searching", strong=False)
-
-    if act.kind == "accept":  # "it's fine not to find it", "failure is not an option"
-        if sign < 0:
-            return found("forbid", "refusal")
-        if permitted:
-            return found("allow", "failure accepted", strong)
-        return None
-
-    if act.kind == "report":
-        failure = bool(_FAILURE.search(act.tail) or _WHETHER.search(act.tail))
-        if sign > 0:
-            if kind_of == "success" and not act.otherwise:
-                return found("none", "success")  # "say you couldn't find it only if you found it"
-            if failure or kind_of in ("failure", "exhausted", "count"):
-                return found("allow", "report", strong)
-            if kind_of == "success":
-                return found("none", "success")
-            if re.match(r"\s*(?:so|it|that|isso|isto)?\s*$", act.tail) or re.match(
-                r"(?:let (?:me|us) know|tell me|avis|me avis|me dig)", act.verb
-            ):
-                return found("none", "nothing to report")
-            return None
-        if no_need:
-            return None
-        if limit_kind in ("exhausted", "count"):
-            return found("allow", "limit")
-        if failure or kind_of == "failure":
-            return found("forbid", "refusal")
-        return None
-
-    # give_up, stop
-    if _OTHER_ACTIVITY.match(act.tail):
-        return None  # "quit wasting time", "pare de enrolar": stopping something else
-    if sign > 0:
-        if act.kind == "stop" and kind_of == "success":
-            return found("none", "success")
-        if act.kind == "stop" and not (
-            _SEARCH_OBJECT.match(act.tail)
-            or permitted
-            or act.otherwise
-            or kind_of in ("failure", "exhausted", "count", "other")
-            or act.verb == "para de"
-        ):
-            return None  # a bare "stop": of what, when?
-        return found("allow", "permission", strong)
-    if no_need:
-        return None  # "you don't have to give up": neither an order nor a permission
-    if limit_kind in ("exhausted", "count", "failure"):
-        return found("allow", "limit")  # "don't give up until you have searched every area"
-    early = _TOO_EARLY.search(act.tail)
-    if early and limit_kind is None:  # "don't give up too early": the negation is on "too early"
-        words = _quote(text, act.tail_start + early.start(), act.tail_start + early.end())
-        return found("allow", "limit", False, Condition(words))
-    if act.kind == "stop" and kind_of == "success" and not limits:
-        return None
-    return found("forbid", "refusal")
-
-
-def _judged(
-    act: _Action,
-    frame: str,
-    sign: int,
-    permitted: bool,
-    limit_kind: str | None,
-    has_copula: bool,
-    found: Callable[..., _Found],
-) -> _Found | None:
-    """ "Giving up is fine", "failure is not an option", "saying so is lazy": a verb used as the
-    subject of a judgement; the judgement decides."""
-    if not has_copula:
-        return None  # "giving up means failure": a statement, neither way
-    if sign < 0:
-        if limit_kind in ("exhausted", "count", "failure"):
-            return found(
-                "allow", "limit"
-            )  # "giving up is not allowed until every area is searched"
-        return found("forbid", "refusal")
-    if permitted or _JUDGEMENT.search(frame):  # "is fine", "isn't a crime"
-        return found(
-            "allow", {"report": "report", "accept": "failure accepted"}.get(act.kind, "permission")
-        )
-    return None
-
-
-def _negations(words: str) -> int:
-    """How many times `words` flip a meaning. Portuguese negators agree rather than cancel ("não
-    é vergonha nenhuma", "nunca, jamais"): together they flip once; a negative word ("proibido",
-    "hesite", "vergonha") flips again, as in English."""
-    found = _NEGATIVE.findall(words)
-    concord = [w for w in found if w in _CONCORD]
-    return len(found) - len(concord) + (1 if concord else 0)
-
-
-_CONCORD = frozenset({"nao", "nenhum", "nenhuma", "nada", "ninguem", "nunca", "jamais", "nem"})
-"""Portuguese negators, which agree with each other."""
-
-
-def _understood(head: str) -> bool:
-    """Whether every word before the verb is one a model reads as part of the instruction."""
-    for word in re.findall(r"[\w'ɛ-]+", head):
-        if not (
-            word in _HEAD_WORDS
-            or _NEGATIVE.fullmatch(word)
-            or _PERMIT.fullmatch(word)
-            or _ORDER.fullmatch(word)
-            or word.endswith(("ly", "mente"))
-            or word.isdigit()
-        ):
-            return False
-    return True
-
-
-def _addressed_to_others(head: str) -> bool:
-    """Whether the last subject before the verb is someone else ("some models", "o agente"), with
-    no "should"/"may" after it that would make it a rule for this model too."""
-    last_you = max((m.end() for m in _YOU.finditer(head)), default=-1)
-    last_other = max((m.end() for m in _OTHERS.finditer(head)), default=-1)
-    return last_other > last_you and not _MODAL_AFTER.search(head, last_other)
-
-
-def _judges_condition(text: str, folded: str, clause: _Clause, otherwise: bool) -> _Found | None:
-    """ "If you can't find it, that's fine" (allow), "..., that is not acceptable" (forbid)."""
-    body = folded[clause.start : clause.end]
-    if not _FRAME_START.match(body):
-        return None
-    if _condition_kind(folded, clause.conds, otherwise, None) not in (
-        "failure",
-        "exhausted",
-        "count",
-    ):
-        return None
-    if not (_PERMIT.search(body) or _JUDGEMENT.search(body)):
-        return None  # "if it's not there, it's not there": no judgement
-    negatives = _negations(body)
-    if negatives % 2:
-        return _Found("forbid", "refusal", clause.start, clause.end)
-    if _PERMIT.search(body) or negatives:
-        return _Found(
-            "allow",
-            "failure accepted",
-            clause.start,
-            clause.end,
-            _condition(text, folded, clause.conds),
-        )
-    return None
-
-
-def _judges_failure(text: str, folded: str, clause: _Clause) -> _Found | None:
-    """ "'Not found' is a good answer" (allow), "no star is not an answer" (forbid)."""
-    body = folded[clause.start : clause.end]
-    copula = _COPULA.match(body)
-    if copula is None or not _FAILURE_ANSWER.search(body, 0, copula.start("cop")):
-        return None
-    judgement = body[copula.start("cop") :]
-    if _negations(judgement) % 2:
-        return _Found("forbid", "refusal", clause.start, clause.end)
-    if _PERMIT.search(judgement):
-        return _Found(
-            "allow",
-            "failure accepted",
-            clause.start,
-            clause.end,
-            _condition(text, folded, clause.conds),
-        )
-    return None
-
-
-def _budget(text: str, folded: str, clause: _Clause) -> _Found | None:
-    """ "Search at most 3 times", "you have three tries": a budget of searches is a way out."""
-    body = folded[clause.start : clause.end]
-    m = _BUDGET.search(body)
-    count = _COUNT.search(body, m.start()) if m else None
-    if count is None:
-        return None
-    return _Found(
-        "allow",
-        "limit",
-        clause.start,
-        clause.end,
-        Condition(_quote(text, clause.start, clause.end), _count(count)),
-    )
-
-
-# ---- 6. conditions ---------------------------------------------------------------------------
-
-
-def _then_condition(
-    text: str, folded: str, clauses: list[_Clause], i: int, previous: list[_Clause]
-) -> Condition | None:
-    """ "Search every area, then say so": what comes before "then" says when."""
-    before = [c for c in clauses[:i] if not c.conditional] or previous[-1:]
-    if not before:
-        return None
-    source = before[-1]
-    body = folded[source.start : source.end]
-    count = _COUNT.search(body)
-    quote = _quote(text, source.start, source.end)
-    if count and not count.group("all"):
-        return Condition(quote, _count(count))
-    if _EXHAUSTED.search(body) or _FAILURE.search(body):
-        return Condition(quote)
-    return None
-
-
-def _condition(text: str, folded: str, conds: list[_Clause]) -> Condition | None:
-    """The condition's words (with the word that opens it) and the number of searches it names."""
-    if not conds:
-        return None
-    searches = None
-    for c in conds:
-        count = _COUNT.search(folded, c.start, c.end)
-        if count and not count.group("all"):
-            searches = _count(count)
-    return Condition(_quote(text, min(c.opens for c in conds), max(c.end for c in conds)), searches)
-
-
-def _condition_kind(
-    folded: str, conds: list[_Clause], otherwise: bool, then: Condition | None
-) -> str | None:
-    """ "failure" (nothing found), "count" (N searches), "exhausted" (every area), "success" (found
-    it), "other" ("if needed"); None when there is no condition."""
-    if otherwise:
-        return "failure"
-    if not conds:
-        return None if then is None else "count" if then.searches else "exhausted"
-    kinds = set()
-    for c in conds:
-        body = folded[c.start : c.end]
-        count = _COUNT.search(body)
-        if re.match(
-            r"(?:if so|in that case|if that happens|if this happens|nesse caso|neste caso|se for o caso|"
-            r"se isso acontecer|se for assim)\b",
-            folded[c.opens : c.end],
-        ):
-            kinds.add("failure")
-        elif count and not count.group("all"):
-            kinds.add("count")
-        elif _EXHAUSTED.search(body):
-            kinds.add("exhausted")
-        elif _FAILURE.search(body) or re.match(r"\s*(?:not|nao)\b", body):
-            kinds.add("failure")
-        elif _SUCCESS.search(body):
-            kinds.add("success")
-        else:
-            kinds.add("other")
-    return next(k for k in ("failure", "count", "exhausted", "success", "other") if k in kinds)
-
-
-def _count(m: re.Match[str]) -> int:
-    if m.group("times"):
-        return {"twice": 2, "thrice": 3}[m.group("times")]
-    return max(_number(m.group(g)) for g in ("n", "m") if m.group(g))
-
-
-def _number(word: str) -> int:
-    word = word.strip()
-    return int(word) if word.isdigit() else _NUMBER_WORDS.get(word, 1)
-
-
-def _quote(text: str, start: int, end: int) -> str:
-    """The original words between two offsets, without the punctuation around them."""
-    return text[start:end].lstrip(" \t\n,;:.-—–*•").rstrip(" \t\n,;:.!?-—–")
-
-
-# ---- 7. the language -------------------------------------------------------------------------
+# ---- 8. the language -------------------------------------------------------------------------
 
 _PT_WORDS = frozenset(
-    [
-        "nao",
-        "voce",
-        "voces",
-        "que",
-        "de",
-        "da",
-        "dos",
-        "das",
-        "na",
-        "nas",
-        "nos",
-        "em",
-        "se",
-        "para",
-        "com",
-        "por",
-        "estrela",
-        "fase",
-        "nesta",
-        "neste",
-        "esta",
-        "isso",
-        "essa",
-        "esse",
-        "ela",
-        "ele",
-        "encontre",
-        "encontrar",
-        "encontrou",
-        "ache",
-        "achar",
-        "achou",
-        "diga",
-        "desista",
-        "desistir",
-        "pode",
-        "procure",
-        "procurar",
-        "busca",
-        "buscas",
-        "areas",
-        "area",
-        "todas",
-        "todos",
-        "quando",
-        "depois",
-        "caso",
-        "vazia",
-        "vazias",
-        "nunca",
-        "tudo",
-        "bem",
-        "sem",
-        "ou",
-        "mas",
-        "o",
-        "os",
-        "ao",
-        "aos",
-        "seu",
-        "sua",
-        "voltarem",
-        "algumas",
-        "alguma",
-        "alguns",
-        "uma",
-        "um",
-        "ha",
-        "nada",
-        "aqui",
-        "la",
-        "entao",
-        "tambem",
-        "ɛ",
-        "e",
-        "avise",
-        "responda",
-        "encontrei",
-        "achei",
-        "foi",
-        "sao",
-        "muito",
-        "mais",
-        "ja",
-        "so",
-        "ate",
-        "cedo",
-        "demais",
-        "vez",
-        "ultima",
-        "agente",
-        "modelos",
-        "modelo",
-        "anterior",
-        "deve",
-        "tem",
-        "vai",
-        "pelo",
-        "pela",
-        "cada",
-        "nenhum",
-        "nenhuma",
-        "sempre",
-        "nem",
-    ]
+    "nao voce voces vc que de da dos das na nas nos em se para pra com por estrela fase nesta "
+    "neste esta isso essa esse ela ele encontre encontrar encontrou ache achar achou diga desista "
+    "desistir desiste pode procure procurar procura busca buscas areas area todas todos quando "
+    "depois caso vazia vazias nunca tudo bem sem ou mas o os ao aos seu sua voltarem algumas "
+    "alguma alguns uma um ha nada aqui la entao tambem ɛ e avise avisa responda encontrei achei "
+    "foi sao muito mais ja so ate cedo demais vez ultima agente modelos modelo anterior deve tem "
+    "vai pelo pela cada nenhum nenhuma sempre nem para fala pare".split()
 )
 _EN_WORDS = frozenset(
-    [
-        "the",
-        "you",
-        "your",
-        "if",
-        "it",
-        "is",
-        "isn't",
-        "find",
-        "star",
-        "say",
-        "this",
-        "level",
-        "and",
-        "to",
-        "of",
-        "in",
-        "can",
-        "may",
-        "don't",
-        "not",
-        "never",
-        "give",
-        "up",
-        "stop",
-        "searches",
-        "search",
-        "come",
-        "back",
-        "empty",
-        "couldn't",
-        "be",
-        "are",
-        "that",
-        "when",
-        "after",
-        "please",
-        "tell",
-        "me",
-        "any",
-        "every",
-        "area",
-        "areas",
-        "found",
-        "nothing",
-        "there",
-        "here",
-        "keep",
-        "looking",
-        "with",
-        "for",
-        "some",
-        "models",
-        "model",
-        "agent",
-        "too",
-        "early",
-        "last",
-        "time",
-        "was",
-        "were",
-        "will",
-        "should",
-        "must",
-        "do",
-        "does",
-        "have",
-        "has",
-        "an",
-        "on",
-        "at",
-        "or",
-        "then",
-        "all",
-    ]
+    "the you your if it is isn't find star say this level and to of in can may don't not never "
+    "give up stop searches search come back empty couldn't be are that when after please tell me "
+    "any every area areas found nothing there here keep looking with for some models model agent "
+    "too early last time was were will should must do does have has an on at or then all".split()
 )
-
-
-_ACCENTED = re.compile(r"[ãõçáéíóúâêô]")
-_WORD = re.compile(r"[\w'ɛ]+")
+_ACCENTS = "ãõçáéíóúâêô"
 
 
 def detect_language(text: str) -> str | None:
     """ "pt" or "en" for a text clearly in one of them; None when it cannot tell (empty, or a
     name or two)."""
-    return _language(text or "", fold(text or ""))
+    return _language_of(text or "")
 
 
-def _language(text: str, folded: str) -> str | None:
-    accents = len(_ACCENTED.findall(text.lower()))
-    words = _WORD.findall(folded)
-    pt = sum(w in _PT_WORDS for w in words) + 2 * accents
-    en = sum(w in _EN_WORDS for w in words)
+def _language_of(text: str) -> str | None:
+    pt = en = 0
+    for _, part in window(text):
+        lowered = part.lower()
+        pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
+        for token in scan(part):
+            if token.kind == "w":
+                pt += token.word in _PT_WORDS
+                en += token.word in _EN_WORDS
     if pt == en:
         return None
     return "pt" if pt > en else "en"

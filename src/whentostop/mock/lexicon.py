@@ -1,0 +1,364 @@
+"""The reader of intent's words, loaded from `data/intent/<language>.toml`, and the step that
+finds them in a text: the longest phrase of the lexicon at each word, in linear time.
+
+The lexicon files say what each list holds and how to write an entry; this module only reads
+them (`lexicon("en")`) and matches (`units(text, lexicon)`).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from itertools import product
+
+from .._data import data_file
+from .words import Token, fold, scan
+
+LANGUAGES = ("en", "pt")
+MAX_PHRASE_WORDS = 8
+"""No entry is longer: a match looks at most this many words ahead."""
+MAX_NUMBER = 1_000_000
+"""Digits beyond this are read as this: a count that large is never reached anyway."""
+_CONTRACTIONS = {"re": "are", "ll": "will", "ve": "have", "d": "would", "m": "am"}
+_S_IS = frozenset(["it", "that", "there", "here", "what", "who", "he", "she", "everything"])
+_FUZZY_LISTS = (
+    "give_up",
+    "stop",
+    "report",
+    "keep_searching",
+    "search",
+    "find",
+    "appear",
+    "failure",
+    "everywhere",
+    "unit",
+    "until",
+    "before",
+)
+"""Lists whose long words are worth recognising misspelt ("desita", "untill", "searchs")."""
+
+
+_IMPLIED = {"interjection": {"interjection", "permission"}}
+"""A judgement said on its own is a permission too."""
+
+
+class _Node:
+    __slots__ = ("children", "number", "prefixes", "tags")
+
+    def __init__(self) -> None:
+        self.children: dict[str, _Node] = {}
+        self.prefixes: list[tuple[str, _Node]] = []
+        self.tags: frozenset[str] = frozenset()
+        self.number: int | None = None
+
+
+@dataclass(frozen=True)
+class Lexicon:
+    """One language's words: spelling, symbols, numbers and the cue lists, as a trie."""
+
+    language: str
+    concord: bool
+    spelling: dict[str, tuple[str, ...]]
+    symbols: dict[str, str]
+    root: _Node = field(repr=False)
+    vocabulary: frozenset[str] = field(repr=False)
+    fuzzy: dict[str, frozenset[str]] = field(repr=False)
+    word_tags: dict[str, frozenset[str]] = field(repr=False)
+    """The lists each single word is in: "gave" is past, inside "gave up" too."""
+    e_is_before: frozenset[str] = field(repr=False, default=frozenset())
+    e_is_after: frozenset[str] = field(repr=False, default=frozenset())
+    verb_as_noun: tuple[str, ...] = ()
+    """How a verb used as a noun ends ("giving", "desistir")."""
+    noun_first_is_subject: bool = False
+    """Whether such a verb opening a clause is always its subject (English "giving up ...")."""
+
+    def word_has(self, unit: Unit, tag: str) -> bool:
+        """Whether any word of `unit` is, alone, an entry of the list `tag`."""
+        return tag in unit.tags or any(tag in self.word_tags.get(w, ()) for w in unit.words)
+
+    def words(self, token: Token) -> list[str]:
+        """The words a written word stands for: its spelling, contractions split, a near miss of
+        a lexicon word corrected."""
+        word = token.word
+        if word in self.spelling:
+            return list(self.spelling[word])
+        if "'" in word:
+            return self._contraction(word)
+        if len(word) >= 5 and word not in self.vocabulary and word.isalpha():
+            return [self._nearest(word)]
+        return [word]
+
+    def _contraction(self, word: str) -> list[str]:
+        stem, _, rest = word.rpartition("'")
+        if rest == "t" and stem.endswith("n"):
+            return [*self.words(Token("w", stem[:-1], 0, 0)), "not"]
+        if rest in _CONTRACTIONS:
+            return [stem, _CONTRACTIONS[rest]]
+        if rest == "s":
+            return [stem, "is"] if stem in _S_IS else [stem]
+        return [word.replace("'", "")]
+
+    def _nearest(self, word: str) -> str:
+        """A lexicon word one edit away (a letter missing, extra, changed or swapped) with the same
+        first letter, if they all mean the same ("searchs": search, searches); else the word."""
+        found = set(self.fuzzy.get(word, ()))
+        for i in range(len(word)):
+            shorter = word[:i] + word[i + 1 :]
+            if shorter in self.vocabulary and len(shorter) >= 5:
+                found.add(shorter)
+            found |= self.fuzzy.get(shorter, frozenset())
+        found = {w for w in found if w[0] == word[0]}
+        meanings = {self.word_tags.get(w, frozenset()) for w in found}
+        return min(found) if len(meanings) == 1 else word
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """A phrase of the lexicon found in the text (or a word it does not know, or a mark)."""
+
+    kind: str
+    """"w" for words; a mark of `Token` otherwise."""
+    tags: frozenset[str]
+    words: tuple[str, ...]
+    start: int
+    end: int
+    quoted: bool = False
+    number: int | None = None
+    surface: str = ""
+    """The first word as written: "giving", "desistir"."""
+    verbal: bool = False
+    """Whether that word has the form of a verb used as a noun (`verb_as_noun`)."""
+
+    def has(self, *tags: str) -> bool:
+        return not self.tags.isdisjoint(tags)
+
+
+@cache
+def lexicon(language: str) -> Lexicon:
+    """The lexicon of `language` ("en" or "pt"), read once from data/intent/<language>.toml."""
+    if language not in LANGUAGES:
+        raise ValueError(f"no lexicon for {language!r}; languages: {', '.join(LANGUAGES)}")
+    raw = tomllib.loads(data_file("intent", f"{language}.toml").read_text(encoding="utf-8"))
+    spelling = {fold(k): tuple(fold(v).split()) for k, v in raw.get("spelling", {}).items()}
+    plain = Lexicon(language, bool(raw.get("concord")), spelling, {}, _Node(), frozenset(), {}, {})
+    root = _Node()
+    vocabulary: set[str] = set(spelling) | {w for ws in spelling.values() for w in ws}
+    fuzzy_words: set[str] = set()
+    word_tags: dict[str, set[str]] = {}
+    for tag, phrases in raw.get("cues", {}).items():
+        for phrase in phrases:
+            for words in _expand(phrase, plain):
+                _insert(root, words).tags |= _IMPLIED.get(tag, {tag})
+                if len(words) == 1:
+                    word_tags.setdefault(words[0], set()).add(tag)
+                vocabulary.update(w for w in words if not w.endswith("*"))
+                if tag in _FUZZY_LISTS:
+                    fuzzy_words.update(w for w in words if len(w) >= 5 and not w.endswith("*"))
+    for phrase, value in raw.get("numbers", {}).items():
+        for words in _expand(phrase, plain):
+            node = _insert(root, words)
+            node.tags |= {"number"}
+            node.number = int(value)
+            vocabulary.update(words)
+    fuzzy: dict[str, set[str]] = {}
+    for word in fuzzy_words:
+        fuzzy.setdefault(word, set()).add(word)
+        for i in range(len(word)):
+            fuzzy.setdefault(word[:i] + word[i + 1 :], set()).add(word)
+    return Lexicon(
+        language,
+        plain.concord,
+        spelling,
+        {k: fold(v) for k, v in raw.get("symbols", {}).items()},
+        root,
+        frozenset(vocabulary),
+        {k: frozenset(v) for k, v in fuzzy.items()},
+        {k: frozenset(v) for k, v in word_tags.items()},
+        frozenset(fold(w) for w in raw.get("e_is_before", [])),
+        frozenset(fold(w) for w in raw.get("e_is_after", [])),
+        tuple(fold(w) for w in raw.get("verb_as_noun", [])),
+        bool(raw.get("noun_first_is_subject")),
+    )
+
+
+def _expand(phrase: str, plain: Lexicon) -> Iterator[list[str]]:
+    """Every word sequence a pattern stands for: "give [it] up" -> [give, up], [give, it, up]."""
+    slots: list[list[str]] = []
+    for slot in phrase.split():
+        optional = slot.startswith("[") and slot.endswith("]")
+        if not optional and ("[" in slot or "]" in slot):
+            raise ValueError(f"lexicon entry {phrase!r}: [ ] holds one word or a/b/c, no spaces")
+        choices = slot.strip("[]").split("/")
+        slots.append([*choices, ""] if optional else choices)
+    for combination in product(*slots):
+        words: list[str] = []
+        for written in combination:
+            if not written:
+                continue
+            if written.endswith("*"):
+                words.append(fold(written))
+                continue
+            for token in scan(written):
+                if token.kind == "w":
+                    words.extend(plain.words(token))
+        if words:
+            yield words
+
+
+def _insert(root: _Node, words: list[str]) -> _Node:
+    if len(words) > MAX_PHRASE_WORDS:
+        raise ValueError(f"a lexicon entry has more than {MAX_PHRASE_WORDS} words: {words}")
+    node = root
+    for word in words:
+        if word.endswith("*"):
+            stem = word[:-1]
+            child = next((c for s, c in node.prefixes if s == stem), None)
+            if child is None:
+                child = _Node()
+                node.prefixes.append((stem, child))
+        else:
+            child = node.children.setdefault(word, _Node())
+        node = child
+    return node
+
+
+def units(text: str, lex: Lexicon, offset: int = 0) -> list[Unit]:
+    """The phrases of the lexicon in `text`, longest first, in reading order; a word it does not
+    know is a unit without tags; marks are units of their kind. Quoted words are marked so."""
+    tokens = list(_words(scan(text, offset), lex))
+    quoted = _quoted(tokens)
+    out: list[Unit] = []
+    i = 0
+    while i < len(tokens):
+        token = tokens[i]
+        if token.kind != "w":
+            if token.kind != '"':
+                out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
+            i += 1
+            continue
+        length, node = _longest(tokens, quoted, i, lex.root)
+        if node is None:
+            length, tags, number = 1, frozenset[str](), _digits(token.word)
+            if number is not None:
+                tags = frozenset(["number"])
+        else:
+            tags, number = node.tags, node.number
+        last = tokens[i + length - 1]
+        out.append(
+            Unit(
+                "w",
+                tags,
+                tuple(t.word for t in tokens[i : i + length]),
+                token.start,
+                last.end,
+                quoted[i],
+                number,
+                token.surface,
+                bool(lex.verb_as_noun) and token.surface.endswith(lex.verb_as_noun),
+            )
+        )
+        i += length
+    return out
+
+
+def _digits(word: str) -> int | None:
+    """ "3", "3rd", "3ª", "2-3" (the larger): a number written with digits."""
+    if word[:1] == "-":
+        return None
+    if "-" in word:
+        parts = [_digits(p) for p in word.split("-")]
+        return max(p for p in parts if p is not None) if all(p is not None for p in parts) else None
+    digits = len(word) - len(word.lstrip("0123456789"))
+    if not digits or word[digits:] not in ("", "st", "nd", "rd", "th", "o", "a", "ª", "º"):
+        return None
+    return int(word[:digits]) if digits <= 6 else MAX_NUMBER
+
+
+def _words(tokens: Iterable[Token], lex: Lexicon) -> Iterator[Token]:
+    """Each word replaced by the words it stands for; symbols named or dropped."""
+    previous = ""
+    pending: Token | None = None
+    for token in tokens:
+        if token.kind == "s":
+            named = lex.symbols.get(token.word)
+            if named is None:
+                continue
+            token = Token("w", named, token.start, token.end, named)
+        if token.kind != "w":
+            if pending is not None:
+                yield pending
+                pending = None
+            previous = ""
+            yield token
+            continue
+        for word in lex.words(token):
+            step = Token("w", word, token.start, token.end, token.surface)
+            if pending is not None:  # "e" (and) reads "é" (is) before "proibido"
+                is_ = word in lex.e_is_before or previous in lex.e_is_after
+                yield Token("w", "ɛ", pending.start, pending.end, "e") if is_ else pending
+                pending = None
+            if lex.e_is_before and word == "e":
+                pending, previous = step, previous
+                continue
+            previous = word
+            yield step
+    if pending is not None:
+        yield pending
+
+
+def _quoted(tokens: list[Token]) -> list[bool]:
+    """Which words stand between a pair of quotation marks in the same sentence."""
+    flags = [False] * len(tokens)
+    open_at: int | None = None
+    for i, token in enumerate(tokens):
+        if token.kind == '"':
+            if open_at is None:
+                open_at = i
+            else:
+                for j in range(open_at + 1, i):
+                    flags[j] = True
+                open_at = None
+        elif token.kind in ".?":
+            open_at = None  # a quotation left open ends with its sentence, unread as one
+    return flags
+
+
+def _longest(
+    tokens: list[Token], quoted: list[bool], i: int, root: _Node
+) -> tuple[int, _Node | None]:
+    """The longest entry starting at word `i`, and its node (tags of every path that ends there
+    are merged): at most MAX_PHRASE_WORDS words ahead, never across a mark or a quotation."""
+    frontier = [root]
+    best: tuple[int, _Node | None] = (0, None)
+    j = i
+    while frontier and j < len(tokens) and j - i < MAX_PHRASE_WORDS:
+        token = tokens[j]
+        if token.kind != "w" or quoted[j] != quoted[i]:
+            break
+        word = token.word
+        following: list[_Node] = []
+        for node in frontier:
+            child = node.children.get(word)
+            if child is not None:
+                following.append(child)
+            if word == "ɛ" and node is not root and "e" in node.children:  # "é" as "e" inside
+                following.append(node.children["e"])
+            following.extend(c for stem, c in node.prefixes if word.startswith(stem))
+        j += 1
+        ends = [n for n in following if n.tags]
+        if ends:
+            best = (j - i, _merged(ends))
+        frontier = following
+    return best
+
+
+def _merged(nodes: list[_Node]) -> _Node:
+    if len(nodes) == 1:
+        return nodes[0]
+    merged = _Node()
+    for node in nodes:
+        merged.tags |= node.tags
+        merged.number = node.number if merged.number is None else merged.number
+    return merged

@@ -1,0 +1,184 @@
+"""How the mock reads text, in linear time: what part of a text it reads, folding, and a
+tokeniser that turns it into words and punctuation with their offsets in the original.
+
+Every text the mock reads (a prompt, a tool's description, a tool's result) may be long or
+crafted. The mock reads at most the first `HEAD_CHARS` and the last `TAIL_CHARS` of it, as a
+model's attention would, and each step below walks the text once: no regular expression, no
+search that can start again at every character.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+HEAD_CHARS = 3072
+"""The mock reads this much from the start of a text ..."""
+TAIL_CHARS = 3072
+"""... and this much from its end (a later instruction decides), nothing in between."""
+MAX_WORD_CHARS = 40
+"""A longer run of letters is not a word anyone wrote to the model: it is skipped."""
+
+_QUOTES = {
+    "’": "'",
+    "‘": "'",
+    "`": "'",
+    "´": "'",
+    "“": '"',
+    "”": '"',
+    "„": '"',
+    "«": '"',
+    "»": '"',
+    "–": "-",
+    "—": "-",
+    "‐": "-",
+}
+_SENTENCE_END = frozenset(".!?…")
+_CLAUSE_BREAK = frozenset(",;()[]{}")
+_ASCII_OR_DONE: dict[int, str] = {}
+
+
+def window(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> list[tuple[int, str]]:
+    """The parts of `text` the mock reads, each with its offset: the whole text when short, else
+    its first `head` and last `tail` characters, cut at a space where one is near."""
+    if len(text) <= head + tail:
+        return [(0, text)]
+    cut = text.rfind(" ", head - 200, head)
+    first = text[: cut if cut > 0 else head]
+    start = len(text) - tail
+    space = text.find(" ", start, start + 200)
+    start = space + 1 if space >= 0 else start
+    return [(0, first), (start, text[start:])]
+
+
+def fold(text: str) -> str:
+    """Lower case, no accents, straight quotes, and exactly as long as `text`, so an offset in
+    the folded text is the same offset in the original."""
+    lowered = text.lower()
+    if len(lowered) != len(text):  # a few characters grow in lower case: leave those as they are
+        lowered = "".join(c.lower() if len(c.lower()) == 1 else c for c in text)
+    if lowered.isascii():
+        return lowered
+    table = {ord(c): _plain(c) for c in set(lowered) if not c.isascii()}
+    return lowered.translate(table)
+
+
+def _plain(c: str) -> str:
+    if c in _QUOTES:
+        return _QUOTES[c]
+    base = unicodedata.normalize("NFD", c)[0]
+    return base if base.isascii() and base.isalpha() else c
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """A word (kind "w") or a mark: "." (a sentence ends), "?" (a question ends), "," (a clause
+    break), ":" (a colon, or the end of a heading line), '"' (a quotation mark)."""
+
+    kind: str
+    word: str
+    start: int
+    end: int
+    """Offsets in the original text."""
+    surface: str = ""
+    """The word as written (folded), before spelling was applied: "giving", "desistir"."""
+
+
+def scan(text: str, offset: int = 0) -> Iterator[Token]:
+    """The words and marks of `text` (already a window), in one pass. Words keep inner
+    apostrophes and hyphens ("don't", "empty-handed"); "_" separates words ("NOT_FOUND");
+    a run of marks is one mark; a line break ends a sentence, or, after a heading ("## Rules"),
+    works as a colon; symbols are returned as kind "s" for the lexicon to name."""
+    folded = fold(text)
+    n = len(folded)
+    i = 0
+    line_start = True
+    heading = False
+    while i < n:
+        c = folded[i]
+        if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
+            j = _word_end(folded, i, n)
+            if j - i <= MAX_WORD_CHARS:
+                word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
+                yield Token("w", word, offset + i, offset + j, folded[i:j])
+            i, line_start = j, False
+        elif c == "\n":
+            j = i
+            while j < n and folded[j] in "\n \t\r":
+                j += 1
+            yield Token(":" if heading else ".", "", offset + i, offset + i + 1)
+            i, line_start, heading = j, True, False
+        elif c in " \t\r_*":
+            i += 1
+        elif c in _SENTENCE_END:
+            j = i
+            while j < n and folded[j] in ".!?…":
+                j += 1
+            yield Token(_end_mark(folded, i, j), "", offset + i, offset + j)
+            i, line_start = j, False
+        elif c == "#" and line_start:
+            heading = True
+            i += 1
+        else:
+            i = yield from _mark(folded, i, n, offset, line_start)
+            line_start = line_start and c in "-•>"
+
+
+def _end_mark(folded: str, i: int, j: int) -> str:
+    """ "?" for a question, "." for a sentence's end, "," for an ellipsis that the sentence goes on
+    after ("Don't give up... unless every area is empty")."""
+    run = folded[i:j]
+    if "?" in run:
+        return "?"
+    if run in ("..", "...", "…", "....") and j + 1 < len(folded) and folded[j] == " ":
+        if folded[j + 1].isalpha() and folded[j + 1].islower():
+            return ","
+    return "."
+
+
+def _word_end(folded: str, i: int, n: int) -> int:
+    j = i + 1
+    while j < n:
+        c = folded[j]
+        if c.isalnum():
+            j += 1
+        elif c in "'-." and j + 1 < n and folded[j + 1].isalnum() and folded[j - 1].isalnum():
+            if c == "." and not (folded[j - 1].isdigit() and folded[j + 1].isdigit()):
+                break  # "0.5" is one word; "fim.Depois" is two
+            j += 1
+        else:
+            break
+    return j
+
+
+def _mark(folded: str, i: int, n: int, offset: int, line_start: bool) -> Iterator[Token]:
+    """One punctuation mark or symbol at `i`; returns where the next token starts."""
+    c = folded[i]
+    if c in _CLAUSE_BREAK:
+        j = i + 1
+        while j < n and (folded[j] in _CLAUSE_BREAK or folded[j] in " \t"):
+            j += 1  # "((((", ", ,": one break
+        yield Token(",", "", offset + i, offset + j)
+        return j
+    if c == ":":
+        yield Token(":", "", offset + i, offset + i + 1)
+        return i + 1
+    if c in "\"'":
+        yield Token('"', "", offset + i, offset + i + 1)
+        return i + 1
+    two = folded[i : i + 2]
+    if two in ("->", "=>"):
+        yield Token("s", two, offset + i, offset + i + 2)
+        return i + 2
+    if c == "-":
+        j = i
+        while j < n and folded[j] == "-":
+            j += 1
+        if not line_start:  # a bullet at a line's start says nothing; a dash breaks a clause
+            yield Token(",", "", offset + i, offset + j)
+        return j
+    if c == "•":
+        return i + 1
+    yield Token("s", c, offset + i, offset + i + 1)
+    return i + 1
