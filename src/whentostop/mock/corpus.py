@@ -101,7 +101,8 @@ class Tally:
 
     right: Counter[str] = field(default_factory=Counter)
     total: Counter[str] = field(default_factory=Counter)
-    misses: list[tuple[Phrasing, Intent]] = field(default_factory=list)
+    misses: list[tuple[Phrasing, Intent]] = field(default_factory=list, repr=False)
+    """What was read wrong; never shown for a held-out file."""
     searches_right: int = 0
     searches_total: int = 0
 

@@ -180,6 +180,8 @@ class _Clause:
 
 def _after_determiner(words: list[Unit], i: int) -> bool:
     unit = words[i]
+    if i > 0 and words[i - 1].has("number") and unit.has("unit"):
+        return True  # "1 busca vazia basta": a count of searches
     if i == 0 or not words[i - 1].has("determiner") or _kind(unit) == "report":
         return False
     return not unit.verbal  # "obrigado a continuar": a verb after "a"
@@ -191,7 +193,6 @@ def _kind(unit: Unit) -> str:
     return next((a for a in ACTIONS if a in unit.tags), "")
 
 
-_MAX_CLAUSES = 40
 _MAX_SENTENCE_UNITS = 160
 """A longer run without a full stop is read in pieces of this many words and marks: no one
 writes a sentence that long to a model, and the rules then cost a bounded amount per piece."""
@@ -960,6 +961,7 @@ def _decide_stop(
     a: int,
 ) -> _Found | None:
     """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
+    head = clause.units[:a]
     if tail and (tail[0].has("other_activity") or _other_gerund(tail, ctx.lex)):
         return None  # "stop wasting time", "pare de enrolar": stopping something else
     if m.stance == "noneed":
@@ -975,9 +977,13 @@ def _decide_stop(
         return None  # "stop only when you have found it"
     if _with_the_star(tail):
         return _unreachable(clause, _When("success", None, ()), ctx, a)  # "stop with the star"
-    if when.kind is None and _condition_kind(tail)[0] in ("count", "everywhere"):
-        kind_, count = _condition_kind(tail)  # "stop criteria: all 4 areas exhausted"
-        when = _When(kind_, count, ())
+    for words in (
+        tail,
+        head,
+    ):  # "stop criteria: all 4 areas exhausted"; "1 busca vazia basta pra parar"
+        if when.kind is None and _condition_kind(words)[0] in ("count", "everywhere", "failure"):
+            kind_, count = _condition_kind(words)
+            when = _When(kind_, count, ())
     searching = bool(tail) and tail[0].has("search", "keep_searching")
     if kind == "stop" and not (
         when.kind or m.stance in ("permit", "order") or failure or searching
@@ -1192,10 +1198,11 @@ def _read_text(text: str, lex: Lexicon) -> list[_Found]:
     bare "don't" acts on the readings before it. Each step is linear in the text read."""
     readings = _Readings()
     before = 0  # how many readings there were before the previous sentence
+    merged = False  # whether the previous sentence already took in the one after it
     previous: list[_Clause] = []
     pending: _Clause | None = None
     for offset, part in window(text):
-        for sentence, question in _sentences(units(part, lex, offset)):
+        for sentence, question in _sentences(units(part, lex, offset, last=offset > 0)):
             clauses = _join_conditions(_split(sentence, question))
             if question and _condition_question(clauses):
                 words = [u for c in clauses for u in c.units]
@@ -1205,14 +1212,15 @@ def _read_text(text: str, lex: Lexicon) -> list[_Found]:
                 clauses.insert(0, pending)
                 pending = None
             _bare_conditions(clauses)
-            if previous and all(c.conditional for c in clauses) and len(previous) < _MAX_CLAUSES:
+            if previous and not merged and all(c.conditional for c in clauses):
                 # "Never give up. Unless every area is empty.": the condition of the sentence before
+                merged = True
                 clauses = previous + clauses
                 for c in clauses:
                     c.conds, c.negated = [], 0
                 del readings.found[max(before, readings.floor) :]
             else:
-                before = len(readings.found)
+                before, merged = len(readings.found), False
             _attach(clauses)
             _read_sentence(clauses, previous, readings, text, lex)
             previous = clauses

@@ -8,10 +8,11 @@ them (`lexicon("en")`) and matches (`units(text, lexicon)`).
 from __future__ import annotations
 
 import tomllib
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import product
+from itertools import islice, product
 
 from .._data import data_file
 from .words import Token, fold, scan
@@ -224,10 +225,18 @@ def _insert(root: _Node, words: list[str]) -> _Node:
     return node
 
 
-def units(text: str, lex: Lexicon, offset: int = 0) -> list[Unit]:
+MAX_TOKENS = 800
+"""At most this many words and marks are read of one window: more than 3 KB of prose holds, so
+that a window of crafted one-character marks costs no more than a window of prose."""
+
+
+def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[Unit]:
     """The phrases of the lexicon in `text`, longest first, in reading order; a word it does not
-    know is a unit without tags; marks are units of their kind. Quoted words are marked so."""
-    tokens = list(_words(scan(text, offset), lex))
+    know is a unit without tags; marks are units of their kind. Quoted words are marked so. Of a
+    very dense text, the first MAX_TOKENS words and marks are read (the last ones, with `last`)."""
+    scanned = scan(text, offset)
+    kept = deque(scanned, maxlen=MAX_TOKENS) if last else islice(scanned, MAX_TOKENS)
+    tokens = list(_words(kept, lex))
     quoted = _quoted(tokens)
     out: list[Unit] = []
     i = 0
