@@ -198,23 +198,32 @@ _MAX_SENTENCE_UNITS = 160
 writes a sentence that long to a model, and the rules then cost a bounded amount per piece."""
 
 
-def _sentences(all_units: list[Unit]) -> list[tuple[list[Unit], bool]]:
-    """The units of each sentence (marks inside kept), and whether it ends with "?"."""
-    out: list[tuple[list[Unit], bool]] = []
+def _sentences(all_units: list[Unit]) -> list[tuple[list[Unit], str]]:
+    """The units of each sentence (marks inside kept), and how it ends: "." (a statement or an
+    instruction), "?" (a question) or "h" (a line that heads the lines under it)."""
+    out: list[tuple[list[Unit], str]] = []
     current: list[Unit] = []
     for unit in all_units:
         if len(current) >= _MAX_SENTENCE_UNITS:
-            out.append((current, False))
+            out.append((current, "."))
             current = []
-        if unit.kind in ".?":
+        if unit.kind in ".?h":
             if any(u.kind == "w" for u in current):
-                out.append((current, unit.kind == "?"))
+                out.append((current, unit.kind))
             current = []
         else:
             current.append(unit)
     if any(u.kind == "w" for u in current):
-        out.append((current, False))
+        out.append((current, "."))
     return out
+
+
+def _under_heading(topic: list[Unit], sentence: list[Unit]) -> list[Unit]:
+    """ "## When to stop / - after 3 empty searches": a line under a heading about giving up or
+    saying so, with no such verb of its own, is read as the heading's words and its own."""
+    if not topic or any(_kind(u) not in ("", "search", "find") for u in sentence if not u.quoted):
+        return sentence
+    return topic + [Unit(":", frozenset(), (), sentence[0].start, sentence[0].start), *sentence]
 
 
 def _split(sentence: list[Unit], question: bool) -> list[_Clause]:
@@ -297,6 +306,8 @@ def _opens(unit: Unit, sentence: list[Unit], i: int, current: _Clause) -> tuple[
     followed = i + 1 < len(sentence) and sentence[i + 1].kind == "w"
     for role in _MARKERS:
         if role in unit.tags and not unit.quoted:
+            if role == "then" and i == 0 and not followed:
+                return "main", "correction"  # "Quer dizer, ...": I mean
             if role in _WHEN + _LIMITS and not followed:
                 return None  # "try once." is a number, not "once ..."
             if role in _LIMITS and current.role in _WHEN and not current.units:
@@ -466,13 +477,23 @@ def _condition_kind(words: list[Unit]) -> tuple[str, int | None]:
         return "some", None
     if "if_needed" in tags:
         return "needed", None
-    if "stop" in tags and "give_up" not in tags:
-        return "everywhere", None  # "when you're done", "quando terminar": the search is over
+    if "stop" in tags and "give_up" not in tags and not _subject_stops(words):
+        return "everywhere", None  # "when you're done", "quando terminar as buscas"
     if "give_up" in tags:
         return "giving up", None
     if "find" in tags or "appear" in tags:
         return "success", None
     return "other", None
+
+
+def _subject_stops(words: list[Unit]) -> bool:
+    """ "until the game ends": something else stops, not the search."""
+    for unit in words:
+        if unit.has("determiner"):
+            return True
+        if unit.has("stop"):
+            return False
+    return False
 
 
 def _count(words: list[Unit]) -> int | None:
@@ -558,6 +579,8 @@ def _modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> _Modality:
     negations, against, permit, oblige, past = carried, 0, False, False, False
     concord_open = lex.concord and carried > 0
     subject = ""
+    if len(head) > 1 and head[0].words == ("no",) and head[1].words[0] in ("you", "i", "we"):
+        head = head[1:]  # "No you can't": an answer, then the instruction
     for unit in head:
         if unit.quoted:
             continue
@@ -695,6 +718,8 @@ def _before_giving_up(clause: _Clause, a: int | None, ctx: _Context) -> _Found |
     if _modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
         return None
     kind, count = _condition_kind(clause.units)
+    if kind == "success":  # "you need to find the star before you stop": only with it
+        return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx)
     quote = _quote(ctx.text, clause.start, clause.end)
     end = max([clause.end] + [c.end for c in clause.conds])
     return _Found("allow", "limit", clause.start, end, Condition(quote, count), True, "")
@@ -702,7 +727,7 @@ def _before_giving_up(clause: _Clause, a: int | None, ctx: _Context) -> _Found |
 
 def _judged_topic(clause: _Clause, a: int, lex: Lexicon) -> bool:
     """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement."""
-    if any(u.tags - {"determiner"} for u in clause.units[:a]):
+    if any(u.tags - {"determiner"} for u in clause.units[:a] if not u.quoted):
         return False  # "you are not prohibited from reporting ...": a head, not a subject
     if _copula_next(clause.units, a):
         return True  # "quit is not in your vocabulary"
@@ -717,7 +742,7 @@ def _judged_topic(clause: _Clause, a: int, lex: Lexicon) -> bool:
 def _is_topic(clause: _Clause, a: int, lex: Lexicon) -> bool:
     """ "Giving up is never the answer", "stopping early means failure": a verb as a noun before
     "is", or (in English) opening its clause, is a subject, never an imperative."""
-    if any(u.tags - {"determiner"} for u in clause.units[:a]):
+    if any(u.tags - {"determiner"} for u in clause.units[:a] if not u.quoted):
         return False
     copula = _last_copula(clause.units)
     noun = _noun_form(clause.units[a], lex) and not _kind_is(clause.units[a], "failure")
@@ -844,7 +869,8 @@ def _read_action(clause: _Clause, i: int, a: int, ctx: _Context) -> _Found | Non
     lex = ctx.lex
     if m.past or (lex.word_has(verb, "past") and not m.modal):
         return _found(clause, "none", "past", _NO_CONDITION, ctx, a)
-    if (
+    rule = not m.subject and kind == "stop" and _condition_kind(head)[0] in _REACHABLE
+    if not rule and (
         m.subject == "others"
         or (m.subject in ("speaker", "self") and not m.modal)
         or (lex.word_has(verb, "third_person") and m.subject != "you")
@@ -945,8 +971,9 @@ def _insists(clause: _Clause, ctx: _Context) -> bool:
 def _negated_content(tail: list[Unit]) -> bool:
     """ "say that it isn't in any area": what is to be said denies the star is there."""
     negations = sum(1 for u in tail if "negation" in u.tags and not u.quoted)
-    verbs = any(u.has("copula", "appear", "holds", "find") for u in tail)
-    return negations % 2 == 1 and verbs
+    verbs = any(u.has("copula", "appear", "holds", "find", "modal") for u in tail)
+    elided = bool(tail) and tail[-1].words[-1] == "not" and len(tail[-1].words) == 1
+    return negations % 2 == 1 and (verbs or elided)  # "explain why you couldn't"
 
 
 def _decide_stop(
@@ -1113,9 +1140,11 @@ def _read_statement(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
         return _found(
             clause, "allow", "no obligation", _NO_CONDITION, ctx
         )  # "no need to exhaust every area"
-    if any(u.has("budget") for u in units_) and (count := _count(units_)) is not None:
-        quote = _quote(ctx.text, clause.start, clause.end)
-        return _Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
+    if any(u.has("budget") for u in units_):
+        count = _count(units_)  # "at most 3 searches", "one pass through every area is enough"
+        if count is not None or any(u.has("everywhere") for u in units_):
+            quote = _quote(ctx.text, clause.start, clause.end)
+            return _Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
     maybe = any(u.has("maybe") for u in units_)
     if _hints_absence(units_) or (maybe and _recent(ctx.clauses, i, lambda c: _absent(c.units))):
         when = _when([c for c in clause.conds if c.role in _WHEN])
@@ -1201,8 +1230,16 @@ def _read_text(text: str, lex: Lexicon) -> list[_Found]:
     merged = False  # whether the previous sentence already took in the one after it
     previous: list[_Clause] = []
     pending: _Clause | None = None
+    topic: list[Unit] = []  # the words of the heading the lines are under, if it is about stopping
     for offset, part in window(text):
-        for sentence, question in _sentences(units(part, lex, offset, last=offset > 0)):
+        for sentence, end in _sentences(units(part, lex, offset, last=offset > 0)):
+            question = end == "?"
+            if end == "h":
+                topic = [u for u in sentence if u.kind == "w"]
+                if not any(_kind(u) in ("give_up", "stop", "report") for u in topic):
+                    topic = []
+            else:
+                sentence = _under_heading(topic, sentence)
             clauses = _join_conditions(_split(sentence, question))
             if question and _condition_question(clauses):
                 words = [u for c in clauses for u in c.units]
@@ -1473,22 +1510,8 @@ read_intent = _Reader(CACHE_BYTES)
 
 # ---- 8. the language -------------------------------------------------------------------------
 
-_PT_WORDS = frozenset(
-    "nao voce voces vc que de da dos das na nas nos em se para pra com por estrela fase nesta "
-    "neste esta isso essa esse ela ele encontre encontrar encontrou ache achar achou diga desista "
-    "desistir desiste pode procure procurar procura busca buscas areas area todas todos quando "
-    "depois caso vazia vazias nunca tudo bem sem ou mas o os ao aos seu sua voltarem algumas "
-    "alguma alguns uma um ha nada aqui la entao tambem ɛ e avise avisa responda encontrei achei "
-    "foi sao muito mais ja so ate cedo demais vez ultima agente modelos modelo anterior deve tem "
-    "vai pelo pela cada nenhum nenhuma sempre nem para fala pare".split()
-)
-_EN_WORDS = frozenset(
-    "the you your if it is isn't find star say this level and to of in can may don't not never "
-    "give up stop searches search come back empty couldn't be are that when after please tell me "
-    "any every area areas found nothing there here keep looking with for some models model agent "
-    "too early last time was were will should must do does have has an on at or then all".split()
-)
 _ACCENTS = "ãõçáéíóúâêô"
+_PUNCTUATION = ".,;:!?\"'()[]{}*#-—–…"
 
 
 def detect_language(text: str) -> str | None:
@@ -1498,14 +1521,15 @@ def detect_language(text: str) -> str | None:
 
 
 def _language_of(text: str) -> str | None:
+    portuguese, english = lexicon("pt").language_words, lexicon("en").language_words
     pt = en = 0
     for _, part in window(text):
         lowered = part.lower()
         pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
-        for token in scan(part):
-            if token.kind == "w":
-                pt += token.word in _PT_WORDS
-                en += token.word in _EN_WORDS
+        for word in fold(part).split():
+            word = word.strip(_PUNCTUATION)
+            pt += word in portuguese
+            en += word in english
     if pt == en:
         return None
     return "pt" if pt > en else "en"

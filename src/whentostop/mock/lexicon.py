@@ -39,6 +39,8 @@ _FUZZY_LISTS = (
     "before",
 )
 """Lists whose long words are worth recognising misspelt ("desita", "untill", "searchs")."""
+_FUZZY_LONG = ("negation", "permission", "obligation", "against", "forever", "if", "when", "after")
+"""Lists whose words of six letters or more are, too ("alowed", "forbiden")."""
 
 
 _IMPLIED = {"interjection": {"interjection", "permission"}}
@@ -74,10 +76,13 @@ class Lexicon:
     """How a verb used as a noun ends ("giving", "desistir")."""
     noun_first_is_subject: bool = False
     """Whether such a verb opening a clause is always its subject (English "giving up ...")."""
+    language_words: frozenset[str] = frozenset()
+    """Words that tell this language from the other one."""
 
     def word_has(self, unit: Unit, tag: str) -> bool:
-        """Whether any word of `unit` is, alone, an entry of the list `tag`."""
-        return tag in unit.tags or any(tag in self.word_tags.get(w, ()) for w in unit.words)
+        """Whether the first word of `unit` (a verb's form: "gave up", "gives up") is, alone, an
+        entry of the list `tag`."""
+        return tag in unit.tags or tag in self.word_tags.get(unit.words[0], ())
 
     def words(self, token: Token) -> list[str]:
         """The words a written word stands for: its spelling, contractions split, a near miss of
@@ -155,8 +160,8 @@ def lexicon(language: str) -> Lexicon:
                 if len(words) == 1:
                     word_tags.setdefault(words[0], set()).add(tag)
                 vocabulary.update(w for w in words if not w.endswith("*"))
-                if tag in _FUZZY_LISTS:
-                    fuzzy_words.update(w for w in words if len(w) >= 5 and not w.endswith("*"))
+                shortest = 5 if tag in _FUZZY_LISTS else 6 if tag in _FUZZY_LONG else 99
+                fuzzy_words.update(w for w in words if len(w) >= shortest and not w.endswith("*"))
     for phrase, value in raw.get("numbers", {}).items():
         for words in _expand(phrase, plain):
             node = _insert(root, words)
@@ -181,6 +186,7 @@ def lexicon(language: str) -> Lexicon:
         frozenset(fold(w) for w in raw.get("e_is_after", [])),
         tuple(fold(w) for w in raw.get("verb_as_noun", [])),
         bool(raw.get("noun_first_is_subject")),
+        frozenset(fold(w) for w in raw.get("language_words", [])),
     )
 
 
@@ -329,7 +335,7 @@ def _quoted(tokens: list[Token]) -> list[bool]:
                 for j in range(open_at + 1, i):
                     flags[j] = True
                 open_at = None
-        elif token.kind in ".?":
+        elif token.kind in ".?h":
             open_at = None  # a quotation left open ends with its sentence, unread as one
     return flags
 

@@ -161,11 +161,11 @@ def read(body: dict[str, Any]) -> View:
                 )
         elif role == "tool":
             name, args = calls.get(message.get("tool_call_id", ""), ("", {}))
-            failed = _is_error(text)
+            blocks = _blocks_in(text)
+            failed = _is_error(text, blocks)
             if name == "search_blocks":
                 view.attempts += 1
                 view.areas = view.areas or _areas_in(text)
-                blocks = _blocks_in(text)
                 if blocks and not failed:
                     view.searched.append(str(args.get("area", "")).strip().lower())
                     for number, item in blocks:
@@ -383,7 +383,7 @@ _MAX_JSON_ERROR = 1 << 16
 """A JSON result longer than this is data, not an error object: it is not parsed again."""
 
 
-def _is_error(text: str) -> bool:
+def _is_error(text: str, blocks: list[tuple[str, str]] | None = None) -> bool:
     """Whether a tool's result says the call failed, as a model reads it: "Error: …", "Erro: …",
     an exception as a loop reports it ("ValueError: …", "KeyError: 'x'", "RuntimeError"),
     "Falhou: …", "the search failed", a JSON error object ({"error": …}). A result with data in
@@ -394,7 +394,7 @@ def _is_error(text: str) -> bool:
         return _json_error(text)
     if lowered.startswith(_FAILED_START) or _names_an_exception(first):
         return True
-    if _blocks_in(text):
+    if blocks if blocks is not None else _blocks_in(text):
         return False
     return any(word in f" {lowered}" for word in _FAILED_WORDS)
 

@@ -88,13 +88,15 @@ class Token:
 def scan(text: str, offset: int = 0) -> Iterator[Token]:
     """The words and marks of `text` (already a window), in one pass. Words keep inner
     apostrophes and hyphens ("don't", "empty-handed"); "_" separates words ("NOT_FOUND");
-    a run of marks is one mark; a line break ends a sentence, or, after a heading ("## Rules"),
-    works as a colon; symbols are returned as kind "s" for the lexicon to name."""
+    a run of marks is one mark; a line break ends a sentence, and ends a heading ("h") after a
+    line that heads what follows ("## When to stop", "**Rules**", "Stop conditions:"); symbols
+    are returned as kind "s" for the lexicon to name."""
     folded = fold(text)
     n = len(folded)
     i = 0
     line_start = True
     heading = False
+    line_begin = 0
     while i < n:
         c = folded[i]
         if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
@@ -107,8 +109,10 @@ def scan(text: str, offset: int = 0) -> Iterator[Token]:
             j = i
             while j < n and folded[j] in "\n \t\r":
                 j += 1
-            yield Token(":" if heading else ".", "", offset + i, offset + i + 1)
-            i, line_start, heading = j, True, False
+            line = folded[line_begin:i].strip()
+            heads = heading or line.endswith(":") or (line.startswith("**") and line.endswith("**"))
+            yield Token("h" if heads else ".", "", offset + i, offset + i + 1)
+            i, line_start, heading, line_begin = j, True, False, j
         elif c in " \t\r_*":
             i += 1
         elif c in _SENTENCE_END:
