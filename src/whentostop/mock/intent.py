@@ -134,6 +134,8 @@ _HINT_WORDS = frozenset(
     "nesta neste nessa nesse aqui la estrela estar existir haver ter tenha exista esteja".split()
 )
 """What may follow "may not" in a hint that the star may not be there ("may not be here")."""
+_HINT_ANCHORS = frozenset("here there level star exist fase aqui la estrela existir".split())
+"""Words that make it a hint about the star whatever follows ("may not be here, sorry")."""
 
 
 @dataclass
@@ -228,7 +230,12 @@ def _under_heading(topic: list[Unit], sentence: list[Unit]) -> list[Unit]:
 
 def _split(sentence: list[Unit], question: bool) -> list[_Clause]:
     """A sentence cut at punctuation and at the words that open a clause, each clause with the
-    word that opened it; a colon that only introduces words ("reply: NOT_FOUND") does not cut."""
+    word that opened it; a colon that only introduces words ("reply: NOT_FOUND") does not cut;
+    a word that only opens the sentence ("Okay so", "Olha:") is left out."""
+    if len(sentence) > 1 and sentence[0].has("discourse"):
+        follows = sentence[1]
+        if follows.kind in ",:" or (len(sentence[0].words) > 1 and follows.kind == "w"):
+            sentence = sentence[1:]
     clauses: list[_Clause] = []
     current = _Clause("main", "start", [], sentence[0].start)
     colons = _colons_that_cut(sentence)
@@ -659,6 +666,8 @@ def _read_clause(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
     if clause.role == "cancel" or not any(u.tags & _RELEVANT for u in clause.units):
         return None
     a = clause.action()
+    if a is None and clause.question:
+        return None  # "..., okay?": a tag, or a question that says nothing about giving up
     before = _before_giving_up(clause, a, ctx) or _elliptical(clause, i, ctx)
     if before is not None:
         return before
@@ -938,7 +947,10 @@ def _when_of(clause: _Clause, i: int, ctx: _Context) -> _When:
         source = _recent(
             ctx.clauses,
             i,
-            lambda c: c.role in ("main", "if", "when", "after", "unless") and _says_something(c),
+            lambda c: (
+                c.role in ("main", "if", "when", "after", "unless", "until", "before")
+                and _says_something(c)
+            ),
         )
         if source is None and ctx.previous:
             source = ctx.previous[-1]
@@ -991,6 +1003,8 @@ def _decide_stop(
     head = clause.units[:a]
     if tail and (tail[0].has("other_activity") or _other_gerund(tail, ctx.lex)):
         return None  # "stop wasting time", "pare de enrolar": stopping something else
+    if kind == "stop" and not tail and _pauses(ctx, clause):
+        return None  # "stop and rethink your plan": a pause, not the end
     if m.stance == "noneed":
         return None
     if m.stance == "forbid":
@@ -1026,6 +1040,20 @@ def _unreachable(clause: _Clause, when: _When, ctx: _Context, a: int) -> _Found 
         return _found(clause, "forbid", "refusal", _NO_CONDITION, ctx, a)
     return (
         _found(clause, "none", "success", _NO_CONDITION, ctx, a) if when.kind == "success" else None
+    )
+
+
+def _pauses(ctx: _Context, clause: _Clause) -> bool:
+    """Whether "stop" is followed by "and" and something to do other than saying so."""
+    at = next((j for j, c in enumerate(ctx.clauses) if c is clause), None)
+    if at is None or at + 1 >= len(ctx.clauses):
+        return False
+    following = ctx.clauses[at + 1]
+    if following.link != "and" or not following.units:
+        return False
+    first = following.units[0]
+    return not first.has("report", "give_up", "stop", "you") and (
+        first.has("search", "keep_searching", "other_activity") or not first.tags
     )
 
 
@@ -1105,6 +1133,8 @@ def _decide_search_like(
         if kind == "find" and m.judged:  # "don't worry about finding it"
             return _found(clause, "allow", "failure accepted", when, ctx, a)
         return None  # "you may keep searching" forbids nothing
+    if not limits.reachable:
+        limits = _limits(clause, unless=True)  # "keep searching unless every area is empty"
     if limits.reachable and not insists:
         return _found(clause, "allow", "limit", limits, ctx, a, strong=False)
     if kind == "find":
@@ -1136,7 +1166,9 @@ def _read_statement(clause: _Clause, i: int, ctx: _Context) -> _Found | None:
         return judged
     units_ = clause.units
     m = _modality(units_, ctx.lex, clause.negated)
-    if m.stance == "noneed" and any(u.has("everywhere", "find") for u in units_):
+    if (m.stance == "noneed" or (m.stance == "permit" and m.judged)) and any(
+        u.has("everywhere", "find", "star") for u in units_
+    ):  # "nobody demands the star", "a estrela é opcional"
         return _found(
             clause, "allow", "no obligation", _NO_CONDITION, ctx
         )  # "no need to exhaust every area"
@@ -1174,8 +1206,10 @@ def _hints_absence(words: list[Unit]) -> bool:
     negation = next((i for i, u in enumerate(rest) if u.has("negation")), None)
     if negation is None:
         return False
-    after = rest[negation + 1 :]
-    return all(set(u.words) <= _HINT_WORDS or u.has("copula", "appear", "holds") for u in after)
+    after = rest[negation + 1 :]  # "may not be here (thanks!)", not "may not be easy"
+    if any(set(u.words) & _HINT_ANCHORS or u.has("appear", "holds", "star") for u in after):
+        return True
+    return all(set(u.words) <= _HINT_WORDS or u.has("copula") for u in after)
 
 
 def _found(
@@ -1268,6 +1302,9 @@ def _condition_question(clauses: list[_Clause]) -> bool:
     """ "No star?", "Can't find it?", "Everything empty?": a question that states a condition
     (not a request, not about giving up itself) sets the condition of what follows."""
     words = [u for c in clauses for u in c.units]
+    asked = [u for c in clauses if c.question for u in c.units]
+    if not asked or _condition_kind(asked)[0] not in ("failure", "everywhere", "count", "some"):
+        return False  # "An empty result is fine, okay?": the question is only the tag
     if not words or words[0].has("request", "question"):
         return False
     if any(u.has("give_up", "stop", "report", "keep_searching") and not u.quoted for u in words):
@@ -1286,6 +1323,7 @@ def _read_sentence(
     corrected = False  # "Actually, keep searching": a correction is meant, however it is said
     for i, clause in enumerate(clauses):
         corrected = corrected or clause.link == "correction" or _is_correction(clause)
+        corrected = corrected or (i + 1 < len(clauses) and _lone_no(clause))  # "No — keep going"
         if clause.role == "cancel":
             readings.floor, here = len(found), []
             continue
@@ -1340,6 +1378,10 @@ _FILLERS = _AUX | {
     "isso",
     "it",
 }
+
+
+def _lone_no(clause: _Clause) -> bool:
+    return [w for u in clause.units for w in u.words] in (["no"], ["nao"], ["nope"])
 
 
 def _is_correction(clause: _Clause) -> bool:
@@ -1496,7 +1538,8 @@ def _read(system: str, prompt: str) -> Intent:
         ]
     deciding = [r for r in readings if r.stance != "none"]
     instructions = [r for r in deciding if r.strong]
-    decisive = (instructions or deciding)[-1] if deciding else None
+    orders = [r for r in deciding if r.why != "absence possible"]
+    decisive = (instructions or orders or deciding)[-1] if deciding else None
     language = languages[1] or languages[0] or "en"
     if decisive is None:
         return Intent(False, "", None, language, "", tuple(readings))
