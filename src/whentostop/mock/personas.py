@@ -130,6 +130,7 @@ class View:
 
 
 def read(body: dict[str, Any]) -> View:
+    """What the request says: the tools offered, the instructions, the calls and their results."""
     view = View(tool_choice=body.get("tool_choice"))
     for entry in body.get("tools") or []:
         fn = entry.get("function", {}) if isinstance(entry, dict) else {}
@@ -149,31 +150,40 @@ def read(body: dict[str, Any]) -> View:
             view.prompt = text
         elif role == "assistant":
             view.turn += 1
-            for call in message.get("tool_calls") or []:
-                fn = call.get("function", {})
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except (TypeError, ValueError):
-                    args = {}
-                calls[call.get("id", "")] = (
-                    fn.get("name", ""),
-                    args if isinstance(args, dict) else {},
-                )
+            calls.update(_calls_in(message))
         elif role == "tool":
-            name, args = calls.get(message.get("tool_call_id", ""), ("", {}))
-            blocks = _blocks_in(text)
-            failed = _is_error(text, blocks)
-            if name == "search_blocks":
-                view.attempts += 1
-                view.areas = view.areas or _areas_in(text)
-                if blocks and not failed:
-                    view.searched.append(str(args.get("area", "")).strip().lower())
-                    for number, item in blocks:
-                        if item.strip() == "star" and view.star is None:
-                            view.star = (str(args.get("area", "")), int(number))
-            elif name == "mark_star":
-                view.marks.append((args, not failed))
+            _read_result(view, *calls.get(message.get("tool_call_id", ""), ("", {})), text)
     return view
+
+
+def _calls_in(message: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """An assistant message's tool calls: id -> (name, arguments); arguments that are not a JSON
+    object are read as none."""
+    calls = {}
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function", {})
+        try:
+            args = json.loads(fn.get("arguments") or "{}")
+        except (TypeError, ValueError, RecursionError):
+            args = {}
+        calls[call.get("id", "")] = (fn.get("name", ""), args if isinstance(args, dict) else {})
+    return calls
+
+
+def _read_result(view: View, name: str, args: dict[str, Any], text: str) -> None:
+    """A tool's result: a search's blocks (and the star among them), or a mark, failed or not."""
+    blocks = _blocks_in(text)
+    failed = _is_error(text, blocks)
+    if name == "search_blocks":
+        view.attempts += 1
+        view.areas = view.areas or _areas_in(text)
+        if blocks and not failed:
+            view.searched.append(str(args.get("area", "")).strip().lower())
+            for number, item in blocks:
+                if item.strip() == "star" and view.star is None:
+                    view.star = (str(args.get("area", "")), int(number))
+    elif name == "mark_star":
+        view.marks.append((args, not failed))
 
 
 def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
