@@ -21,6 +21,7 @@ from whentostop import Stop, connect, load_level, run_agent
 from whentostop.i18n import using
 from whentostop.lesson import give_up, prompt
 from whentostop.mock import corpus
+from whentostop.mock import lexicon as lexicon_module
 from whentostop.mock.intent import detect_language, fold, read_intent
 from whentostop.mock.lexicon import lexicon
 
@@ -122,16 +123,6 @@ def test_a_number_of_searches_named_in_a_permission_is_read() -> None:
 
 # --- the lexicon ------------------------------------------------------------------------------
 
-CUES = {
-    "give_up", "stop", "stop_when_first", "report", "keep_searching", "search", "find", "appear",
-    "negation", "permission", "interjection", "obligation", "against", "request", "you", "self",
-    "speaker", "others", "past", "third_person", "question", "if", "if_first", "proviso", "when",
-    "after", "unless", "until", "before", "without", "even_if", "only", "then", "otherwise", "but",
-    "correction", "cancel", "and", "or", "failure", "everywhere", "unit", "few", "modal", "budget",
-    "forever", "whether", "doubt", "maybe", "never_happens", "if_needed", "copula", "holds",
-    "other_activity", "noop", "determiner", "think",
-}  # fmt: skip
-
 
 @pytest.mark.parametrize("language", ["en", "pt"])
 def test_each_lexicon_lists_only_kinds_of_word_the_reader_knows(language: str) -> None:
@@ -139,8 +130,24 @@ def test_each_lexicon_lists_only_kinds_of_word_the_reader_knows(language: str) -
 
     raw = tomllib.loads((DATA / f"{language}.toml").read_text(encoding="utf-8"))
     assert raw["language"] == language
-    assert set(raw["cues"]) <= CUES, set(raw["cues"]) - CUES
+    assert set(raw["cues"]) <= lexicon_module.CUES, set(raw["cues"]) - lexicon_module.CUES
     assert lexicon(language).language == language
+
+
+def test_every_kind_of_word_has_a_rule_in_the_reader() -> None:
+    """A list the code never names would be words a teacher adds in vain."""
+    mock = Path(lexicon_module.__file__).parent
+    code = "".join((mock / f"{m}.py").read_text() for m in ("clauses", "meaning", "reading"))
+    code += (mock / "lexicon.py").read_text().split("CUES = ")[0]
+    unread = {c for c in lexicon_module.CUES - {"noop"} if f'"{c}"' not in code}
+    assert not unread
+
+
+def test_a_list_with_a_name_the_reader_does_not_know_is_refused() -> None:
+    """A misspelt list name ("[cues] stpo") would otherwise be ignored without a word."""
+    text = (DATA / "en.toml").read_text(encoding="utf-8").replace("\nstop = [", "\nstpo = [", 1)
+    with pytest.raises(ValueError, match="stpo"):
+        lexicon_module.read_lexicon(text)
 
 
 # --- the mechanism ----------------------------------------------------------------------------
@@ -364,10 +371,12 @@ def test_short_or_empty_text_has_no_language() -> None:
 
 
 PIECES = st.sampled_from(
-    "if you can't find it , say so . never give up don't stop until every area ; but not "
-    "before tell me é não desista se diga que encontrou \" ' : ? ! - ( ) 2 three after searches "
-    "İ ß \n no star only when I tell you to actually forget that".split(" ")
-)
+    ["if", "you", "can't", "find", "it", ",", "say", "so", ".", "never", "give", "up", "don't",
+     "stop", "until", "every", "area", ";", "but", "not", "before", "tell", "me", "é", "não",
+     "desista", "se", "diga", "que", "encontrou", '"', "'", ":", "?", "!", "-", "(", ")", "2",
+     "three", "after", "searches", "İ", "ß", "\n", "no star", "only when I tell you to",
+     "actually", "forget that", "## ", "**", "⭐", "→"]
+)  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -43,6 +43,73 @@ _FUZZY_LONG = ("negation", "permission", "obligation", "against", "forever", "if
 """Lists whose words of six letters or more are, too ("alowed", "forbiden")."""
 
 
+WORD_CLASSES = frozenset(
+    ["determiner", "lead", "softener", "filler", "demonstrative", "place", "hint_word", "discourse"]
+)
+"""Lists that say how a word works in a sentence, not what it says about giving up."""
+CUES = WORD_CLASSES | frozenset(
+    [
+        "give_up",
+        "stop",
+        "stop_when_first",
+        "report",
+        "keep_searching",
+        "search",
+        "find",
+        "appear",
+        "star",
+        "failure",
+        "everywhere",
+        "unit",
+        "negation",
+        "permission",
+        "interjection",
+        "obligation",
+        "against",
+        "request",
+        "modal",
+        "proviso",
+        "you",
+        "self",
+        "speaker",
+        "others",
+        "third_person",
+        "past",
+        "think",
+        "question",
+        "whether",
+        "doubt",
+        "maybe",
+        "if",
+        "if_first",
+        "when",
+        "after",
+        "unless",
+        "until",
+        "before",
+        "without",
+        "even_if",
+        "only",
+        "then",
+        "otherwise",
+        "but",
+        "and",
+        "or",
+        "correction",
+        "cancel",
+        "few",
+        "budget",
+        "forever",
+        "never_happens",
+        "if_needed",
+        "copula",
+        "holds",
+        "other_activity",
+        "noop",
+    ]
+)
+"""Every list a lexicon may have under [cues]; the reader has a rule for each (noop's is that a
+phrase listed there means nothing here and keeps its words from being read as other cues)."""
 _IMPLIED = {"interjection": {"interjection", "permission"}}
 """A judgement said on its own is a permission too."""
 
@@ -79,10 +146,10 @@ class Lexicon:
     language_words: frozenset[str] = frozenset()
     """Words that tell this language from the other one."""
 
-    def word_has(self, unit: Unit, tag: str) -> bool:
-        """Whether the first word of `unit` (a verb's form: "gave up", "gives up") is, alone, an
-        entry of the list `tag`."""
-        return tag in unit.tags or tag in self.word_tags.get(unit.words[0], ())
+    def word_has(self, unit: Unit, tag: str, at: int = 0) -> bool:
+        """Whether `unit` is in the list `tag`, or its first word (`at`: which word) is, alone:
+        "gave up" is past because "gave" is."""
+        return tag in unit.tags or tag in self.word_tags.get(unit.words[at], ())
 
     def words(self, token: Token) -> list[str]:
         """The words a written word stands for: its spelling, contractions split, a near miss of
@@ -140,54 +207,92 @@ class Unit:
     def has(self, *tags: str) -> bool:
         return not self.tags.isdisjoint(tags)
 
+    @property
+    def meaning(self) -> frozenset[str]:
+        """Its tags but the word classes that carry no meaning of their own ("the", "just")."""
+        return self.tags - WORD_CLASSES
+
 
 @cache
 def lexicon(language: str) -> Lexicon:
     """The lexicon of `language` ("en" or "pt"), read once from data/intent/<language>.toml."""
     if language not in LANGUAGES:
         raise ValueError(f"no lexicon for {language!r}; languages: {', '.join(LANGUAGES)}")
-    raw = tomllib.loads(data_file("intent", f"{language}.toml").read_text(encoding="utf-8"))
+    return read_lexicon(data_file("intent", f"{language}.toml").read_text(encoding="utf-8"))
+
+
+def read_lexicon(text: str) -> Lexicon:
+    """The lexicon a TOML text describes (the format of data/intent/en.toml)."""
+    raw = tomllib.loads(text)
+    language = raw["language"]
     spelling = {fold(k): tuple(fold(v).split()) for k, v in raw.get("spelling", {}).items()}
     plain = Lexicon(language, bool(raw.get("concord")), spelling, {}, _Node(), frozenset(), {}, {})
-    root = _Node()
-    vocabulary: set[str] = set(spelling) | {w for ws in spelling.values() for w in ws}
-    fuzzy_words: set[str] = set()
-    word_tags: dict[str, set[str]] = {}
+    built = _Built(set(spelling) | {w for ws in spelling.values() for w in ws})
+    unknown = set(raw.get("cues", {})) - CUES
+    if unknown:
+        raise ValueError(
+            f"{language} lexicon: no rule reads the lists {', '.join(sorted(unknown))}"
+        )
     for tag, phrases in raw.get("cues", {}).items():
         for phrase in phrases:
             for words in _expand(phrase, plain):
-                _insert(root, words).tags |= _IMPLIED.get(tag, {tag})
-                if len(words) == 1:
-                    word_tags.setdefault(words[0], set()).add(tag)
-                vocabulary.update(w for w in words if not w.endswith("*"))
-                shortest = 5 if tag in _FUZZY_LISTS else 6 if tag in _FUZZY_LONG else 99
-                fuzzy_words.update(w for w in words if len(w) >= shortest and not w.endswith("*"))
+                built.add(tag, words)
     for phrase, value in raw.get("numbers", {}).items():
         for words in _expand(phrase, plain):
-            node = _insert(root, words)
-            node.tags |= {"number"}
-            node.number = int(value)
-            vocabulary.update(words)
-    fuzzy: dict[str, set[str]] = {}
-    for word in fuzzy_words:
-        fuzzy.setdefault(word, set()).add(word)
-        for i in range(len(word)):
-            fuzzy.setdefault(word[:i] + word[i + 1 :], set()).add(word)
+            built.add_number(words, int(value))
+
+    def folded(key: str) -> frozenset[str]:
+        return frozenset(fold(w) for w in raw.get(key, []))
+
     return Lexicon(
         language,
         plain.concord,
         spelling,
         {k: fold(v) for k, v in raw.get("symbols", {}).items()},
-        root,
-        frozenset(vocabulary),
-        {k: frozenset(v) for k, v in fuzzy.items()},
-        {k: frozenset(v) for k, v in word_tags.items()},
-        frozenset(fold(w) for w in raw.get("e_is_before", [])),
-        frozenset(fold(w) for w in raw.get("e_is_after", [])),
+        built.root,
+        frozenset(built.vocabulary),
+        built.fuzzy(),
+        {k: frozenset(v) for k, v in built.word_tags.items()},
+        folded("e_is_before"),
+        folded("e_is_after"),
         tuple(fold(w) for w in raw.get("verb_as_noun", [])),
         bool(raw.get("noun_first_is_subject")),
-        frozenset(fold(w) for w in raw.get("language_words", [])),
+        folded("language_words"),
     )
+
+
+@dataclass
+class _Built:
+    """A lexicon while it is read: the trie, the words it knows, the words worth correcting."""
+
+    vocabulary: set[str]
+    root: _Node = field(default_factory=lambda: _Node())
+    word_tags: dict[str, set[str]] = field(default_factory=dict)
+    fuzzy_words: set[str] = field(default_factory=set)
+
+    def add(self, tag: str, words: list[str]) -> None:
+        _insert(self.root, words).tags |= _IMPLIED.get(tag, {tag})
+        if len(words) == 1:
+            self.word_tags.setdefault(words[0], set()).add(tag)
+        whole = [w for w in words if not w.endswith("*")]
+        self.vocabulary.update(whole)
+        shortest = 5 if tag in _FUZZY_LISTS else 6 if tag in _FUZZY_LONG else 99
+        self.fuzzy_words.update(w for w in whole if len(w) >= shortest)
+
+    def add_number(self, words: list[str], value: int) -> None:
+        node = _insert(self.root, words)
+        node.tags |= {"number"}
+        node.number = value
+        self.vocabulary.update(words)
+
+    def fuzzy(self) -> dict[str, frozenset[str]]:
+        """Each word, and each word with one letter left out, -> the words it may stand for."""
+        index: dict[str, set[str]] = {}
+        for word in self.fuzzy_words:
+            index.setdefault(word, set()).add(word)
+            for i in range(len(word)):
+                index.setdefault(word[:i] + word[i + 1 :], set()).add(word)
+        return {k: frozenset(v) for k, v in index.items()}
 
 
 def _expand(phrase: str, plain: Lexicon) -> Iterator[list[str]]:
@@ -260,14 +365,14 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
                 tags = frozenset(["number"])
         else:
             tags, number = node.tags, node.number
-        last = tokens[i + length - 1]
+        final = tokens[i + length - 1]
         out.append(
             Unit(
                 "w",
                 tags,
                 tuple(t.word for t in tokens[i : i + length]),
                 token.start,
-                last.end,
+                final.end,
                 quoted[i],
                 number,
                 token.surface,

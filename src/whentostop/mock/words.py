@@ -10,7 +10,7 @@ search that can start again at every character.
 from __future__ import annotations
 
 import unicodedata
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 
 HEAD_CHARS = 3072
@@ -73,8 +73,9 @@ def _plain(c: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Token:
-    """A word (kind "w") or a mark: "." (a sentence ends), "?" (a question ends), "," (a clause
-    break), ":" (a colon, or the end of a heading line), '"' (a quotation mark)."""
+    """A word (kind "w") or a mark: "." (a sentence ends), "?" (a question ends), "h" (a line
+    that heads the lines under it ends), "," (a clause break), ":" (a colon), '"' (a quotation
+    mark), or "s" (a symbol, for the lexicon to name)."""
 
     kind: str
     word: str
@@ -86,17 +87,32 @@ class Token:
 
 
 def scan(text: str, offset: int = 0) -> Iterator[Token]:
-    """The words and marks of `text` (already a window), in one pass. Words keep inner
-    apostrophes and hyphens ("don't", "empty-handed"); "_" separates words ("NOT_FOUND");
+    """The words and marks of `text` (already a window), in one pass, line by line. Words keep
+    inner apostrophes and hyphens ("don't", "empty-handed"); "_" separates words ("NOT_FOUND");
     a run of marks is one mark; a line break ends a sentence, and ends a heading ("h") after a
     line that heads what follows ("## When to stop", "**Rules**", "Stop conditions:"); symbols
     are returned as kind "s" for the lexicon to name."""
     folded = fold(text)
-    n = len(folded)
-    i = 0
-    line_start = True
-    heading = False
-    line_begin = 0
+    begin = 0
+    while begin <= len(folded):
+        end = folded.find("\n", begin)
+        end = len(folded) if end < 0 else end
+        line = folded[begin:end].strip()
+        yield from _scan_line(text, folded, begin, end, offset)
+        if end < len(folded) and line:
+            heads = (
+                line.startswith("#")
+                or line.endswith(":")
+                or (line.startswith("**") and line.endswith("**"))
+            )
+            yield Token("h" if heads else ".", "", offset + end, offset + end + 1)
+        begin = end + 1
+
+
+def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[Token]:
+    """The words and marks of folded[i:n], one line; a bullet or "#" at its start says nothing."""
+    while i < n and folded[i] in " \t\r#-•>*":
+        i += 1
     while i < n:
         c = folded[i]
         if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
@@ -104,29 +120,17 @@ def scan(text: str, offset: int = 0) -> Iterator[Token]:
             if j - i <= MAX_WORD_CHARS:
                 word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
                 yield Token("w", word, offset + i, offset + j, folded[i:j])
-            i, line_start = j, False
-        elif c == "\n":
-            j = i
-            while j < n and folded[j] in "\n \t\r":
-                j += 1
-            line = folded[line_begin:i].strip()
-            heads = heading or line.endswith(":") or (line.startswith("**") and line.endswith("**"))
-            yield Token("h" if heads else ".", "", offset + i, offset + i + 1)
-            i, line_start, heading, line_begin = j, True, False, j
-        elif c in " \t\r_*":
+            i = j
+        elif c in " \t\r_*#":
             i += 1
         elif c in _SENTENCE_END:
             j = i
             while j < n and folded[j] in ".!?…":
                 j += 1
             yield Token(_end_mark(folded, i, j), "", offset + i, offset + j)
-            i, line_start = j, False
-        elif c == "#" and line_start:
-            heading = True
-            i += 1
+            i = j
         else:
-            i = yield from _mark(folded, i, n, offset, line_start)
-            line_start = line_start and c in "-•>"
+            i = yield from _mark(folded, i, n, offset)
 
 
 def _end_mark(folded: str, i: int, j: int) -> str:
@@ -135,10 +139,8 @@ def _end_mark(folded: str, i: int, j: int) -> str:
     run = folded[i:j]
     if "?" in run:
         return "?"
-    if run in ("..", "...", "…", "....") and j + 1 < len(folded) and folded[j] == " ":
-        if folded[j + 1].isalpha() and folded[j + 1].islower():
-            return ","
-    return "."
+    goes_on = j + 1 < len(folded) and folded[j] == " " and folded[j + 1].islower()
+    return "," if run in ("..", "...", "…", "....") and goes_on else "."
 
 
 def _word_end(folded: str, i: int, n: int) -> int:
@@ -156,7 +158,7 @@ def _word_end(folded: str, i: int, n: int) -> int:
     return j
 
 
-def _mark(folded: str, i: int, n: int, offset: int, line_start: bool) -> Iterator[Token]:
+def _mark(folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
     """One punctuation mark or symbol at `i`; returns where the next token starts."""
     c = folded[i]
     if c in _CLAUSE_BREAK:
@@ -175,12 +177,11 @@ def _mark(folded: str, i: int, n: int, offset: int, line_start: bool) -> Iterato
     if two in ("->", "=>"):
         yield Token("s", two, offset + i, offset + i + 2)
         return i + 2
-    if c == "-":
+    if c == "-":  # a dash breaks a clause
         j = i
         while j < n and folded[j] == "-":
             j += 1
-        if not line_start:  # a bullet at a line's start says nothing; a dash breaks a clause
-            yield Token(",", "", offset + i, offset + j)
+        yield Token(",", "", offset + i, offset + j)
         return j
     if c == "•":
         return i + 1
