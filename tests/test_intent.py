@@ -201,6 +201,28 @@ def test_a_number_of_searches_is_read_as_when_to_give_up(
 
 
 @pytest.mark.parametrize(
+    "phrasing, searches",
+    [
+        ("You get three attempts. If none of them finds it, say so.", 3),
+        ("Procura duas vezes; se não vier nada, para.", 2),
+        ("You have 10 turns. If nothing turns up, stop.", None),  # the run's length, not searches
+        ("Two searches that find nothing end the run.", 2),
+        ("If you come up empty twice, that's enough.", 2),
+        ("Não passe de quatro buscas.", 4),
+    ],
+)
+def test_a_number_named_beside_the_condition_is_its_number(phrasing: str, searches: int) -> None:
+    intent = read_intent(phrasing)
+    assert intent.allowed and intent.searches == searches
+
+
+def test_a_budget_denied_is_no_budget() -> None:
+    assert not read_intent("One empty search is not enough to give up.").allowed
+    assert not read_intent("Uma busca vazia não basta.").allowed
+    assert read_intent("Do not use more than 3 searches.").searches == 3
+
+
+@pytest.mark.parametrize(
     "phrasing, words",
     [
         ("After searching every area, you can give up.", "After searching every area"),
@@ -286,6 +308,13 @@ def test_each_negation_and_each_word_against_flips_the_meaning_once(
     allows: str, refuses: str
 ) -> None:
     assert read_intent(allows).allowed and not read_intent(refuses).allowed
+
+
+def test_a_modal_without_its_verb_takes_the_verb_before_it() -> None:
+    assert read_intent("Other agents may stop; you may not.").refused
+    assert read_intent("Pode desistir. Não, pera, não pode não.").refused  # an emphatic "não"
+    assert read_intent("Other agents may not stop; you may.").allowed
+    assert read_intent("Don't give up. You can do it!").refused  # encouragement, not leave
 
 
 def test_portuguese_negations_agree_instead_of_cancelling() -> None:

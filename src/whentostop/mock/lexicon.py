@@ -98,6 +98,8 @@ CUES = WORD_CLASSES | frozenset(
         "correction",
         "cancel",
         "few",
+        "turn",
+        "enough",
         "budget",
         "forever",
         "never_happens",

@@ -177,7 +177,12 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
         for u in clause.units
     ):
         return None
-    earlier = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
+
+    def has_verb(c: Clause) -> bool:
+        return not c.conditional and c.action() is not None
+
+    earlier = recent(ctx.clauses, i, has_verb)  # or the last sentence's ("Pode parar. Não pode.")
+    earlier = earlier or recent(ctx.previous, len(ctx.previous), has_verb)
     if earlier is None:
         return None
     verb = kind(earlier.units[earlier.action() or 0])
@@ -188,9 +193,9 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None
     if m.stance == "forbid":
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
-    if m.stance in ("permit", "order"):
+    if m.stance in ("permit", "order") and modality(earlier.units, lex).subject == "others":
         return found_in(clause, "allow", "permission", when(clause.conds), ctx)
-    return None
+    return None  # ("don't give up, you can do it!" encourages)
 
 
 def _before_giving_up(clause: Clause, a: int | None, ctx: Context) -> Found | None:
@@ -286,7 +291,9 @@ def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
         start -= 1
     near = [u for u in words[copula + 1 :] if u.tags or len(u.words[0]) > 2][:2]
     judged = [
-        replace(u, tags=u.tags | {"against"}) if "failure" in u.tags and u in near else u
+        replace(u, tags=u.tags | {"against"})
+        if "failure" in u.tags and "negation" not in u.tags and u in near
+        else u
         for u in words[start:]
     ]
     return words[:start], judged
@@ -366,7 +373,10 @@ def _refers_back(clause: Clause, lex: Lexicon) -> bool:
 def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     """What the clause's verb about giving up means here: allow, forbid, or a mention."""
     head, verb, tail = clause.units[:a], clause.units[a], clause.units[a + 1 :]
-    m = modality(_inherited_head(clause, i, ctx) + head, ctx.lex, clause.negated)
+    said = _inherited_head(clause, i, ctx) + head
+    if _a_run(head):  # "a search that finds nothing ends the task": "nothing" is the search's
+        said = [u for u in said if not u.has("failure")]
+    m = modality(said, ctx.lex, clause.negated)
     mention = _a_mention(clause, head, verb, m, ctx.lex)
     if mention:
         return found_in(clause, "none", mention, NO_CONDITION, ctx, a)
@@ -385,6 +395,15 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if name == "report":
         return decide_report(m, condition, limits(clause), failure, tail, clause, ctx, a)
     return decide_stop(name, m, condition, failure, clause, ctx, a)
+
+
+def _a_run(head: list[Unit]) -> bool:
+    """Whether the words before the verb are searches that fail, its subject and condition."""
+    return (
+        any(u.has("search", "unit") for u in head)
+        and not any(u.has("you", "speaker", "others", "self") for u in head)
+        and condition_kind(head)[0] in REACHABLE
+    )
 
 
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, lex: Lexicon) -> str:
@@ -442,7 +461,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     and for "otherwise", the star not found."""
     own = [c for c in clause.conds if c.role in (*WHEN, "unless")]
     if own:
-        return when(own)
+        return _counted(when(own), i, ctx)
     if clause.role == "otherwise":
         return When("failure", None, ())
     if clause.role != "then":
@@ -454,6 +473,23 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
         return NO_CONDITION
     name, count = condition_kind(source.units)
     return When(name, count, (source,))
+
+
+def _counted(condition: When, i: int, ctx: Context) -> When:
+    """ "Search twice; if both come back empty, stop", "you get three tries. If none of them
+    finds it, say so": a failure that counts no searches of its own refers to those just named."""
+    if condition.kind != "failure" or condition.count is not None:
+        return condition
+    earlier = ctx.previous[-NEAR:] + ctx.clauses[max(0, i - NEAR) : i]
+    own = {id(c) for c in condition.clauses}
+    for clause in reversed([c for c in earlier if id(c) not in own]):
+        if any(u.has("everywhere") for u in clause.units):
+            return When("everywhere", None, condition.clauses)  # "check each of the 4 areas"
+        count = count_of(clause.units)
+        counted = [u for u in clause.units if u.has("unit", "search")]
+        if count is not None and counted and not any(u.has("turn") for u in counted):
+            return When("count", count, condition.clauses)
+    return condition
 
 
 def _a_source(clause: Clause) -> bool:
@@ -515,13 +551,21 @@ def decide_stop(
     return found_in(clause, "allow", "permission", condition, ctx, a)
 
 
+_CONDITION_WORDS = frozenset(
+    ["number", "unit", "failure", "everywhere", "search", "find", "appear", "negation", "star"]
+)
+
+
 def _implied(tail: list[Unit], head: list[Unit]) -> When:
     """ "Stop criteria: all 4 areas exhausted", "1 busca vazia basta pra parar": the condition
     is in the words around the verb."""
     for words in (tail, head):
         name, count = condition_kind(words)
         if name in ("count", "everywhere", "failure"):
-            return When(name, count, ())
+            said = [u for u in words if u.kind == "w"] or words
+            while len(said) > 1 and said[-1].tags.isdisjoint(_CONDITION_WORDS):
+                said.pop()  # "1 busca vazia | basta pra"
+            return When(name, count, (Clause("if", "start", said, said[0].start),))
     return NO_CONDITION
 
 
@@ -704,9 +748,15 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     """ "At most 3 searches", "one pass through every area is enough"."""
     if not any(u.has("budget") for u in clause.units):
         return None
+    words = clause.units
+    if any(u.has("enough") and words[j - 1].has("negation") for j, u in enumerate(words) if j):
+        return None  # "one empty search is not enough" ("do not use more than 3" is a budget)
     count = count_of(clause.units)
     if count is None and not any(u.has("everywhere") for u in clause.units):
-        return None
+        condition = when([c for c in clause.conds if c.role in WHEN])
+        if not condition.reachable:
+            return None  # ("if you come up empty twice, that's enough": its condition counts)
+        return found_in(clause, "allow", "limit", condition, ctx)
     quote = quoted(ctx.text, clause.start, clause.end)
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
 
@@ -749,7 +799,9 @@ def hints_absence(words: list[Unit], lex: Lexicon) -> bool:
     after = rest[negation + 1 :]
     if any(u.has("appear", "holds", "star", "place") for u in after):
         return True
-    return all(u.has("copula", "determiner") or lex.word_has(u, "hint_word") for u in after)
+    return bool(after) and all(  # ("não pode não": an emphatic no, not a maybe)
+        u.has("copula", "determiner") or lex.word_has(u, "hint_word") for u in after
+    )
 
 
 # ---- the reading, quoted --------------------------------------------------------------------------
