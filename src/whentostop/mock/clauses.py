@@ -319,7 +319,12 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
     any other clause."""
     if clause.role != "main" or clause.conds or not clause.units:
         return None
-    if not all(u.has("negation", "correction") or lex.word_has(u, "filler") for u in clause.units):
+    if not all(
+        (u.has("negation") and not u.has("failure"))  # ("..., or 'none'" names an answer)
+        or u.has("correction")
+        or lex.word_has(u, "filler")
+        for u in clause.units
+    ):
         return None
     return sum(1 for u in clause.units if u.has("negation")) or None
 

@@ -40,6 +40,7 @@ from __future__ import annotations
 import sys
 from collections import OrderedDict
 from dataclasses import dataclass
+from functools import cache
 
 from ..i18n import N_
 from .lexicon import lexicon
@@ -205,18 +206,27 @@ def detect_language(text: str) -> str | None:
 
 
 def _language_of(text: str) -> str | None:
-    portuguese, english = lexicon("pt").language_words, lexicon("en").language_words
+    """Accents and each language's common words count twice; a word only one lexicon knows,
+    once."""
+    (portuguese, only_pt), (english, only_en) = _words("pt"), _words("en")
     pt = en = 0
     for _, part in window(text):
         lowered = part.lower()
         pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
         for word in fold(part).split():
             word = word.strip(_PUNCTUATION)
-            pt += word in portuguese
-            en += word in english
+            pt += 2 * (word in portuguese) + (word in only_pt)
+            en += 2 * (word in english) + (word in only_en)
     if pt == en:
         return None
     return "pt" if pt > en else "en"
+
+
+@cache
+def _words(language: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A language's common words, and the words its lexicon knows that the other's does not."""
+    other = lexicon("en" if language == "pt" else "pt").vocabulary
+    return lexicon(language).language_words, lexicon(language).vocabulary - other
 
 
 __all__ = ["WHY", "Condition", "Intent", "Reading", "detect_language", "fold", "read_intent"]

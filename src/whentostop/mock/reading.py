@@ -29,6 +29,7 @@ from .meaning import (
     modality,
     negated_content,
     read_clause,
+    recent,
 )
 from .words import window
 
@@ -218,14 +219,17 @@ def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -
         return None
     if not _more_to_say(clause):
         return None
-    before = ctx.clauses[i - 1]
-    a = before.action()
-    if a is None or kind(before.units[a]) not in ("report", "stop") or before.conditional:
+    before = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
+    a = before.action() if before is not None else None
+    if before is None or a is None or kind(before.units[a]) not in ("report", "stop"):
         return None
     m = modality(before.units[:a], ctx.lex, before.negated)
     if m.stance in ("forbid", "noneed") or (here and here[-1].stance == "forbid"):
         return None
     end = max([clause.end] + [c.end for c in clause.conds])
+    first = clause.units[0]
+    if first.has("negation") and not first.has("failure"):  # "say where it is, not that it's missing"
+        return Found("forbid", "refusal", clause.start, end, None, True, "report")
     return Found("allow", "report", before.start, end, None, True, "report")
 
 
