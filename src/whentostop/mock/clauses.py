@@ -418,7 +418,10 @@ def _vaguer_kind(words: list[Unit], tags: set[str], failing: bool) -> str:
     if "if_needed" in tags:
         return "needed"
     if "stop" in tags and "give_up" not in tags and not _subject_stops(words):
-        return "everywhere"  # "when you're done", "quando terminar as buscas"
+        finishing = all(u.has("done") for u in words if "stop" in u.tags)
+        if finishing and tags.isdisjoint(("search", "unit", "everywhere")):
+            return "other"  # "when you're done": the task's end, whatever it brought
+        return "everywhere"  # "if you stop searching", "quando terminar as buscas"
     if "give_up" in tags:
         return "giving up"
     return "other"

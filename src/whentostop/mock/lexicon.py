@@ -99,6 +99,7 @@ CUES = WORD_CLASSES | frozenset(
         "cancel",
         "few",
         "turn",
+        "done",
         "enough",
         "budget",
         "forever",
@@ -112,8 +113,8 @@ CUES = WORD_CLASSES | frozenset(
 )
 """Every list a lexicon may have under [cues]; the reader has a rule for each (noop's is that a
 phrase listed there means nothing here and keeps its words from being read as other cues)."""
-_IMPLIED = {"interjection": {"interjection", "permission"}}
-"""A judgement said on its own is a permission too."""
+_IMPLIED = {"interjection": {"interjection", "permission"}, "done": {"done", "stop"}}
+"""A judgement said on its own is a permission too; finishing is stopping."""
 
 
 class _Node:

@@ -641,13 +641,37 @@ def decide_report(
         return None
     if bound.kind == "success" and not bound.reachable and not failure:
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
+    if not failure and _where_it_is(tail):
+        return None  # "look in every area and tell me where the star is": what was found
     if (
         failure or condition.reachable or condition.kind == "giving up"
     ):  # "tell me when you give up"
         return found_in(clause, "allow", "report", condition, ctx, a)
-    if all(u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") for u in tail):
+    if all(
+        u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") or u.has("stop")
+        for u in tail
+    ):
+        if _after_absence(clause, ctx):  # "If it's not there, it's not there. Tell me."
+            return found_in(clause, "allow", "report", When("failure", None, ()), ctx, a)
         return found_in(clause, "none", "nothing to report", NO_CONDITION, ctx, a)
     return None
+
+
+def _where_it_is(tail: list[Unit]) -> bool:
+    """Whether what is to be said is where the star is ("tell me where the star is")."""
+    said = [u for u in tail if not u.quoted]
+    return (
+        any(u.has("star") for u in said)
+        and any(u.has("copula", "holds") for u in said)
+        and not any(u.has("negation") for u in said)
+    )
+
+
+def _after_absence(clause: Clause, ctx: Context) -> bool:
+    """Whether the instruction before this one says the star is not there."""
+    at = next((j for j, c in enumerate(ctx.clauses) if c is clause), 0)
+    before = [c for c in ctx.clauses[:at] if not c.conditional] or ctx.previous[-1:]
+    return bool(before) and not before[-1].conditional and absent(before[-1].units)
 
 
 def _refuse_report(
