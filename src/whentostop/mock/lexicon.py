@@ -77,6 +77,7 @@ CUES = WORD_CLASSES | frozenset(
         "past",
         "think",
         "question",
+        "wonder",
         "whether",
         "doubt",
         "maybe",

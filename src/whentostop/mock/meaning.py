@@ -418,8 +418,9 @@ def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, lex: L
         or (lex.word_has(verb, "third_person") and m.subject != "you")
     ):
         return "description"  # ("a search that finds nothing ends the task" is a rule)
-    if clause.question and not _request(head, verb):
-        return "question"
+    asked = clause.question or any(u.has("wonder") and not u.quoted for u in head)
+    if asked and not _request(head, verb):
+        return "question"  # (and "I wonder whether you'd stop ...", asked without a "?")
     return ""
 
 
@@ -439,6 +440,8 @@ def _gives_up_without(clause: Clause) -> bool:
 def _request(head: list[Unit], verb: Unit) -> bool:
     """ "Can you tell me ...?", "você pode me avisar ...?": a question that asks for something
     to be said is a request ("Would you give up?" is a question)."""
+    if head and {"request", "permission"} <= head[0].tags:
+        return True  # a suggestion: "why not stop if it isn't there?"
     if not verb.has("report"):
         return False
     if head and head[0].has("request", "modal"):
