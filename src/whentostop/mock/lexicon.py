@@ -102,6 +102,7 @@ CUES = WORD_CLASSES | frozenset(
         "turn",
         "done",
         "enough",
+        "more",
         "budget",
         "forever",
         "never_happens",

@@ -727,6 +727,8 @@ def _ordered_to_search(
 ) -> Found | None:
     if not bound.reachable:
         bound = limits(clause, unless=True)  # "keep searching unless every area is empty"
+    if name == "find":  # "find it before your turns run out": a deadline, not a way out
+        bound = when([c for c in bound.clauses if c.role != "before"], invert_unless=False)
     if bound.reachable and not insisting:
         return found_in(clause, "allow", "limit", bound, ctx, a, strong=False)
     if name == "find":
@@ -778,6 +780,9 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     words = clause.units
     if any(u.has("enough") and words[j - 1].has("negation") for j, u in enumerate(words) if j):
         return None  # "one empty search is not enough" ("do not use more than 3" is a budget)
+    budget = next(j for j, u in enumerate(words) if u.has("budget"))
+    if words[budget].has("more") and not any(u.has("negation") for u in words[:budget]):
+        return None  # "search each area more than once"
     count = count_of(clause.units)
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
