@@ -216,6 +216,39 @@ def test_a_number_named_beside_the_condition_is_its_number(phrasing: str, search
     assert intent.allowed and intent.searches == searches
 
 
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Answer with the area name, or 'none'.",
+        "Your final line must be either FOUND:<area> or MISSING.",
+        "Write DONE:<area> if you found it, DONE:none otherwise.",
+        'Responda em JSON: {"estrela": null} se ela não estiver em lugar nenhum.',
+        "Nothing? Done.",
+        "no luck, no problem",
+        "Vazio? Fim.",
+        "Se não tiver, não tem. Fala e pronto.",
+    ],
+)
+def test_a_reply_template_or_a_terse_rule_with_a_way_out_allows(phrasing: str) -> None:
+    assert read_intent(phrasing).allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Find the star. Report back when you're done.",
+        "Look in every area and tell me where the star is.",
+        "Reply with the area, nothing more.",
+        "Say where it is, not that it is missing.",
+        "Find the star before your turns run out.",
+        "If needed, search each area more than once.",
+        "I wonder whether you'd stop after one search.",
+    ],
+)
+def test_an_order_to_find_with_a_report_or_a_deadline_allows_nothing(phrasing: str) -> None:
+    assert not read_intent(phrasing).allowed
+
+
 def test_a_budget_denied_is_no_budget() -> None:
     assert not read_intent("One empty search is not enough to give up.").allowed
     assert not read_intent("Uma busca vazia não basta.").allowed

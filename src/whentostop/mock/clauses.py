@@ -444,7 +444,8 @@ def count_of(words: list[Unit]) -> int | None:
         if unit.number is None or unit.quoted:
             continue
         near = words[i + 1 : i + 4]
-        if "unit" in unit.tags or any("unit" in u.tags for u in near) or i == len(words) - 1:
+        named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
+        if "unit" in unit.tags or named or i == len(words) - 1:  # ("3 empty = stop")
             found.append(unit.number)
     return max(found) if found else None
 

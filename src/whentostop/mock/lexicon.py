@@ -354,6 +354,11 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     kept = deque(scanned, maxlen=MAX_TOKENS) if last else islice(scanned, MAX_TOKENS)
     tokens = list(_words(kept, lex))
     quoted = _quoted(tokens)
+    for i in range(len(tokens) - 1):  # "DONE:none", "FOUND:<area>": a key of a reply template
+        colon = tokens[i + 1]
+        glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
+        if glued and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
+            quoted[i] = True
     out: list[Unit] = []
     i = 0
     while i < len(tokens):

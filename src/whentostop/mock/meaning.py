@@ -334,7 +334,7 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
         u.has("failure") or (verb == "report" and u.has("whether")) for u in clause.units
     ):
         return True
-    if a is not None or not _refers_back(clause, ctx.lex):
+    if a is not None or not (_refers_back(clause, ctx.lex) or _only_a_judgement(clause)):
         return False
     antecedent = ctx.clauses[i - 1] if i > 0 else ctx.previous[-1] if ctx.previous else None
     return antecedent is not None and absent(antecedent.units)
@@ -360,6 +360,11 @@ def _judge(
             return found_in(clause, "allow", "limit", bound, ctx)
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
     return None
+
+
+def _only_a_judgement(clause: Clause) -> bool:
+    """ "No luck, no problem": a judgement said on its own judges the clause before."""
+    return bool(clause.units) and all(u.has("interjection") for u in clause.units)
 
 
 def _refers_back(clause: Clause, lex: Lexicon) -> bool:
@@ -548,7 +553,7 @@ def decide_stop(
         return _unreachable(clause, When("success", None, ()), ctx, a)  # "stop with the star"
     condition = condition if condition.kind else _implied(tail, clause.units[:a])
     searching = bool(tail) and tail[0].has("search", "keep_searching")
-    plain = m.stance not in ("permit", "order")
+    plain = m.stance not in ("permit", "order") and not any(u.has("permission") for u in tail)
     if name == "stop" and plain and not (condition.kind or failure or searching):
         return None  # a bare "stop": of what, when?
     return found_in(clause, "allow", "permission", condition, ctx, a)
