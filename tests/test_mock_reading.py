@@ -45,10 +45,17 @@ ADVERSARIAL = {
 }
 
 
-def cpu_seconds(fn: Any) -> float:
-    start = time.thread_time()
-    fn()
-    return time.thread_time() - start
+def cpu_seconds(fn: Any, before: Any = None) -> float:
+    """The least CPU time of three calls (`before` each, unmeasured): on a shared machine one
+    measurement can be inflated by what else runs, never made smaller."""
+    times = []
+    for _ in range(3):
+        if before is not None:
+            before()
+        start = time.thread_time()
+        fn()
+        times.append(time.thread_time() - start)
+    return min(times)
 
 
 @pytest.fixture(autouse=True)
@@ -60,8 +67,7 @@ def lexicons_loaded() -> None:
 @pytest.mark.parametrize("name", ADVERSARIAL)
 def test_a_megabyte_of_crafted_prompt_is_read_in_under_a_tenth_of_a_second(name: str) -> None:
     text = ADVERSARIAL[name]
-    read_intent.cache_clear()
-    assert cpu_seconds(lambda: read_intent(text, text)) < BOUND_S
+    assert cpu_seconds(lambda: read_intent(text, text), before=read_intent.cache_clear) < BOUND_S
 
 
 @pytest.mark.parametrize("name", ADVERSARIAL)
@@ -83,7 +89,7 @@ def test_a_megabyte_of_crafted_tool_text_is_read_in_under_a_tenth_of_a_second(na
             _tool("mark_star"),
         ],
     }
-    assert cpu_seconds(lambda: decide("searcher", body)) < BOUND_S
+    assert cpu_seconds(lambda: decide("searcher", body), before=read_intent.cache_clear) < BOUND_S
 
 
 def test_areas_and_blocks_are_read_from_the_lines_that_name_them() -> None:
@@ -113,8 +119,7 @@ def test_any_repetition_of_crafted_pieces_is_read_in_under_a_tenth_of_a_second(
     pieces: list[str], times: int
 ) -> None:
     text = ("".join(pieces) * times)[:MEGABYTE]
-    read_intent.cache_clear()
-    assert cpu_seconds(lambda: read_intent(text)) < BOUND_S
+    assert cpu_seconds(lambda: read_intent(text), before=read_intent.cache_clear) < BOUND_S
 
 
 def test_tokens_are_counted_in_pieces_and_none_is_counted_twice() -> None:

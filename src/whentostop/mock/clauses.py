@@ -47,6 +47,7 @@ class Clause:
     conds: list[Clause] = field(default_factory=list)
     negated: int = 0
     """Negations carried from a bare "Never," before it."""
+    _action: tuple[int, int | None] | None = field(default=None, repr=False, compare=False)
 
     @property
     def start(self) -> int:
@@ -63,6 +64,11 @@ class Clause:
     def action(self) -> int | None:
         """Where its verb about giving up is, if it has one (not in a quotation, not a noun: "the
         search"). A word that stops only at a clause's start ("para") counts only there."""
+        if self._action is None or self._action[0] != len(self.units):
+            self._action = (len(self.units), self._find_action())  # (units are only appended)
+        return self._action[1]
+
+    def _find_action(self) -> int | None:
         for i, unit in enumerate(self.units):
             if unit.quoted or not kind(unit) or _a_noun(self.units, i):
                 continue
@@ -236,8 +242,8 @@ def _an_item(clause: Clause) -> bool:
         and not clause.question  # "avisa, visse?": a tag, not an item
         and clause.link in ("punct", "and", "or")
         and len(clause.units) <= 2
-        and all(not u.meaning for u in clause.units)
-    )
+        and all(not u.meaning and not u.has("demonstrative") for u in clause.units)
+    )  # ("if you find it, mark it": "it" ends an instruction, not an item)
 
 
 def _join_conditions(found: list[Clause], lex: Lexicon) -> list[Clause]:
@@ -398,6 +404,8 @@ def condition_kind(words: list[Unit]) -> tuple[str, int | None]:
     negations = sum(1 for u in words if "negation" in u.tags and "failure" not in u.tags)
     if "never_happens" in tags or (words and words[0].has("speaker")):
         return "never", None
+    if "each_time" in tags and not tags & {"failure", "whether", "negation"}:
+        return "other", None  # "after each search": every time, not a point to stop at
     failing = bool(tags & {"failure", "whether"}) or negations % 2 == 1
     if not failing and tags & {"find", "appear"}:
         return "success", None  # "until every block is open and the star is in your hands"

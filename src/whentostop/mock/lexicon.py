@@ -100,6 +100,7 @@ CUES = WORD_CLASSES | frozenset(
         "cancel",
         "few",
         "turn",
+        "each_time",
         "done",
         "enough",
         "more",
@@ -341,7 +342,7 @@ def _insert(root: _Node, words: list[str]) -> _Node:
     return node
 
 
-MAX_TOKENS = 800
+MAX_TOKENS = 640
 """At most this many words and marks are read of one window: more than 3 KB of prose holds, so
 that a window of crafted one-character marks costs no more than a window of prose."""
 

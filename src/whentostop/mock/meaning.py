@@ -317,14 +317,23 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
         return None  # "giving up was allowed before", "you may think it isn't there"
     topic, predicate = _predicate(clause.units) if a is not None else _failure_topic(clause.units)
     said = [u for u in predicate if not u.has("failure") or u.has("negation", "against")]
+    condition = when_of(clause, i, ctx)
+    if a is None and not condition.reachable and _only_possible(said):
+        return None  # "some areas may look empty", "the star may be missing": a possibility
     m = modality(said, ctx.lex)
     verb = kind(topic[a]) if a is not None and a < len(topic) else ""
-    condition = when_of(clause, i, ctx)
     if verb in ("find", "keep_searching", "search"):
         return decide_search_like(
             verb, m, condition, limits(clause), insists(clause, ctx), clause, ctx
         )
     return _judge(clause, verb, m, condition, _judged_failure(clause, i, a, verb, ctx), ctx)
+
+
+def _only_possible(said: list[Unit]) -> bool:
+    """Whether the only word that permits is one of possibility ("may", "pode")."""
+    permits = [u for u in said if u.has("permission")]
+    judged = any(u.has("against", "obligation", "interjection") for u in said)
+    return bool(permits) and all(u.has("maybe") for u in permits) and not judged
 
 
 def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Context) -> bool:
@@ -471,7 +480,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     if own:
         return _counted(when(own), i, ctx)
     if clause.role == "otherwise":
-        return When("failure", None, ())
+        return _otherwise(i, ctx)
     if clause.role != "then":
         return NO_CONDITION
     source = recent(ctx.clauses, i, _a_source)
@@ -481,6 +490,21 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
         return NO_CONDITION
     name, count = condition_kind(source.units)
     return When(name, count, (source,))
+
+
+def _otherwise(i: int, ctx: Context) -> When:
+    """ "If you find it, mark it; otherwise say so": the other case, the star not found; but after
+    "if nothing turns up, you may stop", "otherwise keep going" holds while something may."""
+
+    def conditioned(c: Clause) -> bool:
+        return bool(c.conds) and not c.conditional
+
+    before = recent(ctx.clauses, i, conditioned) or recent(
+        ctx.previous, len(ctx.previous), conditioned
+    )
+    if before is not None and when(before.conds).reachable:
+        return When("other", None, ())
+    return When("failure", None, ())
 
 
 def _counted(condition: When, i: int, ctx: Context) -> When:
@@ -651,6 +675,9 @@ def decide_report(
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
     if not failure and _where_it_is(tail):
         return None  # "look in every area and tell me where the star is": what was found
+    each = [c.units for c in clause.conds if condition_kind(c.units)[0] == "other"]
+    if any(u.has("each_time") for words in [clause.units, *each] for u in words):
+        return None  # "after each search, say what you found", "as you go": progress
     if (
         failure or condition.reachable or condition.kind == "giving up"
     ):  # "tell me when you give up"
@@ -825,8 +852,8 @@ def hints_absence(words: list[Unit], lex: Lexicon) -> bool:
     if any(u.has("doubt") and not u.quoted for u in words):
         return True
     maybe = next((i for i, u in enumerate(words) if u.has("maybe") and not u.quoted), None)
-    if maybe is None:
-        return False
+    if maybe is None or any(u.has("unit") for u in words[:maybe]):
+        return False  # ("some searches may come back empty": searches, not the star)
     rest = words[maybe + 1 :]
     if any(u.has("failure") for u in rest):
         return True

@@ -142,8 +142,20 @@ def _read_sentence(
             reading = _read(clause, i, ctx, here, readings)
             if reading is not None:
                 reading.strong = reading.strong or (corrected and reading.stance != "none")
+                reading.strong = reading.strong or _answers(reading, clause, here)
                 here.append(reading)
     readings.found.extend(_merged(here))
+
+
+def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
+    """ "Empty areas are normal, keep going": an order to go on, on no condition, right after
+    a permission in its sentence, is what to do about it."""
+    return (
+        reading.stance == "forbid"
+        and not clause.conds
+        and clause.role in ("main", "then")
+        and any(f.stance == "allow" for f in here)
+    )
 
 
 def _read(
