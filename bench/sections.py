@@ -755,6 +755,10 @@ ADVERSARIAL = {
     "nested brackets": "(" * 500_000 + ")" * 500_000,
     "conditions without an end": ", if" * 250_000,
     "questions": "No star? " * 110_000,
+    "one long word": "a" * 1_000_000,
+    "mixed scripts": "ñ日本語 desista Ω ⭐ " * 62_500,
+    "negations": "not never não " * 71_000,
+    "corrections": "Forget that. Actually, " * 43_000,
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
 CORPORA = ("heldout", "dev", "seed")
@@ -807,9 +811,8 @@ def intent(cfg: Config) -> Section:
         "the system prompt and the task (the cache of readings cleared before each call); every "
         "later request of a conversation finds its reading in read_intent's cache (bounded in "
         "bytes), so a long system prompt is read once per conversation, not once per turn.",
-        f"Crafted inputs: {len(ADVERSARIAL)} texts of 1 MB (dots, unclosed quotes, spaces after "
-        "'Areas:', repeated sentences, nested brackets, conditions without an end, questions), "
-        f"each read {1 if cfg.quick else 3} times from an empty cache; the slowest, in CPU time "
+        f"Crafted inputs: {len(ADVERSARIAL)} texts of 1 MB ({', '.join(ADVERSARIAL)}), "
+        f"each read {'once' if cfg.quick else '3 times'} from an empty cache; the slowest, in CPU time "
         f"(time.thread_time): {ms(worst_crafted)}. The reader reads the first and last 3 KB of a "
         "text, as a model's attention would.",
     ]

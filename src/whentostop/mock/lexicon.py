@@ -193,7 +193,7 @@ class Lexicon:
         return min(found) if len(meanings) == 1 else word
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Unit:
     """A phrase of the lexicon found in the text (or a word it does not know, or a mark)."""
 

@@ -673,23 +673,32 @@ def decide_report(
         return None
     if bound.kind == "success" and not bound.reachable and not failure:
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
-    if not failure and _where_it_is(tail):
-        return None  # "look in every area and tell me where the star is": what was found
-    each = [c.units for c in clause.conds if condition_kind(c.units)[0] == "other"]
-    if any(u.has("each_time") for words in [clause.units, *each] for u in words):
-        return None  # "after each search, say what you found", "as you go": progress
+    if (not failure and _where_it_is(tail)) or _progress(clause):
+        return None  # "tell me where the star is", "after each search, say what you found"
     if (
         failure or condition.reachable or condition.kind == "giving up"
     ):  # "tell me when you give up"
         return found_in(clause, "allow", "report", condition, ctx, a)
-    if all(
+    return _say_so(tail, clause, ctx, a)
+
+
+def _say_so(tail: list[Unit], clause: Clause, ctx: Context, a: int) -> Found | None:
+    """ "Say so", "tell me": a report of nothing named, unless the sentence before said the star
+    is not there ("If it's not there, it's not there. Tell me.")."""
+    if not all(
         u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") or u.has("stop")
         for u in tail
     ):
-        if _after_absence(clause, ctx):  # "If it's not there, it's not there. Tell me."
-            return found_in(clause, "allow", "report", When("failure", None, ()), ctx, a)
-        return found_in(clause, "none", "nothing to report", NO_CONDITION, ctx, a)
-    return None
+        return None
+    if _after_absence(clause, ctx):
+        return found_in(clause, "allow", "report", When("failure", None, ()), ctx, a)
+    return found_in(clause, "none", "nothing to report", NO_CONDITION, ctx, a)
+
+
+def _progress(clause: Clause) -> bool:
+    """Whether what is said is said each time ("after each search", "as you go"), not once."""
+    each = [c.units for c in clause.conds if condition_kind(c.units)[0] == "other"]
+    return any(u.has("each_time") for words in [clause.units, *each] for u in words)
 
 
 def _where_it_is(tail: list[Unit]) -> bool:
@@ -854,7 +863,11 @@ def hints_absence(words: list[Unit], lex: Lexicon) -> bool:
     maybe = next((i for i, u in enumerate(words) if u.has("maybe") and not u.quoted), None)
     if maybe is None or any(u.has("unit") for u in words[:maybe]):
         return False  # ("some searches may come back empty": searches, not the star)
-    rest = words[maybe + 1 :]
+    return _possibly_absent(words[maybe + 1 :], lex)
+
+
+def _possibly_absent(rest: list[Unit], lex: Lexicon) -> bool:
+    """After "may"/"talvez": a failure, or a negation of being there ("may not be here")."""
     if any(u.has("failure") for u in rest):
         return True
     negation = next((i for i, u in enumerate(rest) if u.has("negation")), None)
