@@ -249,6 +249,23 @@ def test_an_order_to_find_with_a_report_or_a_deadline_allows_nothing(phrasing: s
     assert not read_intent(phrasing).allowed
 
 
+def test_a_label_heads_only_the_list_under_it() -> None:
+    assert not read_intent("Stop conditions:\n- the star is found\nAnswer in English.").allowed
+    assert read_intent("Reply format:\nNOT_FOUND if there is no star, else the block.").allowed
+    later = "Stop conditions:\n- the star is found\nIf every area is empty, that's fine too."
+    assert read_intent(later).allowed  # a line after the list is read on its own
+
+
+def test_neutral_sentences_around_a_rule_change_nothing() -> None:
+    rule = "Não tenho certeza se essa fase tem estrela, então não se mata procurando."
+    around = "Moedas e cogumelos não são o objetivo. Use tópicos nas respostas."
+    assert read_intent(f"{around} {rule}").allowed
+    assert not read_intent(around).allowed
+    assert not read_intent(
+        "It's fine to search the same area twice if you think you missed it."
+    ).allowed
+
+
 def test_a_budget_denied_is_no_budget() -> None:
     assert not read_intent("One empty search is not enough to give up.").allowed
     assert not read_intent("Uma busca vazia não basta.").allowed

@@ -111,9 +111,11 @@ def sentences(all_units: list[Unit]) -> list[tuple[list[Unit], str]]:
         if len(current) >= MAX_SENTENCE_UNITS:
             out.append((current, "."))
             current = []
-        if unit.kind in ".?h":
+        if unit.kind in ".?ht":
             if any(u.kind == "w" for u in current):
-                out.append((current, unit.kind))
+                out.append((current, "." if unit.kind == "t" else unit.kind))
+            if unit.kind == "t":
+                out.append(([], "t"))  # a list under a label has ended
             current = []
         else:
             current.append(unit)

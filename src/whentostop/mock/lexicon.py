@@ -451,7 +451,7 @@ def _quoted(tokens: list[Token]) -> list[bool]:
                 for j in range(open_at + 1, i):
                     flags[j] = True
                 open_at = None
-        elif token.kind in ".?h":
+        elif token.kind in ".?ht":
             open_at = None  # a quotation left open ends with its sentence, unread as one
     return flags
 

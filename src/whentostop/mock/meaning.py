@@ -315,13 +315,13 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     find it, that's fine", "I won't accept 'not found'"."""
     if any(u.has("past", "think") and not u.quoted for u in clause.units):
         return None  # "giving up was allowed before", "you may think it isn't there"
-    topic, predicate = _predicate(clause.units) if a is not None else _failure_topic(clause.units)
+    predicate = (_predicate(clause.units) if a is not None else _failure_topic(clause.units))[1]
     said = [u for u in predicate if not u.has("failure") or u.has("negation", "against")]
     condition = when_of(clause, i, ctx)
     if a is None and not condition.reachable and _only_possible(said):
         return None  # "some areas may look empty", "the star may be missing": a possibility
     m = modality(said, ctx.lex)
-    verb = kind(topic[a]) if a is not None and a < len(topic) else ""
+    verb = kind(clause.units[a]) if a is not None else ""  # ("it's fine to search again")
     if verb in ("find", "keep_searching", "search"):
         return decide_search_like(
             verb, m, condition, limits(clause), insists(clause, ctx), clause, ctx
@@ -715,7 +715,9 @@ def _after_absence(clause: Clause, ctx: Context) -> bool:
     """Whether the instruction before this one says the star is not there."""
     at = next((j for j, c in enumerate(ctx.clauses) if c is clause), 0)
     before = [c for c in ctx.clauses[:at] if not c.conditional] or ctx.previous[-1:]
-    return bool(before) and not before[-1].conditional and absent(before[-1].units)
+    said = before[-1].units if before else []
+    about = any(u.has("star", "place", "failure", "holds") for u in said)  # not "coins aren't it"
+    return about and not before[-1].conditional and absent(said)
 
 
 def _refuse_report(
@@ -799,7 +801,9 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
     a = clause.action()
     if a is not None and kind(clause.units[a]) not in ("search", "find"):
         return None
-    judged = read_judged(clause, i, None, ctx)
+    judged = None  # ("it's fine to search an area twice" judges searching, not failing)
+    if a is None or any(u.has("failure") for u in clause.units):
+        judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
     return _nothing_required(clause, ctx) or _budget(clause, ctx) or _hint(clause, i, ctx)

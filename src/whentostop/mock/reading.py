@@ -65,6 +65,9 @@ class _Reader:
     """The words of the heading the lines are under, if it is about stopping or saying so."""
 
     def sentence(self, sentence: list[Unit], end: str) -> None:
+        if end == "t":
+            self.topic = []
+            return
         if end == "h":
             self.topic = [u for u in sentence if u.kind == "w"]
             if not any(kind(u) in ("give_up", "stop", "report") for u in self.topic):

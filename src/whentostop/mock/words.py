@@ -74,8 +74,9 @@ def _plain(c: str) -> str:
 @dataclass(frozen=True, slots=True)
 class Token:
     """A word (kind "w") or a mark: "." (a sentence ends), "?" (a question ends), "h" (a line
-    that heads the lines under it ends), "," (a clause break), ":" (a colon), '"' (a quotation
-    mark), or "s" (a symbol, for the lexicon to name)."""
+    that heads the lines under it ends), "t" (the list under a "Label:" line has ended), ","
+    (a clause break), ":" (a colon), '"' (a quotation mark), or "s" (a symbol, for the lexicon
+    to name)."""
 
     kind: str
     word: str
@@ -90,21 +91,26 @@ def scan(text: str, offset: int = 0) -> Iterator[Token]:
     """The words and marks of `text` (already a window), in one pass, line by line. Words keep
     inner apostrophes and hyphens ("don't", "empty-handed"); "_" separates words ("NOT_FOUND");
     a run of marks is one mark; a line break ends a sentence, and ends a heading ("h") after a
-    line that heads what follows ("## When to stop", "**Rules**", "Stop conditions:"); symbols
-    are returned as kind "s" for the lexicon to name."""
+    line that heads what follows ("## When to stop", "**Rules**", "Stop conditions:"; a label's
+    heading ends with the first line under it that is not an item of a list); symbols are
+    returned as kind "s" for the lexicon to name."""
     folded = fold(text)
     begin = 0
+    under = -1  # lines read under a "Stop conditions:" label: its first line, then its list
     while begin <= len(folded):
         end = folded.find("\n", begin)
         end = len(folded) if end < 0 else end
         line = folded[begin:end].strip()
+        heads = bool(line) and (
+            line.startswith("#") or line.endswith(":") or (line[:2] == "**" == line[-2:])
+        )
+        item = line[:1] in ("-", "*", "•", ">") or line[:1].isdigit()
+        if under > 0 and line and not heads and not item:
+            under = -1
+            yield Token("t", "", offset + begin, offset + begin)  # the list has ended
         yield from _scan_line(text, folded, begin, end, offset)
         if end < len(folded) and line:
-            heads = (
-                line.startswith("#")
-                or line.endswith(":")
-                or (line.startswith("**") and line.endswith("**"))
-            )
+            under = (0 if not line.startswith("#") else -1) if heads else under + (under >= 0)
             yield Token("h" if heads else ".", "", offset + end, offset + end + 1)
         begin = end + 1
 
