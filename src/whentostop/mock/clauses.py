@@ -160,6 +160,8 @@ def split(sentence: list[Unit], question: bool) -> list[Clause]:
             role, link = opens
             if not current.units and current.link != "start":
                 link = current.link  # ", if" and ", and if": the break before stands
+            elif i > 0 and sentence[i - 1].kind == ":":
+                link = "colon"  # "No pressure: if it isn't there, ...": it opens what follows
             current = Clause(role, link, [unit] if role == "cancel" else [], unit.start)
     found.append(current)
     kept = [c for c in found if c.units]
@@ -306,7 +308,8 @@ def starts_instruction(words: list[Unit], i: int, lex: Lexicon) -> bool:
 
 def bare_conditions(found: list[Clause], lex: Lexicon) -> None:
     """ "Não achou, fala que não achou", "two empty searches and you stop": a clause that only
-    says the star was not found, before an instruction, is that instruction's condition."""
+    says the star was not found, before an instruction, is that instruction's condition; so is
+    one before what it means ("2 empty searches = the level is bugged, call it")."""
     for clause, following in pairwise(found):
         a = clause.action()
         if (
@@ -315,7 +318,7 @@ def bare_conditions(found: list[Clause], lex: Lexicon) -> None:
             and bare_negation(clause, lex) is None
             and not any(u.has(*JUDGEMENT) for u in clause.units)
             and following.role in ("main", "then")
-            and following.action() is not None
+            and (following.action() is not None or following.role == "then")
             and any(u.has("failure", "everywhere", "number", "whether") for u in clause.units)
             and condition_kind(clause.units)[0] in ("failure", "everywhere", "count")
         ):
@@ -453,7 +456,7 @@ def count_of(words: list[Unit]) -> int | None:
     for i, unit in enumerate(words):
         if unit.number is None or unit.quoted:
             continue
-        near = words[i + 1 : i + 4]
+        near = words[i + 1 : i + 4 if unit.number < 100 else i + 2]  # ("200 com a área": a code)
         named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
         if "unit" in unit.tags or named or i == len(words) - 1:  # ("3 empty = stop")
             found.append(unit.number)

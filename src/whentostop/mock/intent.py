@@ -186,8 +186,24 @@ def _read(system: str, prompt: str) -> Intent:
     if decisive is None:
         return Intent(False, "", None, language, "", tuple(readings))
     allowed = decisive.stance == "allow"
-    condition = decisive.condition if allowed else None
+    condition = _counted(readings, decisive) if allowed else None
     return Intent(allowed, decisive.quote, condition, language, decisive.why, tuple(readings))
+
+
+def _counted(readings: list[Reading], decisive: Reading) -> Condition | None:
+    """The decisive permission's condition; when it names no number of searches, the number of
+    the permission before it ("Budget: 5 searches. Out of budget and no star, say so."; "after
+    3 empty searches, stop. On stopping, report it."), unless a refusal came in between."""
+    condition = decisive.condition
+    if condition is not None and condition.searches is not None:
+        return condition
+    for reading in reversed(readings[: readings.index(decisive)]):
+        if reading.stance == "forbid":
+            break
+        counted = reading.condition
+        if reading.stance == "allow" and counted is not None and counted.searches is not None:
+            return Condition(condition.text if condition else counted.text, counted.searches)
+    return condition
 
 
 read_intent = _Reader(CACHE_BYTES)

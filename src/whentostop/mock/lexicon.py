@@ -151,6 +151,16 @@ class Lexicon:
     """Whether such a verb opening a clause is always its subject (English "giving up ...")."""
     language_words: frozenset[str] = frozenset()
     """Words that tell this language from the other one."""
+    verb_negators: frozenset[str] = frozenset()
+    """Words that negate only right before a verb (Spanish "no" in "no pode", "no existe")."""
+    true_values: frozenset[str] = frozenset()
+    false_values: frozenset[str] = frozenset()
+    """A key's values in structured text: "give_up: true" says it, "give_up: false" denies it."""
+    agreeing: frozenset[str] = frozenset()
+    """Negative words that agree with a negation before them in their clause instead of adding
+    one ("não achou nada", "se não tiver nem no castelo"): Portuguese concord."""
+    negator: str = "not"
+    """The word a denied key is read with ("give_up: false" reads "not give up")."""
 
     def word_has(self, unit: Unit, tag: str, at: int = 0) -> bool:
         """Whether `unit` is in the list `tag`, or its first word (`at`: which word) is, alone:
@@ -209,6 +219,8 @@ class Unit:
     """The first word as written: "giving", "desistir"."""
     verbal: bool = False
     """Whether that word has the form of a verb used as a noun (`verb_as_noun`)."""
+    data: bool = False
+    """Whether it stands inside braces: a value of structured text ({"found": false})."""
 
     def has(self, *tags: str) -> bool:
         return not self.tags.isdisjoint(tags)
@@ -264,6 +276,11 @@ def read_lexicon(text: str) -> Lexicon:
         tuple(fold(w) for w in raw.get("verb_as_noun", [])),
         bool(raw.get("noun_first_is_subject")),
         folded("language_words"),
+        folded("verb_negators"),
+        folded("true_values"),
+        folded("false_values"),
+        folded("agreeing"),
+        fold(raw.get("negator", "not")),
     )
 
 
@@ -353,8 +370,9 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     very dense text, the first MAX_TOKENS words and marks are read (the last ones, with `last`)."""
     scanned = scan(text, offset)
     kept = deque(scanned, maxlen=MAX_TOKENS) if last else islice(scanned, MAX_TOKENS)
-    tokens = list(_words(kept, lex))
+    tokens = _structure(list(_words(kept, lex)), lex, text, offset)
     quoted = _quoted(tokens)
+    braced = _braced(tokens)
     for i in range(len(tokens) - 1):  # "DONE:none", "FOUND:<area>": a key of a reply template
         colon = tokens[i + 1]
         glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
@@ -373,7 +391,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
         if node is None:
             length, tags, number = 1, frozenset[str](), _digits(token.word)
             if number is not None:
-                tags = frozenset(["number"])
+                times = not token.word[:1].isdigit() or token.word[-1] == "x"  # "empty x2"
+                tags = frozenset(["number", "unit"] if times else ["number"])
         else:
             tags, number = node.tags, node.number
         final = tokens[i + length - 1]
@@ -388,16 +407,66 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
                 number,
                 token.surface,
                 bool(lex.verb_as_noun) and token.surface.endswith(lex.verb_as_noun),
+                braced[i],
             )
         )
         i += length
+    if lex.verb_negators:
+        _negate_before_verbs(out, lex)
+    if lex.agreeing:
+        _agree(out, lex)
     return out
 
 
+_CLAUSE_OPENERS = frozenset(
+    ["if", "if_first", "when", "after", "until", "before", "unless", "without", "but", "then",
+     "otherwise", "correction", "and", "or"]
+)  # fmt: skip
+
+
+def _agree(found: list[Unit], lex: Lexicon) -> None:
+    """ "Não achou nada", "se a estrela não tiver nem no castelo": a negative word after a
+    negation in its clause agrees with it, and negates nothing more (it keeps what else it is:
+    "nada" still says nothing was found)."""
+    negated = False
+    for unit in found:
+        if unit.kind != "w" or unit.words == ("que",) or not unit.tags.isdisjoint(_CLAUSE_OPENERS):
+            negated = False
+            continue
+        if "negation" not in unit.tags:
+            continue
+        if negated and " ".join(unit.words) in lex.agreeing:
+            unit.tags = unit.tags - {"negation"} | {"agrees"}
+        else:
+            negated = True
+
+
+VERB_TAGS = frozenset(
+    ["modal", "obligation", "permission", "find", "appear", "holds", "copula", "give_up", "stop",
+     "stop_when_first", "search", "keep_searching"]
+)  # fmt: skip
+
+
+def _negate_before_verbs(found: list[Unit], lex: Lexicon) -> None:
+    """ "Você no pode parar", "se a estrela no existe": a word that negates only before a verb
+    is a negation there, and what it is elsewhere ("no castelo") otherwise."""
+    for unit, following in zip(found, found[1:]):
+        if (
+            len(unit.words) == 1
+            and unit.words[0] in lex.verb_negators
+            and following.kind == "w"
+            and not following.tags.isdisjoint(VERB_TAGS)
+        ):
+            unit.tags = frozenset(["negation"])
+
+
 def _digits(word: str) -> int | None:
-    """ "3", "3rd", "3ª", "2-3" (the larger): a number written with digits."""
+    """ "3", "3rd", "3ª", "2-3" (the larger), "x2" or "2x" (times): a number written with
+    digits."""
     if word[:1] == "-":
         return None
+    if len(word) > 1 and "x" in (word[0], word[-1]) and word.strip("x").isdigit():
+        return _digits(word.strip("x"))
     if "-" in word:
         parts = [_digits(p) for p in word.split("-")]
         return max(p for p in parts if p is not None) if all(p is not None for p in parts) else None
@@ -437,6 +506,68 @@ def _words(tokens: Iterable[Token], lex: Lexicon) -> Iterator[Token]:
             yield step
     if pending is not None:
         yield pending
+
+
+_KEY_WORDS = 8
+"""A key of structured text is at most this many words ("on_all_areas_empty")."""
+
+
+def _structure(tokens: list[Token], lex: Lexicon, text: str, offset: int) -> list[Token]:
+    """Structured text (JSON, YAML, settings) read as the sentences it stands for: quotation
+    marks inside braces are JSON's, not a quotation; a key whose value is true says the key
+    ("give_up_allowed": true), one whose value is false denies it ("found": false reads "not
+    found"; "halt condition: none", "no halt condition"), unless the key names a reply ("Final
+    answer: none" is what to answer)."""
+    out: list[Token] = []
+    depth = 0
+    for i, token in enumerate(tokens):
+        if token.kind == "," and token.word in ("{", "}"):
+            depth = depth + 1 if token.word == "{" else max(0, depth - 1)
+        if token.kind == '"' and depth:
+            continue
+        if token.kind == "w" and _a_value(tokens, i, depth, text, offset):
+            if token.word in lex.false_values:
+                _deny_key(out, lex)
+            if token.word in lex.false_values or token.word in lex.true_values:
+                continue
+        out.append(token)
+    return out
+
+
+def _a_value(tokens: list[Token], i: int, depth: int, text: str, offset: int) -> bool:
+    """Whether word i is a key's whole value: after a colon (spaced, or inside braces), before
+    a break or the end ("DONE:none", glued outside braces, is a reply template's)."""
+    if i == 0 or tokens[i - 1].kind != ":":
+        return False
+    colon = tokens[i - 1]
+    if not depth and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
+        return False
+    following = tokens[i + 1 : i + 2]
+    return not following or following[0].kind in (",", ".", "h", "t", "?")
+
+
+def _deny_key(out: list[Token], lex: Lexicon) -> None:
+    """Put the lexicon's negator before the key that ends out (before its colon)."""
+    colon = len(out) - 1
+    start = colon
+    while start > 0 and out[start - 1].kind in ("w", '"') and colon - start < _KEY_WORDS:
+        start -= 1
+    key = [t.word for t in out[start:colon] if t.kind == "w"]
+    if not key or any("report" in lex.word_tags.get(w, ()) for w in key):
+        return
+    at = out[start]
+    out.insert(start, Token("w", lex.negator, at.start, at.start, lex.negator))
+
+
+def _braced(tokens: list[Token]) -> list[bool]:
+    """Which tokens stand inside braces ("{"found": false}")."""
+    flags = []
+    depth = 0
+    for token in tokens:
+        if token.kind == "," and token.word in ("{", "}"):
+            depth = depth + 1 if token.word == "{" else max(0, depth - 1)
+        flags.append(depth > 0)
+    return flags
 
 
 def _quoted(tokens: list[Token]) -> list[bool]:

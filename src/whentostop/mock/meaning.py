@@ -95,7 +95,14 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     flips = (carried + _negations(said, lex, carried > 0) + against) % 2
     permit, oblige = "permission" in tags or against > 0, "obligation" in tags
     stance = _STANCES[(permit, oblige and not permit)][flips]
-    return Modality(stance, against > 0, _subject(said), permit or oblige, "past" in tags)
+    past = any("past" in u.tags and not passive(said, j) for j, u in enumerate(said))
+    return Modality(stance, against > 0, _subject(said), permit or oblige, past)
+
+
+def passive(words: list[Unit], j: int) -> bool:
+    """Whether words[j], a participle ("reported", "encerrada"), follows a "be" of the present
+    ("is reported", "must be stopped", "é informado"): a rule for now, not the past."""
+    return j > 0 and words[j - 1].has("copula") and "past" not in words[j - 1].tags
 
 
 _STANCES = {
@@ -120,7 +127,9 @@ def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
     count = 0
     run = lex.concord and open_run
     for unit in said:
-        if "negation" in unit.tags:
+        if "negation" in unit.tags and unit.has(*JUDGEMENT):
+            count += 1  # "opcional", "sem pressão": a word that negates by its meaning never agrees
+        elif "negation" in unit.tags:
             count += not run
             run = lex.concord
         if unit.words == ("que",):
@@ -345,7 +354,10 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
         return True
     if a is not None or not (_refers_back(clause, ctx.lex) or _only_a_judgement(clause)):
         return False
-    antecedent = ctx.clauses[i - 1] if i > 0 else ctx.previous[-1] if ctx.previous else None
+    def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
+        return not all(u.has("interjection", "correction") for u in c.units)
+
+    antecedent = recent(ctx.clauses, i, said) or recent(ctx.previous, len(ctx.previous), said)
     return antecedent is not None and absent(antecedent.units)
 
 
@@ -423,13 +435,16 @@ def _a_run(head: list[Unit]) -> bool:
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, lex: Lexicon) -> str:
     """Why the verb is only mentioned ("past", "description", "question"), or "" for an
     instruction to this model."""
-    if m.past or (lex.word_has(verb, "past") and not m.modal):
+    verb_past = lex.word_has(verb, "past") and not passive([*head, verb], len(head))
+    if m.past or (verb_past and not m.modal):
         return "past"
     rule = not m.subject and kind(verb) == "stop" and condition_kind(head)[0] in REACHABLE
+    habit = any(lex.word_has(u, "third_person") for u in head)
     if not rule and (
         m.subject == "others"
-        or (m.subject in ("speaker", "self") and not m.modal)
-        or (lex.word_has(verb, "third_person") and m.subject != "you")
+        or (m.subject == "speaker" and not m.modal)
+        or (m.subject == "self" and habit)  # ("the agent replies X when Y" is a rule for it)
+        or (lex.word_has(verb, "third_person") and m.subject not in ("you", "self"))
     ):
         return "description"  # ("a search that finds nothing ends the task" is a rule)
     asked = clause.question or any(u.has("wonder") and not u.quoted for u in head)
@@ -714,10 +729,15 @@ def _where_it_is(tail: list[Unit]) -> bool:
 def _after_absence(clause: Clause, ctx: Context) -> bool:
     """Whether the instruction before this one says the star is not there."""
     at = next((j for j, c in enumerate(ctx.clauses) if c is clause), 0)
-    before = [c for c in ctx.clauses[:at] if not c.conditional] or ctx.previous[-1:]
-    said = before[-1].units if before else []
+    before = [c for c in ctx.clauses[:at] if not c.conditional]
+    before = before or [c for c in ctx.previous if not c.conditional]
+    if not before:
+        return False
+    if when(before[-1].conds).kind in ("failure", "everywhere"):
+        return True  # "If it isn't even in the castle, the level is bugged. Say so."
+    said = before[-1].units
     about = any(u.has("star", "place", "failure", "holds") for u in said)  # not "coins aren't it"
-    return about and not before[-1].conditional and absent(said)
+    return about and absent(said)
 
 
 def _refuse_report(
@@ -806,7 +826,51 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
         judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
-    return _nothing_required(clause, ctx) or _budget(clause, ctx) or _hint(clause, i, ctx)
+    return (
+        _nothing_required(clause, ctx)
+        or _budget(clause, ctx)
+        or _the_answer(clause, i, ctx)
+        or _hint(clause, i, ctx)
+    )
+
+
+_ANSWER_TAGS = frozenset(
+    ["failure", "negation", "star", "find", "appear", "holds", "copula", "number", "unit",
+     "everywhere", "place", "whether"]
+)  # fmt: skip
+"""What a clause that only gives the answer may say: that the star is not there, and where."""
+
+
+def _the_answer(clause: Clause, i: int, ctx: Context) -> Found | None:
+    """ `404 if it's not in any area`, `{"found": false} when no area has it`, "if it's not there,
+    it's not there": on a condition a run meets, words that only say the star was not found, as
+    a reply (quoted, a value, a code) or as the condition said again, are what to answer then."""
+    if clause.action() is not None:
+        return None
+    said = [u for u in clause.units if u.kind == "w"]
+    if not said or not set().union(*(u.meaning for u in said)) <= _ANSWER_TAGS:
+        return None
+    condition = when_of(clause, i, ctx)
+    if condition.kind not in ("failure", "everywhere", "count"):
+        return None
+    answer = any(
+        u.has("failure") and (u.quoted or u.data or u.words[0][:1].isdigit()) for u in said
+    )
+    denied = sum(1 for u in said if u.has("negation") and not u.has("failure")) % 2 == 1
+    value = denied and all(u.data for u in said)  # {"star": null}, "reason": "not in any area"
+    if answer or value or _said_again(said, condition):
+        return found_in(clause, "allow", "report", condition, ctx)
+    return None
+
+
+def _said_again(said: list[Unit], condition: When) -> bool:
+    """ "If it's not there, it's not there", "se não tiver, não tem": the condition said again."""
+    if not absent(said) or len(condition.clauses) != 1:
+        return False
+    words = [u for u in condition.clauses[0].units if u.kind == "w"]
+    return absent(words) and {t for u in said for t in u.meaning} == {
+        t for u in words for t in u.meaning
+    }
 
 
 def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
@@ -828,7 +892,14 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     budget = next(j for j, u in enumerate(words) if u.has("budget"))
     if words[budget].has("more") and not any(u.has("negation") for u in words[:budget]):
         return None  # "search each area more than once"
+    if all(u.has("only") for u in words if u.has("budget")) and not any(
+        u.has("only") and any(w.number is not None for w in words[j + 1 : j + 3])
+        for j, u in enumerate(words)
+    ):
+        return None  # "only 3 searches" is a budget; "one area only" (per call) is none
     count = count_of(clause.units)
+    if count is not None and _turns(words):
+        return None  # "you have 10 turns": the clock, not a budget of searches
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
         if not condition.reachable:
@@ -836,6 +907,15 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
         return found_in(clause, "allow", "limit", condition, ctx)
     quote = quoted(ctx.text, clause.start, clause.end)
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
+
+
+def _turns(words: list[Unit]) -> bool:
+    """Whether the number named counts turns ("10 turns", "dez rodadas"), not searches."""
+    for j, unit in enumerate(words):
+        if unit.number is not None:
+            named = next((u for u in words[j + 1 : j + 4] if u.has("unit")), None)
+            return named is not None and named.has("turn")
+    return False
 
 
 def _hint(clause: Clause, i: int, ctx: Context) -> Found | None:

@@ -69,9 +69,11 @@ class _Reader:
             self.topic = []
             return
         if end == "h":
-            self.topic = [u for u in sentence if u.kind == "w"]
-            if not any(kind(u) in ("give_up", "stop", "report") for u in self.topic):
-                self.topic = []
+            heading = [u for u in sentence if u.kind == "w"]
+            if any(kind(u) in ("give_up", "stop", "report") for u in heading):
+                self.topic = heading
+            elif any(u.meaning - {"number"} for u in heading):
+                self.topic = []  # (a heading that says nothing, "any_of:", keeps the one above)
         else:
             sentence = under_heading(self.topic, sentence)
         found = clauses(sentence, end == "?", self.lex)

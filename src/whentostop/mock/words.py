@@ -36,6 +36,9 @@ _QUOTES = {
 }
 _SENTENCE_END = frozenset(".!?…")
 _CLAUSE_BREAK = frozenset(",;()[]{}")
+_LINE_BREAK = _CLAUSE_BREAK - frozenset("{}")
+PLACEHOLDER_CHARS = 40
+"""A "<name>" longer than this is not a template's placeholder: its "<" is a symbol."""
 _ASCII_OR_DONE: dict[int, str] = {}
 
 
@@ -123,7 +126,15 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
         c = folded[i]
         if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
             j = _word_end(folded, i, n)
-            if j - i <= MAX_WORD_CHARS:
+            if j - i == 1 and folded[j : j + 1] == "=":  # "N=4": a template's variable
+                i = j
+            elif folded[i:j].isdigit() and j - i <= 2 and folded[j : j + 2] in (": ", ":"):
+                i = j  # "Rule 4: ...", "Passo 2:": a label's number, not a count
+            elif _enumerator(folded, i, j, n):  # "2) Prefer ...", "(b) if it doesn't": an item
+                if folded[i - 1 : i] != "(":
+                    yield Token(".", "", offset + i, offset + j + 1)
+                i = j + 1
+            elif j - i <= MAX_WORD_CHARS:
                 word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
                 yield Token("w", word, offset + i, offset + j, folded[i:j])
             i = j
@@ -136,7 +147,40 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
             yield Token(_end_mark(folded, i, j), "", offset + i, offset + j)
             i = j
         else:
-            i = yield from _mark(folded, i, n, offset)
+            i = yield from _mark(text, folded, i, n, offset)
+
+
+def _placeholder(
+    text: str, folded: str, i: int, n: int, offset: int
+) -> Generator[Token, None, int]:
+    """ "<N>", "<area>": a template's placeholder, read as a quoted name; "<<stop_rule>>": a
+    template's label, read as a break between its parts. A "<" that closes nowhere near is a
+    symbol."""
+    if folded[i : i + 2] == "<<":
+        close = folded.find(">>", i + 2, min(n, i + 2 + PLACEHOLDER_CHARS))
+        if close >= 0:
+            yield Token(",", "", offset + i, offset + close + 2)
+            return close + 2
+    else:
+        close = folded.find(">", i + 1, min(n, i + 1 + PLACEHOLDER_CHARS))
+        if close >= 0 and "<" not in folded[i + 1 : close]:
+            yield Token('"', "", offset + i, offset + i + 1)
+            yield from _scan_line(text, folded, i + 1, close, offset)
+            yield Token('"', "", offset + close, offset + close + 1)
+            return close + 1
+    yield Token("s", "<", offset + i, offset + i + 1)
+    return i + 1
+
+
+def _enumerator(folded: str, i: int, j: int, n: int) -> bool:
+    """Whether folded[i:j] labels an item of a list: one or two digits, a letter or a roman
+    numeral, closed by ")" ("1)", "b)", "(ii)"), never a count ("três (3) buscas" keeps it)."""
+    if j >= n or folded[j] != ")" or (i > 0 and folded[i - 1] not in " \t(") or j - i > 4:
+        return False
+    word = folded[i:j]
+    if word.isdigit():
+        return len(word) <= 2 and folded[i - 1 : i] != "("
+    return len(word) == 1 or set(word) <= set("ivx")
 
 
 def _end_mark(folded: str, i: int, j: int) -> str:
@@ -164,15 +208,22 @@ def _word_end(folded: str, i: int, n: int) -> int:
     return j
 
 
-def _mark(folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
+def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
     """One punctuation mark or symbol at `i`; returns where the next token starts."""
     c = folded[i]
+    if c in "{}":  # a brace is a break the lexicon reads: quotes inside braces are JSON's
+        yield Token(",", c, offset + i, offset + i + 1)
+        return i + 1
+    if c == "(" and folded[i + 1 : i + 5].partition(")")[0].isdigit() and ")" in folded[i : i + 5]:
+        return folded.index(")", i) + 1  # "três (3) buscas": the number said again, no break
     if c in _CLAUSE_BREAK:
         j = i + 1
-        while j < n and (folded[j] in _CLAUSE_BREAK or folded[j] in " \t"):
+        while j < n and (folded[j] in _LINE_BREAK or folded[j] in " \t"):
             j += 1  # "((((", ", ,": one break
         yield Token(",", "", offset + i, offset + j)
         return j
+    if c == "<":
+        return (yield from _placeholder(text, folded, i, n, offset))
     if c == ":":
         yield Token(":", "", offset + i, offset + i + 1)
         return i + 1
