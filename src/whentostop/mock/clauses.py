@@ -280,10 +280,24 @@ def _split_condition(clause: Clause, lex: Lexicon) -> list[Clause]:
     for i in range(1, len(clause.units)):
         after_noun = clause.role == "after" and kind(clause.units[i]) not in ("", "search", "find")
         if after_noun or starts_instruction(clause.units, i, lex):
+            i = _auxiliaries_before(clause.units, i)
             head = Clause(clause.role, clause.link, clause.units[:i], clause.opener)
             main = Clause("main", "punct", clause.units[i:], clause.units[i].start)
             return [head, main]
     return [clause]
+
+
+def _auxiliaries_before(words: list[Unit], i: int) -> int:
+    """ "se n achar n pode parar", "if it fails you may not stop": an instruction inside a
+    condition written without a comma starts at the modals and negations before its verb (a
+    condition's own words, "se não achar", are its failure, not a negation of the instruction)."""
+    while (
+        i > 1
+        and words[i - 1].has("modal", "permission", "obligation", "negation")
+        and not words[i - 1].has("failure", *WHEN, *LIMITS)
+    ):
+        i -= 1
+    return i
 
 
 def starts_instruction(words: list[Unit], i: int, lex: Lexicon) -> bool:

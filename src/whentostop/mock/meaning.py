@@ -87,8 +87,10 @@ class Modality:
 def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     """How the words before a verb (or a judgement's words) say it: each negation and each word
     against it flips it once (Portuguese negations in one clause agree: they flip once)."""
-    if len(head) > 1 and head[0].words == ("no",) and head[1].words[0] in ("you", "i", "we"):
-        head = head[1:]  # "No you can't": an answer, then the instruction
+    if len(head) > 1 and head[0].words == ("no",) and (
+        head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3])
+    ):
+        head = head[1:]  # "No you can't", "🚫 don't": an answer or a sign, then the instruction
     said = [u for u in head if not u.quoted]
     tags: set[str] = set().union(*(u.tags for u in said)) if said else set()
     against = sum(1 for u in said if "against" in u.tags)
@@ -329,13 +331,22 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     condition = when_of(clause, i, ctx)
     if a is None and not condition.reachable and _only_possible(said):
         return None  # "some areas may look empty", "the star may be missing": a possibility
-    m = modality(said, ctx.lex)
+    m = modality(said, ctx.lex, _scope_negation(clause.units, predicate))
     verb = kind(clause.units[a]) if a is not None else ""  # ("it's fine to search again")
     if verb in ("find", "keep_searching", "search"):
         return decide_search_like(
             verb, m, condition, limits(clause), insists(clause, ctx), clause, ctx
         )
     return _judge(clause, verb, m, condition, _judged_failure(clause, i, a, verb, ctx), ctx)
+
+
+def _scope_negation(words: list[Unit], predicate: list[Unit]) -> int:
+    """ "There's no case in which 'not found' is acceptable", "em nenhuma hipótese ...": a
+    negation that opens the clause, before the topic of its judgement, denies the judgement."""
+    first = words[0] if words else None
+    if first is None or first.quoted or first in predicate or first.has("failure"):
+        return 0
+    return int(first.has("negation") and len(words) > len(predicate) + 1)
 
 
 def _only_possible(said: list[Unit]) -> bool:
