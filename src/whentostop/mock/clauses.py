@@ -346,8 +346,10 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
         return None
     if not all(
         (u.has("negation") and not u.has("failure"))  # ("..., or 'none'" names an answer)
-        or u.has("correction")
+        or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
         or lex.word_has(u, "filler")
+        or lex.word_has(u, "demonstrative")
+        or (clause.link == "correction" and not u.meaning - {"determiner"})  # "Update from HR:"
         for u in clause.units
     ):
         return None

@@ -87,8 +87,10 @@ class Modality:
 def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     """How the words before a verb (or a judgement's words) say it: each negation and each word
     against it flips it once (Portuguese negations in one clause agree: they flip once)."""
-    if len(head) > 1 and head[0].words == ("no",) and (
-        head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3])
+    if (
+        len(head) > 1
+        and head[0].words == ("no",)
+        and (head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3]))
     ):
         head = head[1:]  # "No you can't", "🚫 don't": an answer or a sign, then the instruction
     said = [u for u in head if not u.quoted]
@@ -155,7 +157,11 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     a = clause.action()
     if a is None and clause.question:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
-    special = _before_giving_up(clause, a, ctx) or _elliptical(clause, i, ctx)
+    special = (
+        _before_giving_up(clause, a, ctx)
+        or _elliptical(clause, i, ctx)
+        or _only_success(clause, i, ctx)
+    )
     if special is not None:
         return special
     found = None
@@ -228,6 +234,28 @@ def _before_giving_up(clause: Clause, a: int | None, ctx: Context) -> Found | No
     quote = quoted(ctx.text, clause.start, clause.end)
     end = max([clause.end] + [c.end for c in clause.conds])
     return Found("allow", "limit", clause.start, end, Condition(quote, count), True, "")
+
+
+def _only_success(clause: Clause, i: int, ctx: Context) -> Found | None:
+    """ "The only acceptable ending is the star", "finding it is the only reason to stop" (or
+    "..., unless you found it, which is the only reason to stop"): a way to end said to be the
+    only one, and that way is the star found, refuses every other."""
+    said = [u for u in clause.units if not u.quoted]
+    if said and i > 0 and ctx.lex.word_has(said[0], "demonstrative"):
+        said += ctx.clauses[i - 1].units  # "which", "o que": the clause before is its subject
+    if not (
+        any(u.has("only") for u in said)
+        and any(u.has("copula") for u in said)
+        and any(u.has("give_up", "stop", "permission") for u in said)
+        and any(u.has("star", "find", "never_happens") for u in said)
+    ):
+        return None
+    if (
+        any(u.has("failure", "negation", "report") for u in said)
+        or when([c for c in clause.conds if c.role in WHEN]).reachable
+    ):
+        return None
+    return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
 
 
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
@@ -365,6 +393,7 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
         return True
     if a is not None or not (_refers_back(clause, ctx.lex) or _only_a_judgement(clause)):
         return False
+
     def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
         return not all(u.has("interjection", "correction") for u in c.units)
 
@@ -853,7 +882,7 @@ _ANSWER_TAGS = frozenset(
 
 
 def _the_answer(clause: Clause, i: int, ctx: Context) -> Found | None:
-    """ `404 if it's not in any area`, `{"found": false} when no area has it`, "if it's not there,
+    """`404 if it's not in any area`, `{"found": false} when no area has it`, "if it's not there,
     it's not there": on a condition a run meets, words that only say the star was not found, as
     a reply (quoted, a value, a code) or as the condition said again, are what to answer then."""
     if clause.action() is not None:

@@ -194,7 +194,7 @@ def _carry_negation(
     clause = found[i]
     bare = bare_negation(clause, lex) or 0
     following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
-    if following is None:
+    if following is None or any(u.has("copula") for u in clause.units):
         if here:
             _reverse(here, 0, clause)
         else:
