@@ -44,7 +44,18 @@ _FUZZY_LONG = ("negation", "permission", "obligation", "against", "forever", "if
 
 
 WORD_CLASSES = frozenset(
-    ["determiner", "lead", "softener", "filler", "demonstrative", "place", "hint_word", "discourse"]
+    [
+        "determiner",
+        "lead",
+        "softener",
+        "filler",
+        "demonstrative",
+        "place",
+        "hint_word",
+        "discourse",
+        "cast",
+        "pronoun",
+    ]  # fmt: skip
 )
 """Lists that say how a word works in a sentence, not what it says about giving up."""
 CUES = WORD_CLASSES | frozenset(

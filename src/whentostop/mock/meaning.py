@@ -66,6 +66,8 @@ class Context:
     """The clauses of the sentence before (for "then" and "only then")."""
     forever: bool
     """Whether the sentence insists: "forever", "no matter what", "custe o que custar"."""
+    cast: bool = False
+    """Whether the model plays a role named in the third person ("Toad ... tells the princess")."""
 
 
 # ---- how it is said ----------------------------------------------------------------------------
@@ -443,7 +445,7 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if _a_run(head):  # "a search that finds nothing ends the task": "nothing" is the search's
         said = [u for u in said if not u.has("failure")]
     m = modality(said, ctx.lex, clause.negated)
-    mention = _a_mention(clause, head, verb, m, ctx.lex)
+    mention = _a_mention(clause, head, verb, m, ctx)
     if mention:
         return found_in(clause, "none", mention, NO_CONDITION, ctx, a)
     condition = when_of(clause, i, ctx)
@@ -472,9 +474,10 @@ def _a_run(head: list[Unit]) -> bool:
     )
 
 
-def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, lex: Lexicon) -> str:
+def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> str:
     """Why the verb is only mentioned ("past", "description", "question"), or "" for an
     instruction to this model."""
+    lex = ctx.lex
     verb_past = lex.word_has(verb, "past") and not passive([*head, verb], len(head))
     if m.past or (verb_past and not m.modal):
         return "past"
@@ -484,7 +487,11 @@ def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, lex: L
         m.subject == "others"
         or (m.subject == "speaker" and not m.modal)
         or (m.subject == "self" and habit)  # ("the agent replies X when Y" is a rule for it)
-        or (lex.word_has(verb, "third_person") and m.subject not in ("you", "self"))
+        or (
+            lex.word_has(verb, "third_person")
+            and m.subject not in ("you", "self")
+            and not (ctx.cast and not m.subject)  # ("Toad ... goes home and tells the princess")
+        )
     ):
         return "description"  # ("a search that finds nothing ends the task" is a rule)
     asked = clause.question or any(u.has("wonder") and not u.quoted for u in head)

@@ -63,8 +63,14 @@ class _Reader:
     """A question that is the condition of the next sentence ("No star?")."""
     topic: list[Unit] = field(default_factory=list)
     """The words of the heading the lines are under, if it is about stopping or saying so."""
+    cast: bool = False
+    """Whether the model was given a role ("You are Toad", "the agent"): "he" is then the model."""
+    antecedent: str = ""
+    """Who was named last: "self" (the model, its role) or "others"; a "he"/"ela" is them."""
 
     def sentence(self, sentence: list[Unit], end: str) -> None:
+        self.cast = self.cast or _casts(sentence)
+        self.antecedent = _pronouns(sentence, self.antecedent, self.cast)
         if end == "t":
             self.topic = []
             return
@@ -88,7 +94,7 @@ class _Reader:
         bare_conditions(found, self.lex)
         found = self._with_the_sentence_before(found)
         attach(found)
-        _read_sentence(found, self.previous, self.readings, self.text, self.lex)
+        _read_sentence(found, self.previous, self.readings, self.text, self.lex, self.cast)
         self.previous = found
 
     def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
@@ -115,6 +121,35 @@ def read_text(text: str, lex: Lexicon) -> list[Found]:
     return reader.readings.kept()
 
 
+def _casts(sentence: list[Unit]) -> bool:
+    """ "Play the role of Toad", "You are Captain Ruby, a pirate", "o agente deve ...": the model
+    is given a role, or named in the third person."""
+    words = [u for u in sentence if u.kind == "w"]
+    if any(u.has("cast", "self") for u in words):
+        return True
+    return (
+        len(words) > 2
+        and words[0].has("you")
+        and words[1].has("copula")
+        and not any(u.has("negation", "permission", "obligation", "against") for u in words)
+    )
+
+
+def _pronouns(sentence: list[Unit], antecedent: str, cast: bool) -> str:
+    """ "Toad never lies: if he has looked everywhere, he says so": once the model plays a role,
+    a pronoun is the model, unless someone else was named since ("my kid quits; he ...")."""
+    antecedent = antecedent or ("self" if cast else "")
+    for unit in sentence:
+        if unit.has("pronoun"):
+            if antecedent == "self":
+                unit.tags = (unit.tags - {"others"}) | {"self"}
+        elif unit.has("self", "cast"):
+            antecedent = "self"
+        elif unit.has("others"):
+            antecedent = "others"
+    return antecedent
+
+
 def _condition_question(found: list[Clause]) -> bool:
     """ "No star?", "Can't find it?", "Everything empty?": a question that states a condition
     (not a request, not about giving up itself) sets the condition of what follows."""
@@ -131,10 +166,15 @@ def _condition_question(found: list[Clause]) -> bool:
 
 
 def _read_sentence(
-    found: list[Clause], previous: list[Clause], readings: _Readings, text: str, lex: Lexicon
+    found: list[Clause],
+    previous: list[Clause],
+    readings: _Readings,
+    text: str,
+    lex: Lexicon,
+    cast: bool = False,
 ) -> None:
     forever = any(u.has("forever") for c in found for u in c.units)
-    ctx = Context(text, lex, found, previous, forever)
+    ctx = Context(text, lex, found, previous, forever, cast)
     here: list[Found] = []
     corrected = False  # "Actually, keep searching": a correction is meant, however it is said
     for i, clause in enumerate(found):
