@@ -207,7 +207,21 @@ def _opens(unit: Unit, sentence: list[Unit], i: int, current: Clause) -> tuple[s
     if role is not None:
         return _marker(role, i, followed, current)
     link = next((k for k in _LINKS if k in unit.tags), None)
+    if link == "correction" and not _set_apart(sentence, i):
+        return None  # "I'd rather wait forever": a verb, not "Wait, ..."
     return ("main", link) if link is not None and followed else None
+
+
+def _set_apart(sentence: list[Unit], i: int) -> bool:
+    """Whether a word opens its sentence or stands between marks ("Wait, ...", "no wait, ...")."""
+    before = sentence[i - 1] if i > 0 else None
+    after = sentence[i + 1] if i + 1 < len(sentence) else None
+    return (
+        before is None
+        or before.kind != "w"
+        or before.has("negation", "interjection", "correction", "but", "discourse")
+        or (after is not None and after.kind != "w")
+    )
 
 
 def _marker(role: str, i: int, followed: bool, current: Clause) -> tuple[str, str] | None:

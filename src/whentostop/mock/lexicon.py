@@ -55,7 +55,9 @@ WORD_CLASSES = frozenset(
         "discourse",
         "cast",
         "pronoun",
-    ]  # fmt: skip
+        "compare",
+        "than",
+    ]
 )
 """Lists that say how a word works in a sentence, not what it says about giving up."""
 CUES = WORD_CLASSES | frozenset(

@@ -163,6 +163,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         _before_giving_up(clause, a, ctx)
         or _elliptical(clause, i, ctx)
         or _only_success(clause, i, ctx)
+        or _preference(clause, ctx)
     )
     if special is not None:
         return special
@@ -258,6 +259,40 @@ def _only_success(clause: Clause, i: int, ctx: Context) -> Found | None:
     ):
         return None
     return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+
+
+def _preference(clause: Clause, ctx: Context) -> Found | None:
+    """ "I'd rather wait forever than hear 'not found'", "um 'não achei' não é melhor que uma
+    busca sem fim": of two things compared, failing is the one not wanted (a refusal), or the
+    one wanted over searching on (it is accepted)."""
+    words = clause.units
+    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), None)
+    t = (
+        next((j for j in range(c + 1, len(words)) if words[j].has("than")), None)
+        if c is not None
+        else None
+    )
+    if c is None or t is None:
+        return None
+    start = c  # "X is better than Y": X is wanted; "rather X than Y", "melhor X do que Y": X
+    while start > 0 and words[start - 1].has("copula", "negation") and not words[start - 1].quoted:
+        start -= 1
+    wanted = words[:start] if start < c else words[c + 1 : t]
+    flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
+    if start == c or not wanted:
+        wanted = words[c + 1 : t]
+    not_wanted = words[t + 1 :]
+    if flips % 2:
+        wanted, not_wanted = not_wanted, wanted
+
+    def fails(part: list[Unit]) -> bool:
+        return any(u.has("failure", "give_up", "stop", "report") for u in part)
+
+    if fails(not_wanted) and not fails(wanted):
+        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+    if fails(wanted) and not fails(not_wanted):
+        return found_in(clause, "allow", "failure accepted", when_of(clause, 0, ctx), ctx)
+    return None
 
 
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
