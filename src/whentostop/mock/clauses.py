@@ -277,6 +277,7 @@ def _join_conditions(found: list[Clause], lex: Lexicon) -> list[Clause]:
             and clause.role == "main"
             and clause.link in ("and", "or")
             and not starts_instruction(clause.units, 0, lex)
+            and not _negated_order(clause.units)
         ):
             if clause.link == "or":  # keep the sides apart: "until you find it or ..."
                 last.units.append(
@@ -288,12 +289,31 @@ def _join_conditions(found: list[Clause], lex: Lexicon) -> list[Clause]:
     return [part for clause in joined for part in _split_condition(clause, lex)]
 
 
+def _negated_order(words: list[Unit]) -> bool:
+    """ "search until you have it and don't report it missing": after "and", a negation and a
+    verb about stopping is an instruction of its own, not more of the condition."""
+    if words and words[0].words == ("do",):
+        words = words[1:]  # ("don't": "do" "not")
+    return (
+        len(words) > 1
+        and words[0].has("negation")
+        and not words[0].has("failure")
+        and words[1].has(*SAYS_STOP)
+    )
+
+
 def _split_condition(clause: Clause, lex: Lexicon) -> list[Clause]:
     if not clause.conditional or len(clause.units) < 2:
         return [clause]
     for i in range(1, len(clause.units)):
         after_noun = clause.role == "after" and kind(clause.units[i]) not in ("", "search", "find")
-        if after_noun or starts_instruction(clause.units, i, lex):
+        before = clause.units[i - 1]
+        negated = (
+            _negated_order(clause.units[i:])
+            and before.words != ("do",)
+            and not before.has("you", "speaker", "others", "self", "unit", "modal")
+        )  # "till u find it dont stop" (not "if you don't stop", "if searches don't stop")
+        if after_noun or negated or starts_instruction(clause.units, i, lex):
             i = _auxiliaries_before(clause.units, i)
             head = Clause(clause.role, clause.link, clause.units[:i], clause.opener)
             main = Clause("main", "punct", clause.units[i:], clause.units[i].start)
