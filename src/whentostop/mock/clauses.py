@@ -219,7 +219,8 @@ def _set_apart(sentence: list[Unit], i: int) -> bool:
     return (
         before is None
         or before.kind != "w"
-        or before.has("negation", "interjection", "correction", "but", "discourse")
+        or before.words in (("no",), ("nao",))
+        or before.has("interjection", "correction", "but", "discourse")
         or (after is not None and after.kind != "w")
     )
 
@@ -351,6 +352,8 @@ def starts_instruction(words: list[Unit], i: int, lex: Lexicon) -> bool:
         return i > 0 and i + 1 < len(words) and bool(kind(words[i + 1]))
     if unit.has("you") and i + 1 < len(words):
         return words[i + 1].has("permission", "obligation")
+    if unit.has("modal") and i > 0 and i + 2 < len(words) and words[i + 1].has("you"):
+        return words[i + 2].has(*SAYS_STOP)  # "only once ... has been checked may you stop"
     return False
 
 

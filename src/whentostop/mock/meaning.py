@@ -98,6 +98,8 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     said = [u for u in head if not u.quoted]
     tags: set[str] = set().union(*(u.tags for u in said)) if said else set()
     against = sum(1 for u in said if "against" in u.tags)
+    if lex.concord and against:
+        carried = 0  # "Nunca, é proibido desistir": a negation carried agrees with "proibido"
     flips = (carried + _negations(said, lex, carried > 0) + against) % 2
     permit, oblige = "permission" in tags or against > 0, "obligation" in tags
     stance = _STANCES[(permit, oblige and not permit)][flips]

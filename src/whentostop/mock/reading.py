@@ -92,6 +92,7 @@ class _Reader:
             found.insert(0, self.pending)
             self.pending = None
         bare_conditions(found, self.lex)
+        _judgement_first(found, self.lex)
         found = self._with_the_sentence_before(found)
         attach(found)
         _read_sentence(found, self.previous, self.readings, self.text, self.lex, self.cast)
@@ -148,6 +149,23 @@ def _pronouns(sentence: list[Unit], antecedent: str, cast: bool) -> str:
         elif unit.has("others"):
             antecedent = "others"
     return antecedent
+
+
+def _judgement_first(found: list[Clause], lex: Lexicon) -> None:
+    """ "Não se admitirá, em hipótese alguma, relatório de insucesso": a judgement said before
+    what it judges, set apart by commas, judges the first clause after it with no verb."""
+    for j, clause in enumerate(found[:-1]):
+        said = [u for u in clause.units if not lex.word_has(u, "filler")]
+        if clause.role != "main" or not said or clause.action() is not None:
+            continue
+        if not any(u.has("against") for u in said) or any(u.has("failure") for u in said):
+            continue
+        rest = [c for c in found[j + 1 :] if bare_negation(c, lex) is None]
+        if rest and rest[0].role == "main" and rest[0].link == "punct" and not rest[0].conds:
+            if any(u.has("failure") for u in rest[0].units):
+                rest[0].units[:0] = clause.units
+                del found[j]
+                return
 
 
 def _condition_question(found: list[Clause]) -> bool:
