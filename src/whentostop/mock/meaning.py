@@ -370,7 +370,7 @@ def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     near = [u for u in words[copula + 1 :] if u.tags or len(u.words[0]) > 2][:2]
     judged = [
         replace(u, tags=u.tags | {"against"})
-        if "failure" in u.tags and "negation" not in u.tags and u in near
+        if "failure" in u.tags and not u.has("negation", "agrees") and u in near
         else u
         for u in words[start:]
     ]
