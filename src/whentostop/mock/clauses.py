@@ -165,6 +165,9 @@ def split(sentence: list[Unit], question: bool) -> list[Clause]:
             current = Clause(role, link, [unit] if role == "cancel" else [], unit.start)
     found.append(current)
     kept = [c for c in found if c.units]
+    words = [u for u in sentence if u.kind == "w"]
+    if question and len(words) > 2 and words[-1].has("tag") and kept[-1].action() is not None:
+        question = False  # "me avisa que não achou ok?": an order with a tag, without a comma
     if question:  # "Say so, okay?": the question is what follows the last break
         last_break = max((i for i, c in enumerate(kept) if c.link in ("punct", "colon")), default=0)
         for clause in kept[last_break:]:

@@ -57,6 +57,7 @@ WORD_CLASSES = frozenset(
         "pronoun",
         "compare",
         "than",
+        "tag",
     ]
 )
 """Lists that say how a word works in a sentence, not what it says about giving up."""

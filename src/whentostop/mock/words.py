@@ -208,6 +208,15 @@ def _word_end(folded: str, i: int, n: int) -> int:
     return j
 
 
+def _glued(folded: str, i: int, n: int) -> bool:
+    """Whether the mark at i sits between a word and a value with no space ("STAR=none")."""
+    return (
+        0 < i < n - 1
+        and folded[i - 1].isalpha()
+        and (folded[i + 1].isalnum() or folded[i + 1] == "<")
+    )
+
+
 def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
     """One punctuation mark or symbol at `i`; returns where the next token starts."""
     c = folded[i]
@@ -224,7 +233,7 @@ def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Toke
         return j
     if c == "<":
         return (yield from _placeholder(text, folded, i, n, offset))
-    if c == ":":
+    if c == ":" or (c == "=" and _glued(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
         yield Token(":", "", offset + i, offset + i + 1)
         return i + 1
     if c in "\"'":
