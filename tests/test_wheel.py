@@ -27,6 +27,9 @@ def test_wheel_in_a_fresh_venv_loads_its_levels(tmp_path):
     for level in ("1-1", "1-2", "1-3"):
         assert f"whentostop/data/levels/{level}.json" in names
     assert "whentostop/data/prices.json" in names
+    # The reader of intent's lexicons ship; its corpora (for tests and the bench) do not.
+    assert {"whentostop/data/intent/en.toml", "whentostop/data/intent/pt.toml"} <= set(names)
+    assert not [n for n in names if n.endswith(".jsonl")]
 
     env_dir = tmp_path / "venv"
     venv.create(env_dir, with_pip=True)

@@ -23,8 +23,8 @@ import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
-from .._data import data_file
 from .intent import Intent, read_intent
 
 LABELS = ("gives_up", "keeps_searching")
@@ -49,17 +49,28 @@ class Phrasing:
     cls: str
 
 
+def folder() -> Path:
+    """data/intent/ of the checkout: the corpora are for the tests and the bench, and the wheel
+    does not ship them (only the lexicons)."""
+    here = Path(__file__).resolve().parents[3] / "data" / "intent"
+    if not here.is_dir():
+        raise FileNotFoundError(
+            "The corpora of the reader of intent are not installed with whentostop: run this "
+            "from a checkout of its repository (data/intent/*.jsonl)."
+        )
+    return here
+
+
 def files() -> list[str]:
     """The corpus files under data/intent/, by name without `.jsonl`, ambiguous ones left out."""
-    folder = data_file("intent")
-    names = [p.name[: -len(".jsonl")] for p in folder.iterdir() if p.name.endswith(".jsonl")]
+    names = [p.name[: -len(".jsonl")] for p in folder().iterdir() if p.name.endswith(".jsonl")]
     return sorted(n for n in names if not n.endswith("ambiguous"))
 
 
 def load(name: str) -> list[Phrasing]:
     """The phrasings of data/intent/<name>.jsonl; a malformed line is a ValueError naming it."""
     rows = []
-    text = data_file("intent", f"{name}.jsonl").read_text(encoding="utf-8")
+    text = (folder() / f"{name}.jsonl").read_text(encoding="utf-8")
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
