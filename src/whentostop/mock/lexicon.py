@@ -420,7 +420,7 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
                 quoted[i],
                 number,
                 token.surface,
-                bool(lex.verb_as_noun) and token.surface.endswith(lex.verb_as_noun),
+                _verbal(token.surface, lex.verb_as_noun),
                 braced[i],
             )
         )
@@ -638,3 +638,9 @@ def _merged(nodes: list[_Node]) -> _Node:
         merged.tags |= node.tags
         merged.number = node.number if merged.number is None else merged.number
     return merged
+
+
+def _verbal(word: str, endings: tuple[str, ...]) -> bool:
+    """Whether a word has the form of a verb used as a noun: an ending after a stem of three
+    letters or more ("giving", "saying"; not "ping", "bring")."""
+    return any(word.endswith(e) and len(word) - len(e) >= 3 for e in endings)
