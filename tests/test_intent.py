@@ -27,16 +27,41 @@ from whentostop.mock.lexicon import lexicon
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
 SEED = corpus.load("seed")
-DEV = corpus.load("dev")
+DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
 GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
 """Permissions the mock understands, for the tests of the exercises and the explorer."""
 
-KNOWN_MISSES: dict[str, set[str]] = {"dev": set(), "seed": set()}
-"""Phrasings of a development file the reader is known to get wrong (none today): each one added
-here needs a line in DEVELOPERS.md saying why it is left."""
+DEVELOPMENT = ("seed", "dev", "dev-w4", "dev-w5", "dev-w6")
+KNOWN_MISSES: dict[str, set[str]] = {
+    "seed": set(),
+    "dev": set(),
+    "dev-w4": {  # an obligation "discharged" by reporting: a legal register the rules don't parse
+        "The Searcher's obligations hereunder shall be deemed fully discharged upon either (i) "
+        "locating the Star or (ii) reporting in good faith that the Star was not found in any "
+        "Area.",
+        "Considera-se cumprida a obrigação do Buscador com a localização da Estrela ou com a "
+        "declaração, de boa-fé, de sua não localização.",
+    },
+    "dev-w5": {
+        # a quoted report judged by an idiom ("a win in my book"), no judgement word the rules know
+        "An honest \"we didn't find it\" is a win in my book. Nobody's getting dinged for that.",
+        # sarcasm: the permission is meant as its opposite, and only "Keep going" says so plainly
+        "Sure, quit after one search, that's exactly the grit we hired you for. Keep going.",
+        # a trailing "blz" after a comma-less condition keeps the condition on the clause before
+        "procura a estrela ai, se n achar me fala blz",
+        # the predicate first, the topic last ("não configura falha | a conclusão ...")
+        "Não configura falha a conclusão da busca sem a localização do item.",
+    },
+    "dev-w6": {  # a teacher's aside on a counterfactual ("o agente não saberia que pode parar")
+        "Você tem direito a três buscas sem sucesso; depois disso, diga que não encontrou. "
+        "Repare: sem essa frase, o agente não saberia que pode parar.",
+    },
+}
+"""Phrasings of a development file the reader is known to get wrong, each with why (the list is
+in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
 HELD_OUT_PER_LANGUAGE = 0.95
 HELD_OUT_KEEPS_SEARCHING = 0.98
-"""The held-out file's floors: a refusal read as permission is the worse mistake."""
+"""The issue's goal for the held-out file: a refusal read as permission is the worse mistake."""
 
 
 def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = None):
@@ -52,13 +77,22 @@ def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = N
 # --- the corpora ------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("name", ["dev", "seed"])
+@pytest.mark.parametrize("name", DEVELOPMENT)
 def test_a_development_corpus_is_read_right(name: str) -> None:
     tally = corpus.score(corpus.load(name))
     misses = [(p, i) for p, i in tally.misses if p.text not in KNOWN_MISSES[name]]
     report = "\n".join(corpus.summary(name, tally))
     listed = "\n".join(f"{p.label}: {p.text!r} ({corpus.explain(i)})" for p, i in misses)
     assert not misses, f"{report}\n{listed}"
+
+
+@pytest.mark.parametrize("name", DEVELOPMENT)
+def test_a_known_miss_is_still_a_phrasing_of_its_file_and_still_missed(name: str) -> None:
+    """A known miss the reader now gets right (or that left its file) comes off the list."""
+    phrasings = {p.text: p for p in corpus.load(name)}
+    for text in KNOWN_MISSES[name]:
+        assert text in phrasings, text
+        assert corpus.predict(phrasings[text])[0] != phrasings[text].label, text
 
 
 def test_the_held_out_corpus_is_read_well_enough_per_language_and_refusals_are_kept() -> None:
@@ -87,12 +121,15 @@ def test_every_corpus_file_is_well_formed(name: str) -> None:
 
 
 def test_no_held_out_phrasing_was_copied_into_a_development_file() -> None:
-    """Two writers may write the same short sentence ("Never give up."); more than a handful in
-    common would mean held-out phrasings leaked into what the reader is developed on. The count
-    alone is shown."""
-    held_out = {p.text for p in corpus.load("heldout")}
-    shared = len(held_out & {p.text for p in DEV + SEED})
-    assert shared <= 0.01 * len(held_out), f"{shared} held-out phrasings are in dev or seed"
+    """Independent writers may write the same short sentence ("Never give up."); a long one in
+    common, or more than a few short ones, would mean held-out phrasings leaked into what the
+    reader is developed on. Counts alone are shown (nothing of the held-out file is printed)."""
+    developed = {p.text for p in DEV + SEED}
+    shared = [len(t.split()) for t in {p.text for p in corpus.load("heldout")} & developed]
+    long_ones, short_ones = sum(n > 10 for n in shared), sum(n <= 10 for n in shared)
+    del shared
+    assert long_ones == 0, f"{long_ones} long held-out phrasings are in a development file"
+    assert short_ones <= 8, f"{short_ones} short held-out phrasings are in a development file"
 
 
 @pytest.mark.parametrize(
@@ -365,6 +402,75 @@ def test_a_modal_without_its_verb_takes_the_verb_before_it() -> None:
     assert read_intent("Pode desistir. Não, pera, não pode não.").refused  # an emphatic "não"
     assert read_intent("Other agents may not stop; you may.").allowed
     assert read_intent("Don't give up. You can do it!").refused  # encouragement, not leave
+
+
+@pytest.mark.parametrize(
+    "allows, refuses",
+    [
+        ("I'd rather hear 'no star' than wait forever.", "I'd rather wait forever than hear 'no star'."),
+        ("Prefiro um 'não achei' a uma busca sem fim.", "Prefiro uma busca sem fim a um 'não achei'."),
+        ("A 'not found' is better than an endless search.", "A 'not found' is not better than an endless search."),
+    ],
+)  # fmt: skip
+def test_of_two_things_compared_the_one_after_than_is_not_wanted(allows: str, refuses: str) -> None:
+    assert read_intent(allows).allowed
+    assert read_intent(refuses).refused
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "The only way this ends is with the star.",
+        "Keep going unless you have it, which is the only reason to stop.",
+        "A única resposta aceitável é a estrela encontrada.",
+        "Parar, só com uma ordem minha.",
+    ],
+)
+def test_a_way_to_end_said_to_be_the_only_one_refuses_the_others(phrasing: str) -> None:
+    assert not read_intent(phrasing).allowed
+
+
+def test_the_role_the_model_plays_is_the_model_and_someone_else_named_since_is_not() -> None:
+    role = "Play the part of Luigi, a careful explorer."
+    assert read_intent(f"{role} If every area is empty, he says so and goes home.").allowed
+    assert read_intent("Interprete a Daisy. Se tudo vier vazio, ela avisa e para.").allowed
+    assert not read_intent(f"{role} My cousin quits fast; he stops after one search.").allowed
+    assert not read_intent("If every area is empty, he says so and goes home.").allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Not finding it is acceptable. Update from the client: it isn't.",
+        "Desistir é aceitável. Correção: não é.",
+    ],
+)
+def test_a_judgement_taken_back_by_its_copula_alone_is_taken_back(phrasing: str) -> None:
+    assert read_intent(phrasing).refused
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("se n encontrar n pode desistir", False),  # the instruction starts at its negation
+        ("if it's not there you may not stop", False),
+        ("search till you have it dont give up", False),  # a negated order after a condition
+        ("There is no case in which 'not found' is a fine answer.", False),  # a negation's scope
+        ("Em nenhuma hipótese um 'não achei' é aceitável.", False),
+        ("Ao encontrar a estrela, pode parar.", False),  # "ao + infinitive": when it is found
+        ("Upon finding the star you may stop.", False),
+        ("⛔ giving up", False),  # a sign of prohibition says no
+        ("🚫 don't give up", False),
+        ("Reply RESULT=<area>, or RESULT=none if you can't find it.", True),  # a key glued to "="
+        ("me avisa se não achar ok?", True),  # a tag word ends an order, not a question
+        ("Only after every area has been searched may you stop.", True),  # a modal before "you"
+        ("Relax if you come back without it.", True),
+    ],
+)
+def test_the_mechanism_reads_orders_set_in_a_sentence_by_their_grammar(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_intent(phrasing).allowed is allowed
 
 
 def test_portuguese_negations_agree_instead_of_cancelling() -> None:

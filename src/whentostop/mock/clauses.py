@@ -389,7 +389,7 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
         or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
         or lex.word_has(u, "filler")
         or lex.word_has(u, "demonstrative")
-        or (clause.link == "correction" and not u.meaning - {"determiner"})  # "Update from HR:"
+        or (clause.link == "correction" and not u.meaning - {"others", "speaker"})  # "from HR:"
         for u in clause.units
     ):
         return None
