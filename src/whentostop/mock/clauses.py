@@ -165,14 +165,20 @@ def split(sentence: list[Unit], question: bool) -> list[Clause]:
             current = Clause(role, link, [unit] if role == "cancel" else [], unit.start)
     found.append(current)
     kept = [c for c in found if c.units]
-    words = [u for u in sentence if u.kind == "w"]
-    if question and len(words) > 2 and words[-1].has("tag") and kept[-1].action() is not None:
-        question = False  # "me avisa que não achou ok?": an order with a tag, without a comma
-    if question:  # "Say so, okay?": the question is what follows the last break
-        last_break = max((i for i, c in enumerate(kept) if c.link in ("punct", "colon")), default=0)
-        for clause in kept[last_break:]:
-            clause.question = True
+    if question:
+        _asked(sentence, kept)
     return kept
+
+
+def _asked(sentence: list[Unit], kept: list[Clause]) -> None:
+    """ "Say so, okay?": the question is what follows the last break; "me avisa que não achou
+    ok?", an order ending in a tag word with no comma before it, is an order, not a question."""
+    words = [u for u in sentence if u.kind == "w"]
+    if len(words) > 2 and words[-1].has("tag") and kept[-1].action() is not None:
+        return
+    last_break = max((i for i, c in enumerate(kept) if c.link in ("punct", "colon")), default=0)
+    for clause in kept[last_break:]:
+        clause.question = True
 
 
 def _without_opener(sentence: list[Unit]) -> list[Unit]:

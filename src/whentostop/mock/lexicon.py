@@ -12,7 +12,7 @@ from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cache
-from itertools import islice, product
+from itertools import islice, pairwise, product
 
 from .._data import data_file
 from .words import Token, fold, scan
@@ -464,7 +464,7 @@ VERB_TAGS = frozenset(
 def _negate_before_verbs(found: list[Unit], lex: Lexicon) -> None:
     """ "Você no pode parar", "se a estrela no existe": a word that negates only before a verb
     is a negation there, and what it is elsewhere ("no castelo") otherwise."""
-    for unit, following in zip(found, found[1:]):
+    for unit, following in pairwise(found):
         if (
             len(unit.words) == 1
             and unit.words[0] in lex.verb_negators

@@ -267,34 +267,37 @@ def _preference(clause: Clause, ctx: Context) -> Found | None:
     """ "I'd rather wait forever than hear 'not found'", "um 'não achei' não é melhor que uma
     busca sem fim": of two things compared, failing is the one not wanted (a refusal), or the
     one wanted over searching on (it is accepted)."""
-    words = clause.units
-    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), None)
-    t = (
-        next((j for j in range(c + 1, len(words)) if words[j].has("than")), None)
-        if c is not None
-        else None
-    )
-    if c is None or t is None:
+    sides = _compared(clause.units)
+    if sides is None:
         return None
-    start = c  # "X is better than Y": X is wanted; "rather X than Y", "melhor X do que Y": X
-    while start > 0 and words[start - 1].has("copula", "negation") and not words[start - 1].quoted:
-        start -= 1
-    wanted = words[:start] if start < c else words[c + 1 : t]
-    flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
-    if start == c or not wanted:
-        wanted = words[c + 1 : t]
-    not_wanted = words[t + 1 :]
-    if flips % 2:
-        wanted, not_wanted = not_wanted, wanted
-
-    def fails(part: list[Unit]) -> bool:
-        return any(u.has("failure", "give_up", "stop", "report") for u in part)
-
-    if fails(not_wanted) and not fails(wanted):
+    wanted, not_wanted = (_fails(side) for side in sides)
+    if not_wanted and not wanted:
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
-    if fails(wanted) and not fails(not_wanted):
+    if wanted and not not_wanted:
         return found_in(clause, "allow", "failure accepted", when_of(clause, 0, ctx), ctx)
     return None
+
+
+def _fails(part: list[Unit]) -> bool:
+    return any(u.has("failure", "give_up", "stop", "report") for u in part)
+
+
+def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
+    """(what is wanted, what is not) in a preference: "X is better than Y" and "rather X than
+    Y", "melhor X do que Y" want X; "X is not better than Y" wants Y."""
+    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), None)
+    if c is None:
+        return None
+    t = next((j for j in range(c + 1, len(words)) if words[j].has("than")), None)
+    if t is None:
+        return None
+    start = c
+    while start > 0 and words[start - 1].has("copula", "negation") and not words[start - 1].quoted:
+        start -= 1
+    wanted = words[:start] if start < c else []
+    flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
+    sides = (wanted or words[c + 1 : t], words[t + 1 :])
+    return (sides[1], sides[0]) if flips % 2 else sides
 
 
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
@@ -519,22 +522,26 @@ def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: C
     if m.past or (verb_past and not m.modal):
         return "past"
     rule = not m.subject and kind(verb) == "stop" and condition_kind(head)[0] in REACHABLE
-    habit = any(lex.word_has(u, "third_person") for u in head)
-    if not rule and (
-        m.subject == "others"
-        or (m.subject == "speaker" and not m.modal)
-        or (m.subject == "self" and habit)  # ("the agent replies X when Y" is a rule for it)
-        or (
-            lex.word_has(verb, "third_person")
-            and m.subject not in ("you", "self")
-            and not (ctx.cast and not m.subject)  # ("Toad ... goes home and tells the princess")
-        )
-    ):
+    if not rule and _describes(head, verb, m, ctx):
         return "description"  # ("a search that finds nothing ends the task" is a rule)
     asked = clause.question or any(u.has("wonder") and not u.quoted for u in head)
     if asked and not _request(head, verb):
         return "question"  # (and "I wonder whether you'd stop ...", asked without a "?")
     return ""
+
+
+def _describes(head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> bool:
+    """Whether the verb says what someone else does (or did), not what this model is to do."""
+    lex = ctx.lex
+    if m.subject == "others" or (m.subject == "speaker" and not m.modal):
+        return True
+    if m.subject == "self":  # ("the agent replies X when Y" is a rule for it; "usually" is not)
+        return any(lex.word_has(u, "third_person") for u in head)
+    return (
+        lex.word_has(verb, "third_person")
+        and m.subject != "you"
+        and not (ctx.cast and not m.subject)  # ("Toad ... goes home and tells the princess")
+    )
 
 
 def limits(clause: Clause, unless: bool = False) -> When:

@@ -161,11 +161,21 @@ def _judgement_first(found: list[Clause], lex: Lexicon) -> None:
         if not any(u.has("against") for u in said) or any(u.has("failure") for u in said):
             continue
         rest = [c for c in found[j + 1 :] if bare_negation(c, lex) is None]
-        if rest and rest[0].role == "main" and rest[0].link == "punct" and not rest[0].conds:
-            if any(u.has("failure") for u in rest[0].units):
-                rest[0].units[:0] = clause.units
-                del found[j]
-                return
+        if rest and _judged_next(rest[0]):
+            rest[0].units[:0] = clause.units
+            del found[j]
+            return
+
+
+def _judged_next(clause: Clause) -> bool:
+    """Whether a clause set apart by a comma only names a failure: what a judgement before it
+    judges."""
+    return (
+        clause.role == "main"
+        and clause.link == "punct"
+        and not clause.conds
+        and any(u.has("failure") for u in clause.units)
+    )
 
 
 def _condition_question(found: list[Clause]) -> bool:
