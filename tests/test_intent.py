@@ -465,6 +465,10 @@ def test_a_judgement_taken_back_by_its_copula_alone_is_taken_back(phrasing: str)
         ("me avisa se não achar ok?", True),  # a tag word ends an order, not a question
         ("Only after every area has been searched may you stop.", True),  # a modal before "you"
         ("Relax if you come back without it.", True),
+        ("You should never stop.", False),  # a modal negated forbids ...
+        ("Você nunca deve parar.", False),
+        ("You should not have to find it.", True),  # ... "have to" negated frees
+        ("Stopping? Not an option.", False),  # a negative answer to a question refuses
     ],
 )
 def test_the_mechanism_reads_orders_set_in_a_sentence_by_their_grammar(

@@ -79,6 +79,7 @@ CUES = WORD_CLASSES | frozenset(
         "permission",
         "interjection",
         "obligation",
+        "must",
         "against",
         "request",
         "modal",

@@ -103,6 +103,8 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     flips = (carried + _negations(said, lex, carried > 0) + against) % 2
     permit, oblige = "permission" in tags or against > 0, "obligation" in tags
     stance = _STANCES[(permit, oblige and not permit)][flips]
+    if stance == "noneed" and all(u.has("must") for u in said if u.has("obligation")):
+        stance = "forbid"  # "you should never give up" ("you should not need to" frees)
     past = any("past" in u.tags and not passive(said, j) for j, u in enumerate(said))
     return Modality(stance, against > 0, _subject(said), permit or oblige, past)
 

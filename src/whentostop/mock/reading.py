@@ -23,6 +23,7 @@ from .clauses import (
 from .lexicon import Lexicon, Unit, units
 from .meaning import (
     NEAR,
+    NO_CONDITION,
     Context,
     Found,
     found_in,
@@ -278,8 +279,13 @@ def _answer(last: Found | None, clause: Clause, ctx: Context) -> Found | None:
     if last is None or last.why != "question" or last.action not in ("give_up", "stop"):
         return None
     if clause.action() is not None or not all(
-        u.has("permission") or ctx.lex.word_has(u, "filler") for u in clause.units
+        u.has("permission", "against", "negation") or ctx.lex.word_has(u, "filler")
+        for u in clause.units
     ):
+        return None
+    if modality(clause.units, ctx.lex, clause.negated).stance == "forbid":  # "Not an option."
+        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+    if not any(u.has("permission") for u in clause.units):
         return None
     return found_in(clause, "allow", "permission", when(clause.conds), ctx)
 
