@@ -89,13 +89,7 @@ class Modality:
 def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
     """How the words before a verb (or a judgement's words) say it: each negation and each word
     against it flips it once (Portuguese negations in one clause agree: they flip once)."""
-    if (
-        len(head) > 1
-        and head[0].words == ("no",)
-        and (head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3]))
-    ):
-        head = head[1:]  # "No you can't", "🚫 don't": an answer or a sign, then the instruction
-    said = [u for u in head if not u.quoted]
+    said = [u for u in _without_answer(head) if not u.quoted]
     tags: set[str] = set().union(*(u.tags for u in said)) if said else set()
     against = sum(1 for u in said if "against" in u.tags)
     if lex.concord and against:
@@ -107,6 +101,14 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
         stance = "forbid"  # "you should never give up" ("you should not need to" frees)
     past = any("past" in u.tags and not passive(said, j) for j, u in enumerate(said))
     return Modality(stance, against > 0, _subject(said), permit or oblige, past)
+
+
+def _without_answer(head: list[Unit]) -> list[Unit]:
+    """ "No you can't", "🚫 don't": a "no" before the instruction answers or signs it."""
+    if len(head) > 1 and head[0].words == ("no",):
+        if head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3]):
+            return head[1:]
+    return head
 
 
 def passive(words: list[Unit], j: int) -> bool:
