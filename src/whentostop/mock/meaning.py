@@ -105,9 +105,11 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
 
 def _without_answer(head: list[Unit]) -> list[Unit]:
     """ "No you can't", "🚫 don't": a "no" before the instruction answers or signs it."""
-    if len(head) > 1 and head[0].words == ("no",):
-        if head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3]):
-            return head[1:]
+    answered = len(head) > 1 and head[0].words == ("no",)
+    if answered and (
+        head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3])
+    ):
+        return head[1:]
     return head
 
 
