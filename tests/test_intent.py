@@ -169,6 +169,8 @@ def test_each_lexicon_lists_only_kinds_of_word_the_reader_knows(language: str) -
     assert raw["language"] == language
     assert set(raw["cues"]) <= lexicon_module.CUES, set(raw["cues"]) - lexicon_module.CUES
     assert lexicon(language).language == language
+    twice = {(name, e) for name, entries in raw["cues"].items() for e in entries}
+    assert len(twice) == sum(len(entries) for entries in raw["cues"].values()), "an entry twice"
 
 
 def test_every_kind_of_word_has_a_rule_in_the_reader() -> None:
