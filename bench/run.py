@@ -3,6 +3,7 @@
     python bench/run.py                  # everything, several repetitions (a few minutes)
     python bench/run.py --quick          # a smoke run: every section, very few repetitions
     python bench/run.py --only 1,7 --out /tmp/results.md
+    python bench/run.py --only 8 --merge     # re-measure section 8 alone, in bench/RESULTS.md
 
 Timings are medians of variants measured side by side in one run; read the ratios, not the
 milliseconds. What is printed is what is written, plus bench/NOTES.md (hand-written findings).
@@ -22,7 +23,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from classreport import class_sections  # noqa: E402
-from harness import Section, Verdict, machine, summary  # noqa: E402
+from harness import Section, Verdict, machine, summary, table  # noqa: E402
 from sections import SECTIONS, Config  # noqa: E402
 
 NOTES = HERE / "NOTES.md"
@@ -37,6 +38,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, default=HERE / "RESULTS.md", help="where to write the results"
     )
     parser.add_argument("--only", default="", help="comma-separated section numbers (default: all)")
+    parser.add_argument(
+        "--merge",
+        action="store_true",
+        help="with --only: put the new sections and their summary rows into --out in place of "
+        "the old ones, keeping everything else it holds",
+    )
     args = parser.parse_args(argv)
     for name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "WHENTOSTOP_MODEL"):
         os.environ.pop(name, None)  # the benchmarks are about the mock, never a real endpoint
@@ -70,6 +77,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     ]
     print("\n".join(body), flush=True)
 
+    if args.merge and args.out.exists():
+        merged = merge(args.out.read_text(encoding="utf-8"), sections, head)
+        args.out.write_text(merged, encoding="utf-8")
+        print(f"\nmerged sections {', '.join(str(s.number) for s in sections)} into {args.out}")
+        return 0
     text = "\n".join(head + body + [""] + [s.markdown() for s in sections])
     if NOTES.exists():
         text += "\n" + NOTES.read_text(encoding="utf-8")
@@ -82,6 +94,44 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.write_text(text, encoding="utf-8")
     print(f"\nwrote {args.out}")
     return 0
+
+
+def merge(text: str, sections: Sequence[Section], head: Sequence[str]) -> str:
+    """`text` (a RESULTS.md) with each of `sections` in place of the section of its number, and
+    its verdicts in place of that number's rows of the summary; a line under the summary says
+    which sections were re-measured, when and how (`head`: this run's machine lines)."""
+    numbers = {s.number for s in sections}
+    start = text.index("## Summary")
+    table_start = text.index("\n|", start) + 1
+    table_end = text.find("\n\n", table_start)
+    rows = [
+        [cell.strip() for cell in line.strip().strip("|").split("|")]
+        for line in text[table_start:table_end].splitlines()[2:]
+    ]
+    mine = [[v.benchmark, v.measured, v.goal, v.mark] for s in sections for v in s.verdicts]
+    first = next((i for i, r in enumerate(rows) if int(r[0].split(".")[0]) in numbers), len(rows))
+    kept = [r for r in rows if int(r[0].split(".")[0]) not in numbers]
+    rows = kept[:first] + mine + kept[first:]
+    when = "; ".join(line.removeprefix("- ") for line in head if line.startswith("- date:"))
+    how = next(line for line in head if line.startswith("- command:")).removeprefix("- ")
+    note = (
+        f"Section{'s' if len(numbers) > 1 else ''} {', '.join(map(str, sorted(numbers)))} "
+        f"re-measured alone ({when}, {how}); "
+        "the rest is the whole run's."
+    )
+    text = (
+        text[:table_start]
+        + table(["benchmark", "measured (median unless said)", "goal", "goal met?"], rows)
+        + "\n\n"
+        + note
+        + text[table_end:]
+    )
+    for section in sections:
+        heading = f"\n## {section.number}. "
+        at = text.index(heading) + 1
+        end = text.find("\n## ", at)
+        text = text[:at] + section.markdown() + (text[end:] if end >= 0 else "")
+    return text
 
 
 def _run_one(number: int, cfg: Config) -> Section:

@@ -8,11 +8,16 @@ the page. What goes into the site, and where the build takes it from:
 - every pure-Python wheel the lesson needs, at the Pyodide lock's versions: PyPI;
 - pydantic_core's Pyodide wheel (pydantic's only compiled part): PyPI;
 - this package's wheel, built here and preloaded when the kernel starts (no install cell);
-- the notebooks of `notebooks/`, without outputs.
+- the notebooks of `notebooks/`, without outputs, each with a first cell that says Python is
+  starting and about how long it takes (in the notebook's language), and with the kernel's
+  metadata as JupyterLite writes it, so that opening a notebook does not mark it changed.
 
-The lock is rewritten to match: the wheels above by their local file names and new hashes; every
-other entry — numpy, matplotlib and their compiled dependencies, which have no Pyodide wheels on
-PyPI — by its absolute URL on Pyodide's CDN, so a learner online still gets them on first import.
+The lesson needs nothing else: no cell imports numpy or matplotlib, and the figures are drawn as
+SVG where matplotlib cannot be loaded (`whentostop.views.plots`), so the site never asks a CDN for
+anything. The lock is rewritten to match: the wheels above by their local file names and new
+hashes; every other entry — numpy, matplotlib and their compiled dependencies, which have no
+Pyodide wheels on PyPI — by its absolute URL on Pyodide's CDN, for a learner online who imports
+one of them in a cell of their own.
 
 Downloads are cached in `--downloads` (the user's cache folder, `~/.cache/whentostop/lite`, as
 pip's, uv's and npm's are: a new clone builds without fetching them again), what is built from
@@ -66,6 +71,22 @@ KERNEL_NEEDS = ["micropip", "ipython", "jedi", "comm"]
 """What the Pyodide kernel installs when it starts (besides its own wheels, which the kernel
 extension serves): offline, each must be in the site. This package is preloaded as well
 (`loadPyodideOptions.packages` in lite/jupyter-lite.json), so no notebook needs an install cell."""
+KERNELSPEC = {"name": "python", "display_name": "Python (Pyodide)", "language": "python"}
+LANGUAGE_INFO = {
+    "codemirror_mode": {"name": "python", "version": 3},
+    "file_extension": ".py",
+    "mimetype": "text/x-python",
+    "name": "python",
+    "nbconvert_exporter": "python",
+    "pygments_lexer": "ipython3",
+    "version": "3.8",
+}
+"""The notebook metadata JupyterLite writes when the Pyodide kernel starts (read off a page of
+this site): a notebook that already has it is not marked changed on open. `version` is what the
+kernel reports, whatever Python Pyodide runs."""
+KERNEL_READY_S = {"first": 30.0, "again": 27.0}
+"""Page load to kernel ready, first and later visit, as bench/RESULTS.md section 8 measured
+it: the first cell of each notebook tells the learner (`classroom.lite_starting_notice`)."""
 FRONTEND_ONLY = {"widgetsnbextension"}
 """Required by ipywidgets for the classic notebook's frontend; the kernel serves a stub of it."""
 PYODIDE_CORE = (
@@ -531,7 +552,8 @@ def stage_site(stage: Path, core: Path, lock: dict, wheels: dict[str, Wheel]) ->
 
 
 def stage_notebooks(folder: Path) -> list[Path]:
-    """A copy of notebooks/ with every output, execution count and widget state removed."""
+    """A copy of notebooks/ with every output, execution count and widget state removed, the
+    kernel's metadata as JupyterLite writes it, and the notice that Python is starting first."""
     source = ROOT / "notebooks"
     wanted = {
         p.relative_to(source)
@@ -545,12 +567,41 @@ def stage_notebooks(folder: Path) -> list[Path]:
     for rel in sorted(wanted):
         nb = json.loads((source / rel).read_text(encoding="utf-8"))
         nb.get("metadata", {}).pop("widgets", None)
+        nb["metadata"] = {
+            **nb.get("metadata", {}),
+            "kernelspec": KERNELSPEC,
+            "language_info": LANGUAGE_INFO,
+        }
         for cell in nb["cells"]:
             if cell["cell_type"] == "code":
                 cell["outputs"], cell["execution_count"] = [], None
+        nb["cells"].insert(0, starting_cell(edition_language(rel)))
         (folder / rel).parent.mkdir(parents=True, exist_ok=True)
         _write_if_changed(folder / rel, json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
     return sorted(wanted)
+
+
+def edition_language(rel: Path) -> str:
+    """The language of a notebook by its folder: notebooks/<lang>/ is an edition, the top is
+    English (`whentostop.lesson.classroom.EDITIONS`)."""
+    from whentostop.lesson.classroom import EDITIONS
+
+    return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in EDITIONS else "en"
+
+
+def starting_cell(lang: str) -> dict:
+    """The markdown cell that says Python is starting in the page, and about how long it takes."""
+    from whentostop.lesson.classroom import lite_starting_notice
+
+    text = lite_starting_notice(
+        lang, first_s=KERNEL_READY_S["first"], again_s=KERNEL_READY_S["again"]
+    )
+    return {
+        "cell_type": "markdown",
+        "id": "wts-lite-starting",
+        "metadata": {"tags": ["lite-starting"]},
+        "source": [f"> {text}"],
+    }
 
 
 def jupyter_lite_build(stage: Path, out: Path) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import functools
 import os
+import re
 import shutil
 import signal
 import socket
@@ -323,6 +324,7 @@ SHARED = {
     "test_install": "install",
     "test_recipes": "recipes",
     "test_make_lab": "make-lab",
+    "test_wheel": "wheel",  # one wheel and one fresh venv for the module's tests
 }
 NOTEBOOK_TESTS = ("test_notebooks", "test_i18n")
 NOTEBOOK_NAMES = sorted(
@@ -343,6 +345,10 @@ def work_unit(nodeid: str) -> str:
     if module in SHARED:
         return f"group:{SHARED[module]}"
     params = nodeid.partition("[")[2]
+    if module == "test_mutations" and params:  # one namespace per exercise and edition
+        found = re.match(r"(en|pt)-(00|1-\d)\.([a-z])", params)
+        if found:
+            return f"mutations:{found[2]}.{found[3]}:{found[1]}"
     if module in NOTEBOOK_TESTS and params:
         for name in NOTEBOOK_NAMES:  # longest first: "pt/1-1_o_relogio" before "1-1..."
             if name in params:

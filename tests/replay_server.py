@@ -18,6 +18,11 @@ notebook that makes a dozen runs meets all of them:
     guess-pipe   a real tool call: mark_star on a guessed block (4) at once, valid and wrong
     repeat       a real tool call: the same search every turn, until the clock
     guess-text   a guessed answer in text on turn 1 ("block 3")
+    echo         an empty reply, then the loop's own request sent back (its last sentence)
+    ramble       a story cut off at the length limit, then its end: no block named
+
+and two more, only by name: `story` (a story on turn 1, no block named: an answer the level
+cannot judge) and `empty-all` (an empty reply every turn).
 
 The server is deterministic: the same requests in the same order get the same replies.
 """
@@ -33,7 +38,23 @@ from typing import Any
 from whentostop.mock.personas import count_tokens, prompt_tokens
 
 REPLAYED_MODEL = "qwen2.5-0.5b"
-BEHAVIOURS = ("fenced", "bare", "tagged", "empty", "guess-pipe", "repeat", "guess-text")
+BEHAVIOURS = (
+    "fenced",
+    "bare",
+    "tagged",
+    "empty",
+    "guess-pipe",
+    "repeat",
+    "guess-text",
+    "echo",
+    "ramble",
+)
+RAMBLE = (
+    "Once upon a time, in a kingdom of blocks and pipes, a little plumber set out to find a star. "
+    * 12
+)
+"""A reply that runs into the length limit: sent with `finish_reason: "length"`."""
+BY_NAME_ONLY = ("story", "empty-all")
 FINGERPRINT = "b1-0c1e570"  # what the recorded server reported
 
 
@@ -49,7 +70,7 @@ def behaviour_for(model: str, messages: list[dict[str, Any]], state: _State) -> 
     """The behaviour this request plays: named by the model, or the next one at a run's start."""
     if model.startswith("replay:"):
         name = model.partition(":")[2]
-        if name not in BEHAVIOURS:
+        if name not in BEHAVIOURS + BY_NAME_ONLY:
             raise KeyError(name)
         return name
     if not any(m.get("role") == "assistant" for m in messages):
@@ -77,6 +98,19 @@ def decide(behaviour: str, body: dict[str, Any]) -> dict[str, Any]:
         return _text(f"<tool_call>\n{json.dumps(call)}\n</tool_call>")
     if behaviour == "empty":
         return _text("" if turn == 1 else "The star is in block 3.")
+    if behaviour == "empty-all":
+        return _text("")
+    if behaviour == "story":
+        return _text("A little plumber looked high and low, and the story ended happily.")
+    if behaviour == "echo":
+        if turn == 1:
+            return _text("")
+        asked = next(m for m in reversed(body["messages"]) if m.get("role") == "user")
+        return _text(str(asked.get("content") or "").split(". ")[-1])
+    if behaviour == "ramble":
+        if turn == 1:
+            return {**_text(RAMBLE), "finish_reason": "length"}
+        return _text("And so the little plumber went home, happy, and slept until morning.")
     if behaviour == "guess-pipe":
         if turn == 1:
             return _calls(turn, call)
@@ -112,12 +146,14 @@ def completion(body: dict[str, Any], message: dict[str, Any]) -> dict[str, Any]:
     prompt = prompt_tokens(messages, tools)
     last = max((i for i, m in enumerate(messages) if m.get("role") == "assistant"), default=-1)
     cached = min(prompt_tokens(messages[: last + 1], tools), prompt) if last >= 0 else 0
+    finish = message.pop("finish_reason", None) or (
+        "tool_calls" if message.get("tool_calls") else "stop"
+    )
     text = message.get("content") or ""
     produced = count_tokens(text) + (
         count_tokens(json.dumps(message["tool_calls"])) if message.get("tool_calls") else 0
     )
     produced = max(produced, 1)  # an empty reply is still one token: the end of the turn
-    finish = "tool_calls" if message.get("tool_calls") else "stop"
     return {
         "choices": [{"finish_reason": finish, "index": 0, "message": message}],
         "created": int(time.time()),

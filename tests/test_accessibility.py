@@ -7,7 +7,11 @@ a projector (issue 15), in Voila and headless Chromium:
   focus ring, and the live region's announcement changes each time;
 - at 1280×720 and 1920×1080 every badge and cost chart of the dashboard is on screen at once,
   with no gap under the 1-3 map;
-- switching 1-3 to the sloppy caller shows its rejected call inside the transcript box, unscrolled.
+- switching 1-3 to the sloppy caller shows its rejected call inside the transcript box, unscrolled;
+- on a 1280×720 projector (issue 28), in both languages: the explorers' text is 18 px or more,
+  the charts' ticks 12 px or more as drawn, nothing is cut off by its box, and the 1-3 map is
+  seen whole under its badge, which stays in view while the map is looked at;
+- the system prompt field is disabled (and says so) until giving up is allowed.
 
 One Voila server serves the notebooks folder; each notebook's page is opened once per module and
 the tests read it in order (the keyboard test, which changes the runs, comes last).
@@ -21,6 +25,8 @@ from pathlib import Path
 import pytest
 from a11ypage import axe_violations, describe_violations, focus_ring, tab_to
 from conftest import NOTEBOOKS, free_port, loopback_context, running, screenshot, voila_command
+from playwright.sync_api import expect
+from projectorpage import clipped, in_view, svg_words, text_sizes
 
 pytestmark = [pytest.mark.browser, pytest.mark.timeout(300)]
 
@@ -159,6 +165,107 @@ def test_switching_to_the_sloppy_caller_shows_its_rejected_call_without_scrollin
     ), (outer, inner)
     explorer.scroll_into_view_if_needed()
     screenshot(page, "voila-1-3-sloppy-transcript")
+
+
+# -- issue 28: the projector at 1280×720, read from the back of the room ---------------------------
+
+DASHBOARDS = {"en": "explorer.ipynb", "pt": "pt/painel.ipynb"}
+BODY_PX = 18
+"""The explorers' text on a projector: readable from the back of a room."""
+TICK_PX = 12
+"""The charts' tick labels (and the map's block captions), as drawn on the screen."""
+
+
+def on_the_projector(pages, language: str):
+    """The dashboard in `language` on a 1280×720 screen, scrolled to its top."""
+    page = pages(DASHBOARDS[language])
+    page.set_viewport_size({"width": 1280, "height": 720})
+    page.locator(".wts-explorer").first.evaluate("el => el.scrollIntoView({block: 'start'})")
+    page.wait_for_timeout(300)
+    return page
+
+
+@pytest.mark.parametrize("language", DASHBOARDS)
+def test_on_a_1280x720_projector_the_explorers_text_is_at_least_18_px(pages, language) -> None:
+    page = on_the_projector(pages, language)
+    explorers = page.locator(".wts-explorer")
+    sizes = [size for i in range(explorers.count()) for size in text_sizes(explorers.nth(i))]
+    read = " ".join(text for _px, text in sizes)
+    for part in ("max_turns", "10 of 10 turns" if language == "en" else "10 de 10 turnos"):
+        assert part in read  # the labels and the turns line are among the texts measured
+    for selector in (".wts-pill", ".wts-transcript-box summary", ".wts-persona label"):
+        assert explorers.first.locator(selector).first.inner_text().strip()[:20] in read
+    small = [(px, text) for px, text in sizes if px < BODY_PX]
+    assert small == [], f"text under {BODY_PX} px on the projector: {small}"
+
+
+@pytest.mark.parametrize("language", DASHBOARDS)
+def test_on_a_1280x720_projector_the_charts_ticks_are_at_least_12_px_as_drawn(
+    pages, language
+) -> None:
+    page = on_the_projector(pages, language)
+    words = svg_words(page.locator(".wts-dashboard"))
+    ticks = [w for w in words if w.view == "chart" and w.kind == "tick"]
+    captions = [w for w in words if w.view == "map" and w.kind == "caption"]
+    assert len(ticks) >= 3 * 2 * 4 and len(captions) >= 13  # three charts' x and y; 1-3's blocks
+    small = [(round(w.px, 1), w.text) for w in ticks + captions if w.px < TICK_PX]
+    assert small == [], f"under {TICK_PX} px as drawn at 1280×720: {small}"
+
+
+@pytest.mark.parametrize("language", DASHBOARDS)
+def test_on_a_1280x720_projector_nothing_in_the_dashboard_is_cut_off(pages, language) -> None:
+    page = on_the_projector(pages, language)
+    dashboard = page.locator(".wts-dashboard")
+    assert clipped(dashboard) == []
+    words = svg_words(dashboard)
+    assert len(words) > 50
+    assert [(w.view, w.text) for w in words if not w.inside] == []
+    box = dashboard.bounding_box()
+    assert box and box["x"] >= 0 and box["x"] + box["width"] <= 1280
+
+
+@pytest.mark.parametrize("language", DASHBOARDS)
+def test_on_a_1280x720_projector_the_1_3_map_is_seen_whole_under_its_badge(pages, language) -> None:
+    page = on_the_projector(pages, language)
+    explorer = page.locator(".wts-explorer").nth(2)
+    image = explorer.locator(".wts-map img")
+    image.evaluate("el => el.scrollIntoView({block: 'end'})")
+    page.wait_for_timeout(300)
+    ending = explorer.locator(".wts-ending")
+    assert in_view(explorer.locator(".wts-badge")), "the badge scrolled away with the map"
+    drawn, above = image.bounding_box(), ending.bounding_box()
+    assert drawn and above
+    assert drawn["y"] >= above["y"] + above["height"] - 1, (drawn, above)  # not under the badge
+    assert drawn["y"] + drawn["height"] <= 720 + 1, drawn  # and not cut off at the bottom
+    screenshot(page, f"voila-dashboard-1280x720-map-{language}")
+
+
+# -- issue 28: the system prompt is used only when giving up is allowed ---------------------------
+
+
+def test_the_system_prompt_field_is_disabled_until_giving_up_is_allowed(pages) -> None:
+    page = pages(LEVEL_NOTEBOOKS["1-1"], 1400, 1000)
+    explorer = page.locator(".wts-explorer").last
+    field = explorer.get_by_role("textbox", name="system prompt")
+    switch = explorer.get_by_role("checkbox", name="allow giving up (system prompt)")
+    assert not switch.is_checked()
+    assert field.is_disabled()  # announced as unavailable, and looks it:
+    looks = "el => [getComputedStyle(el).backgroundColor, getComputedStyle(el).borderStyle]"
+    off = field.evaluate(looks)
+    before = announcement(explorer)
+    switch.check()
+    wait_for_new_announcement(page, explorer, before)
+    expect(field).to_be_enabled(timeout=CHANGE_TIMEOUT_MS)
+    on = field.evaluate(looks)
+    assert off != on and off[1] == "dashed", (off, on)
+    field.scroll_into_view_if_needed()
+    screenshot(page, "voila-1-1-system-prompt-enabled")
+    found = axe_violations(page, [".wts-explorer"])
+    assert found == [], describe_violations(found)
+    before = announcement(explorer)
+    switch.uncheck()
+    wait_for_new_announcement(page, explorer, before)
+    expect(field).to_be_disabled(timeout=CHANGE_TIMEOUT_MS)
 
 
 # -- the keyboard alone --------------------------------------------------------------------------

@@ -7,6 +7,8 @@ Speed itself is never asserted here (the machine is shared and noisy); `make ben
 from __future__ import annotations
 
 import ast
+import subprocess
+import sys
 from importlib.util import find_spec
 from pathlib import Path
 
@@ -68,3 +70,45 @@ def test_peers_run_or_are_skipped_with_a_note(quick_run: tuple[str, Path]) -> No
     else:
         assert "Skipped" in peers and "bench" in peers
     assert "NoAnswer" in peers  # the library's own row always runs
+
+
+@pytest.mark.timeout(300)
+def test_merge_replaces_one_section_and_its_summary_rows_and_keeps_the_rest(
+    tmp_path: Path,
+) -> None:
+    """`--only N --merge` (how section 8 is re-measured alone): section N and its summary rows
+    are new, every other section and row is the whole run's, and a line says what was redone."""
+    committed = (ROOT / "bench" / "RESULTS.md").read_text(encoding="utf-8")
+    out = tmp_path / "results.md"
+    out.write_text(committed, encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "bench/run.py", "--quick", "--only", "6", "--merge", "--out", str(out)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=280,
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    merged = out.read_text(encoding="utf-8")
+
+    def section(text: str, n: int) -> str:
+        start = text.index(f"\n## {n}. ")
+        return text[start : text.index("\n## ", start + 1)]
+
+    def rows(text: str, n: int) -> list[str]:
+        summary = text[text.index("## Summary") : text.index("\n## 1. ")]
+        return [
+            line.split("|")[1].strip()
+            for line in summary.splitlines()
+            if line.startswith(f"| {n}. ")
+        ]
+
+    assert section(merged, 7) == section(committed, 7) and section(merged, 1) == section(
+        committed, 1
+    )
+    assert section(merged, 6) != section(committed, 6) and "(this section took" in section(
+        merged, 6
+    )
+    assert rows(merged, 1) == rows(committed, 1) and rows(merged, 6)
+    assert "Section 6 re-measured alone" in merged
+    assert merged.count("## Summary") == 1

@@ -4,9 +4,12 @@ exercises — above all that a learner's loop broken in one place gets a verdict
 
 from __future__ import annotations
 
+import html
+import re
 from typing import Any
 
 import pytest
+from answers import answer, defined, near_miss, scratch, solution_of
 from conftest import MAY_GIVE_UP, PROMPT
 
 from whentostop import Stop, connect, load_level, run_agent
@@ -25,27 +28,10 @@ from whentostop.mock import MockServer
 LOOP = by_tag("exercise-1-4-b")
 RUN_CALL = by_tag("exercise-1-4-a")
 CALLER = by_tag("exercise-1-4-e")
-PRELUDE = "from whentostop import *\nfrom whentostop.lesson import GIVE_UP, PROMPT\n"
-
-
-def defined(source: str, name: str, given: str = "") -> Any:
-    namespace: dict[str, Any] = {}
-    exec(PRELUDE + given + "\n" + source, namespace)
-    return namespace[name]
-
-
-def broken(exercise, old: str, new: str, given: str | None = None) -> Any:
-    """The exercise's own solution with one thing changed: a learner's near miss."""
-    assert old in exercise.solution_code, old
-    return defined(
-        exercise.solution_code.replace(old, new),
-        exercise.answer,
-        exercise.given if given is None else given,
-    )
 
 
 def verdict_on_loop(old: str, new: str) -> str:
-    verdict = LOOP.result(broken(LOOP, old, new))
+    verdict = LOOP.result(near_miss("1-4.b", old, new))
     assert verdict.status == "incorrect", verdict.message
     return verdict.message
 
@@ -142,6 +128,11 @@ def test_the_recipe_agrees_with_the_outcome_on_honest_runs_and_lies_after_a_reje
     )
 
 
+def as_read(markdown: str) -> str:
+    """Markdown's text as a reader sees it: its escapes undone (`markdown_text` made them)."""
+    return html.unescape(re.sub(r"\\(.)", r"\1", markdown))
+
+
 def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of_a_run():
     run = run_agent(
         PROMPT, model=connect("loopboros"), tools=load_level("1-1").tools(), max_turns=2
@@ -152,7 +143,7 @@ def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of
             ("broken", ValueError("boom"), [], KeyError("x")),
         ]
     )
-    text = table._repr_markdown_()
+    text = as_read(table._repr_markdown_())
     assert "a tool call: search_blocks" in text and '{"reason": "completed"}' in text
     assert "max_turns: no answer" in text and "raised ValueError: boom" in text
     assert describe_message({"role": "assistant", "content": "hi"}) == "the text “hi”"
@@ -162,7 +153,7 @@ def test_side_by_side_shows_what_each_loop_returned_and_an_exception_in_place_of
 
 
 def test_the_reference_loop_is_correct_in_process_and_over_a_real_socket():
-    verdict = LOOP.result(defined(LOOP.solution_code, "my_loop", LOOP.given))
+    verdict = LOOP.result(answer("1-4.b"))
     assert verdict.status == "correct", verdict.message
     assert "real socket (http://127.0.0.1:" in verdict.message
 
@@ -250,8 +241,7 @@ NO_ERROR_BACK = """def run_call(call, tools):
 
 
 def loop_with(run_call: str) -> Any:
-    given = LOOP.given.replace(LOOP.given[LOOP.given.index("def run_call") :], run_call)
-    return defined(LOOP.solution_code, "my_loop", given)
+    return defined(LOOP.solution_code, "my_loop", scratch() + "\n\n" + run_call)
 
 
 def test_a_loop_without_the_error_back_path_is_told_the_failed_validation_escaped():
@@ -311,10 +301,7 @@ def test_a_loop_whose_run_call_is_still_blank_is_told_to_finish_1_4_a_first():
     loop = defined(
         LOOP.solution_code,
         "my_loop",
-        LOOP.given.replace('f"Error: {exc}"', "____").replace(
-            "from dataclasses import",
-            "from whentostop.lesson.checks import ____\nfrom dataclasses import",
-        ),
+        scratch() + "\n\n" + solution_of("1-4.a").replace('f"Error: {exc}"', "____"),
     )
     verdict = LOOP.result(loop)
     assert verdict.status == "incorrect" and "finish Exercise 1-4.a first" in verdict.message
@@ -345,7 +332,7 @@ def test_a_loop_whose_run_call_is_still_blank_is_told_to_finish_1_4_a_first():
     ],
 )
 def test_run_call_near_misses_get_their_own_verdict(old, new, says):
-    verdict = RUN_CALL.result(broken(RUN_CALL, old, new))
+    verdict = RUN_CALL.result(near_miss("1-4.a", old, new))
     assert verdict.status == "incorrect"
     assert says in verdict.message
 
@@ -356,7 +343,7 @@ def test_run_call_near_misses_get_their_own_verdict(old, new, says):
 def test_a_recipe_that_reads_the_clock_as_an_answer_is_told_what_the_clock_should_say():
     recipe = by_tag("exercise-1-4-c")
     verdict = recipe.result(
-        broken(recipe, 'return "max_turns", None', 'return "max_turns", last["tool_calls"]')
+        near_miss("1-4.c", 'return "max_turns", None', 'return "max_turns", last["tool_calls"]')
     )
     assert verdict.status == "incorrect" and "('max_turns', None)" in verdict.message
 
@@ -384,16 +371,18 @@ def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(model, leve
 @pytest.mark.parametrize(
     "old, new, says",
     [
-        ("max_turns=20", "max_turns=10", "max_turns=10 is too small for the castle"),
-        ("max_turns=20", "max_turns=60", "at most 25"),
+        ("max_turns=20", "max_turns=10", "max_turns=10 leaves no room in the castle"),
+        ("max_turns=20", "max_turns=60", "at most 27"),
+        ("max_turns=20", "max_turns=18", "max_turns=18 leaves no room"),
         ('stop_on=["mark_star"]', "stop_on=[]", "Choose the terminal tool"),
-        ("system=GIVE_UP", "system=None", "does not let it give up"),
+        ("system=GIVE_UP", "system=None", "no system prompt"),
+        ("system=GIVE_UP", 'system="Be thorough."', "does not let it give up"),
         ("deadline_s=2.0", "deadline_s=None", "choose a deadline"),
         ("for task in (PROMPT, PROMPT +", "for task in (PROMPT,) or (PROMPT +", "retry once"),
         (
             'PROMPT + " Search each room once, then mark the star or say it is not here."',
             "PROMPT",
-            "sent the same prompt again",
+            "sent the same task again",
         ),
         (
             'return "clock", runs[-1].no_answer_reason, runs',
@@ -404,14 +393,14 @@ def test_only_a_run_whose_last_message_passes_for_an_answer_is_a_lie(model, leve
     ],
 )
 def test_castle_caller_near_misses_get_their_own_verdict(old, new, says):
-    verdict = CALLER.result(broken(CALLER, old, new))
+    verdict = CALLER.result(near_miss("1-4.e", old, new))
     assert verdict.status == "incorrect"
     assert says in verdict.message, verdict.message
 
 
 def test_castle_caller_may_make_the_retry_clearer_through_the_system_prompt():
-    caller = broken(
-        CALLER,
+    caller = near_miss(
+        "1-4.e",
         'for task in (PROMPT, PROMPT + " Search each room once, then mark the star or '
         'say it is not here."):\n        run = run_agent(task, model=model, tools=level.tools(), '
         "system=GIVE_UP,",
@@ -423,12 +412,10 @@ def test_castle_caller_may_make_the_retry_clearer_through_the_system_prompt():
 
 
 def test_every_1_4_exercise_says_not_attempted_for_its_blank():
+    from answers import context_of
+
     for exercise in EXERCISES["1-4"]:
-        blank = defined(
-            "from whentostop.lesson.checks import ____\n" + exercise.blank,
-            exercise.answer,
-            exercise.given,
-        )
+        blank = defined(exercise.blank, exercise.answer, context_of(exercise.id))
         assert exercise.result(blank).status == "not attempted", exercise.id
 
 
@@ -442,7 +429,7 @@ def test_where_no_thread_can_start_the_loop_check_judges_in_process_and_says_the
         raise RuntimeError("can't start new thread")
 
     monkeypatch.setattr(endpoint.MockServer, "start", no_threads)
-    verdict = LOOP.result(defined(LOOP.solution_code, "my_loop", LOOP.given))
+    verdict = LOOP.result(answer("1-4.b"))
     assert verdict.status == "correct"
     assert (
         "real-socket runs were skipped here (RuntimeError: can't start new thread)"

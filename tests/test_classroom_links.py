@@ -14,6 +14,7 @@ from whentostop.lesson.classroom import (
     DEFAULT_REPO,
     EDITIONS,
     binder_link,
+    colab_link,
     lite_link,
     nbgitpuller_link,
     notebook_file,
@@ -50,7 +51,7 @@ def test_nbgitpuller_link_opens_each_notebook_in_jupyterlab(short: str, file: st
     assert query(link) == {
         "repo": DEFAULT_REPO,
         "branch": "main",
-        "urlpath": f"lab/tree/whentostop/notebooks/{file}",
+        "urlpath": f"lab/tree/when-to-stop/notebooks/{file}",
     }
 
 
@@ -76,7 +77,7 @@ def test_nbgitpuller_link_tolerates_a_pasted_hub_path_and_keeps_a_prefix() -> No
 
 
 def test_pulled_folder_is_the_repository_urls_last_segment_as_nbgitpuller_names_it() -> None:
-    assert repo_folder("https://github.com/whentostop/whentostop/") == "whentostop"
+    assert repo_folder("https://github.com/whentostop/when-to-stop/") == "when-to-stop"
     assert repo_folder("https://gitlab.example.org/course/agents.git") == "agents.git"
     assert repo_folder("file:///srv/lessons/whentostop") == "whentostop"
     assert query(nbgitpuller_link(HUB, repo="file:///srv/x/lesson"))["urlpath"].startswith(
@@ -87,7 +88,7 @@ def test_pulled_folder_is_the_repository_urls_last_segment_as_nbgitpuller_names_
 def test_binder_link_for_github_uses_the_gh_provider_and_opens_jupyterlab() -> None:
     link = binder_link(notebook="1-2")
     assert link == (
-        "https://mybinder.org/v2/gh/whentostop/whentostop/main"
+        "https://mybinder.org/v2/gh/whentostop/when-to-stop/main"
         "?urlpath=lab%2Ftree%2Fnotebooks%2F1-2_the_flag.ipynb"
     )
     assert binder_link(repo="https://github.com/me/fork.git", branch="dev").startswith(
@@ -136,6 +137,7 @@ def test_cli_link_prints_the_hub_binder_and_browser_links(
         nbgitpuller_link(HUB, notebook="1-1"),
         binder_link(notebook="1-1"),
         lite_link(notebook="1-1"),
+        colab_link(notebook="1-1"),
     ]
 
 
@@ -147,6 +149,7 @@ def test_cli_link_without_a_hub_prints_the_binder_and_browser_links(
     assert re.findall(r"^https?://\S+$", out, flags=re.MULTILINE) == [
         binder_link(repo="https://github.com/me/fork"),
         lite_link(repo="https://github.com/me/fork"),
+        colab_link(repo="https://github.com/me/fork"),
     ]
 
 
@@ -163,9 +166,12 @@ def test_cli_link_lang_pt_links_the_portuguese_notebook_that_exists(
         nbgitpuller_link(HUB, notebook=short, lang="pt"),
         binder_link(notebook=short, lang="pt"),
         lite_link(notebook=short, lang="pt"),
+        colab_link(notebook=short, lang="pt"),
     ]
     assert all(
-        quote(path.removeprefix("notebooks/"), safe="") in link or quote(path, safe="") in link
+        quote(path.removeprefix("notebooks/"), safe="") in link
+        or quote(path, safe="") in link
+        or link.endswith(f"/{path}")  # Colab's, a plain path
         for link in links
     )
     assert "Link do Binder" in out  # the words are Portuguese too
@@ -310,7 +316,7 @@ def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> 
     from whentostop.lesson.classroom import lite_link
 
     assert lite_link() == (
-        "https://whentostop.github.io/whentostop/lab/index.html?path=00_start_here.ipynb"
+        "https://whentostop.github.io/when-to-stop/lab/index.html?path=00_start_here.ipynb"
     )
     assert lite_link(repo="https://github.com/Me/fork.git", notebook="1-2") == (
         "https://me.github.io/fork/lab/index.html?path=1-2_the_flag.ipynb"
@@ -318,6 +324,25 @@ def test_lite_link_opens_the_notebook_on_the_repositorys_github_pages_site() -> 
     assert lite_link(repo="https://github.com/me/me.github.io").startswith(
         "https://me.github.io/lab/index.html?"
     )
+
+
+@pytest.mark.parametrize("lang", ["en", "pt"])
+def test_colab_link_opens_each_editions_notebook_from_github(lang: str) -> None:
+    for short in EDITIONS[lang]:
+        folder = "notebooks" if lang == "en" else "notebooks/pt"
+        assert colab_link(notebook=short, lang=lang) == (
+            "https://colab.research.google.com/github/whentostop/when-to-stop/blob/main/"
+            f"{folder}/{EDITIONS[lang][short]}"
+        )
+        assert (NOTEBOOKS.parent / folder / EDITIONS[lang][short]).exists()
+    assert colab_link(repo="https://github.com/me/fork.git", branch="dev").startswith(
+        "https://colab.research.google.com/github/me/fork/blob/dev/notebooks/"
+    )
+
+
+def test_colab_link_for_a_repository_not_on_github_is_an_error() -> None:
+    with pytest.raises(ValueError, match="Colab opens notebooks from GitHub"):
+        colab_link(repo="https://gitlab.example.org/course/agents")
 
 
 def test_lite_link_for_a_repository_not_on_github_is_an_error() -> None:
@@ -333,6 +358,8 @@ def test_readme_browser_links_are_the_ones_the_code_builds() -> None:
     first = re.search(r"\[Try it in your browser\]\(([^)]+)\)", readme)
     assert first and first.group(1) == lite_link(notebook="00")
     assert set(found) <= {lite_link(notebook=n) for n in SHORT_NAMES}, found
+    for level in ("1-1", "1-2", "1-3", "1-4", "explorer"):  # every level, as the pt section
+        assert lite_link(notebook=level) in found, level
 
 
 def test_the_pages_workflow_publishes_what_make_lite_builds() -> None:

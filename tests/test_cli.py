@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 import pytest
-from faulty_server import ANSWER, FaultyServer
+from faulty_server import ANSWER, FaultyServer, hang
 from replay_server import ReplayServer
 
 from whentostop.__main__ import (
@@ -16,6 +16,7 @@ from whentostop.__main__ import (
     EXIT_ERROR,
     EXIT_NO_ANSWER,
     EXIT_TEXT_TOOL_CALL,
+    EXIT_UNSURE,
     EXIT_WRONG,
     main,
 )
@@ -77,7 +78,7 @@ def test_an_unreachable_endpoint_exits_2_with_a_plain_message(capsys):
 
 def test_bad_max_turns_is_a_clear_error(capsys):
     assert main(["run", "--max-turns", "0"]) == 2
-    assert "max_turns must be a positive int" in capsys.readouterr().err
+    assert "--max-turns must be a positive int" in capsys.readouterr().err  # the flag's name
 
 
 def test_unknown_persona_names_the_personas(capsys):
@@ -240,6 +241,172 @@ def test_the_exit_status_tells_a_small_models_failures_from_an_answer(
         ["run", "--level", "1-2", "--base-url", replay, "--model", f"replay:{behaviour}", *options]
     )
     assert status == expected, capsys.readouterr().out
+
+
+def help_table(capsys) -> dict[int, str]:
+    """The exit statuses as `run --help` prints them: code -> its row, on one line."""
+    with pytest.raises(SystemExit):
+        main(["run", "--help"])
+    out = capsys.readouterr().out
+    rows: dict[int, str] = {}
+    for line in out.split("exit status:", 1)[1].splitlines():
+        head = line[:5].strip()
+        if head.isdigit():
+            rows[int(head)] = line[5:].strip()
+        elif rows and line.strip():
+            rows[max(rows)] += " " + line.strip()
+    return rows
+
+
+# (the command line's arguments, the status, words of its row in the table that describe the run)
+EXIT_SCENARIOS = {
+    "a right marker": (
+        ["--level", "1-3", "--model", "searcher", "--stop-on", "mark_star"],
+        EXIT_ANSWER,
+        "judged right",
+    ),
+    "an answer the level cannot judge": (
+        ["--level", "1-2", "--model", "replay:story"],
+        EXIT_ANSWER,
+        "cannot judge",
+    ),
+    "the clock": (["--level", "1-1", "--model", "loopboros", "--max-turns", "3"], 1, "the clock"),
+    "an echo of the loop's request": (
+        ["--level", "1-2", "--model", "replay:echo"],
+        EXIT_NO_ANSWER,
+        "the loop's own request",
+    ),
+    "a bad argument": (["--level", "1-1", "--max-turns", "0"], EXIT_ERROR, "an argument is wrong"),
+    "a wrong block named in words": (
+        ["--level", "1-2", "--model", "replay:guess-text"],
+        EXIT_WRONG,
+        "the star is elsewhere",
+    ),
+    "a tool call written as text": (
+        ["--level", "1-2", "--model", "replay:fenced"],
+        EXIT_TEXT_TOOL_CALL,
+        "tool call the model wrote as text",
+    ),
+    "a story after a cut-off reply": (
+        ["--level", "1-2", "--model", "replay:ramble"],
+        EXIT_UNSURE,
+        "follows a reply cut off",
+    ),
+}
+
+
+@pytest.mark.parametrize("scenario", EXIT_SCENARIOS)
+def test_every_exit_status_in_the_help_table_is_what_such_a_run_gets(scenario, replay, capsys):
+    args, status, words = EXIT_SCENARIOS[scenario]
+    rows = help_table(capsys)
+    assert set(rows) == set(EXIT_CODES)
+    if any(a.startswith("replay:") for a in args):
+        args = [*args, "--base-url", replay]
+    assert main(["run", *args]) == status, capsys.readouterr().out
+    assert words in rows[status], (scenario, rows[status])
+
+
+def test_every_row_of_the_help_table_has_a_run_that_gets_it():
+    assert {status for _args, status, _words in EXIT_SCENARIOS.values()} == set(EXIT_CODES)
+
+
+def test_a_cut_off_reply_has_its_own_line_in_the_transcript(replay, capsys):
+    main(["run", "--level", "1-2", "--base-url", replay, "--model", "replay:ramble"])
+    out = capsys.readouterr().out
+    assert "⚠ The reply was cut off at the length limit (finish_reason: length" in out
+    assert "⚠ This reply follows one that was cut off" in out
+
+
+def test_the_warning_counts_every_empty_reply(replay, capsys):
+    status = main(
+        [
+            "run",
+            "--level",
+            "1-2",
+            "--base-url",
+            replay,
+            "--model",
+            "replay:empty-all",
+            "--max-turns",
+            "4",
+        ]
+    )
+    out = capsys.readouterr().out
+    assert status == EXIT_NO_ANSWER
+    assert "The model sent 4 empty replies (no text, no tool call), on turns 1-4" in out
+
+
+def test_timeout_s_is_a_flag_and_an_environment_variable(monkeypatch, capsys):
+    seen = []
+    import whentostop.__main__ as cli
+
+    real = cli.connect
+
+    def spy(*args, **kwargs):
+        model = real(*args, **kwargs)
+        seen.append(model.timeout_s)
+        return model
+
+    monkeypatch.setattr(cli, "connect", spy)
+    main(["run", "--level", "1-2", "--model", "searcher", "--timeout-s", "7.5"])
+    monkeypatch.setenv("WHENTOSTOP_TIMEOUT_S", "123")
+    main(["run", "--level", "1-2", "--model", "searcher"])
+    assert seen == [7.5, 123.0]
+
+
+def test_a_bad_timeout_in_the_environment_is_one_clear_error(monkeypatch, capsys):
+    monkeypatch.setenv("WHENTOSTOP_TIMEOUT_S", "soon")
+    assert main(["run", "--level", "1-2", "--model", "searcher"]) == EXIT_ERROR
+    assert "WHENTOSTOP_TIMEOUT_S must be a positive number of seconds, got 'soon'" in (
+        capsys.readouterr().err
+    )
+
+
+def test_a_timeout_names_the_flag_and_the_variable_that_raise_it(capsys):
+    with FaultyServer([hang(5)]) as server:
+        status = main(["run", "--base-url", server.base_url, "--model", "m", "--timeout-s", "0.5"])
+    err = capsys.readouterr().err
+    assert status == EXIT_ERROR
+    assert "A slow model needs a longer --timeout-s (or the environment variable " in err
+    assert "WHENTOSTOP_TIMEOUT_S); a stuck one needs a --deadline-s." in err
+
+
+def test_with_only_openai_base_url_set_the_error_names_the_model_flag(monkeypatch, capsys):
+    monkeypatch.setenv("OPENAI_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.delenv("WHENTOSTOP_MODEL", raising=False)
+    assert main(["run", "--level", "1-2"]) == EXIT_ERROR
+    err = capsys.readouterr().err
+    assert "Pass --model=... or set WHENTOSTOP_MODEL" in err and "model=..." not in err.replace(
+        "--model=...", ""
+    )
+
+
+def test_tool_choice_and_parallel_tool_calls_are_sent_from_the_command_line(replay, capsys):
+    with ReplayServer() as server:
+        main(
+            [
+                "run",
+                "--level",
+                "1-3",
+                "--base-url",
+                server.base_url,
+                "--model",
+                "replay:guess-pipe",
+                "--tool-choice",
+                "mark_star",
+                "--no-parallel-tool-calls",
+                "--stop-on",
+                "mark_star",
+            ]
+        )
+        sent = server.requests[0]
+    assert sent["tool_choice"] == {"type": "function", "function": {"name": "mark_star"}}
+    assert sent["parallel_tool_calls"] is False
+
+
+def test_a_tool_choice_naming_no_tool_names_the_flag(capsys):
+    assert main(["run", "--level", "1-2", "--model", "searcher", "--tool-choice", "fly"]) == 2
+    assert "--tool-choice must be 'auto', 'none', 'required'" in capsys.readouterr().err
 
 
 def test_a_wrong_answer_says_why_under_the_transcript(replay, capsys):

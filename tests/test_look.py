@@ -103,6 +103,11 @@ def test_error_text_reaches_aa_on_its_own_background() -> None:
     assert contrast(look.TEXT_COLOUR, look.CODE_BACKGROUND) >= TEXT_AA
 
 
+def test_a_disabled_fields_text_still_reaches_aa_on_its_grey() -> None:
+    """The system prompt while giving up is off: unavailable, but its words stay readable."""
+    assert contrast(look.MUTED_COLOUR, look.DISABLED_BACKGROUND) >= TEXT_AA
+
+
 @pytest.mark.parametrize("exit_name", list(look.BADGE_COLOURS))
 def test_white_badge_text_reaches_aa_on_every_exits_colour(exit_name: str) -> None:
     assert contrast("#FFFFFF", look.BADGE_COLOURS[exit_name]) >= TEXT_AA
@@ -153,7 +158,7 @@ def test_run_colours_stay_apart_under_colour_vision_deficiencies(deficiency: str
 def test_each_run_also_has_its_own_marker_and_line_style() -> None:
     n = len(look.RUN_COLOURS)
     assert len(set(look.RUN_MARKERS[:n])) == n
-    assert len({str(style) for style in look.RUN_LINESTYLES[:n]}) == n
+    assert len({str(style) for style in look.RUN_DASHES[:n]}) == n
 
 
 def test_block_labels_reach_aa_on_their_faces() -> None:

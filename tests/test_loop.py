@@ -461,13 +461,34 @@ SEARCH_AS_TEXT = '{"name": "search_blocks", "arguments": {"area": "sky"}}'
 
 def test_a_tool_call_written_as_text_is_still_the_flag_but_the_run_says_what_it_is():
     run = run_agent(PROMPT, model=Scripted(says(SEARCH_AS_TEXT)), tools=load_level("1-1").tools())
-    assert run.stop == Stop.END_TURN and run.answer == SEARCH_AS_TEXT  # the rule stays
+    assert run.stop == Stop.END_TURN and len(run.turns) == 1  # the rule stays
     (note,) = run.turns[0].notes
     assert note.kind == "text_tool_call" and "search_blocks" in note.text
     assert run.answer_is_text_tool_call
     (warning,) = run.warnings
     assert "--jinja" in warning and "Ollama" in warning and 'text_tool_calls="accept"' in warning
-    assert "the answer is a tool call written as text, not an answer" in run.summary()
+    assert "the last reply is a tool call written as text, not an answer" in run.summary()
+
+
+def test_a_tool_call_written_as_text_is_no_answer_and_answer_summary_and_has_answer_agree():
+    run = run_agent(PROMPT, model=Scripted(says(SEARCH_AS_TEXT)), tools=load_level("1-1").tools())
+    assert not run.has_answer and run.not_an_answer is run.turns[0].notes[0]
+    with pytest.raises(NoAnswer, match="a tool call written as text, not an answer") as raised:
+        run.answer
+    assert "search_blocks" in str(raised.value)
+    assert "; no answer" in run.summary() and run.answer_line() == run.no_answer_reason
+
+
+def test_the_answer_line_shows_an_answer_and_says_when_it_follows_a_cut_off_reply():
+    answered = run_agent(PROMPT, model=Scripted(says("It is in block 7.")), tools=[])
+    assert answered.answer_line() == "answer: 'It is in block 7.'"
+    cut = {"role": "assistant", "content": "Once upon a time " * 20}
+    model = Scripted(cut, says("and so the star is in block 7."))
+    model.complete = _cut_first(model.complete)
+    run = run_agent(PROMPT, model=model, tools=load_level("1-2").tools())
+    assert run.answer == "and so the star is in block 7."
+    assert "it may be only the end of one" in run.answer_line()
+    assert "it may be only the end of one" in run.summary()
 
 
 @pytest.mark.parametrize(
@@ -526,6 +547,7 @@ def test_replies_that_stay_empty_end_on_the_clock_saying_so():
     )
     assert run.stop == Stop.MAX_TURNS and all(t.empty for t in run.turns)
     assert len(run.warnings) == 1 and "3 empty replies" in run.summary()
+    assert "The model sent 3 empty replies (no text, no tool call), on turns 1-3" in run.warnings[0]
     with pytest.raises(
         NoAnswer, match="while the model was asking for nothing more: its last reply was empty"
     ):
@@ -544,3 +566,171 @@ def test_replies_that_stay_empty_end_on_the_clock_saying_so():
 def test_the_mock_personas_make_no_notes_and_no_warnings(level, persona, kwargs, play):
     run, _, _ = play(level, persona, **kwargs)
     assert run.notes == [] and run.warnings == [] and run.cached_tokens == 0
+
+
+def _cut_first(complete):
+    """`complete`, with its first reply cut off at the length limit."""
+
+    def cut(messages, tools, **kwargs):
+        completion = complete(messages, tools, **kwargs)
+        if not any(m.get("role") == "assistant" for m in messages):
+            completion.finish_reason = "length"
+        return completion
+
+    return cut
+
+
+def test_the_empty_reply_warning_counts_every_empty_reply_not_only_the_first():
+    search = {
+        "role": "assistant",
+        "content": None,
+        "tool_calls": [
+            {
+                "id": "c1",
+                "type": "function",
+                "function": {"name": "search_blocks", "arguments": '{"area": "sky"}'},
+            }
+        ],
+    }
+    model = Scripted(says(""), says(""), search, says(""), says("It is in block 7."))
+    run = run_agent(PROMPT, model=model, tools=load_level("1-2").tools())
+    (warning,) = run.warnings
+    assert "3 empty replies" in warning and "on turns 1-2, 4" in warning
+
+
+def test_a_reply_that_echoes_the_loops_own_request_is_the_flag_without_an_answer():
+    run = run_agent(
+        PROMPT,
+        model=Scripted(says(""), says("Call a tool, or give your answer.")),
+        tools=load_level("1-2").tools(),
+    )
+    assert run.stop == Stop.END_TURN and not run.has_answer
+    (note,) = run.turns[1].notes
+    assert note.kind == "echoed_prompt" and "the loop's own request" in note.text
+    with pytest.raises(NoAnswer, match="only repeats words it was sent"):
+        run.answer
+    assert "repeats words the model was sent" in run.summary()
+
+
+@pytest.mark.parametrize(
+    "reply, whose",
+    [
+        (PROMPT, "the task"),
+        ("Sure! Find the star in this level.", "the task"),
+        ("your reply was empty", "the loop's own request"),
+    ],
+)
+def test_an_echo_is_recognised_whole_or_in_part_and_says_whose_words(reply, whose):
+    run = run_agent(PROMPT, model=Scripted(says(""), says(reply)), tools=load_level("1-2").tools())
+    assert not run.has_answer and whose in run.turns[-1].notes[0].text
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "The star is in block 7.",
+        "I couldn't find the star in this level after searching every area.",
+        "Tool",  # too short to be an echo of anything
+    ],
+)
+def test_an_answer_that_shares_a_few_words_with_the_task_is_no_echo(reply):
+    run = run_agent(PROMPT, model=Scripted(says(reply)), tools=load_level("1-2").tools())
+    assert run.has_answer and run.notes == []
+
+
+def test_a_cut_off_reply_gets_a_note_and_a_counted_warning():
+    model = Scripted({"role": "assistant", "content": "Let me think " * 30}, says("Block 7."))
+    model.complete = _cut_first(model.complete)
+    run = run_agent(PROMPT, model=model, tools=load_level("1-2").tools())
+    assert [n.kind for n in run.turns[0].notes] == ["cut_off"]
+    assert (
+        "cut off at the length limit (finish_reason: length, 5 tokens)"
+        in run.turns[0].notes[0].text
+    )
+    assert [n.kind for n in run.turns[1].notes] == ["after_cut_off"]
+    assert any("1 reply was cut off at the length limit (turn 1)" in w for w in run.warnings)
+
+
+class Recording(Scripted):
+    """A scripted model that keeps the keyword arguments of every request."""
+
+    def __init__(self, *replies: dict) -> None:
+        super().__init__(*replies)
+        self.kwargs: list[dict] = []
+
+    def complete(self, messages, tools, **kwargs):
+        self.kwargs.append(kwargs)
+        return super().complete(messages, tools, **kwargs)
+
+
+def test_tool_choice_and_parallel_tool_calls_are_not_sent_unless_set():
+    model = Recording(says("Block 7."))
+    run_agent(PROMPT, model=model, tools=load_level("1-2").tools())
+    assert "tool_choice" not in model.kwargs[0] and "parallel_tool_calls" not in model.kwargs[0]
+
+
+@pytest.mark.parametrize(
+    "choice, sent",
+    [
+        ("auto", "auto"),
+        ("none", "none"),
+        ("required", "required"),
+        ("mark_star", {"type": "function", "function": {"name": "mark_star"}}),
+        (
+            {"type": "function", "function": {"name": "search_blocks"}},
+            {"type": "function", "function": {"name": "search_blocks"}},
+        ),
+    ],
+)
+def test_tool_choice_is_sent_with_every_request(choice, sent):
+    model = Recording(says("Block 7."))
+    run_agent(
+        PROMPT,
+        model=model,
+        tools=load_level("1-3").tools(),
+        tool_choice=choice,
+        parallel_tool_calls=False,
+    )
+    assert model.kwargs[0]["tool_choice"] == sent
+    assert model.kwargs[0]["parallel_tool_calls"] is False
+
+
+@pytest.mark.parametrize("choice", ["fly", {"function": {"name": "fly"}}, "", 3])
+def test_a_tool_choice_that_names_no_offered_tool_is_an_error_before_anything_is_sent(choice):
+    model = Recording(says("Block 7."))
+    with pytest.raises(ValueError, match="tool_choice must be 'auto', 'none', 'required'"):
+        run_agent(PROMPT, model=model, tools=load_level("1-3").tools(), tool_choice=choice)
+    assert model.kwargs == []
+
+
+def test_parallel_tool_calls_must_be_a_bool():
+    with pytest.raises(ValueError, match="parallel_tool_calls must be True, False or None"):
+        run_agent(PROMPT, model=Recording(says("x")), tools=[], parallel_tool_calls=1)
+
+
+def test_required_tool_choice_warns_that_the_flag_cannot_fire_and_names_the_exits_left():
+    run = run_agent(
+        PROMPT,
+        model=connect("searcher"),
+        tools=load_level("1-3").tools(),
+        tool_choice="required",
+        stop_on=["mark_star"],
+    )
+    assert run.stop == Stop.TERMINAL_TOOL
+    (warning,) = run.warnings
+    assert (
+        "the flag can never fire" in warning and "warp pipe (mark_star) or on the clock" in warning
+    )
+
+
+def test_a_forced_tool_outside_stop_on_warns_that_only_the_clock_is_left():
+    run = run_agent(
+        PROMPT,
+        model=connect("searcher"),
+        tools=load_level("1-3").tools(),
+        tool_choice="search_blocks",
+        stop_on=["mark_star"],
+        max_turns=4,
+    )
+    assert run.stop == Stop.MAX_TURNS
+    assert "can end only on the clock" in run.warnings[0]

@@ -127,7 +127,13 @@ def test_personas_know_the_level_only_from_the_conversation(tmp_path):
 def test_models_lists_the_personas(server):
     with urllib.request.urlopen(f"{server.base_url}/models", timeout=10) as response:
         data = json.loads(response.read())
-    assert [m["id"] for m in data["data"]] == ["searcher", "loopboros", "sloppy", "slow"]
+    assert [m["id"] for m in data["data"]] == [
+        "searcher",
+        "loopboros",
+        "sloppy",
+        "slow",
+        "parallel",
+    ]
 
 
 def test_usage_is_counted_from_the_request_received():

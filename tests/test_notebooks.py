@@ -5,26 +5,29 @@ committed files hold no outputs, no keys, and no links to files that do not exis
 from __future__ import annotations
 
 import copy
+import json
 import re
+import sys
 from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import committed_text
+from conftest import ROOT, committed_text
 from nbclient import NotebookClient
 
 from whentostop import loop
 from whentostop.lesson.checks import (
-    FROM_SCRATCH,
     by_tag,
     exercises,
     predictions,
     question_by_tag,
     quiz,
 )
+from whentostop.lesson.classroom import EDITIONS
 from whentostop.mock import MockServer
 
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
+sys.path.insert(0, str(ROOT / "tools"))  # tools/release.py: the install lines
 LESSONS = {
     "00_start_here": "00",
     "1-1_the_clock": "1-1",
@@ -83,11 +86,47 @@ def execute(nb: nbformat.NotebookNode, env: dict[str, str]) -> nbformat.Notebook
 
 
 def executed(name: str, with_solutions: bool, env: dict[str, str]) -> nbformat.NotebookNode:
-    """Run a notebook once per mode, cached for the session: several tests read the outputs."""
+    """Run a notebook once per mode, cached for the session: several tests read the outputs.
+    A last cell reports the expectations its cells checked (`expectations`)."""
     key = (name, with_solutions)
     if key not in _executed:
-        _executed[key] = execute(solved(read(name)) if with_solutions else read(name), env)
+        nb = solved(read(name)) if with_solutions else read(name)
+        _executed[key] = execute(with_history(nb), env)
     return _executed[key]
+
+
+HISTORY = "HISTORY "
+"""What the cell `with_history` adds prints before the expectations' JSON."""
+
+
+def with_history(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy with one more cell at the end: it prints every expectation the notebook's cells
+    checked (`whentostop.lesson.expect.history`), for `expectations` to read."""
+    nb = copy.deepcopy(nb)
+    nb.cells.append(
+        nbformat.v4.new_code_cell(
+            "import json\nfrom whentostop.lesson.expect import history\n"
+            f"print({HISTORY!r} + json.dumps([e.__dict__ for e in history()]))"
+        )
+    )
+    return nb
+
+
+def expectations(nb: nbformat.NotebookNode) -> list[dict]:
+    """What `with_history`'s cell printed: each expectation's `stated`, `held` and `note`."""
+    printed = text_of(nb.cells[-1])
+    assert HISTORY in printed, printed
+    return json.loads(printed.split(HISTORY, 1)[1])
+
+
+def stated_in_code(nb: nbformat.NotebookNode) -> int:
+    """How many calls of `expect` and `expect_raised` the notebook's code cells make, at least
+    (a call inside a loop counts once)."""
+    return sum(
+        cell.source.count("expect(") + cell.source.count("expect_raised(")
+        for cell in nb.cells
+        if cell.cell_type == "code"
+    )
 
 
 def text_of(cell: nbformat.NotebookNode) -> str:
@@ -165,10 +204,15 @@ def test_lesson_opens_with_questions_and_minutes_and_closes_with_key_points(name
 
 @pytest.mark.parametrize("name", LESSONS)
 def test_no_code_cell_is_longer_than_a_screen(name):
+    """The first cell's install lines for Colab and Kaggle are not counted: they cannot move
+    into whentostop, which is not installed before they run."""
+    from release import INSTALL, version
+
+    install = INSTALL.format(version=version()) + "\n"
     long = [
         cell.source
         for cell in read(name).cells
-        if cell.cell_type == "code" and len(cell.source.splitlines()) > 15
+        if cell.cell_type == "code" and len(cell.source.removeprefix(install).splitlines()) > 15
     ]
     assert not long, f"{name}: move helper code into whentostop: {long}"
 
@@ -178,7 +222,9 @@ def test_every_exercise_has_its_tagged_cell_ending_in_its_check(name, level):
     cells = tagged(read(name))
     assert [tag for _, tag in cells] == [ex.tag for ex in exercises(level)]
     for cell, tag in cells:
-        assert cell.source == by_tag(tag).cell(), f"{tag}: the cell differs from checks.py's blank"
+        assert cell.source == by_tag(tag).cell(), (
+            f"{tag}: the cell differs from its data file's blank"
+        )
 
 
 @pytest.mark.parametrize("name", LESSONS)
@@ -209,32 +255,39 @@ def test_every_question_has_its_tagged_cell_in_order(name, level):
 
 
 @pytest.mark.parametrize("name", ALL)
-def test_the_first_code_cell_chooses_the_language(name):
-    first = next(c for c in read(name).cells if c.cell_type == "code").source.splitlines()
-    assert first[0] == "from whentostop import set_language"
-    assert first[1].startswith('set_language("en")') and '"pt"' in first[1]
+def test_the_first_code_cell_installs_the_package_where_missing_then_chooses_the_language(name):
+    """Colab and Kaggle: the package at the notebook's own version, installed only where it is
+    missing (tools/release.py's INSTALL; tests/test_published.py keeps the version the
+    package's); then the language."""
+    from release import INSTALL, version
+
+    first = next(c for c in read(name).cells if c.cell_type == "code").source
+    install = INSTALL.format(version=version())
+    assert first.startswith(install + "\n"), first[: len(install) + 80]
+    after = first[len(install) + 1 :].splitlines()
+    assert after[0] == "from whentostop import set_language"
+    assert after[1].startswith('set_language("en")') and '"pt"' in after[1]
 
 
-@pytest.mark.parametrize("name", LESSONS)
-def test_matplotlib_is_imported_only_in_cells_of_its_own(name):
-    """A notebook in JupyterLite may have no matplotlib: its import must take down only itself."""
+@pytest.mark.parametrize("name", ALL)
+def test_no_cell_imports_numpy_or_matplotlib(name):
+    """In the browser edition (JupyterLite) numpy and matplotlib would come from a CDN: a cell
+    that imports them fails offline. The plots draw as SVG there (`whentostop.views.plots`)."""
     for cell in read(name).cells:
-        if cell.cell_type == "code" and re.search(
-            r"^(import matplotlib|from whentostop.views import plots)", cell.source, re.MULTILINE
-        ):
-            lines = [x for x in cell.source.splitlines() if x.strip() and not x.startswith("#")]
-            assert all(
-                re.match(r"(import matplotlib|from whentostop.views import plots|%matplotlib)", x)
-                for x in lines
+        if cell.cell_type == "code":
+            assert not re.search(
+                r"^\s*(import|from)\s+(numpy|matplotlib)\b|^%matplotlib", cell.source, re.MULTILINE
             ), cell.source
 
 
-def test_the_castles_from_scratch_cells_are_the_ones_the_exercises_build_on():
+def test_the_castles_from_scratch_cells_are_tagged_and_hold_what_the_loop_builds_on():
+    """Exercise 1-4.b's loop stands on these cells; the tests read them from here (one source)."""
     cells = {
         tag.removeprefix("scratch-1-4-"): cell.source
         for cell, tag in tagged(read("1-4_the_castle"), "scratch-")
     }
-    assert cells == FROM_SCRATCH
+    assert set(cells) == {"outcome", "ask"}
+    assert "class Outcome" in cells["outcome"] and "def ask(post, messages, tools)" in cells["ask"]
 
 
 def test_the_castles_map_onto_run_agent_quotes_the_loop_as_it_is():
@@ -348,18 +401,53 @@ SMALL_MODEL_LESSONS = [
 ]
 
 
-@pytest.mark.parametrize("model", ["qwen2.5-0.5b", "replay:repeat", "replay:fenced"])
-@pytest.mark.parametrize("name", SMALL_MODEL_LESSONS)
+PT_SMALL_MODEL_LESSONS = [
+    f"pt/{EDITIONS['pt'][short].removesuffix('.ipynb')}"
+    for short, english in EDITIONS["en"].items()
+    if english.removesuffix(".ipynb") in SMALL_MODEL_LESSONS
+]
+"""The same lessons in the Portuguese edition (as `read()` names them)."""
+SMALL_MODEL_RUNS = [
+    *[
+        (name, m)
+        for m in ("qwen2.5-0.5b", "replay:repeat", "replay:fenced")
+        for name in SMALL_MODEL_LESSONS
+    ],
+    *[(name, "qwen2.5-0.5b") for name in PT_SMALL_MODEL_LESSONS],
+]
+
+
+@pytest.mark.parametrize("name, model", SMALL_MODEL_RUNS)
 def test_notebook_runs_against_a_small_local_models_replay(name, model, jupyter_env):
     """Configured for a real small model (tests/replay_server.py replays what Qwen2.5-0.5B did
-    behind llama.cpp: tool calls written as text, empty replies, guessed answers, 1-turn runs),
-    every cell still runs: nothing assumes the mock's long, tidy runs. Three ways: each run a
-    different behaviour; every run on the clock (no answers); every run one turn long."""
+    behind llama.cpp: tool calls written as text, empty replies, echoes, cut-off replies, guessed
+    answers, 1-turn runs), every cell still runs: nothing assumes the mock's long, tidy runs.
+    Three ways: each run a different behaviour; every run on the clock; every run one turn long.
+    And every expectation the prose states either holds or is noted where it is checked."""
     from replay_server import ReplayServer
 
     with ReplayServer() as server:
         env = {**jupyter_env, "OPENAI_BASE_URL": server.base_url, "WHENTOSTOP_MODEL": model}
-        nb = execute(read(name), env)
+        nb = execute(with_history(read(name)), env)
         served = len(server.requests)
     assert not errors(nb), "\n".join(errors(nb))
     assert served > 0  # the runs really went to the replayed model
+    stated = expectations(nb)
+    assert len(stated) >= stated_in_code(read(name)) > 0
+    shown = "\n".join(text_of(cell) for cell in nb.cells[:-1])
+    unnoted = [e["stated"] for e in stated if not e["held"] and e["note"] not in shown]
+    assert not unnoted, unnoted
+    if model == "replay:fenced":  # every run ends on a tool call written as text: no prose holds
+        assert not any(e["held"] for e in stated), [e["stated"] for e in stated if e["held"]]
+    if name.startswith("pt/"):
+        assert "The text says" not in shown and "O texto diz" in shown
+
+
+@pytest.mark.parametrize("name", LESSONS)
+def test_on_the_mock_every_expectation_the_prose_states_holds_and_prints_nothing(name, jupyter_env):
+    nb = executed(name, False, jupyter_env)
+    stated = expectations(nb)
+    assert len(stated) >= stated_in_code(read(name))
+    assert all(e["held"] for e in stated), [e["note"] for e in stated if not e["held"]]
+    shown = "\n".join(text_of(cell) for cell in nb.cells[:-1])
+    assert "The text says" not in shown

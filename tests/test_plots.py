@@ -15,7 +15,7 @@ from matplotlib.text import Text
 
 from whentostop import Run, ToolCall, Turn, load_level
 from whentostop.usage import cumulative_cost, cumulative_tokens
-from whentostop.views import plots
+from whentostop.views import mplfigure, plots
 
 
 @pytest.fixture(scope="module")
@@ -204,7 +204,7 @@ def test_a_returned_figure_shows_as_an_image_with_alt_text_in_jupyter_without_py
     monkeypatch.setattr(
         IPython, "get_ipython", lambda: SimpleNamespace(display_formatter=formatter)
     )
-    plots._show_figures_in_jupyter()
+    mplfigure.show_figures_in_jupyter()
     fig = plots.level_map(load_level("1-1"))
     shown, _ = formatter.format(fig)
     assert base64.b64decode(shown["image/png"]).startswith(b"\x89PNG")
@@ -273,9 +273,11 @@ def test_the_png_of_a_described_figure_is_drawn_once(monkeypatch: pytest.MonkeyP
         IPython, "get_ipython", lambda: SimpleNamespace(display_formatter=formatter)
     )
     formatter.formatters["image/png"].for_type(Figure, plots.png_bytes)  # as %matplotlib inline
-    plots._show_figures_in_jupyter()
+    mplfigure.show_figures_in_jupyter()
     drawn: list[int] = []
-    real = plots.png_bytes
-    monkeypatch.setattr(plots, "png_bytes", lambda fig, **kw: drawn.append(1) or real(fig, **kw))
+    real = mplfigure.png_bytes
+    monkeypatch.setattr(
+        mplfigure, "png_bytes", lambda fig, **kw: drawn.append(1) or real(fig, **kw)
+    )
     formatter.format(plots.level_map(load_level("1-1")))
     assert len(drawn) == 1

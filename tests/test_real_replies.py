@@ -22,6 +22,7 @@ REPLIES = Path(__file__).resolve().parent / "real_replies"
 FENCED = json.loads((REPLIES / "tool-call-as-fenced-text.json").read_text())
 EMPTY = json.loads((REPLIES / "empty-reply-with-cached-tokens.json").read_text())
 RUNAWAY = json.loads((REPLIES / "tool-calls-as-text-runaway-cut-by-max-tokens.json").read_text())
+REQUIRED = json.loads((REPLIES / "required-call-as-text-then-runaway.json").read_text())
 OURS = sorted(REPLIES.glob("ours-*.json"))
 ANSWER = chat("The star is in the underground, block 7.")
 
@@ -36,7 +37,7 @@ def play(script, level="1-1", **options):
 
 
 def test_the_recorded_replies_are_in_llama_cpps_shape():
-    for body in (FENCED, EMPTY):
+    for body in (FENCED, EMPTY, REQUIRED):
         assert body["system_fingerprint"] and "timings" in body
         assert "cached_tokens" in body["usage"]["prompt_tokens_details"]
         assert "tool_calls" not in body["choices"][0]["message"]
@@ -46,7 +47,8 @@ def test_a_recorded_tool_call_as_fenced_text_ends_on_the_flag_and_says_why():
     ending, level, _ = play([FENCED])
     run = ending.run
     assert run.stop == Stop.END_TURN and len(run.turns) == 1  # the loop's rule is unchanged
-    assert run.answer == FENCED["choices"][0]["message"]["content"]
+    assert run.turns[0].text == FENCED["choices"][0]["message"]["content"]
+    assert not run.has_answer  # a request for a tool is no answer: run.answer raises
     assert run.answer_is_text_tool_call and run.turns[0].notes[0].kind == "text_tool_call"
     assert "mark_star" in run.turns[0].notes[0].text
     (warning,) = run.warnings
@@ -89,7 +91,9 @@ def test_a_recorded_runaway_of_calls_written_as_text_cut_by_the_cap_is_not_the_f
     ending, _, server = play([RUNAWAY, ANSWER], level="1-2")
     cut, answered = ending.run.turns
     assert cut.truncated and cut.completion_tokens == 512 and cut.cached_tokens == 637
-    assert "cut off (finish_reason: length), so the loop asked for the rest" in cut.notes[0].text
+    assert [n.kind for n in cut.notes] == ["cut_off", "text_tool_call"]
+    assert "cut off (finish_reason: length), so the loop asked for the rest" in cut.notes[1].text
+    assert "after_cut_off" in [n.kind for n in answered.notes]
     assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
     assert ending.run.stop == Stop.END_TURN and not ending.run.answer_is_text_tool_call
 
@@ -100,6 +104,37 @@ def test_accepted_every_whole_call_of_the_recorded_runaway_runs_and_the_cut_one_
     text = RUNAWAY["choices"][0]["message"]["content"]
     assert len(calls) == text.count("\n") and all(c.name == "search_blocks" for c in calls)
     assert [c.ok for c in calls[:4]] == [True, True, True, False]  # 1-2 has no castle
+
+
+def test_forced_by_tool_choice_the_recorded_model_still_wrote_its_call_as_text_then_rambled():
+    """tool_choice="required" with parallel_tool_calls=False, sent as set: the model still wrote
+    its call as text, then rambled until the cap. A cut-off reply, not an answer and not the
+    flag: the loop asks for the rest."""
+    ending, _, server = play(
+        [REQUIRED, ANSWER],
+        level="1-3",
+        stop_on=["mark_star"],
+        tool_choice="required",
+        parallel_tool_calls=False,
+    )
+    sent = server.requests[0].body
+    assert sent["tool_choice"] == "required" and sent["parallel_tool_calls"] is False
+    cut = ending.run.turns[0]
+    assert cut.truncated and cut.completion_tokens == 256 and cut.cached_tokens == 327
+    assert [n.kind for n in cut.notes] == ["cut_off", "text_tool_call"]
+    assert server.requests[1].body["messages"][-1] == {"role": "user", "content": CONTINUE_PROMPT}
+    assert "the flag can never fire" in ending.run.warnings[0]
+
+
+def test_accepted_the_recorded_forced_call_opens_the_pipe_on_a_guessed_block():
+    ending, level, _ = play(
+        [REQUIRED], level="1-3", stop_on=["mark_star"], text_tool_calls="accept"
+    )
+    assert ending.run.stop == Stop.TERMINAL_TOOL and ending.run.answer == {
+        "item": "star",
+        "block": 1,
+    }
+    assert level.judge(ending.run).correct is False
 
 
 @pytest.mark.parametrize("path", OURS, ids=lambda p: p.stem)

@@ -96,8 +96,9 @@ def test_every_module_sits_in_a_room_that_the_layout_names() -> None:
 
 
 def test_only_models_and_the_notebook_helpers_reach_into_the_mock() -> None:
-    """`models` chooses the mock; the exercises and the explorer also say what the mock read of
-    a learner's prompt (`mock.intent`); the command line serves it. Nothing else knows it."""
+    """`models` chooses the mock; the exercises' judges and the explorer also say what the mock
+    read of a learner's prompt (`mock.intent`), the loop checker holds a learner's loop to the
+    mock's protocol rules (`mock.protocol`); the command line serves it. Nothing else knows it."""
     knowers = {
         name
         for name, deps in graph().items()
@@ -105,7 +106,7 @@ def test_only_models_and_the_notebook_helpers_reach_into_the_mock() -> None:
     }
     assert knowers <= {
         "models",
-        "lesson.checks",
+        "lesson.judges",
         "views.widgets",
         "__main__",
         "lesson.castle",

@@ -17,6 +17,7 @@ from whentostop.usage import (
     next_prompt_floor,
     price,
     prices,
+    quadratic_fit,
     split_prompt,
 )
 
@@ -176,3 +177,18 @@ def test_a_dollar_budget_counts_the_history_at_the_cheapest_rate_the_price_has()
     assert Budget(max_cost_usd=at_least, price=p).over(run) is None
     over = Budget(max_cost_usd=at_least * 0.999, price=p).over(run)
     assert over.unit == "usd" and over.would_reach == pytest.approx(at_least)
+
+
+def test_the_quadratic_fit_is_numpys_least_squares_fit(play) -> None:
+    """Notebook 1-1 fits the cumulative tokens with `quadratic_fit` (no numpy in the browser)."""
+    import numpy as np  # matplotlib's dependency: here in the tests, not in the browser
+
+    tokens = cumulative_tokens(play("1-1", "loopboros", max_turns=25).run)
+    expected = np.polyfit(np.arange(1, len(tokens) + 1), tokens, 2)
+    assert quadratic_fit(tokens) == pytest.approx(list(expected), rel=1e-9)
+    assert quadratic_fit([2 * n * n + 3 * n + 1 for n in range(1, 6)]) == pytest.approx((2, 3, 1))
+
+
+def test_a_quadratic_fit_of_fewer_than_three_values_says_why() -> None:
+    with pytest.raises(ValueError, match="at least 3 values, got 2"):
+        quadratic_fit([1, 2])

@@ -97,6 +97,16 @@ def test_the_system_prompt_field_follows_the_widget_contract() -> None:
     assert ex.system_prompt not in explorer("1-3").widget.children  # 1-3 is not about giving up
 
 
+def test_the_system_prompt_field_is_disabled_while_giving_up_is_off() -> None:
+    ex = explorer("1-2")
+    assert ex.system_prompt.disabled  # nothing of it is sent: the field says so
+    ex.give_up.value = True
+    assert not ex.system_prompt.disabled and ex.run.stop == Stop.END_TURN
+    ex.give_up.value = False
+    assert ex.system_prompt.disabled
+    assert not explorer("1-2", allow_give_up=True).system_prompt.disabled
+
+
 @pytest.mark.parametrize("phrasing", GIVES_UP[::20])
 def test_the_give_up_switch_works_with_the_corpus_permissions(phrasing: str) -> None:
     ex = explorer("1-1", persona="searcher", allow_give_up=True)
@@ -193,6 +203,33 @@ def test_dashboard_holds_the_three_levels_compact() -> None:
     ]
     assert grid.children == tuple(ex.widget for ex in grid.explorers)
     assert grid.explorers[2].map in grid.explorers[2].widget.children
+
+
+def test_the_dashboard_is_set_for_a_projector_unless_told_not_to_be() -> None:
+    assert "wts-projector" in dashboard(["1-2"])._dom_classes
+    assert "wts-projector" not in dashboard(["1-2"], projector=False)._dom_classes
+    assert "wts-projector" in explorer("1-2", projector=True).widget._dom_classes
+    assert "wts-projector" not in explorer("1-2").widget._dom_classes
+
+
+def test_a_dashboard_column_shows_the_slider_badge_and_chart_before_the_switches() -> None:
+    ex = dashboard(["1-3"]).explorers[0]
+    parts = list(ex.widget.children)
+    ending = next(p for p in parts if "wts-ending" in p._dom_classes)
+    options = next(p for p in parts if ex.persona in getattr(p, "children", ()))
+    assert ex.badge in ending.children
+    assert parts.index(ending) < parts.index(ex.plot) < parts.index(options)
+    assert ex.stop_on in options.children and parts.index(options) < parts.index(ex.map)
+
+
+def test_beside_the_map_the_badge_and_transcript_share_the_column_that_stays_in_view() -> None:
+    ex = explorer("1-4", stop_on=True)
+    views = next(p for p in ex.widget.children if "wts-views" in p._dom_classes)
+    beside = views.children[1]
+    assert views.children[0] is ex.map and "wts-beside-map" in beside._dom_classes
+    ending = beside.children[0]
+    assert "wts-ending" in ending._dom_classes and ex.badge in ending.children
+    assert ex.transcript in beside.children
 
 
 def test_a_real_endpoint_runs_only_when_run_is_pressed_and_shows_progress() -> None:
@@ -489,9 +526,8 @@ def test_the_cost_charts_words_say_what_the_badge_says(replay) -> None:
     assert "validated, but the wrong block" in unescape(ex.plot_svg.split("</desc>")[0])
     ex = replayed(replay, "1-2", "fenced")
     map_alt = unescape(re.search(r'alt="([^"]*)"', ex.map.value).group(1))
-    assert "wrote a tool call as text" in plot_alt or "wrote a tool call as text" in unescape(
-        re.search(r'alt="([^"]*)"', ex.plot.value).group(1)
-    )
+    plot_alt = unescape(re.search(r'alt="([^"]*)"', ex.plot.value).group(1))
+    assert "wrote a tool call as text" in plot_alt
     assert "Not an answer" in map_alt
 
 

@@ -5,7 +5,8 @@
 
 Babel does the work (extraction, merging, compiling); this file only says where things are. The
 library marks strings with `_()`, `N_()` and `ngettext()` (see `whentostop/i18n.py`); the shipped
-levels' titles and stories are extracted from their JSON files.
+levels' titles and stories are extracted from their JSON files, and the exercises' words from
+data/lesson/ (`whentostop.lesson.content.msgids`).
 """
 
 from __future__ import annotations
@@ -54,6 +55,8 @@ def extract() -> Catalog:
         )
     for path, line, text in _level_strings():
         catalog.add(text, None, [(path, line)])
+    for path, text in _lesson_strings():
+        catalog.add(text, None, [(path, 0)])
     return catalog
 
 
@@ -63,6 +66,14 @@ def _level_strings() -> Iterator[tuple[str, int, str]]:
         for key in ("title", "story"):
             if spec.get(key):
                 yield f"data/levels/{path.name}", 0, spec[key]
+
+
+def _lesson_strings() -> Iterator[tuple[str, str]]:
+    """The exercises' words in data/lesson/: hints, case titles, success messages, and the
+    comments and prose literals of each blank cell and solution (translated line by line)."""
+    from whentostop.lesson.content import msgids
+
+    yield from msgids()
 
 
 def po_path(lang: str) -> Path:

@@ -127,7 +127,7 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
     sentence may run over several), from the first line's start to the last line's end; lines
     that start with `%` or `!` (IPython) are skipped."""
     lines = source.split("\n")
-    plain = "\n".join("" if ln.lstrip().startswith(("%", "!")) else ln for ln in lines)
+    plain = without_magics(source)
     try:
         tokens = list(tokenize.generate_tokens(io.StringIO(plain).readline))
     except (tokenize.TokenError, IndentationError, SyntaxError):
@@ -167,6 +167,16 @@ def code_pieces(source: str) -> Iterator[tuple[str, str, tuple[int, int], tuple[
                 if m and "b" not in m["prefix"].lower() and is_prose(m["body"]):
                     yield "string", m["body"], tok.start, tok.end
     yield from flush()
+
+
+def without_magics(source: str) -> str:
+    """The cell as plain Python: each IPython line (`%pip ...`, `!ls`) becomes `pass` at its
+    indentation, so that one inside a block (the install line under its `if`) still parses and
+    every other line keeps its number and columns."""
+    return "\n".join(
+        ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
+        for ln in source.split("\n")
+    )
 
 
 def translate_code(source: str, translate: Callable[[str], str]) -> str:
@@ -215,11 +225,12 @@ def mismatches(english: str, translated: str) -> list[str]:
         found.append("its {fields} changed")
 
     def numbers(text: str) -> list[str]:
-        return sorted(re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text)))
+        # 4,300 and 4.5 in English are 4.300 and 4,5 in Portuguese: compared without separators
+        # (sorted after that, or the two orders differ)
+        found = re.findall(r"\d+(?:[.,]\d+)*", re.sub(r"`[^`]*`|\]\([^)]*\)", "", text))
+        return sorted(n.replace(",", "").replace(".", "") for n in found)
 
-    if [n.replace(",", "").replace(".", "") for n in numbers(english)] != [
-        n.replace(",", "").replace(".", "") for n in numbers(translated)
-    ]:
+    if numbers(english) != numbers(translated):
         found.append("its numbers changed")
     if _code(english) != _code(translated):
         found.append("its `code` changed")
@@ -356,8 +367,15 @@ def build_doc(name: str, edition: Edition) -> str:
     text = translate_markdown((DOCS / name).read_text(encoding="utf-8"), translate)
     for english, other in edition.docs.items():
         text = text.replace(f"]({english}", f"]({other}")
-    # the guide in docs/<lang>/ reaches the notebooks one folder further up
-    return text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
+    # the guide in docs/<lang>/ reaches the notebooks, and the files beside the English guides
+    # (docs/z2jh/config.yaml), one folder further up
+    text = text.replace("](../notebooks/", f"](../../notebooks/{edition.lang}/")
+    guides = tuple(edition.docs.values())
+    return re.sub(
+        r"\]\((?!https?:|#|\.\./|mailto:)([^)\s]+)\)",
+        lambda m: m.group(0) if m.group(1).startswith(guides) else f"](../{m.group(1)})",
+        text,
+    )
 
 
 def _lines(text: str) -> list[str]:
@@ -445,12 +463,8 @@ def _unparsable(notebook: str) -> list[str]:
     for index, cell in enumerate(json.loads(notebook)["cells"]):
         if cell["cell_type"] != "code":
             continue
-        source = "\n".join(
-            "" if ln.lstrip().startswith(("%", "!")) else ln
-            for ln in "".join(cell["source"]).split("\n")
-        )
         try:
-            ast.parse(source)
+            ast.parse(without_magics("".join(cell["source"])))
         except SyntaxError as exc:
             broken.append(f"cell {index} does not parse: {exc.msg}")
     return broken

@@ -10,9 +10,11 @@ The package has three rooms beside this loop library (the public imports above s
 
     whentostop.mock     the offline model: personas, the reader of intent, the endpoint
     whentostop.lesson   what the notebooks teach with: exercises, questions, the castle, the race
-    whentostop.views    widgets, charts and figures; they only read runs
+    whentostop.views    widgets, the figure model and its SVG and matplotlib renderers; they
+                        only read runs
 
-The views load matplotlib and ipywidgets when imported; this package does not. Neither the loop
+The widgets load ipywidgets when imported, and the figures matplotlib when they draw one (SVG
+where it cannot be imported); this package loads neither. Neither the loop
 library nor the mock imports `lesson` or `views` (tests/test_structure.py).
 """
 
@@ -32,6 +34,7 @@ from .errors import (
     EndpointHTTPError,
     EndpointTimeout,
     EndpointUnreachable,
+    InvalidAPIKey,
     NoAnswer,
     NotFound,
     RateLimited,
@@ -106,6 +109,7 @@ __all__ = [
     "EndpointHTTPError",
     "EndpointTimeout",
     "EndpointUnreachable",
+    "InvalidAPIKey",
     "Judgement",
     "Level",
     "LevelFileError",

@@ -3,17 +3,18 @@
     python -m whentostop run --level 1-1 --model loopboros --max-turns 5 [--stop-on mark_star]
                              [--system TEXT] [--deadline-s S] [--wrap-up] [--json]
                              [--max-tokens-total N] [--max-cost-usd USD [--price MODEL]]
-                             [--max-tokens N] [--temperature T] [--seed N]
-                             [--text-tool-calls note|accept]
+                             [--max-tokens N] [--temperature T] [--seed N] [--timeout-s S]
+                             [--text-tool-calls note|accept] [--tool-choice CHOICE]
+                             [--parallel-tool-calls | --no-parallel-tool-calls]
     python -m whentostop serve [--host 127.0.0.1] [--port 8765]
     python -m whentostop link [--hub URL] [--repo URL] [--branch main] [--notebook 1-1]
+    python -m whentostop lesson [DIR] [--lang pt]     # the notebooks, into DIR
+    python -m whentostop lab [DIR] [--lang pt] [--port N] [--no-browser]        # ... in JupyterLab
+    python -m whentostop dashboard [DIR] [--lang pt] [--port N] [--no-browser]  # ... with Voila
 
-`run` exits with a status that says how the run ended (`EXIT_CODES`): 0 an answer (and, where
-the level can tell, a right one), 1 no answer (the clock, the deadline, the budget), 2 the
-endpoint failed or an argument is wrong, 3 a wrong answer (it validated, but the level knows
-the star is elsewhere), 4 the model wrote its tool calls as text and the server did not parse
-them (the "answer", if any, is not one). `--model` is a mock persona unless OPENAI_BASE_URL (or
---base-url) is set.
+`run` exits with a status that says how the run ended (`EXIT_CODES`, the table `run --help`
+prints): 0 only for an answer the level judged right, or one it cannot judge that is none of the
+known non-answers. `--model` is a mock persona unless OPENAI_BASE_URL (or --base-url) is set.
 """
 
 from __future__ import annotations
@@ -22,9 +23,13 @@ import argparse
 import json
 import os
 import sys
+import textwrap
+import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from ._options import on_the_command_line
+from ._text import terminal_text
 from .errors import EndpointError
 from .i18n import LANGUAGES, _, language, ngettext, using
 from .lesson import prompt
@@ -34,23 +39,86 @@ from .models import connect
 from .outcome import Run, Stop
 from .usage import DEFAULT_PRICE_MODEL
 
-EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG, EXIT_TEXT_TOOL_CALL = 0, 1, 2, 3, 4
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from .lesson.folder import Copied
+
+EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG = 0, 1, 2, 3
+EXIT_TEXT_TOOL_CALL, EXIT_UNSURE = 4, 5
 EXIT_CODES = {
-    EXIT_ANSWER: "an answer (right, where the level can tell)",
-    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run",
+    EXIT_ANSWER: "an answer the level judged right, or one it cannot judge that is none of the "
+    "non-answers below",
+    EXIT_NO_ANSWER: "no answer: the clock, the deadline or the budget stopped the run, or its "
+    "last reply only repeats words the model was sent (the task, the loop's own request)",
     EXIT_ERROR: "the endpoint failed, or an argument is wrong",
-    EXIT_WRONG: "a wrong answer: it validated, but the level knows the star is elsewhere",
-    EXIT_TEXT_TOOL_CALL: "the model wrote tool calls as text and the server did not parse them "
-    '(see the warning; the "answer", if any, is not one)',
+    EXIT_WRONG: "a wrong answer: the level knows the star is elsewhere (a schema checks an "
+    "answer's shape, not its truth)",
+    EXIT_TEXT_TOOL_CALL: "no answer: the run ended on a tool call the model wrote as text, which "
+    "the server did not parse (see the warning)",
+    EXIT_UNSURE: "an answer the level cannot judge that follows a reply cut off at the length "
+    "limit: it may be only the end of one",
 }
 """`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
 
 
+def exit_table() -> str:
+    """The exit statuses as the table `run --help` ends with."""
+    rows = [
+        textwrap.fill(what, 78, initial_indent=f"  {code}  ", subsequent_indent="     ")
+        for code, what in EXIT_CODES.items()
+    ]
+    return "\n".join(["exit status:", *rows])
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with a usage error said in one line (and where to read more), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(
+            EXIT_ERROR,
+            _("error: {error} (see {prog} --help)").format(
+                error=terminal_text(message), prog=self.prog
+            )
+            + "\n",
+        )
+
+
+def port(text: str, lowest: int = 0) -> int:
+    """An argparse type: a TCP port, a whole number from `lowest` to 65535 (0: any free one)."""
+    try:
+        number = int(text)
+    except ValueError:
+        number = -1
+    if not lowest <= number <= 65535:
+        raise argparse.ArgumentTypeError(
+            _("{text!r} is not a port: use a whole number from {lowest} to 65535").format(
+                text=text, lowest=lowest
+            )
+        )
+    return number
+
+
+def server_port(text: str) -> int:
+    """An argparse type: a port JupyterLab or Voila can be asked to listen on (1 to 65535)."""
+    return port(text, lowest=1)
+
+
+def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
+    """A warning while a command runs (a key trimmed, a catalogue missing): one line on stderr."""
+    print(_("warning: {text}").format(text=terminal_text(str(message))), file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="python -m whentostop", description=__doc__.split("\n")[0]
-    )
-    common = argparse.ArgumentParser(add_help=False)
+    with warnings.catch_warnings():
+        warnings.simplefilter("default")
+        warnings.showwarning = _warn
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None) -> int:
+    parser = _Parser(prog="python -m whentostop", description=__doc__.split("\n")[0])
+    common = _Parser(add_help=False)
     common.add_argument(
         "--lang",
         default=None,
@@ -63,7 +131,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "run",
         parents=[common],
         help="run one level and print how it ended",
-        epilog="exit status: " + "; ".join(f"{code} {what}" for code, what in EXIT_CODES.items()),
+        epilog=exit_table(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     run_p.add_argument("--level", default="1-1", help="1-1, 1-2, 1-3 or a level file (default 1-1)")
     run_p.add_argument("--model", default=None, help="a mock persona or a real model name")
@@ -109,10 +178,30 @@ def main(argv: Sequence[str] | None = None) -> int:
     run_p.add_argument("--temperature", type=float, default=None, help="sent only when set")
     run_p.add_argument("--seed", type=int, default=None, help="sent only when set")
     run_p.add_argument(
+        "--timeout-s",
+        type=float,
+        default=None,
+        metavar="S",
+        help="seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)",
+    )
+    run_p.add_argument(
         "--text-tool-calls",
         choices=("note", "accept"),
         default="note",
         help="a tool call the model wrote as text: note it (default) or run it, labelled",
+    )
+    run_p.add_argument(
+        "--tool-choice",
+        default=None,
+        metavar="CHOICE",
+        help="auto, none, required or a tool's name; sent only when set (required: the flag "
+        "can never fire)",
+    )
+    run_p.add_argument(
+        "--parallel-tool-calls",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="allow several tool calls in one reply, or not; sent only when set",
     )
     run_p.add_argument("--json", action="store_true", help="print one JSON object")
 
@@ -120,7 +209,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         "serve", parents=[common], help="serve the mock personas over HTTP"
     )
     serve_p.add_argument("--host", default="127.0.0.1", help="default 127.0.0.1 (loopback only)")
-    serve_p.add_argument("--port", type=int, default=8765)
+    serve_p.add_argument(
+        "--port", type=port, default=8765, help="0 to 65535 (default 8765; 0: any free port)"
+    )
 
     link_p = commands.add_parser(
         "link",
@@ -138,16 +229,45 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--notebook", default="00", help="00, 1-1, 1-2, 1-3, 1-4 or explorer (default 00)"
     )
 
+    from .lesson.folder import DEFAULT_FOLDER
+
+    for name, help_text in (
+        ("lesson", "copy the lesson's notebooks into a folder (your edited copies are kept)"),
+        ("lab", "copy the lesson into a folder, then open it in JupyterLab"),
+        (
+            "dashboard",
+            "copy the lesson into a folder, then serve the projector's dashboard (Voila)",
+        ),
+    ):
+        folder_p = commands.add_parser(name, parents=[common], help=help_text)
+        folder_p.add_argument(
+            "folder", nargs="?", default=DEFAULT_FOLDER, help=f"default ./{DEFAULT_FOLDER}"
+        )
+        if name != "lesson":
+            folder_p.add_argument(
+                "--port", type=server_port, default=None, help="the server's port"
+            )
+            folder_p.add_argument(
+                "--no-browser", action="store_true", help="do not open a browser window"
+            )
+
     args = parser.parse_args(argv)
     with using(args.lang or language()):  # for this command only: main() is called in tests too
         if args.command == "serve":
             return _serve(args.host, args.port)
         if args.command == "link":
             return _link(args)
+        if args.command in ("lesson", "lab", "dashboard"):
+            return _lesson(args)
         return _run(args)
 
 
 def _run(args: argparse.Namespace) -> int:
+    with on_the_command_line():  # an error names --max-turns, not max_turns
+        return _run_level(args)
+
+
+def _run_level(args: argparse.Namespace) -> int:
     try:
         level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
         names = [n.strip() for n in args.tools.split(",")] if args.tools else []
@@ -162,6 +282,7 @@ def _run(args: argparse.Namespace) -> int:
             max_tokens=max_tokens,
             temperature=args.temperature,
             seed=args.seed,
+            timeout_s=args.timeout_s,
         )
         run = run_agent(
             args.prompt or prompt(),
@@ -176,6 +297,8 @@ def _run(args: argparse.Namespace) -> int:
             max_cost_usd=args.max_cost_usd,
             price=args.price,
             text_tool_calls=args.text_tool_calls,
+            tool_choice=args.tool_choice,
+            parallel_tool_calls=args.parallel_tool_calls,
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -203,21 +326,25 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def exit_status(run: Run, judgement: Judgement | None = None) -> int:
-    """How the run ended, as `EXIT_CODES` says: no answer first, then a wrong one, then tool
-    calls written as text (an "answer" that is one is never judged), then a clean answer."""
+    """How the run ended, as `EXIT_CODES` says: a tool call written as text, no answer, a wrong
+    answer, a right one; an answer the level cannot judge is 0 unless it follows a cut-off
+    reply. Without a judgement every answer counts as one the level cannot judge."""
+    if run.answer_is_text_tool_call:
+        return EXIT_TEXT_TOOL_CALL
     if not run.has_answer:
         return EXIT_NO_ANSWER
-    if judgement is not None and judgement.correct is False:
-        return EXIT_WRONG
-    if any(note.kind == "text_tool_call" for note in run.notes):
-        return EXIT_TEXT_TOOL_CALL
+    correct = judgement.correct if judgement is not None else None
+    if correct is not None:
+        return EXIT_ANSWER if correct else EXIT_WRONG
+    if run.stop == Stop.END_TURN and run.turns[-1].noted("after_cut_off"):
+        return EXIT_UNSURE
     return EXIT_ANSWER
 
 
 def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:
     """A usage error or a broken run: the run so far, then one `error: …` line; exit 2.
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
-    error = " ".join(error.split())
+    error = " ".join(error.split())  # one line, whatever the endpoint said
     if args.json:
         print(
             json.dumps(
@@ -231,7 +358,7 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
         )
     elif partial and partial.turns:
         print(transcript(partial))
-    print(_("error: {error}").format(error=error), file=sys.stderr)
+    print(_("error: {error}").format(error=terminal_text(error)), file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -277,7 +404,10 @@ def _turns(run: Run) -> list[dict[str, Any]]:
 
 def transcript(run: Run, judgement: Judgement | None = None) -> str:
     """The run turn by turn, then how it ended (and whether the answer is right, when the
-    level could tell): what a learner reads in a terminal."""
+    level could tell): what a learner reads in a terminal. Whatever the model, a tool or the
+    endpoint wrote goes through `terminal_text`: no control character acts, and each of its
+    lines is indented under the line it belongs to."""
+    shown = terminal_text
     lines = []
     for t in run.all_turns:
         label = (
@@ -297,53 +427,194 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
             )
         )
         if t.text:
-            lines.append("   " + _("model: {text}").format(text=t.text))
+            lines.append(
+                "   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"), _TEXT_INDENT))
+            )
         for c in t.tool_calls:
             mark = "✓" if c.ok else ("·" if not c.ran else "✗")
-            lines.append(f"   {mark} {c.name}({c.arguments})")
-            lines.extend(f"       {line}" for line in c.output.splitlines())
-        lines.extend(f"   ⚠ {note.text}" for note in t.notes)
+            lines.append(f"   {mark} {shown(c.name)}({shown(c.arguments, _TEXT_INDENT)})")
+            if c.output:
+                lines.append(_OUTPUT_INDENT + shown(c.output.rstrip("\n"), _OUTPUT_INDENT))
+        lines.extend(f"   ⚠ {shown(note.text, _TEXT_INDENT)}" for note in t.notes)
     if run.stop is None:
-        lines.append("== " + _("broken: {error}").format(error=run.error))
+        lines.append("== " + _("broken: {error}").format(error=shown(str(run.error), _TEXT_INDENT)))
     elif run.has_answer:
-        lines.append(
-            "== "
-            + ngettext(
-                "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
-                "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
-                len(run.turns),
-            ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
-        )
+        ended = ngettext(
+            "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
+            "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
+            len(run.turns),
+        ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
+        lines.append("== " + shown(ended))  # a repr is one line: only its controls to show
     else:
-        lines.append(f"== {run.stop} ({run.exit_name}). {run.no_answer_reason}")
+        lines.append(
+            f"== {run.stop} ({run.exit_name}). {shown(run.no_answer_reason, _TEXT_INDENT)}"
+        )
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append(
             "   " + _("(the wrap-up above is a best effort after the clock, not an answer)")
         )
-    lines.extend("⚠ " + _("warning: {text}").format(text=w) for w in run.warnings)
-    if judgement is not None and run.has_answer:
+    lines.extend(
+        "⚠ " + _("warning: {text}").format(text=shown(w, _TEXT_INDENT)) for w in run.warnings
+    )
+    if judgement is not None and (run.has_answer or run.not_an_answer):
         mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
-        lines.append(f"{mark} " + _("judged on the level: {text}").format(text=judgement.text))
+        said = shown(judgement.text, _TEXT_INDENT)
+        lines.append(f"{mark} " + _("judged on the level: {text}").format(text=said))
     return "\n".join(lines)
+
+
+_TEXT_INDENT = " " * 6
+"""Where a second line of a model's (or a tool's, an endpoint's) words starts: deeper than the
+transcript's own lines (0 and 3 spaces), so it cannot pass for one."""
+_OUTPUT_INDENT = " " * 7
 
 
 def _link(args: argparse.Namespace) -> int:
     from .lesson.classroom import DEFAULT_REPO, describe_links
 
     try:
-        print(
-            describe_links(
-                hub=args.hub,
-                repo=args.repo or DEFAULT_REPO,
-                branch=args.branch,
-                notebook=args.notebook,
-                lang=language(),
-            )
+        links = describe_links(
+            hub=args.hub,
+            repo=args.repo or DEFAULT_REPO,
+            branch=args.branch,
+            notebook=args.notebook,
+            lang=language(),
         )
     except ValueError as exc:
-        print(_("error: {error}").format(error=exc), file=sys.stderr)
+        print(_("error: {error}").format(error=terminal_text(str(exc))), file=sys.stderr)
         return 2
+    print(terminal_text(links))
     return 0
+
+
+# --- the lesson in a folder: lesson, lab, dashboard --------------------------------------------
+
+SERVERS = {
+    "lab": ("jupyterlab", "lab", "JupyterLab"),
+    "dashboard": ("voila", "dashboard", "Voila"),
+}
+"""command -> (the module it starts, the extra that installs it, its name)."""
+
+
+def _lesson(args: argparse.Namespace) -> int:
+    """Copy the edition of the language in effect, say what was done; for `lab` and `dashboard`,
+    then start the server when its extra is installed, else say the one command that installs
+    it (exit status 1)."""
+    from pathlib import Path
+
+    from .lesson.folder import copy_lesson
+
+    try:
+        copied = copy_lesson(Path(args.folder), language())
+    except OSError as exc:
+        print(_("error: {error}").format(error=exc), file=sys.stderr)
+        return EXIT_ERROR
+    print(copied_report(copied))
+    if args.command == "lesson":
+        return 0
+    module, extra, server = SERVERS[args.command]
+    import importlib.util
+
+    if importlib.util.find_spec(module) is None:
+        print(
+            _("{server} is not installed in this Python. Install it with:").format(server=server)
+            + "\n\n    "
+            + install_command(extra)
+            + "\n\n"
+            + _("then run this command again."),
+            file=sys.stderr,
+        )
+        return 1
+    return _start(server_command(args, copied), copied.folder)
+
+
+def copied_report(copied: Copied) -> str:
+    """What `lesson` prints: where the lesson is, each notebook and what happened to it."""
+    from .lesson.classroom import EDITIONS
+
+    what = {
+        **dict.fromkeys(copied.new, _("copied")),
+        **dict.fromkeys(copied.refreshed, _("updated (you had not edited it)")),
+        **dict.fromkeys(copied.same, _("already there, unchanged")),
+        **dict.fromkeys(copied.kept, _("kept: your edited copy")),
+    }
+    names = [name for name in EDITIONS[copied.lang].values() if name in what]
+    width = max(map(len, names), default=0)
+    lines = [_("The lesson is in {folder}:").format(folder=copied.folder.resolve())]
+    lines.extend(f"  {name:<{width}}  {what[name]}" for name in names)
+    if copied.kept:
+        lines.append(
+            _(
+                "Your edited copies were left as they are. To get the lesson's version of one, "
+                "rename or delete it and run this command again."
+            )
+        )
+    lines.append(_("Start with {notebook}.").format(notebook=copied.first))
+    return "\n".join(lines)
+
+
+def install_command(extra: str) -> str:
+    """The one command that installs an extra into the Python running this: `python -m pip` when
+    `python` on PATH is this Python, else this Python's full path."""
+    import shlex
+    import shutil
+    from pathlib import Path
+
+    from . import __version__
+
+    on_path = shutil.which("python")
+    python = (
+        "python"
+        if on_path and Path(on_path).resolve() == Path(sys.executable).resolve()
+        else shlex.quote(sys.executable)
+    )
+    return f'{python} -m pip install "when-to-stop[{extra}]=={__version__}"'
+
+
+def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
+    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1."""
+    options = [f"--port={args.port}"] if args.port else []
+    if args.no_browser:
+        options.append("--no-browser")
+    if args.command == "lab":
+        return [
+            sys.executable,
+            "-m",
+            "jupyterlab",
+            f"--ServerApp.root_dir={copied.folder.resolve()}",
+            f"--LabApp.default_url=/lab/tree/{copied.first}",
+            # no "get notified about official Jupyter news?" toast over the lesson, no update check
+            "--LabApp.news_url=None",
+            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
+            *(["--allow-root"] if _as_root() else []),  # Jupyter refuses root without it
+            *options,
+        ]
+    return [
+        sys.executable,
+        "-m",
+        "voila",
+        "--Voila.ip=127.0.0.1",
+        # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
+        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
+        *options,
+        str((copied.folder / copied.explorer).resolve()),
+    ]
+
+
+def _as_root() -> bool:
+    return hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+def _start(command: list[str], folder: Path) -> int:
+    """Run the server in the lesson's folder until it stops (Ctrl-C stops it as in a shell)."""
+    import shlex
+    import subprocess
+
+    print(shlex.join(command), flush=True)
+    try:
+        return subprocess.call(command, cwd=folder)
+    except KeyboardInterrupt:
+        return 130
 
 
 def _serve(host: str, port: int) -> int:
@@ -355,7 +626,7 @@ def _serve(host: str, port: int) -> int:
     except OSError as exc:
         print(
             _("error: cannot listen on {host}:{port}: {reason}").format(
-                host=host, port=port, reason=exc.strerror
+                host=terminal_text(host), port=port, reason=exc.strerror
             ),
             file=sys.stderr,
         )
@@ -368,7 +639,9 @@ def _serve(host: str, port: int) -> int:
     )
     if host not in ("127.0.0.1", "localhost", "::1"):
         print(
-            _("warning: listening on {host}, not only on this machine").format(host=host),
+            _("warning: listening on {host}, not only on this machine").format(
+                host=terminal_text(host)
+            ),
             file=sys.stderr,
             flush=True,
         )

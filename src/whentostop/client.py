@@ -12,6 +12,7 @@ import functools
 import json
 import os
 import time
+import warnings
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
@@ -21,6 +22,9 @@ if TYPE_CHECKING:
 
     import httpx
 
+from ._json import NotJSON, max_digits, read_json
+from ._numbers import seconds, token_count
+from ._options import option
 from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
@@ -29,6 +33,7 @@ from .errors import (
     EndpointHTTPError,
     EndpointTimeout,
     EndpointUnreachable,
+    InvalidAPIKey,
     NotFound,
     RateLimited,
     ServerError,
@@ -36,7 +41,9 @@ from .errors import (
 from .i18n import _, ngettext
 
 DEFAULT_TIMEOUT_S = 60.0
-"""Seconds one request may take before it fails (a real model can be slow; the mock is not)."""
+"""Seconds one request may take before it fails (a real model can be slow; the mock is not).
+`connect()` takes another from `timeout_s`, else from `TIMEOUT_VARIABLE` in the environment."""
+TIMEOUT_VARIABLE = "WHENTOSTOP_TIMEOUT_S"
 DEFAULT_MAX_RETRIES = 2
 """How many times a 429 or 5xx is retried before it becomes an error. Retries are not turns."""
 MAX_RETRY_WAIT_S = 20.0
@@ -87,7 +94,9 @@ class ChatModel(Protocol):
     """Anything the loop can ask for a reply. `OpenAIChat` is the one this library ships.
 
     `complete` raises `DeadlineReached` when `deadline` (a `time.monotonic()` value) passes
-    before the reply is in, and another `EndpointError` when the endpoint fails.
+    before the reply is in, and another `EndpointError` when the endpoint fails. The loop passes
+    `tool_choice` and `parallel_tool_calls` only when a run sets them, so a model of your own
+    needs to accept only what your runs use.
     """
 
     name: str
@@ -97,7 +106,7 @@ class ChatModel(Protocol):
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        tool_choice: str | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         deadline: float | None = None,
         on_retry: OnRetry | None = None,
     ) -> Completion: ...
@@ -129,25 +138,28 @@ class OpenAIChat:
         import httpx  # imported when first used: it costs ~60 ms at `import whentostop`
 
         self.name = model
-        real_url = base_url.rstrip("/")
+        real_url = trimmed(base_url, "base_url (or OPENAI_BASE_URL)").rstrip("/")
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
-        self.timeout_s = timeout_s
+        self.timeout_s = timeout_s = seconds(timeout_s, option("timeout_s"))
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
             max_tokens, temperature, seed
         )
-        self._secret = api_key or ""
+        self._secret = api_key = checked_api_key(api_key)
         self._in_url = _userinfo_secrets(real_url)  # credentials in the URL's user-info
         self._safe = _redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         try:
-            httpx.URL(real_url)
+            problem = _base_url_problem(real_url, httpx.URL(real_url))
         except httpx.InvalidURL as exc:
+            problem = self._safe(str(exc))
+        if problem:
+            shown = self.base_url if self.base_url.isprintable() else repr(self.base_url)
             raise ValueError(
                 _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.").format(
-                    url=self.base_url, reason=self._safe(str(exc))
+                    url=shown, reason=problem
                 )
-            ) from None
+            )
         self._http = httpx.Client(
             base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
@@ -195,16 +207,21 @@ class OpenAIChat:
         messages: list[dict[str, Any]],
         tools: list[dict[str, Any]],
         *,
-        tool_choice: str | None = None,
+        tool_choice: str | dict[str, Any] | None = None,
         deadline: float | None = None,
         on_retry: OnRetry | None = None,
+        parallel_tool_calls: bool | None = None,
     ) -> Completion:
-        """Send the whole history once; retry 429/5xx with backoff; return the parsed reply."""
+        """Send the whole history once; retry 429/5xx with backoff; return the parsed reply.
+
+        `tool_choice` and `parallel_tool_calls` go with the tools, and only when set."""
         body: dict[str, Any] = {"model": self.name, "messages": messages, **self.settings}
         if tools:
             body["tools"] = tools
             if tool_choice:
                 body["tool_choice"] = tool_choice
+            if parallel_tool_calls is not None:
+                body["parallel_tool_calls"] = parallel_tool_calls
         start = time.perf_counter()
         retries: list[str] = []
         while True:
@@ -484,8 +501,16 @@ class OpenAIChat:
     def _parse(self, response: httpx.Response) -> Completion:
         text = _body_text(response)
         try:
-            data = json.loads(text)
-        except (ValueError, RecursionError):
+            data = read_json(text)
+        except NotJSON as exc:
+            if exc.kind == "number":
+                raise BadResponse(
+                    _(
+                        "{url} answered with a number of more than {digits:,} digits (at "
+                        "character {position}): not a chat completion"
+                    ).format(url=self.url, digits=max_digits(), position=exc.position),
+                    url=self.url,
+                ) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             raise BadResponse(
                 _("{url} answered with something that is not JSON: {excerpt}").format(
@@ -534,7 +559,10 @@ def _body_text(response: httpx.Response) -> str:
 
 
 def _timeout_advice() -> str:
-    return _("A slow model needs a longer timeout_s; a stuck one needs a deadline_s.")
+    return _(
+        "A slow model needs a longer {timeout} (or the environment variable {variable}); a stuck "
+        "one needs a {deadline}."
+    ).format(timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s"))
 
 
 def shown_url(url: str) -> str:
@@ -782,13 +810,13 @@ def parse_completion(data: Any) -> Completion:
     raw_usage = data.get("usage")
     usage: dict[str, Any] = raw_usage if isinstance(raw_usage, dict) else {}
     finish = choice.get("finish_reason")
-    prompt_tokens = _count(usage.get("prompt_tokens"))
+    prompt_tokens = token_count(usage.get("prompt_tokens"))
     details = usage.get("prompt_tokens_details")
-    cached = _count(details.get("cached_tokens")) if isinstance(details, dict) else 0
+    cached = token_count(details.get("cached_tokens")) if isinstance(details, dict) else 0
     return Completion(
         message=message,
         prompt_tokens=prompt_tokens,
-        completion_tokens=_count(usage.get("completion_tokens")),
+        completion_tokens=token_count(usage.get("completion_tokens")),
         finish_reason=finish if isinstance(finish, str) else None,
         latency_s=0.0,
         cached_tokens=min(cached, prompt_tokens),
@@ -827,6 +855,69 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     return calls
 
 
+def trimmed(value: str, name: str) -> str:
+    """A setting without the spaces or line break a paste (or a file's last line) leaves around
+    it, with a warning that says they were removed (never the value: it may be a secret)."""
+    bare = value.strip(" \t\r\n")  # ASCII only: a non-breaking space is a paste to redo
+    if bare != value:
+        warnings.warn(
+            _("{name} had spaces or a line break around it; they were removed.").format(name=name),
+            UserWarning,
+            stacklevel=3,
+        )
+    return bare
+
+
+def _base_url_problem(url: str, parsed: httpx.URL) -> str:
+    """What makes `url` no endpoint's base URL, in words; "" when it is one."""
+    import unicodedata
+
+    if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in url):
+        return _("it has a space or a control character in it")
+    if parsed.scheme not in ("http", "https"):
+        return _("it must start with http:// or https://")
+    if not parsed.host:
+        return _("it has no host")
+    if parsed.port is not None and not 0 < parsed.port < 65536:
+        return _("its port is not a number from 1 to 65535")
+    if parsed.query or parsed.fragment or "?" in url or "#" in url:
+        return _("it has a query (?…) or a fragment (#…), which /chat/completions cannot follow")
+    return ""
+
+
+def checked_api_key(key: str | None) -> str:
+    """The API key as it can go in the `Authorization` header ("" for none). Spaces, tabs or a
+    line break around it (a paste, a file's last line) are removed, with a warning that says
+    so; a character that no HTTP header carries (a non-breaking space, a control character, a
+    letter outside ASCII) is `InvalidAPIKey`, naming the character and where it is. Neither
+    message shows the key."""
+    if key is None:
+        return ""
+    if not isinstance(key, str):
+        raise InvalidAPIKey(
+            _("The API key must be text, got {kind}").format(kind=type(key).__name__)
+        )
+    bare = trimmed(key, _("The API key (api_key, or OPENAI_API_KEY)"))
+    for position, char in enumerate(bare, start=1):
+        if not (char == " " or char == "\t" or "!" <= char <= "~"):  # what a header value holds
+            raise InvalidAPIKey(
+                _(
+                    "The API key (api_key, or OPENAI_API_KEY) has {char} at position {position} "
+                    "of {length}, which an HTTP header cannot carry: copy the key again, as plain "
+                    "text (its value is not shown here)."
+                ).format(char=_character(char), position=position, length=len(bare))
+            )
+    return bare
+
+
+def _character(char: str) -> str:
+    """A character named so a reader can find it: "a NO-BREAK SPACE (U+00A0)"."""
+    import unicodedata
+
+    name = unicodedata.name(char, "") or _("a control character")
+    return f"{name} (U+{ord(char):04X})"
+
+
 def _checked_settings(
     max_tokens: int | None, temperature: float | None, seed: int | None
 ) -> tuple[int | None, float | None, int | None]:
@@ -835,8 +926,8 @@ def _checked_settings(
         isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
     ):
         raise ValueError(
-            _("max_tokens must be a positive int (or None for no cap), got {value!r}").format(
-                value=max_tokens
+            _("{name} must be a positive int (or None for no cap), got {value!r}").format(
+                name=option("max_tokens"), value=max_tokens
             )
         )
     if temperature is not None and (
@@ -845,15 +936,15 @@ def _checked_settings(
         or not 0 <= temperature <= 2
     ):
         raise ValueError(
-            _("temperature must be a number from 0 to 2, got {value!r}").format(value=temperature)
+            _("{name} must be a number from 0 to 2, got {value!r}").format(
+                name=option("temperature"), value=temperature
+            )
         )
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(_("seed must be an int, got {value!r}").format(value=seed))
+        raise ValueError(
+            _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)
+        )
     return max_tokens, None if temperature is None else float(temperature), seed
-
-
-def _count(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
 def _retry_after(response: httpx.Response, attempt: int) -> float:
@@ -878,8 +969,8 @@ def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
     """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
     redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:
-        data = json.loads(text)
-    except (ValueError, RecursionError):
+        data = read_json(text)
+    except NotJSON:
         return excerpt(hide(text)) or _("(empty body)")
     if isinstance(data, dict) and isinstance(data.get("error"), dict):
         return excerpt(hide(str(data["error"].get("message", data["error"]))))

@@ -22,6 +22,12 @@ class WhenToStopError(Exception):
         self.run = run
 
 
+class InvalidAPIKey(WhenToStopError, ValueError):
+    """An API key that cannot be sent: a character no HTTP header carries (a pasted
+    non-breaking space, a line break inside it, a letter outside ASCII). Raised when the model is
+    made (`connect()`), before any request; the message says what is wrong, never the key."""
+
+
 class NoAnswer(WhenToStopError):
     """The run ended without an answer (the clock or the deadline), or was broken."""
 

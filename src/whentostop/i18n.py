@@ -15,6 +15,8 @@ from __future__ import annotations
 import gettext
 import os
 import string
+import struct
+import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -55,11 +57,19 @@ def language() -> str:
         return _chosen
     configured = os.environ.get("WHENTOSTOP_LANG")
     if configured:
-        try:
-            return normalize(configured)
-        except ValueError:
-            return "en"  # an unknown setting must not break a run; set_language() says why
+        return _configured(configured)
     return "en"
+
+
+@cache
+def _configured(value: str) -> str:
+    """`WHENTOSTOP_LANG`'s language; English for one the lesson lacks, said once (a setting
+    must not break a run)."""
+    try:
+        return normalize(value)
+    except ValueError as exc:
+        warnings.warn(f"WHENTOSTOP_LANG: {exc}. Showing English.", UserWarning, stacklevel=4)
+        return "en"
 
 
 @contextmanager
@@ -73,13 +83,33 @@ def using(lang: str) -> Iterator[str]:
         _chosen = before
 
 
-@cache
+class MissingCatalogue(UserWarning):
+    """A language's catalogue is missing or unreadable: its words are shown in English."""
+
+
 def translator(lang: str) -> gettext.NullTranslations:
-    """The catalogue of one language; English (the source text) needs none."""
-    code = normalize(lang)
+    """The catalogue of one language; English (the source text) needs none. A catalogue that
+    is missing or unreadable (a source checkout without `make i18n`, a broken install) leaves
+    the words in English, and says so once (`MissingCatalogue`) instead of failing every one."""
+    return _catalogue(lang if lang in LOCALES else normalize(lang))
+
+
+@cache
+def _catalogue(code: str) -> gettext.NullTranslations:
     if code == "en":
         return gettext.NullTranslations()
-    return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[LOCALES[code]])
+    try:
+        return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[LOCALES[code]])
+    except (OSError, struct.error, UnicodeError) as exc:  # not found, or not a catalogue
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        warnings.warn(
+            f"The {LANGUAGES[code]} catalogue ({LOCALE_DIR / LOCALES[code] / 'LC_MESSAGES'}/"
+            f"{DOMAIN}.mo) cannot be read ({reason}): showing English instead. A source checkout "
+            "builds it with `make i18n`.",
+            MissingCatalogue,
+            stacklevel=3,
+        )
+        return gettext.NullTranslations()
 
 
 DECIMAL_COMMA = {"pt"}
@@ -109,6 +139,10 @@ class Text(str):
         text.lang = lang
         return text
 
+    def __getnewargs__(self) -> tuple[str, str]:  # type: ignore[override]
+        """What copy and pickle need: a run that holds translated words can be copied."""
+        return str(self), self.lang
+
     def format(self, /, *args: object, **kwargs: object) -> str:
         if self.lang in DECIMAL_COMMA:
             return _Numbers().vformat(self, args, kwargs)
@@ -135,6 +169,7 @@ def N_(message: str) -> str:
 __all__ = [
     "LANGUAGES",
     "N_",
+    "MissingCatalogue",
     "_",
     "language",
     "ngettext",

@@ -14,8 +14,8 @@ case or surrounding spaces. A file that would lose something (a key written twic
 
 from __future__ import annotations
 
-import json
 import re
+from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 from ._data import data_file
+from ._json import NotJSON, max_digits, read_json
 from .i18n import _, ngettext
 from .outcome import Stop
 from .tools import Tool, ToolError, tool
@@ -245,10 +246,6 @@ class Level:
         warp pipe), or a text that names it (the flag) — or, on a level with no star, a text
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
-        if not run.has_answer:
-            return Judgement(
-                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
-            )
         if run.answer_is_text_tool_call:
             return Judgement(
                 None,
@@ -256,6 +253,18 @@ class Level:
                     "Not an answer: the model asked for a tool in text that the server did not parse "
                     "as a call, so there is nothing to judge."
                 ),
+            )
+        if run.not_an_answer is not None:
+            return Judgement(
+                None,
+                _(
+                    "Not an answer: the model only repeated words it was sent, so there is nothing "
+                    "to judge."
+                ),
+            )
+        if not run.has_answer:
+            return Judgement(
+                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
             )
         if run.stop == Stop.TERMINAL_TOOL:
             return self._judge_marker(run)
@@ -460,17 +469,9 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
             _("{file} is empty: a level file is a JSON object").format(file=source)
         )
     try:
-        data = json.loads(text, object_pairs_hook=_JSONObject.of)
-    except json.JSONDecodeError as exc:
-        raise LevelFileError(
-            _("{file} is not valid JSON: {reason} (line {line}, column {column})").format(
-                file=source, reason=exc.msg, line=exc.lineno, column=exc.colno
-            )
-        ) from None
-    except RecursionError:
-        raise LevelFileError(
-            _("{file} is nested too deeply to be a level").format(file=source)
-        ) from None
+        data = read_json(text, object_pairs_hook=_JSONObject.of)
+    except NotJSON as exc:
+        raise LevelFileError(_json_problem(source, exc)) from None
     _check_as_written(data, source)
     try:
         return LevelSpec.model_validate(data)
@@ -487,6 +488,20 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
         ) from None
 
 
+def _json_problem(source: str, problem: NotJSON) -> str:
+    """Why the level file `source` is not JSON Python can read, and where."""
+    if problem.kind == "nesting":
+        return _("{file} is nested too deeply to be a level").format(file=source)
+    if problem.kind == "number":
+        return _(
+            "{file} has a number of more than {digits:,} digits (line {line}, column {column}): "
+            "no level needs one"
+        ).format(file=source, digits=max_digits(), line=problem.line, column=problem.column)
+    return _("{file} is not valid JSON: {reason} (line {line}, column {column})").format(
+        file=source, reason=problem.reason, line=problem.line, column=problem.column
+    )
+
+
 class _JSONObject(dict[str, Any]):
     """A parsed JSON object that remembers the keys written more than once (JSON keeps only
     the last of them, silently)."""
@@ -496,9 +511,9 @@ class _JSONObject(dict[str, Any]):
     @classmethod
     def of(cls, pairs: list[tuple[str, Any]]) -> _JSONObject:
         made = cls(pairs)
-        if len(made) < len(pairs):
-            keys = [key for key, _ in pairs]
-            made.repeated = tuple(key for key in made if keys.count(key) > 1)
+        if len(made) < len(pairs):  # counted once each: a scan per key would be quadratic
+            written = Counter(key for key, _ in pairs)
+            made.repeated = tuple(key for key in made if written[key] > 1)
         return made
 
 

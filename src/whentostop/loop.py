@@ -13,18 +13,27 @@ a tool's failure goes back to the model as its result. `run_agent` reads as the 
 
 A reply that is cut off (`finish_reason: "length"`) or empty (no text, no tool call) is not an
 answer: the loop asks again, which costs a turn. A reply whose *text* is a tool call (a server
-that did not parse the model's call) is still the flag — the rule stays — but the turn gets a
-note and the run a warning that say so; `text_tool_calls="accept"` runs such calls instead,
-labelled in the transcript and the run.
+that did not parse the model's call), or that only repeats words the model was sent, is still the
+flag — the rule stays — but it is no answer: the turn gets a note, the run a warning, and
+`run.answer` raises; `text_tool_calls="accept"` runs calls written as text instead, labelled in
+the transcript and the run.
+
+`tool_choice` ("auto", "none", "required", or a tool's name) is sent with every request: with
+"required" or a name the model must call a tool on every turn, so the flag can never fire and the
+run ends only through the warp pipe or on the clock (the run's warnings say so at its start).
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Literal
 
+from ._numbers import seconds
+from ._options import option
 from ._text import excerpt
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
@@ -40,8 +49,14 @@ WRAP_UP_PROMPT = (
     "and what you would still need to do."
 )
 CONTINUE_PROMPT = "Your reply was cut off (finish_reason: length). Continue, more briefly."
-EMPTY_PROMPT = "Your reply was empty. Call a tool, or give your answer."
+EMPTY_PROMPT = "Your reply was empty: no text and no tool call. Call a tool, or give your answer."
+"""What the loop sends after an empty reply. A small model sometimes sends it back as its reply;
+it is written to be recognised when it comes back whole or in part (`_echoes`): sentences of
+its own, unlike any answer, each long enough that an echo of one is more than a few words."""
 TextToolCalls = Literal["note", "accept"]
+ToolChoice = str | dict[str, Any]
+"""`"auto"`, `"none"`, `"required"`, the name of one of the tools, or the OpenAI form of a named
+function (`{"type": "function", "function": {"name": ...}}`)."""
 
 
 def run_agent(
@@ -59,19 +74,22 @@ def run_agent(
     max_cost_usd: float | None = None,
     price: str | Price | None = None,
     text_tool_calls: TextToolCalls = "note",
+    tool_choice: ToolChoice | None = None,
+    parallel_tool_calls: bool | None = None,
 ) -> Run:
     """Run the loop until it stops; return the `Run` with its one `stop` and its transcript.
 
     `max_tokens_total` / `max_cost_usd` cap what the whole run may spend (dollars at `price`,
     default `usage.DEFAULT_PRICE_MODEL`): see `usage.Budget` for what is checked, and when.
-    `text_tool_calls="accept"` runs tool calls a model wrote as text (see `textcalls`)."""
-    by_name, stop_on = _checked(
-        tools, max_turns, stop_on, deadline_s, on_max_turns, text_tool_calls
-    )
+    `text_tool_calls="accept"` runs tool calls a model wrote as text (see `textcalls`).
+    `tool_choice` and `parallel_tool_calls` go with every request, only when set: they are the
+    run's, not the model's, because they name its tools and change which exits it can take."""
+    by_name, stop_on = _checked(tools, max_turns, stop_on, deadline_s, on_max_turns)
+    offer = _Offer.of(by_name, text_tool_calls, tool_choice, parallel_tool_calls)
     budget = Budget.of(max_tokens_total, max_cost_usd, price)  # None when there is none
-    run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget)
-    deadline = None if deadline_s is None else run.started + deadline_s
-    schemas = [t.schema for t in by_name.values()]
+    run = _started(prompt, system, model, max_turns, stop_on, deadline_s, budget, offer)
+    run.tools = tuple(by_name)
+    deadline = None if run.deadline_s is None else run.started + run.deadline_s
 
     try:
         for index in range(1, max_turns + 1):
@@ -82,7 +100,7 @@ def run_agent(
             if _over_budget(run, budget):
                 return _end(run, on_event, Stop.BUDGET)
             emit(on_event, TurnStart(turn=index, max_turns=max_turns))
-            turn = _ask(model, run, schemas, index, deadline, on_event, (by_name, text_tool_calls))
+            turn = _ask(model, run, offer, index, deadline, on_event)
             if turn is None:  # the deadline passed while the model was answering
                 return _end(run, on_event, Stop.DEADLINE)
 
@@ -94,14 +112,14 @@ def run_agent(
                 # Exit: the flag. The model replied without asking for a tool.
                 return _end(run, on_event, Stop.END_TURN, turn.text)
 
-            terminal = _run_calls(turn, by_name, stop_on, run.messages, deadline, on_event)
+            terminal = _run_calls(turn, offer.by_name, stop_on, run.messages, deadline, on_event)
             if terminal is not None:
                 # Exit: the warp pipe. A stop_on tool validated and ran; its input is the answer.
                 return _end(run, on_event, Stop.TERMINAL_TOOL, terminal.input)
 
         # Exit: the clock. Out of turns; the last message is usually a tool call, not an answer.
         if on_max_turns == "wrap_up" and not _past(deadline):
-            _wrap_up(model, run, schemas, deadline, on_event, budget)
+            _wrap_up(model, run, offer.schemas, deadline, on_event, budget)
         return _end(run, on_event, Stop.MAX_TURNS)
     except BaseException as exc:  # Ctrl-C, a tool's SystemExit, a failing endpoint: the run
         _kept(run, exc, on_event)  # so far goes with the exception, which goes on unchanged
@@ -111,34 +129,83 @@ def run_agent(
 # -- the helpers the loop reads through ------------------------------------------------------
 
 
+@dataclass
+class _Offer:
+    """What every request of a run offers the model, and how the loop reads its replies."""
+
+    by_name: dict[str, Tool]
+    text_tool_calls: str = "note"
+    tool_choice: str | dict[str, Any] | None = None
+    """As sent: "auto", "none", "required", or the named-function object."""
+    parallel_tool_calls: bool | None = None
+
+    @classmethod
+    def of(
+        cls,
+        by_name: dict[str, Tool],
+        text_tool_calls: str,
+        tool_choice: ToolChoice | None,
+        parallel_tool_calls: bool | None,
+    ) -> _Offer:
+        """The reading and request settings of `run_agent`, checked before anything is sent."""
+        if text_tool_calls not in ("note", "accept"):
+            raise ValueError(
+                _("{name} must be 'note' or 'accept', got {value!r}").format(
+                    name=option("text_tool_calls"), value=text_tool_calls
+                )
+            )
+        if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
+            raise ValueError(
+                _("{name} must be True, False or None, got {value!r}").format(
+                    name=option("parallel_tool_calls"), value=parallel_tool_calls
+                )
+            )
+        choice = _choice(tool_choice, by_name)
+        return cls(by_name, text_tool_calls, choice, parallel_tool_calls)
+
+    @property
+    def schemas(self) -> list[dict[str, Any]]:
+        return [t.schema for t in self.by_name.values()]
+
+    @property
+    def sent(self) -> dict[str, Any]:
+        """The request settings that were set, for `complete()`: nothing when none was."""
+        sent: dict[str, Any] = {}
+        if self.tool_choice is not None:
+            sent["tool_choice"] = self.tool_choice
+        if self.parallel_tool_calls is not None:
+            sent["parallel_tool_calls"] = self.parallel_tool_calls
+        return sent
+
+    @property
+    def forced(self) -> str | None:
+        """The tool the model must call on every turn ("*": any), if `tool_choice` forces one."""
+        if self.tool_choice == "required":
+            return "*"
+        if isinstance(self.tool_choice, dict):
+            return str(self.tool_choice.get("function", {}).get("name"))
+        return None
+
+
 def _checked(
     tools: Iterable[Tool | Callable[..., Any]],
     max_turns: int,
     stop_on: Sequence[str] | str,
     deadline_s: float | None,
     on_max_turns: str,
-    text_tool_calls: str,
 ) -> tuple[dict[str, Tool], tuple[str, ...]]:
     """The arguments, checked before anything is sent: the tools by name, `stop_on` as a tuple."""
     if isinstance(max_turns, bool) or not isinstance(max_turns, int) or max_turns < 1:
         raise ValueError(
-            _("max_turns must be a positive int (1 or more), got {value!r}").format(value=max_turns)
-        )
-    if deadline_s is not None and not deadline_s > 0:
-        raise ValueError(
-            _("deadline_s must be a positive number of seconds, got {value!r}").format(
-                value=deadline_s
+            _("{name} must be a positive int (1 or more), got {value!r}").format(
+                name=option("max_turns"), value=max_turns
             )
         )
+    if deadline_s is not None:
+        seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is a time limit
     if on_max_turns not in ("stop", "wrap_up"):
         raise ValueError(
             _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(value=on_max_turns)
-        )
-    if text_tool_calls not in ("note", "accept"):
-        raise ValueError(
-            _("text_tool_calls must be 'note' or 'accept', got {value!r}").format(
-                value=text_tool_calls
-            )
         )
     by_name = as_tools(tools)
     names = (stop_on,) if isinstance(stop_on, str) else tuple(stop_on)
@@ -146,11 +213,37 @@ def _checked(
     if unknown:
         raise ValueError(
             _(
-                "stop_on names {unknown}, which is not among the tools ({tools}): the warp pipe "
+                "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
                 "would never open"
-            ).format(unknown=", ".join(unknown), tools=", ".join(by_name) or _("none"))
+            ).format(
+                name=option("stop_on"),
+                unknown=", ".join(unknown),
+                tools=", ".join(by_name) or _("none"),
+            )
         )
     return by_name, names
+
+
+def _choice(
+    tool_choice: ToolChoice | None, by_name: dict[str, Tool]
+) -> str | dict[str, Any] | None:
+    """`tool_choice` as the request carries it: a mode, or a named function that is offered."""
+    if tool_choice is None or tool_choice in ("auto", "none", "required"):
+        return tool_choice
+    name: Any = tool_choice
+    if isinstance(tool_choice, dict):
+        function = tool_choice.get("function")
+        name = function.get("name") if isinstance(function, dict) else None
+    if isinstance(name, str) and name in by_name:
+        return {"type": "function", "function": {"name": name}}
+    raise ValueError(
+        _(
+            "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
+            "got {value!r}"
+        ).format(
+            name=option("tool_choice"), tools=", ".join(by_name) or _("none"), value=tool_choice
+        )
+    )
 
 
 def _started(
@@ -161,20 +254,43 @@ def _started(
     stop_on: tuple[str, ...],
     deadline_s: float | None,
     budget: Budget | None,
+    offer: _Offer | None = None,
 ) -> Run:
-    """The run before the first request: the opening messages and every limit it runs under."""
-    return Run(
+    """The run before the first request: the opening messages and every limit it runs under,
+    and a warning when `tool_choice` takes the flag away."""
+    run = Run(
         stop=None,
         messages=_opening(prompt, system),
         turns=[],
         max_turns=max_turns,
         model=getattr(model, "name", ""),
         stop_on=stop_on,
-        deadline_s=deadline_s,
+        deadline_s=None if deadline_s is None else seconds(deadline_s, "deadline_s"),
         max_tokens_total=budget.max_tokens_total if budget else None,
         max_cost_usd=budget.max_cost_usd if budget else None,
         price_model=budget.price.model if budget and budget.price else None,
     )
+    forced = offer.forced if offer else None
+    if forced is not None:
+        pipe = [name for name in stop_on if forced in ("*", name)]
+        run.warnings.append(
+            _(
+                "tool_choice={choice!r} asks the model to call {tool} on every turn, so where the "
+                "server enforces it the flag can never fire: {ends}"
+            ).format(
+                choice=forced if forced != "*" else "required",
+                tool=_("a tool") if forced == "*" else forced,
+                ends=_(
+                    "this run can end only through the warp pipe ({tools}) or on the clock."
+                ).format(tools=", ".join(pipe))
+                if pipe
+                else _(
+                    "with no stop_on tool it can call, this run can end only on the clock (or "
+                    "the deadline, or the budget), with no answer."
+                ),
+            )
+        )
+    return run
 
 
 def _opening(prompt: str, system: str | None) -> list[dict[str, Any]]:
@@ -204,18 +320,21 @@ def _over_budget(run: Run, budget: Budget | None) -> bool:
 def _ask(
     model: ChatModel,
     run: Run,
-    schemas: list[dict[str, Any]],
+    offer: _Offer,
     index: int,
     deadline: float | None,
     on_event: Listener | None,
-    reading: tuple[dict[str, Tool], str] = ({}, "note"),
 ) -> Turn | None:
     """One request with the whole history: the new `Turn`, recorded, read (`_read`) and
     announced; None when the deadline cut it short. An endpoint failure ends the run broken and
     is raised."""
     try:
         completion = model.complete(
-            run.messages, schemas, deadline=deadline, on_retry=_announcer(index, on_event)
+            run.messages,
+            offer.schemas,
+            deadline=deadline,
+            on_retry=_announcer(index, on_event),
+            **offer.sent,
         )
     except DeadlineReached:
         return None
@@ -227,37 +346,54 @@ def _ask(
     run.messages.append(completion.message)
     turn = Turn.of(index, completion)
     run.turns.append(turn)
-    _read(turn, run, *reading)
+    _read(turn, run, offer.by_name, offer.text_tool_calls)
     emit(on_event, ModelReply(turn=turn))
     return turn
 
 
 def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) -> None:
-    """Note what the reply is when it is not what it seems: empty, or a tool call written as
-    text. With `text_tool_calls="accept"` such calls become the message's `tool_calls` (the
-    history the model sees again holds them as calls), labelled on the turn and the run."""
+    """Note what the reply is when it is not what it seems: cut off, empty, words the model was
+    sent repeated back, the continuation of a cut-off reply, or a tool call written as text.
+    With `text_tool_calls="accept"` such calls become the message's `tool_calls` (the history
+    the model sees again holds them as calls), labelled on the turn and the run."""
+    if turn.truncated:
+        _note_cut_off(turn, run)
     if turn.empty and not turn.truncated:  # an empty cut-off reply is reported as cut off
+        _note_empty(turn, run)
+        return
+    if turn.message.get("tool_calls"):
+        return
+    echoed = _echoes(turn.text, run.messages[:-1])
+    if echoed is not None and not turn.truncated:
         turn.notes.append(
             Note(
-                "empty_reply",
+                "echoed_prompt",
                 _(
-                    "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
-                    "again, which cost a turn."
-                ),
+                    "The reply only repeats {whose} back: “{text}”. It is not an answer; the "
+                    "run ends on the flag without one."
+                ).format(whose=echoed, text=excerpt(turn.text, 120)),
             )
         )
         _warn(
             run,
-            "empty_reply",
+            "echoed_prompt",
             _(
-                "The model sent an empty reply (no text, no tool call) on turn {n}. It was not taken "
-                "for an answer: the loop asked again, and each time it costs a turn. Small models do "
-                "this; if it keeps happening, try another model."
-            ).format(n=turn.index),
+                "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
+                "the loop a reply without tool_calls is the flag, but this one is no answer. "
+                "Small models do this when they lose the thread; try a larger model."
+            ).format(n=turn.index, whose=echoed),
         )
         return
-    if turn.message.get("tool_calls"):
-        return
+    if len(run.turns) > 1 and run.turns[-2].truncated and not turn.truncated:
+        turn.notes.append(
+            Note(
+                "after_cut_off",
+                _(
+                    "This reply follows one that was cut off at the length limit: it may be only "
+                    "the end of what the model meant to say (the turn before holds the start)."
+                ),
+            )
+        )
     found = find_text_calls(turn.text, offered)
     if not found:
         return
@@ -315,10 +451,118 @@ def _read(turn: Turn, run: Run, offered: dict[str, Tool], text_tool_calls: str) 
         _(
             "On turn {n} the model wrote a tool call as text ({tools}), and the server returned it as "
             "text, not as tool_calls. To the loop a reply without tool_calls is the flag, so such a "
-            'call ends the run as its "answer". {cause} To run such calls anyway, labelled, pass '
+            "call ends the run with no answer. {cause} To run such calls anyway, labelled, pass "
             'text_tool_calls="accept".'
         ).format(n=turn.index, tools=names, cause=_cause()),
     )
+
+
+def _note_cut_off(turn: Turn, run: Run) -> None:
+    """A reply cut off at the length limit: a note on the turn, and the run's warning counts."""
+    turn.notes.append(
+        Note(
+            "cut_off",
+            _(
+                "The reply was cut off at the length limit (finish_reason: length, {n} tokens). "
+                "It is not an answer; the loop asked for the rest, which cost a turn."
+            ).format(n=turn.completion_tokens),
+        )
+    )
+    cut = [t.index for t in run.turns if t.noted("cut_off")]
+    _warn(
+        run,
+        "cut_off",
+        ngettext(
+            "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
+            "what follows it may be only the end of what the model meant to say. A model that "
+            "rambles or thinks aloud needs a larger {max_tokens}; one that repeats itself needs "
+            "another model.",
+            "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
+            "turn, and what follows it may be only the end of what the model meant to say. A "
+            "model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
+            "itself needs another model.",
+            len(cut),
+        ).format(n=len(cut), turns=_listed(cut), max_tokens=option("max_tokens")),
+        replace=True,
+    )
+
+
+def _note_empty(turn: Turn, run: Run) -> None:
+    """An empty reply: a note on the turn, and the run's warning counts them all."""
+    turn.notes.append(
+        Note(
+            "empty_reply",
+            _(
+                "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
+                "again, which cost a turn."
+            ),
+        )
+    )
+    empty = [t.index for t in run.turns if t.noted("empty_reply")]
+    _warn(
+        run,
+        "empty_reply",
+        ngettext(
+            "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
+            "taken for an answer: the loop asked again, which cost a turn. Small models do this; "
+            "if it keeps happening, try another model.",
+            "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
+            "taken for an answer: the loop asked again each time, and each time it cost a turn. "
+            "Small models do this; if it keeps happening, try another model.",
+            len(empty),
+        ).format(n=len(empty), turns=_listed(empty)),
+        replace=True,
+    )
+
+
+def _listed(turns: list[int]) -> str:
+    """ "2, 3, 5" — or "2-9, 11" when runs of turns follow each other."""
+    spans: list[list[int]] = []
+    for n in turns:
+        if spans and n == spans[-1][1] + 1:
+            spans[-1][1] = n
+        else:
+            spans.append([n, n])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+
+
+_WORD = re.compile(r"\w+")
+ECHO_MAX_WORDS = 200
+"""A reply longer than this many words is never read as an echo (and the reading stays short)."""
+
+
+def _echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
+    """Whose words `text` only repeats back — the task's, the system prompt's, or the loop's own
+    request — or None. An echo is a reply of 3 words or more whose longest run of words in
+    common with one message the model was sent covers at least 80% of it."""
+    words = [w.lower() for w in _WORD.findall(text[: ECHO_MAX_WORDS * 20])]
+    if not 3 <= len(words) <= ECHO_MAX_WORDS:
+        return None
+    task = next((m for m in sent if m.get("role") == "user"), None)
+    for message in reversed(sent):
+        role = message.get("role")
+        content = message.get("content")
+        if role not in ("user", "system") or not isinstance(content, str):
+            continue
+        theirs = [w.lower() for w in _WORD.findall(content[: ECHO_MAX_WORDS * 20])]
+        if _common_run(words, theirs[:ECHO_MAX_WORDS]) * 5 >= len(words) * 4:
+            if role == "system":
+                return _("the system prompt")
+            return _("the task") if message is task else _("the loop's own request")
+    return None
+
+
+def _common_run(a: list[str], b: list[str]) -> int:
+    """The length of the longest run of words `a` and `b` share (both at most a few hundred)."""
+    best, previous = 0, [0] * (len(b) + 1)
+    for x in a:
+        current = [0] * (len(b) + 1)
+        for j, y in enumerate(b, 1):
+            if x == y:
+                current[j] = previous[j - 1] + 1
+                best = max(best, current[j])
+        previous = current
+    return best
 
 
 def _cause() -> str:
@@ -332,10 +576,14 @@ def _cause() -> str:
     )
 
 
-def _warn(run: Run, kind: str, text: str) -> None:
-    """One run-level warning per kind: the first time it happens says it all."""
-    if not any(note.kind == kind for turn in run.turns[:-1] for note in turn.notes):
+def _warn(run: Run, kind: str, text: str, *, replace: bool = False) -> None:
+    """One run-level warning per kind: the first time it happens says it all — or, with
+    `replace`, the latest, which counts every time so far."""
+    if kind not in run.warning_kinds:
+        run.warning_kinds[kind] = len(run.warnings)
         run.warnings.append(text)
+    elif replace:
+        run.warnings[run.warning_kinds[kind]] = text
 
 
 def _ask_again(turn: Turn) -> str:

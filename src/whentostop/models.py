@@ -14,12 +14,15 @@ import os
 from functools import cache
 from typing import Any, Literal
 
+from ._options import option
 from .client import (
     DEFAULT_MAX_RETRIES,
     DEFAULT_MAX_TOKENS,
     DEFAULT_TIMEOUT_S,
+    TIMEOUT_VARIABLE,
     OpenAIChat,
     shown_url,
+    trimmed,
 )
 from .i18n import _
 
@@ -71,7 +74,7 @@ def connect(
     model: str | None = None,
     base_url: str | None = None,
     api_key: str | None = None,
-    timeout_s: float = DEFAULT_TIMEOUT_S,
+    timeout_s: float | None = None,
     max_retries: int = DEFAULT_MAX_RETRIES,
     max_tokens: int | Literal["default"] | None = "default",
     temperature: float | None = None,
@@ -89,6 +92,9 @@ def connect(
     starts repeating itself can generate for minutes and fail on the timeout (see
     `client.DEFAULT_MAX_TOKENS`). The mock gets a cap only when you pass one, and ignores it.
 
+    `timeout_s`, the seconds one request may take, defaults to `WHENTOSTOP_TIMEOUT_S` from the
+    environment, else 60: a slow local model may need more, set once for every notebook.
+
     So that a notebook switches by configuration alone: when the endpoint comes from
     `OPENAI_BASE_URL`, a persona name stands for `WHENTOSTOP_MODEL` — your model plays the
     part — unless that endpoint serves the personas itself (`python -m whentostop serve`: its
@@ -96,8 +102,9 @@ def connect(
     """
     from .mock.personas import PERSONAS
 
-    configured = os.environ.get("WHENTOSTOP_MODEL") or None
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    timeout_s = configured_timeout() if timeout_s is None else timeout_s
+    configured = setting("WHENTOSTOP_MODEL")
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
             raise ValueError(
@@ -121,9 +128,9 @@ def connect(
     if not model:
         raise ValueError(
             _(
-                "Which model at {endpoint}? Pass model=... or set WHENTOSTOP_MODEL (for Ollama, a "
-                "name from `ollama list`, such as llama3.2)."
-            ).format(endpoint=shown_url(endpoint))
+                "Which model at {endpoint}? Pass {model}=... or set WHENTOSTOP_MODEL (for Ollama, "
+                "a name from `ollama list`, such as llama3.2)."
+            ).format(endpoint=shown_url(endpoint), model=option("model"))
         )
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     return OpenAIChat(
@@ -138,12 +145,37 @@ def connect(
     )
 
 
+def configured_timeout() -> float:
+    """The request timeout the environment sets (`WHENTOSTOP_TIMEOUT_S`), else the default."""
+    said = setting(TIMEOUT_VARIABLE)
+    if not said:
+        return DEFAULT_TIMEOUT_S
+    try:
+        seconds = float(said)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0:
+        raise ValueError(
+            _("{variable} must be a positive number of seconds, got {value!r}").format(
+                variable=TIMEOUT_VARIABLE, value=said
+            )
+        )
+    return seconds
+
+
+def setting(name: str) -> str | None:
+    """The environment variable `name` as a setting: None when unset or empty; spaces or a line
+    break around it (a `.env` file's CRLF, a paste) removed, with a warning that says so."""
+    value = os.environ.get(name)
+    return trimmed(value, name) or None if value else None
+
+
 def serves_personas(base_url: str | None = None) -> bool:
     """Whether the endpoint (`base_url`, else `OPENAI_BASE_URL`) is the mock served over HTTP
     (`python -m whentostop serve`): its `/v1/models` lists every persona, and it plays them."""
     from .mock.personas import PERSONAS
 
-    endpoint = base_url or os.environ.get("OPENAI_BASE_URL") or None
+    endpoint = base_url or setting("OPENAI_BASE_URL")
     return endpoint is not None and set(PERSONAS) <= _listed_models(endpoint.rstrip("/"))
 
 
@@ -165,4 +197,12 @@ def _listed_models(endpoint: str) -> frozenset[str]:
         return frozenset()  # an invalid URL: the client says so, naming it
 
 
-__all__ = ["MOCK_BASE_URL", "connect", "is_mock", "is_persona", "mock", "serves_personas"]
+__all__ = [
+    "MOCK_BASE_URL",
+    "configured_timeout",
+    "connect",
+    "is_mock",
+    "is_persona",
+    "mock",
+    "serves_personas",
+]

@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
+from ._numbers import token_count
+from ._text import excerpt
 from .errors import NoAnswer
 from .i18n import DECIMAL_COMMA, N_, _, language, ngettext
 
@@ -30,6 +32,11 @@ class Stop(StrEnum):
     """The budget: the next request would take the run past its tokens or dollars. No answer."""
 
 
+NOT_AN_ANSWER = ("text_tool_call", "echoed_prompt")
+"""The notes that make a flag's text no answer: a request for a tool written as text, and words
+the model was sent, repeated back. The run still ends on the flag (the loop's rule), without an
+answer: `has_answer` is False, `answer` raises `NoAnswer` saying which, `summary()` agrees."""
+
 EXIT_NAMES = {
     Stop.END_TURN: N_("the flag"),
     Stop.TERMINAL_TOOL: N_("the warp pipe"),
@@ -45,7 +52,11 @@ class Note:
     """Something the library noticed about one reply, in words a learner can act on.
 
     Kinds: `"text_tool_call"` (the reply's text is a call to an offered tool, which the server
-    did not turn into `tool_calls`), `"empty_reply"` (no text and no tool call).
+    did not turn into `tool_calls`), `"empty_reply"` (no text and no tool call), `"cut_off"`
+    (the reply hit the length limit, `finish_reason: "length"`), `"after_cut_off"` (a reply
+    that follows a cut-off one: it may be only the end of what the model meant to say),
+    `"echoed_prompt"` (the reply only repeats words the model was sent: the task, the system
+    prompt or the loop's own request).
     """
 
     kind: str
@@ -132,6 +143,12 @@ class Turn:
     notes: list[Note] = field(default_factory=list)
     """What the library noticed about this reply: a tool call written as text, an empty reply."""
 
+    def __post_init__(self) -> None:
+        # counts as `token_count` reads them: whoever built the turn, its cost can be computed
+        self.prompt_tokens = token_count(self.prompt_tokens)
+        self.completion_tokens = token_count(self.completion_tokens)
+        self.cached_tokens = min(token_count(self.cached_tokens), self.prompt_tokens)
+
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
         """The turn a parsed reply makes: its message, usage, latency and retries."""
@@ -183,6 +200,8 @@ class Run:
     stop_on: tuple[str, ...] = ()
     deadline_s: float | None = None
     elapsed_s: float = 0.0
+    tools: tuple[str, ...] = ()
+    """The names of the tools the run offered the model."""
     wrap_up_turn: Turn | None = None
     """The opt-in wrap-up request (`on_max_turns="wrap_up"`): a best effort, never `answer`."""
     error: str | None = None
@@ -200,6 +219,9 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     """What the library noticed about the run as a whole, with the likely cause (a server
     that does not parse tool calls, empty replies), in the language in effect during the run."""
+    warning_kinds: dict[str, int] = field(default_factory=dict, repr=False)
+    """Which of `warnings` says what about one kind of note (kind -> its index): a warning
+    that counts (empty replies, cut-off replies) is rewritten as the count grows."""
     started: float = field(default_factory=time.monotonic, repr=False)
     """`time.monotonic()` when the run began: `elapsed_s` and the deadline count from it."""
     _answer: Any = field(default=None, repr=False)
@@ -228,13 +250,27 @@ class Run:
 
     @property
     def has_answer(self) -> bool:
-        return self.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL)
+        """Whether the run ended with an answer: through the warp pipe, or on the flag with a
+        reply that is one. A flag raised by a tool call written as text, or by the model
+        repeating words it was sent, is no answer (`not_an_answer` says which)."""
+        if self.stop == Stop.TERMINAL_TOOL:
+            return True
+        return self.stop == Stop.END_TURN and self.not_an_answer is None
+
+    @property
+    def not_an_answer(self) -> Note | None:
+        """On the flag: the note that makes the last reply no answer (`NOT_AN_ANSWER`), if any.
+        With `text_tool_calls="accept"` a call written as text was run, so it is never this."""
+        if self.stop != Stop.END_TURN or not self.turns:
+            return None
+        return next((n for n in self.turns[-1].notes if n.kind in NOT_AN_ANSWER), None)
 
     @property
     def answer(self) -> Any:
         """The reply's text (the flag) or the terminal tool's validated input (the pipe).
 
-        Any other ending raises `NoAnswer`, saying what the model was still asking for.
+        Any other ending raises `NoAnswer`, saying what the model was still asking for — and so
+        does a flag whose reply is not an answer (a tool call written as text, an echo).
         """
         if self.has_answer:
             return self._answer
@@ -308,6 +344,18 @@ class Run:
         elif last is not None and last.empty:
             asking = _("nothing more: its last reply was empty")
         n = len(self.turns)
+        refused = self.not_an_answer
+        if refused is not None and last is not None:
+            what = (
+                _("its last reply is a tool call written as text, not an answer: “{text}”")
+                if refused.kind == "text_tool_call"
+                else _("its last reply only repeats words it was sent: “{text}”")
+            ).format(text=excerpt(last.text, 120))
+            return ngettext(
+                "No answer: the run ended on the flag after {n} turn, but {what}",
+                "No answer: the run ended on the flag after {n} turns, but {what}",
+                n,
+            ).format(n=n, what=what)
         if self.stop == Stop.MAX_TURNS:
             where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
         elif self.stop == Stop.DEADLINE:
@@ -336,6 +384,17 @@ class Run:
             where=where, asking=asking
         )
 
+    def answer_line(self) -> str:
+        """What the caller gets, in one line: "answer: '…'" — with a warning when the answer
+        follows a reply that was cut off — or `no_answer_reason`. What a notebook prints as the
+        answer: a tool call written as text is never shown as one without saying so."""
+        if not self.has_answer:
+            return self.no_answer_reason
+        line = _("answer: {answer!r}").format(answer=self._answer)
+        if self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+            line += " — ⚠ " + _after_cut_off()
+        return line
+
     def summary(self) -> str:
         """One line: how it ended, in how many turns, with how many tokens — and, when the
         library noticed something (a tool call written as text, empty replies), that too."""
@@ -357,7 +416,7 @@ class Run:
         said = []
         if self.answer_is_text_tool_call:
             said.append(
-                _("the answer is a tool call written as text, not an answer (see run.warnings)")
+                _("the last reply is a tool call written as text, not an answer (see run.warnings)")
             )
         else:
             n = sum(note.kind == "text_tool_call" for note in self.notes)
@@ -369,13 +428,34 @@ class Run:
                         n,
                     ).format(n=n)
                 )
+        refused = self.not_an_answer
+        if refused is not None and refused.kind == "echoed_prompt":
+            said.append(_("the last reply repeats words the model was sent, not an answer"))
+        if self.has_answer and self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+            said.append(_after_cut_off())
         empty = sum(note.kind == "empty_reply" for note in self.notes)
         if empty:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
+        cut = sum(note.kind == "cut_off" for note in self.notes)
+        if cut:
+            said.append(
+                ngettext(
+                    "{n} reply cut off at the length limit",
+                    "{n} replies cut off at the length limit",
+                    cut,
+                ).format(n=cut)
+            )
         return said
 
     def __repr__(self) -> str:
         return f"<Run {self.summary()}>"
+
+
+def _after_cut_off() -> str:
+    """What `summary()` and `answer_line()` say of an answer that follows a cut-off reply."""
+    return _(
+        "the answer follows a reply cut off at the length limit: it may be only the end of one"
+    )
 
 
 def message_text(message: dict[str, Any]) -> str:

@@ -21,6 +21,8 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError, create_model
 
+from ._json import NotJSON, read_json
+from ._numbers import seconds
 from ._text import json_text
 
 MAX_OUTPUT_CHARS = 16_000
@@ -76,16 +78,9 @@ class Tool:
         if isinstance(arguments, str):
             sent = arguments
             try:
-                arguments = json.loads(sent)
-            except json.JSONDecodeError as exc:
-                raise ToolInputError(
-                    f"the arguments for {self.name} are not valid JSON ({exc.msg} at "
-                    f"character {exc.pos}): {_excerpt(sent)}"
-                ) from None
-            except RecursionError:
-                raise ToolInputError(
-                    f"the arguments for {self.name} are nested too deeply: {_excerpt(sent)}"
-                ) from None
+                arguments = read_json(sent)
+            except NotJSON as exc:
+                raise ToolInputError(_arguments_problem(self.name, exc, sent)) from None
         if not isinstance(arguments, dict):
             raise ToolInputError(
                 f"the arguments for {self.name} must be a JSON object, "
@@ -178,6 +173,8 @@ def tool(
     `description` or the docstring.
     """
 
+    limit = None if timeout_s is None else seconds(timeout_s, "timeout_s")
+
     def build(f: Callable[..., Any]) -> Tool:
         model, takes_model = _input_model_of(f, input_model)
         text = description if description is not None else inspect.getdoc(f) or ""
@@ -186,7 +183,7 @@ def tool(
             description=text.strip(),
             input_model=model,
             fn=f,
-            timeout_s=timeout_s,
+            timeout_s=limit,
             takes_model=takes_model,
         )
 
@@ -413,6 +410,21 @@ def _describe(exc: ValidationError) -> str:
         shown = "" if err["type"] == "missing" else f" (got {_excerpt(json_text(got), 40)})"
         parts.append(f"{where}: {err['msg']}{shown}")
     return "; ".join(parts)
+
+
+def _arguments_problem(name: str, problem: NotJSON, sent: str) -> str:
+    """The one line a model reads back when its arguments are not JSON Python can read."""
+    if problem.kind == "nesting":
+        return f"the arguments for {name} are nested too deeply: {_excerpt(sent)}"
+    if problem.kind == "number":
+        return (
+            f"the arguments for {name} hold {problem.reason} (at character {problem.position}), "
+            f"which Python does not read: {_excerpt(sent)}"
+        )
+    return (
+        f"the arguments for {name} are not valid JSON ({problem.reason} at character "
+        f"{problem.position}): {_excerpt(sent)}"
+    )
 
 
 def _excerpt(text: str, limit: int = 120) -> str:

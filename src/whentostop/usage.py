@@ -13,6 +13,7 @@ max_tokens_total=..., max_cost_usd=...)`).
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
 from itertools import accumulate
@@ -20,6 +21,8 @@ from itertools import accumulate
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
+from ._numbers import as_float, token_count
+from ._options import option
 from .i18n import _
 from .outcome import BudgetStop, Run
 
@@ -51,8 +54,11 @@ class Price(BaseModel):
     )
 
     def cost(self, prompt_tokens: int, completion_tokens: int, cached_tokens: int = 0) -> float:
-        """USD for one request: the cached part of the prompt at the cached rate, if any."""
-        cached = min(max(cached_tokens, 0), prompt_tokens)
+        """USD for one request: the cached part of the prompt at the cached rate, if any. Each
+        count is read as `_numbers.token_count` reads it (what cannot be one counts as 0)."""
+        prompt_tokens = token_count(prompt_tokens)
+        completion_tokens = token_count(completion_tokens)
+        cached = min(token_count(cached_tokens), prompt_tokens)
         cached_rate = (
             self.input_per_million
             if self.cached_input_per_million is None
@@ -112,6 +118,34 @@ def cumulative_cost(run: Run, model: str | Price) -> list[float]:
 def cumulative_tokens(run: Run) -> list[int]:
     """Tokens (prompt + completion) spent after each turn."""
     return list(accumulate(t.total_tokens for t in run.all_turns))
+
+
+def quadratic_fit(values: Sequence[float]) -> tuple[float, float, float]:
+    """The least-squares `a, b, c` of `a·n² + b·n + c` through `values` at n = 1, 2, 3, ...:
+    how the cumulative tokens grow with the turns (`numpy.polyfit(n, values, 2)`, in plain
+    Python: the browser edition has no numpy)."""
+    if len(values) < 3:
+        raise ValueError(f"a quadratic fit needs at least 3 values, got {len(values)}")
+    ns = range(1, len(values) + 1)
+    s = [float(sum(n**k for n in ns)) for k in range(5)]
+    t = [sum(n**k * v for n, v in zip(ns, values)) for k in range(3)]
+    # The normal equations, solved by Cramer's rule: M · (a, b, c) = (t2, t1, t0).
+    m = [[s[4], s[3], s[2]], [s[3], s[2], s[1]], [s[2], s[1], s[0]]]
+    rhs = [t[2], t[1], t[0]]
+    whole = _det3(m)
+    a, b, c = (
+        _det3([[rhs[i] if j == col else m[i][j] for j in range(3)] for i in range(3)]) / whole
+        for col in range(3)
+    )
+    return a, b, c
+
+
+def _det3(m: Sequence[Sequence[float]]) -> float:
+    return (
+        m[0][0] * (m[1][1] * m[2][2] - m[1][2] * m[2][1])
+        - m[0][1] * (m[1][0] * m[2][2] - m[1][2] * m[2][0])
+        + m[0][2] * (m[1][0] * m[2][1] - m[1][1] * m[2][0])
+    )
 
 
 @dataclass(frozen=True)
@@ -181,8 +215,8 @@ class Budget:
             or max_tokens_total < 1
         ):
             raise ValueError(
-                _("max_tokens_total must be a positive int (1 or more), got {value!r}").format(
-                    value=max_tokens_total
+                _("{name} must be a positive int (1 or more), got {value!r}").format(
+                    name=option("max_tokens_total"), value=max_tokens_total
                 )
             )
         if max_cost_usd is not None and (
@@ -191,8 +225,8 @@ class Budget:
             or not max_cost_usd > 0
         ):
             raise ValueError(
-                _("max_cost_usd must be a positive number of dollars, got {value!r}").format(
-                    value=max_cost_usd
+                _("{name} must be a positive number of dollars, got {value!r}").format(
+                    name=option("max_cost_usd"), value=max_cost_usd
                 )
             )
         if max_tokens_total is None and max_cost_usd is None:
@@ -201,7 +235,8 @@ class Budget:
             p = price(price_of or DEFAULT_PRICE_MODEL) if max_cost_usd is not None else None
         except KeyError as exc:  # an argument of run_agent: a ValueError, like the others
             raise ValueError(exc.args[0]) from None
-        return cls(max_tokens_total, None if max_cost_usd is None else float(max_cost_usd), p)
+        usd = None if max_cost_usd is None else as_float(max_cost_usd)
+        return cls(max_tokens_total, usd, p)
 
     def over(self, run: Run) -> BudgetStop | None:
         """Where the next request would take `run` at least, if that is past a cap; else None."""

@@ -17,13 +17,16 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from .._text import excerpt
+from .._text import excerpt, markdown_text
 from ..i18n import _
 from ..level import CASTLE, Level, LevelSpec, load_level
+from ..textcalls import find_text_calls
 
 if TYPE_CHECKING:
     import httpx
 
+LESSON_TOOLS = ("search_blocks", "mark_star")
+"""The level's tools: a loop of the learner's own returns text that may be a call to one."""
 Post = Callable[[dict[str, Any]], dict[str, Any]]
 """`post(body)`: send one chat-completion request body (messages, tools) and get the reply."""
 
@@ -43,6 +46,9 @@ def http_post(
     """
     import httpx
 
+    from ..client import checked_api_key
+
+    api_key = checked_api_key(api_key)  # one a header cannot carry: InvalidAPIKey, now
     headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
     http = httpx.Client(base_url=base_url, headers=headers, transport=transport, timeout=timeout_s)
 
@@ -155,7 +161,12 @@ def describe_message(message: dict[str, Any] | None) -> str:
             f"{c['function']['name']}({c['function'].get('arguments') or ''})" for c in calls
         )
         return _("a tool call: {calls}").format(calls=excerpt(asked, 90))
-    return _("the text “{text}”").format(text=excerpt(str(message.get("content") or ""), 90))
+    text = str(message.get("content") or "")
+    if find_text_calls(text, LESSON_TOOLS):
+        return _("a tool call written as text, not an answer: “{text}”").format(
+            text=excerpt(text, 90)
+        )
+    return _("the text “{text}”").format(text=excerpt(text, 90))
 
 
 @dataclass(frozen=True)
@@ -166,8 +177,8 @@ class Table:
     rows: tuple[tuple[str, ...], ...]
 
     def _repr_markdown_(self) -> str:
-        def cell(text: str) -> str:
-            return text.replace("|", "\\|").replace("\n", " ")
+        def cell(text: str) -> str:  # model text: literal words, on the cell's one line
+            return markdown_text(" ".join(str(text).splitlines()))
 
         lines = [
             "| " + " | ".join(cell(h) for h in self.header) + " |",
@@ -187,11 +198,17 @@ def describe_outcome(outcome: Any) -> str:
         return _("raised {kind}: {error}").format(
             kind=type(outcome).__name__, error=excerpt(str(outcome), 80)
         )
+    stop = getattr(outcome.stop, "value", outcome.stop)
     value = outcome.answer if getattr(outcome, "has_answer", True) else None  # a Run may raise
-    answer = _("no answer") if value is None else excerpt(repr(value), 70)
-    return _("{stop}: {answer}").format(
-        stop=getattr(outcome.stop, "value", outcome.stop), answer=answer
-    )
+    if stop == "end_turn" and find_text_calls(str(value or ""), LESSON_TOOLS):
+        answer = _("a tool call written as text, not an answer: “{text}”").format(
+            text=excerpt(str(value), 70)
+        )
+    elif getattr(outcome, "not_an_answer", None) is not None:  # a Run: its reason says why
+        answer = outcome.no_answer_reason
+    else:
+        answer = _("no answer") if value is None else excerpt(repr(value), 70)
+    return _("{stop}: {answer}").format(stop=stop, answer=answer)
 
 
 def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]]) -> Table:

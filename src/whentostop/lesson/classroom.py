@@ -1,9 +1,11 @@
 """Links that put the lesson in front of a class: a Binder link, a JupyterHub nbgitpuller link,
-and a link to the lesson in the browser (the JupyterLite site on GitHub Pages).
+a link to the lesson in the browser (the JupyterLite site on GitHub Pages) and an "Open in Colab"
+link.
 
     nbgitpuller_link("https://hub.example.edu", notebook="1-1")
     binder_link(notebook="00")
     lite_link(notebook="1-2")
+    colab_link(notebook="1-3", lang="pt")
 
 An nbgitpuller link makes each learner's hub server clone (or update) the repository into their
 home folder, then opens the notebook in JupyterLab; a Binder link builds the repository into a
@@ -13,12 +15,14 @@ URLs an instructor can paste into a chat or a slide.
 
 from __future__ import annotations
 
-from urllib.parse import quote, urlsplit
+import unicodedata
+from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..i18n import _, normalize
+from ..i18n import N_, _, normalize, using
 
-DEFAULT_REPO = "https://github.com/whentostop/whentostop"
-"""The repository's public URL: the one place it is written (README links are built from it)."""
+DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
+"""The repository's public URL: the one place it is written. The README's links are built from it
+(`make readme-links`), so a fork changes this line, runs that, and every link follows."""
 DEFAULT_BRANCH = "main"
 BINDER_URL = "https://mybinder.org"
 
@@ -89,17 +93,23 @@ def nbgitpuller_link(
     """The link a learner clicks on a JupyterHub with nbgitpuller: log in, pull, open the notebook.
 
     `hub` is the hub's address as learners type it (`https://hub.example.edu`, or with a path
-    prefix); a trailing `/hub` is tolerated. Every query value is percent-encoded.
+    prefix); a trailing `/hub` is tolerated. What cannot be a hub's address is refused
+    (`hub_address`); every query value is percent-encoded.
     """
-    base = _web_url(hub, _("hub")).rstrip("/")
-    if base.endswith("/hub"):
-        base = base[: -len("/hub")]
-    urlpath = f"lab/tree/{repo_folder(repo)}/{notebook_path(notebook, lang)}"
+    scheme, host, prefix = hub_address(hub)
+    prefix = prefix.rstrip("/").removesuffix("/hub")
+    urlpath = (
+        f"lab/tree/{repo_folder(_plain(repo, _('repository')))}/{notebook_path(notebook, lang)}"
+    )
     query = "&".join(
         f"{key}={_encode(value)}"
-        for key, value in (("repo", repo), ("branch", branch), ("urlpath", urlpath))
+        for key, value in (
+            ("repo", repo),
+            ("branch", _plain(branch, _("branch"))),
+            ("urlpath", urlpath),
+        )
     )
-    return f"{base}/hub/user-redirect/git-pull?{query}"
+    return urlunsplit((scheme, host, f"{prefix}/hub/user-redirect/git-pull", query, ""))
 
 
 def binder_link(
@@ -115,15 +125,37 @@ def binder_link(
     GitHub repositories use Binder's `gh` provider; any other git URL its generic `git` one.
     """
     repo_url = _web_url(repo, _("repository for Binder"))
+    branch = _plain(branch, _("branch"))
     parts = urlsplit(repo_url)
     segments = [s for s in parts.path.split("/") if s]
     if parts.hostname in ("github.com", "www.github.com") and len(segments) == 2:
         owner, name = segments[0], segments[1].removesuffix(".git")
-        spec = f"gh/{owner}/{name}/{_encode(branch)}"
+        spec = f"gh/{_encode(owner)}/{_encode(name)}/{_encode(branch)}"
     else:
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
+    scheme, host, prefix = hub_address(binder, _("Binder"))
     urlpath = f"lab/tree/{notebook_path(notebook, lang)}"
-    return f"{binder.rstrip('/')}/v2/{spec}?urlpath={_encode(urlpath)}"
+    return urlunsplit(
+        (scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", f"urlpath={_encode(urlpath)}", "")
+    )
+
+
+LITE_STARTING = N_(
+    "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit and "
+    "about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one takes "
+    "less): it runs inside this page, nothing is installed. When the status bar at the bottom of "
+    "the page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
+    "*Run → Run All Cells*."
+)
+"""The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
+the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
+
+
+def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
+    """`LITE_STARTING` in `lang`, with the kernel's start measured on a first and a later visit
+    (bench/RESULTS.md, section 8)."""
+    with using(lang):
+        return _(LITE_STARTING).format(first=first_s, again=again_s)
 
 
 def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
@@ -133,23 +165,34 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     GitHub Pages serves repository OWNER/NAME at https://OWNER.github.io/NAME/ (a repository
     named OWNER.github.io at the host's root); the site's notebooks are at its top level.
     """
-    parts = urlsplit(_web_url(repo, _("repository for GitHub Pages")))
-    segments = [s for s in parts.path.split("/") if s]
-    if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
-        raise ValueError(
-            _(
-                "The JupyterLite site is published with GitHub Pages: the repository "
-                "must be https://github.com/OWNER/NAME, not {repo!r}"
-            ).format(repo=repo)
-        )
-    owner, name = segments[0].lower(), segments[1].removesuffix(".git")
-    site = (
-        f"https://{name.lower()}/"
+    owner, name = _github(repo, _("The JupyterLite site is published with GitHub Pages"))
+    owner = owner.lower()
+    host, path = (
+        (name.lower(), "/")
         if name.lower() == f"{owner}.github.io"
-        else f"https://{owner}.github.io/{name}/"
+        else (f"{owner}.github.io", f"/{_encode(name)}/")
     )
-    path = notebook_path(notebook, lang).removeprefix("notebooks/")
-    return f"{site}lab/index.html?path={_encode(path)}"
+    notebook_in_site = notebook_path(notebook, lang).removeprefix("notebooks/")
+    return urlunsplit(
+        ("https", host, f"{path}lab/index.html", f"path={_encode(notebook_in_site)}", "")
+    )
+
+
+COLAB_URL = "https://colab.research.google.com"
+
+
+def colab_link(
+    *,
+    repo: str = DEFAULT_REPO,
+    branch: str = DEFAULT_BRANCH,
+    notebook: str = "00",
+    lang: str = "en",
+) -> str:
+    """The link that opens the notebook from GitHub in Google Colab (its first cell installs the
+    package there). Colab opens notebooks from GitHub only: https://github.com/OWNER/NAME."""
+    owner, name = _github(repo, _("Colab opens notebooks from GitHub"))
+    path = quote(notebook_path(notebook, lang))
+    return f"{COLAB_URL}/github/{_encode(owner)}/{_encode(name)}/blob/{_encode(branch)}/{path}"
 
 
 def describe_links(
@@ -183,9 +226,12 @@ def describe_links(
                 "",
                 _("In the browser, nothing to install (the JupyterLite site):"),
                 lite_link(repo=repo, notebook=notebook, lang=lang),
+                "",
+                _("Google Colab (its first cell installs the package):"),
+                colab_link(repo=repo, branch=branch, notebook=notebook, lang=lang),
             ]
         except ValueError:
-            pass  # a site on GitHub Pages only: no such link for another host
+            pass  # GitHub Pages and Colab know GitHub only: no such links for another host
     else:
         lines += [
             _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)").format(
@@ -195,16 +241,114 @@ def describe_links(
     return "\n".join(lines).rstrip()
 
 
-def _web_url(url: str, what: str) -> str:
-    """`url` if it is an absolute http(s) address, else an error that shows the expected form."""
+def hub_address(url: str, what: str | None = None) -> tuple[str, str, str]:
+    """The parts of a server's address a link is built on — (scheme, host[:port], path prefix)
+    — from what an instructor typed. Refused, each with a message that says why: anything
+    `urlsplit` would silently drop or a link cannot carry (a space, a newline or any control
+    character, a quote or an angle bracket), a scheme other than http or https, no host, a port
+    that is not one, credentials (`user:password@`), and a query (`?…`) or a fragment (`#…`),
+    which would swallow the path the link adds."""
+    what = what or _("hub")
+    url = _web_url(url, what)
+    if any(c.isspace() or c in _NOT_IN_AN_ADDRESS for c in url):
+        raise ValueError(
+            _(
+                "The {what}'s address {url!r} has a space, a quote or a bracket in it, which no "
+                "address has: copy it again"
+            ).format(what=what, url=url)
+        )
     parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.netloc:
+    if parts.query or parts.fragment or "?" in url or "#" in url:
+        raise ValueError(
+            _(
+                "The {what}'s address {url!r} has a query (?…) or a fragment (#…): the link's own "
+                "path would end up inside it. Give the address alone, such as "
+                "https://hub.example.edu (a path prefix is fine: https://example.edu/jupyter)"
+            ).format(what=what, url=url)
+        )
+    if "@" in parts.netloc:
+        raise ValueError(
+            _(
+                "The {what}'s address {url!r} has a user name or password in it (…@): a link "
+                "handed to a class must not carry credentials"
+            ).format(what=what, url=url)
+        )
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port == -1 or not parts.hostname:
+        raise ValueError(
+            _("The {what}'s address {url!r} has no host, or a port that is not 0 to 65535").format(
+                what=what, url=url
+            )
+        )
+    try:
+        host = parts.hostname.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise ValueError(
+            _("The {what}'s address {url!r} has a host name that cannot be one").format(
+                what=what, url=url
+            )
+        ) from None
+    if ":" in host:  # an IPv6 address, written in brackets
+        host = f"[{host}]"
+    netloc = host if port is None else f"{host}:{port}"
+    return parts.scheme.lower(), netloc, quote(parts.path, safe="/%:@!$&()*+,;=~")
+
+
+_NOT_IN_AN_ADDRESS = "\"'<>`{}|^"
+"""Characters no address carries as they are (RFC 3986 leaves them out; `urlsplit` does not
+mind them): in a printed link they end it, or quote it, early."""
+
+
+def _github(repo: str, why: str) -> tuple[str, str]:
+    """(owner, name) of a https://github.com/OWNER/NAME repository whose owner can be a GitHub
+    account, else an error that says `why` GitHub is needed."""
+    parts = urlsplit(_web_url(repo, _("repository")))
+    segments = [s for s in parts.path.split("/") if s]
+    if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
+        raise ValueError(
+            _("{why}: the repository must be https://github.com/OWNER/NAME, not {repo!r}").format(
+                why=why, repo=repo
+            )
+        )
+    owner = segments[0]
+    if not owner.isascii() or not owner.replace("-", "").isalnum():
+        raise ValueError(
+            _(
+                "{owner!r} cannot be a GitHub account, so it has no GitHub Pages site: an account "
+                "name has only letters, digits and hyphens"
+            ).format(owner=owner)
+        )
+    return owner, segments[1].removesuffix(".git")
+
+
+def _web_url(url: str, what: str) -> str:
+    """`url` if it is an absolute http(s) address with no control character in it (`urlsplit`
+    would drop some), else an error that shows the expected form."""
+    url = _plain(url, what)
+    parts = urlsplit(url)
+    if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise ValueError(
             _(
                 "The {what} must be a full http(s) URL such as https://example.org, not {url!r}"
             ).format(what=what, url=url)
         )
     return url
+
+
+def _plain(text: str, what: str) -> str:
+    """`text` if it has no control character (a newline, a tab, an escape…: `urlsplit` drops
+    some and a printed link breaks on others); else an error naming `what`."""
+    if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in text):
+        raise ValueError(
+            _(
+                "The {what} {text!r} has a newline or another control character in it: copy it "
+                "again, without them"
+            ).format(what=what, text=text)
+        )
+    return text
 
 
 def _encode(value: str) -> str:

@@ -4,8 +4,9 @@ rule is wrong, and to show the run that showed it.
 The learner's loop is called as `loop(post, prompt, tools, max_turns=..., stop_on=...)`, where
 `post(body)` sends one chat-completion request and returns the reply's JSON: so the same loop
 runs over the in-process mock and over a real socket (`MockServer`). It returns an outcome with
-`stop`, `answer` and `messages` (or the three as a tuple). Each case below is one run the loop
-must get right; `diagnose` turns what happened into one specific sentence.
+`stop`, `answer` and `messages` (or the three as a tuple). The cases are data (exercise 1-4.b in
+`data/lesson/1-4.toml`): each is one run the loop must get right, with what the reference loop
+(`run_agent`) does there; `diagnose` turns what happened into one specific sentence.
 """
 
 from __future__ import annotations
@@ -17,31 +18,26 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._text import excerpt
-from ..i18n import N_, _, ngettext
-from ..level import load_level
+from ..i18n import _, ngettext
+from ..mock.protocol import Breach, breach
 from ..tools import Tool
-from . import prompt
+from . import limits, prompt
+from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, tool_call
 from .castle import Post, http_post
+from .content import Case, ExerciseText
+from .verdict import Incorrect, Said, Verdict, correct
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
-JAMMED = "the ? blocks are stuck: try again"
-"""What a jammed tool raises the first time it is called (RuntimeError)."""
-
-
-class Runaway(BaseException):
-    """Raised by the recording `post` when a loop makes far more requests than its budget.
-
-    A BaseException, so that a learner's `except Exception` cannot swallow it."""
+SLACK = 4
+"""Requests past a case's max_turns before the check stops a loop that does not stop."""
 
 
 @dataclass(frozen=True)
-class Case:
-    """One run a learner's loop must get right."""
+class LoopCase:
+    """One run a learner's loop must get right, read from a case of the data file."""
 
-    key: str
     title: str
-    """What the run is, in words (a msgid)."""
     persona: str
     level: str
     tools: tuple[str, ...]
@@ -51,119 +47,52 @@ class Case:
     """The exit it must take: "end_turn", "terminal_tool" or "max_turns"."""
     answer: Any
     requests: int
-    """How many requests the run takes on the mock."""
+    """How many requests the reference loop makes on it."""
     jam: str | None = None
-    """A tool that raises the first time it is called."""
-    unknown_first: bool = False
-    """The first reply asks for a tool nobody offered."""
+    first_reply: tuple[dict[str, Any], ...] = ()
+    socket: bool = False
 
-    def make_tools(self) -> list[Tool]:
-        offered = load_level(self.level).tools(*self.tools)
-        return [jammed(t) if t.name == self.jam else t for t in offered]
-
-
-FLAG_TEXT = "I found the star! It is in the underground, block 7."
-"""The flag's answer on level 1-2 in English; the check reads it off each run (`_flag_text`),
-in whatever language the conversation is."""
-STAR_12 = {"item": "star", "block": 12}
-
-CASES = (
-    Case(
-        "flag",
-        N_("the searcher on level 1-2, only search_blocks offered"),
-        "searcher",
-        "1-2",
-        ("search_blocks",),
-        (),
-        10,
-        "end_turn",
-        FLAG_TEXT,
-        3,
-    ),
-    Case(
-        "clock",
-        N_("the Loopboros on level 1-1, max_turns=3"),
-        "loopboros",
-        "1-1",
-        ("search_blocks", "mark_star"),
-        (),
-        3,
-        "max_turns",
-        None,
-        3,
-    ),
-    Case(
-        "pipe",
-        N_('the sloppy caller on level 1-3, stop_on=("mark_star",)'),
-        "sloppy",
-        "1-3",
-        ("search_blocks", "mark_star"),
-        ("mark_star",),
-        10,
-        "terminal_tool",
-        STAR_12,
-        6,
-    ),
-    Case(
-        "raises",
-        N_("the searcher on level 1-2, whose search_blocks raises the first time"),
-        "searcher",
-        "1-2",
-        ("search_blocks",),
-        (),
-        10,
-        "end_turn",
-        FLAG_TEXT,
-        4,
-        jam="search_blocks",
-    ),
-    Case(
-        "terminal raises",
-        N_(
-            'the searcher on level 1-3, stop_on=("mark_star",), whose '
-            "mark_star raises the first time"
-        ),
-        "searcher",
-        "1-3",
-        ("search_blocks", "mark_star"),
-        ("mark_star",),
-        10,
-        "terminal_tool",
-        STAR_12,
-        6,
-        jam="mark_star",
-    ),
-    Case(
-        "unknown",
-        N_(
-            "the searcher on level 1-2, whose first reply asks for a tool that does "
-            "not exist ({name})"
-        ),
-        "searcher",
-        "1-2",
-        ("search_blocks",),
-        (),
-        10,
-        "end_turn",
-        FLAG_TEXT,
-        4,
-        unknown_first=True,
-    ),
-)
-"""Every case, in the order the check runs them: the three exits, then the error-back path."""
-OVER_A_SOCKET = ("flag", "pipe")
-"""The cases run again over a real socket."""
+    @classmethod
+    def of(cls, case: Case) -> LoopCase:
+        data = case.data
+        return cls(
+            title=case.title,
+            persona=data.get("persona", "searcher"),
+            level=data["level"],
+            tools=tuple(data.get("tools", ())),
+            stop_on=tuple(data.get("stop_on", ())),
+            max_turns=data.get("max_turns", 10),
+            stop=data["stop"],
+            answer=data.get("answer"),
+            requests=data["requests"],
+            jam=data.get("jam"),
+            first_reply=tuple(data.get("first_reply", ())),
+            socket=bool(data.get("socket", False)),
+        )
 
 
-def jammed(original: Tool) -> Tool:
-    """The same tool, schema and all, whose body raises once, then works."""
-    calls = {"n": 0}
+@dataclass
+class Watched:
+    """The tools a case offers, each recording the inputs its body ran with, without error."""
 
+    tools: list[Tool]
+    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, case: LoopCase) -> Watched:
+        watched = cls([])
+        change = {case.jam: "jammed"} if case.jam else None
+        for tool in case_tools(case.level, case.tools, change):
+            watched.tools.append(_recording(tool, watched.ran))
+        return watched
+
+
+def _recording(original: Tool, ran: list[tuple[str, dict[str, Any]]]) -> Tool:
     def body(**kwargs: Any) -> Any:
-        calls["n"] += 1
-        if calls["n"] == 1:
-            raise RuntimeError(JAMMED)
-        return original.fn(**kwargs)
+        limits.stop_if_expired()
+        result = original.fn(**kwargs)
+        ran.append((original.name, dict(kwargs)))
+        return result
 
     return Tool(
         name=original.name,
@@ -176,56 +105,77 @@ def jammed(original: Tool) -> Tool:
 
 @dataclass
 class Recorder:
-    """A `post` that counts requests, checks each for unanswered tool calls, keeps the
-    conversation it was last sent, and stops a loop that never stops."""
+    """A `post` that counts requests, checks each against the conversation rules of a real
+    endpoint and against the one before it (the history kept), keeps the conversation it was last
+    sent, and stops a loop that never stops."""
 
     post: Post
     limit: int
-    unknown_first: bool = False
+    first_reply: tuple[dict[str, Any], ...] = ()
     requests: int = 0
     messages: list[dict[str, Any]] = field(default_factory=list)
-    unanswered: tuple[int, str] | None = None
-    """(request number, tool name) of the first request sent with a tool call left unanswered."""
+    """The messages of the last request, as they were sent."""
+    live: list[dict[str, Any]] = field(default_factory=list)
+    """The loop's own list of messages, as it goes on (what it added since, too)."""
+    reply: dict[str, Any] | None = None
+    broke: tuple[int, Breach] | None = None
+    """(request number, the rule) of the first request a real endpoint would refuse."""
+    forgot: int | None = None
+    """The first request that did not carry the conversation so far."""
+    stopped: int = 0
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        limits.stop_if_expired()
         self.requests += 1
-        messages = body.get("messages")
-        if isinstance(messages, list):
-            self.messages = messages
-            missing = _unanswered(messages)
-            if missing and self.unanswered is None:
-                self.unanswered = (self.requests, missing)
+        PROGRESS.requests = self.requests
         if self.requests > self.limit:
+            self.stopped += 1
+            PROGRESS.stopped = self.stopped
+            if self.stopped > KEPT_GOING:
+                limits.end_now()
             raise Runaway(self.requests)
-        if self.unknown_first and self.requests == 1:
-            return _reply_calling(UNKNOWN_TOOL, {"door": "castle"})
-        return self.post(body)
+        messages = body.get("messages") if isinstance(body, dict) else None
+        if isinstance(messages, list):
+            if self.broke is None:
+                found = breach(messages)
+                if found is not None:
+                    self.broke = (self.requests, found)
+            if (
+                self.forgot is None
+                and self.reply is not None
+                and not _carries(messages, self.messages, self.reply)
+            ):
+                self.forgot = self.requests
+            self.messages, self.live = list(messages), messages
+        if self.first_reply and self.requests == 1:
+            scripted = _reply_calling(self.first_reply)
+            self.reply = scripted["choices"][0]["message"]
+            return scripted
+        answered = self.post(body)
+        try:
+            self.reply = answered["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError):
+            self.reply = None
+        return answered
 
 
-def _unanswered(messages: list[dict[str, Any]]) -> str | None:
-    """The name of a tool call that has no tool message with its id, if any."""
-    answered = {
-        m.get("tool_call_id") for m in messages if isinstance(m, dict) and m.get("role") == "tool"
-    }
-    for message in messages:
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if call.get("id") not in answered:
-                    return str(call.get("function", {}).get("name", "?"))
-    return None
+def _carries(messages: list[Any], before: list[Any], reply: dict[str, Any]) -> bool:
+    """Whether a request's messages start with the previous request's and its reply."""
+    return (
+        len(messages) > len(before)
+        and messages[: len(before)] == before
+        and messages[len(before)] == reply
+    )
 
 
-def _reply_calling(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """A chat completion asking for one tool call, shaped as the mock's."""
+def _reply_calling(calls: tuple[dict[str, Any], ...]) -> dict[str, Any]:
+    """A chat completion asking for these tool calls, shaped as the mock's."""
     message = {
         "role": "assistant",
-        "content": f"Let me try {name}.",
+        "content": _("Let me try {name}.").format(name=calls[0]["name"]),
         "tool_calls": [
-            {
-                "id": f"call_0_{name}",
-                "type": "function",
-                "function": {"name": name, "arguments": json.dumps(arguments)},
-            }
+            tool_call(c["name"], c.get("arguments", {}), f"call_0_{i}_{c['name']}")
+            for i, c in enumerate(calls, 1)
         ],
     }
     return {
@@ -241,14 +191,20 @@ def _reply_calling(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
 class Played:
     """What one case did with the learner's loop."""
 
-    case: Case
+    case: LoopCase
     where: str
     requests: int
     messages: list[dict[str, Any]]
-    unanswered: tuple[int, str] | None
+    """The conversation as the loop returned it (or, failing that, as it last sent it)."""
+    broke: tuple[int, Breach] | None
+    forgot: int | None = None
+    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     error: BaseException | None = None
     outcome: tuple[Any, Any, Any] | None = None
     returned: Any = None
+    stopped: int = 0
+    sent: list[dict[str, Any]] = field(default_factory=list)
+    """The messages of the last request the loop sent."""
 
 
 def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
@@ -260,20 +216,30 @@ def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
     return None
 
 
-def play(loop: Callable[..., Any], case: Case, post: Post, where: str) -> Played:
-    """Run the learner's loop on one case; whatever it raises is kept, never raised."""
-    recorder = Recorder(post, limit=case.max_turns + 4, unknown_first=case.unknown_first)
-    played = Played(case, where, 0, [], None)
+def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Played:
+    """Run the learner's loop on one case; whatever it raises is kept, never raised (except
+    the check's own time limit and Ctrl-C)."""
+    recorder = Recorder(post, limit=case.max_turns + SLACK, first_reply=case.first_reply)
+    watched = Watched.of(case)
+    played = Played(case, where, 0, [], None, ran=watched.ran)
     try:
         played.returned = loop(
-            recorder, prompt(), case.make_tools(), max_turns=case.max_turns, stop_on=case.stop_on
+            recorder, prompt(), watched.tools, max_turns=case.max_turns, stop_on=case.stop_on
         )
         played.outcome = read_outcome(played.returned)
-    except (Exception, Runaway) as exc:  # noqa: BLE001 — the learner's code may raise anything
+    except (limits.OutOfTime, KeyboardInterrupt):
+        raise
+    except BaseException as exc:  # noqa: BLE001 — the learner's code may raise anything
         played.error = exc
-    played.requests, played.unanswered = recorder.requests, recorder.unanswered
-    messages = played.outcome[2] if played.outcome and isinstance(played.outcome[2], list) else None
-    played.messages = messages if messages is not None else recorder.messages
+    played.requests, played.broke, played.forgot = (
+        recorder.requests,
+        recorder.broke,
+        recorder.forgot,
+    )
+    played.stopped, played.sent = recorder.stopped, recorder.messages
+    messages = played.outcome[2] if played.outcome else None
+    whole = _whole_conversation(messages, recorder.messages)
+    played.messages = list(messages) if whole and isinstance(messages, list) else recorder.live
     return played
 
 
@@ -311,33 +277,45 @@ def post_to_mock(persona: str) -> Post:
 # -- what went wrong, in one sentence ----------------------------------------------------------
 
 
-def case_title(case: Case) -> str:
+def case_title(case: LoopCase) -> str:
     """The case in words, in the language in effect."""
-    return _(case.title).format(name=UNKNOWN_TOOL)
+    return _(case.title)
 
 
-def diagnose(played: Played) -> str | None:
+def diagnose(played: Played) -> Incorrect | None:
     """The one thing wrong with this run of the learner's loop, or None when it is right."""
     case, error = played.case, played.error
+    if played.broke is not None:
+        return _broke(played, *played.broke)
     if error is not None:
         return _raised(played, error)
+    if played.forgot is not None:
+        return Incorrect(
+            _(
+                "request {n} did not carry the conversation so far: every request sends the "
+                "whole history (the task, each reply, each tool result), or the model forgets "
+                "what it did."
+            ),
+            n=played.forgot,
+        )
     if played.outcome is None:
-        return _(
-            "your loop returned {got}: return an outcome with stop, answer and messages "
-            "(Outcome(stop, answer, messages))."
-        ).format(got=excerpt(repr(played.returned), 80))
+        return Incorrect(
+            _(
+                "your loop returned {got}: return an outcome with stop, answer and messages "
+                "(Outcome(stop, answer, messages))."
+            ),
+            got=Said(played.returned),
+        )
     stop, answer, messages = played.outcome
-    if played.unanswered is not None:
-        number, name = played.unanswered
-        return _(
-            "request {n} was sent with a {name} call that has no tool message: every tool "
-            'call needs one (role "tool", its tool_call_id), a failed one too. The mock lets '
-            "it pass; a real endpoint refuses the request (HTTP 400)."
-        ).format(n=number, name=name)
-    if not isinstance(messages, list) or not messages:
-        return _(
-            "the outcome's messages should be the whole conversation (a list), not {got}."
-        ).format(got=excerpt(repr(messages), 60))
+    if not _whole_conversation(messages, played.sent):
+        return Incorrect(
+            _(
+                "the outcome's messages should be the whole conversation (the {n} messages of "
+                "the last request, and what came after), not {got}."
+            ),
+            n=len(played.sent),
+            got=Said(messages),
+        )
     stop = getattr(stop, "value", stop)
     if case.stop == "max_turns":
         return _clock(played, stop, answer)
@@ -346,77 +324,209 @@ def diagnose(played: Played) -> str | None:
     return _flag(played, stop, answer)
 
 
-def _raised(played: Played, error: BaseException) -> str:
-    case, kind = played.case, type(error).__name__
-    said = excerpt(str(error), 100)
-    if isinstance(error, Runaway):
-        return _(
-            "your loop made more than {n} requests with max_turns={max_turns}: it did not "
-            "stop. Make at most max_turns requests: for turn in range(max_turns)."
-        ).format(n=played.case.max_turns + 4, max_turns=case.max_turns)
-    if isinstance(error, TypeError) and played.requests == 0:
-        return _(
-            "calling your loop as loop(post, prompt, tools, max_turns={max_turns}, "
-            "stop_on={stop_on!r}) raised TypeError: {said}. Keep the skeleton's "
-            "parameters."
-        ).format(max_turns=case.max_turns, stop_on=case.stop_on, said=said)
-    if case.jam and JAMMED in str(error):
-        return _(
-            '{tool} raised RuntimeError ("{said}") and your loop let it out: the whole '
-            "run is lost. Catch it and send it back as the tool's result (the error-back "
-            "path, run_call); the model tries again."
-        ).format(tool=case.jam, said=JAMMED)
-    if case.unknown_first and played.requests <= 1:
-        return _(
-            "the model asked for {name}, a tool that does not exist, and your loop raised "
-            "{kind}: {said}. Send an error back as that call's result (which tools there "
-            "are), and go on."
-        ).format(name=UNKNOWN_TOOL, kind=kind, said=said)
-    if case.key == "pipe" and (
-        "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
-    ):
-        return _(
-            "the sloppy caller's mark_star failed validation and your loop raised {kind}: "
-            "{said}. A call that fails validation goes back to the model as an error "
-            "result; the loop goes on."
-        ).format(kind=kind, said=said)
-    if isinstance(error, KeyError) and "tool_calls" in str(error):
-        return _(
-            "your loop raised KeyError: 'tool_calls' on a reply that asks for no tool: "
-            'that reply is the flag. Return before reading message["tool_calls"].'
-        )
-    return _("on {case}, your loop raised {kind}: {said}").format(
-        case=case_title(case), kind=kind, said=said
+def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
+    """Whether an outcome's messages are the conversation: the last request's messages, then at
+    most its reply and that reply's tool results."""
+    return (
+        isinstance(messages, list)
+        and len(sent) <= len(messages) <= len(sent) + 1 + 16
+        and messages[: len(sent)] == sent
     )
 
 
-def _flag(played: Played, stop: Any, answer: Any) -> str | None:
+def _broke(played: Played, number: int, rule: Breach) -> Incorrect:
+    if rule.rule == "unanswered":
+        return Incorrect(
+            _(
+                "request {n} was sent with a {names} call that has no tool message after it: "
+                'every tool call of a reply needs its own (role "tool", its tool_call_id), a '
+                "failed one too, and the reply itself only once. A real endpoint refuses such a "
+                "request, and so does the mock: HTTP 400, {message}"
+            ),
+            n=number,
+            names=", ".join(dict.fromkeys(rule.names)),
+            message=Said(rule.message, text=True, limit=200),
+        )
+    if rule.rule == "orphan":
+        return Incorrect(
+            _(
+                "request {n} holds a tool message that answers no call of the message before it: "
+                "add the model's reply to the history first, then one tool message per call. A "
+                "real endpoint refuses such a request, and so does the mock: HTTP 400, {message}"
+            ),
+            n=number,
+            message=Said(rule.message, text=True, limit=200),
+        )
+    return Incorrect(
+        _("request {n} breaks the protocol, and the mock refuses it (HTTP 400): {message}"),
+        n=number,
+        message=Said(rule.message, text=True, limit=200),
+    )
+
+
+def _raised(played: Played, error: BaseException) -> Incorrect:
+    case, kind, where = played.case, type(error).__name__, case_title(played.case)
+    if isinstance(error, Runaway):
+        return Incorrect(
+            _(
+                "your loop made more than {n} requests with max_turns={max_turns}: it did not "
+                "stop. Make at most max_turns requests: for turn in range(max_turns)."
+            ),
+            n=case.max_turns + SLACK,
+            max_turns=case.max_turns,
+        )
+    if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
+        return Incorrect(
+            _(
+                "calling your loop as loop(post, prompt, tools, max_turns={max_turns}, "
+                "stop_on={stop_on}) raised TypeError: {said}. Keep the skeleton's parameters."
+            ),
+            max_turns=case.max_turns,
+            stop_on=Said(case.stop_on),
+            said=Said(error, text=True),
+        )
+    if case.jam and JAMMED in str(error):
+        return Incorrect(
+            _(
+                '{tool} raised RuntimeError ("{said}") and your loop let it out: the whole run is '
+                "lost. Catch it and send it back as the tool's result (the error-back path, "
+                "run_call); the model tries again."
+            ),
+            tool=case.jam,
+            said=JAMMED,
+        )
+    if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
+        return Incorrect(
+            _(
+                "the model asked for {name}, a tool that does not exist, and your loop raised "
+                "{kind}: {said}. Send an error back as that call's result (which tools there are), "
+                "and go on."
+            ),
+            name=UNKNOWN_TOOL,
+            kind=Said(kind, text=True),
+            said=Said(error, text=True),
+        )
+    if case.persona == "sloppy" and (
+        "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
+    ):
+        return Incorrect(
+            _(
+                "the sloppy caller's mark_star failed validation and your loop raised {kind}: "
+                "{said}. A call that fails validation goes back to the model as an error result; "
+                "the loop goes on."
+            ),
+            kind=Said(kind, text=True),
+            said=Said(error, text=True),
+        )
+    if isinstance(error, KeyError) and "tool_calls" in str(error):
+        return Incorrect(
+            _(
+                "your loop raised KeyError: 'tool_calls' on a reply that asks for no tool: that "
+                'reply is the flag. Return before reading message["tool_calls"].'
+            )
+        )
+    if isinstance(error, SystemExit):
+        return Incorrect(
+            _(
+                "with {case}, your loop called sys.exit() (SystemExit) after {n} requests: a loop "
+                'returns its outcome (on the clock, Outcome("max_turns", None, messages)); it '
+                "never ends the program."
+            ),
+            case=where,
+            n=played.requests,
+        )
+    if not isinstance(error, Exception):
+        return Incorrect(
+            _(
+                "with {case}, your loop raised {kind}, a BaseException, after {n} requests: return "
+                'the outcome instead (on the clock, Outcome("max_turns", None, messages)).'
+            ),
+            case=where,
+            kind=Said(kind, text=True),
+            n=played.requests,
+        )
+    if _http_400(error):
+        return Incorrect(
+            _(
+                "with {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
+                "be a conversation a real endpoint accepts."
+            ),
+            case=where,
+            n=played.requests,
+            said=Said(error, text=True),
+        )
+    return Incorrect(
+        _("with {case}, your loop raised {kind}: {said}"),
+        case=where,
+        kind=Said(kind, text=True),
+        said=Said(error, text=True),
+    )
+
+
+def _http_400(error: BaseException) -> bool:
+    response = getattr(error, "response", None)
+    return getattr(response, "status_code", None) == 400
+
+
+def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
+    last = _last_assistant(played.messages)
+    if stop == "end_turn" and last is not None and last.get("tool_calls"):
+        return Incorrect(
+            _(
+                "your loop took a reply that asks for tools for the flag (it had text too: "
+                "{said}). The flag is a reply with no tool_calls; a reply with calls needs them "
+                "run."
+            ),
+            said=Said(last.get("content") or "", text=True, limit=60),
+        )
     if stop == "max_turns":
-        return _(
-            "the model answered without asking for a tool, but your loop went on until "
-            "max_turns. A reply with no tool call is the flag: return "
-            'Outcome("end_turn", its text, messages).'
+        return Incorrect(
+            _(
+                "the model answered without asking for a tool ({said}), but your loop went on "
+                "until max_turns. A reply with no tool call is the flag: return "
+                'Outcome("end_turn", its text, messages).'
+            ),
+            said=Said(_flag_text(played.messages) or "", text=True, limit=60),
+        )
+    if stop == "terminal_tool" and not case.stop_on:
+        return Incorrect(
+            _(
+                "your loop opened the warp pipe though stop_on={stop_on}: the pipe opens only on "
+                "a tool the caller named in stop_on, never on a name written into the loop."
+            ),
+            stop_on=Said(case.stop_on),
         )
     if stop != "end_turn":
-        return _(
-            "this run ended on the flag (a reply with no tool call): stop should be "
-            '"end_turn", not {got!r}.'
-        ).format(got=stop)
+        return Incorrect(
+            _(
+                "this run ended on the flag (a reply with no tool call): stop should be "
+                '"end_turn", not {got}.'
+            ),
+            got=Said(stop),
+        )
     want = _flag_text(played.messages)
     if answer != want:
         if isinstance(answer, dict) and answer.get("content") == want:
-            return _(
-                'on the flag the answer is the reply\'s text, message["content"], not the '
-                "whole message."
+            return Incorrect(
+                _(
+                    'on the flag the answer is the reply\'s text, message["content"], not the '
+                    "whole message."
+                )
             )
-        return _(
-            "on the flag the answer is the text of the reply that asked for no tool, "
-            "{want!r}; your loop returned {got}."
-        ).format(want=want, got=excerpt(repr(answer), 80))
+        return Incorrect(
+            _(
+                "on the flag the answer is the text of the reply that asked for no tool, "
+                "{want}; your loop returned {got}."
+            ),
+            want=Said(want),
+            got=Said(answer),
+        )
     if played.requests != case.requests:
-        return _("the run should take {want} requests; your loop made {got}.").format(
-            want=case.requests, got=played.requests
+        return Incorrect(
+            _("the run should take {want} requests; your loop made {got}."),
+            want=case.requests,
+            got=played.requests,
         )
     return None
 
@@ -425,26 +535,37 @@ def _flag_text(messages: list[dict[str, Any]]) -> str | None:
     """The text of the last reply that asked for no tool: the flag's answer (the mock words it
     in the conversation's language, so it is read off the run, not written here)."""
     for message in reversed(messages):
-        if message.get("role") == "assistant" and not message.get("tool_calls"):
+        if (
+            isinstance(message, dict)
+            and message.get("role") == "assistant"
+            and not message.get("tool_calls")
+        ):
             return str(message.get("content") or "")
     return None
 
 
-def _clock(played: Played, stop: Any, answer: Any) -> str | None:
+def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        return ngettext(
-            "with max_turns={max_turns} your loop made {n} request: make exactly max_turns "
-            "before the clock stops it.",
-            "with max_turns={max_turns} your loop made {n} requests: make exactly max_turns "
-            "before the clock stops it.",
-            played.requests,
-        ).format(max_turns=case.max_turns, n=played.requests)
+        return Incorrect(
+            ngettext(
+                "with max_turns={max_turns} your loop made {n} request: make exactly max_turns "
+                "before the clock stops it.",
+                "with max_turns={max_turns} your loop made {n} requests: make exactly max_turns "
+                "before the clock stops it.",
+                played.requests,
+            ),
+            max_turns=case.max_turns,
+            n=played.requests,
+        )
     if stop != "max_turns":
-        return _(
-            "the turns ran out while the model was still asking for tools: that is the "
-            'clock, stop "max_turns", not {got!r}.'
-        ).format(got=stop)
+        return Incorrect(
+            _(
+                "the turns ran out while the model was still asking for tools: that is the "
+                'clock, stop "max_turns", not {got}.'
+            ),
+            got=Said(stop),
+        )
     if answer is not None:
         last = _last_assistant(played.messages)
         what = (
@@ -452,55 +573,128 @@ def _clock(played: Played, stop: Any, answer: Any) -> str | None:
             if answer == last or (isinstance(last, dict) and answer == last.get("content"))
             else ""
         )
-        return _(
-            "on the clock there is no answer: answer must be None, but your loop returned "
-            "{got}{what}."
-        ).format(got=excerpt(repr(answer), 80), what=what)
-    return None
-
-
-def _pipe(played: Played, stop: Any, answer: Any) -> str | None:
-    case = played.case
-    rejected = _first_failed_terminal(played.messages, case.stop_on)
-    if stop == "terminal_tool" and rejected is not None and played.requests < case.requests:
-        turn, arguments, output = rejected
-        return _(
-            "your loop opened the warp pipe on turn {turn}, on a mark_star call that "
-            "failed ({output}) with input {arguments}. Stop only when the terminal tool "
-            "validated and ran (ok)."
-        ).format(turn=turn, arguments=arguments, output=excerpt(output, 80))
-    if stop == "end_turn":
-        return _(
-            "mark_star validated and ran, but your loop went on: the model spent one more "
-            "turn saying {said!r}, and the run ended on the flag. When a stop_on tool ran "
-            'without error, return Outcome("terminal_tool", its validated input, '
-            "messages)."
-        ).format(said=excerpt(str(answer), 60))
-    if stop != "terminal_tool":
-        return _(
-            'this run should end through the warp pipe (stop "terminal_tool"); your loop '
-            "said {got!r} after {n} requests."
-        ).format(got=stop, n=played.requests)
-    if answer != case.answer:
-        said = _terminal_output(played.messages, case.stop_on)
-        if isinstance(answer, str) and said is not None and answer == said:
-            return _(
-                "the answer is the terminal tool's validated input, {want}, not its output {got!r}."
-            ).format(want=case.answer, got=answer)
-        if isinstance(answer, str):
-            return _(
-                "the answer is the validated input as a dict, {want}, not the raw "
-                "arguments {got!r}."
-            ).format(want=case.answer, got=excerpt(answer, 60))
-        return _(
-            "through the warp pipe the answer is the validated input {want}; your loop "
-            "returned {got}."
-        ).format(want=case.answer, got=excerpt(repr(answer), 80))
-    if played.requests != case.requests:
-        return _("the run should take {want} requests; your loop made {got}.").format(
-            want=case.requests, got=played.requests
+        return Incorrect(
+            _(
+                "on the clock there is no answer: answer must be None, but your loop returned "
+                "{got}{what}."
+            ),
+            got=Said(answer),
+            what=what,
         )
     return None
+
+
+def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
+    case = played.case
+    if stop == "terminal_tool":
+        terminal = _terminal_call(played.messages, case.stop_on)
+        if terminal is not None and not _ran_ok(played, terminal):
+            turn, arguments, output = terminal
+            return Incorrect(
+                _(
+                    "your loop opened the warp pipe on turn {turn}, on a {tool} call that failed "
+                    "({output}) with input {arguments}. Stop only when the terminal tool "
+                    "validated and ran (ok)."
+                ),
+                turn=turn,
+                tool=", ".join(case.stop_on),
+                output=Said(output, text=True, limit=80),
+                arguments=Said(arguments, text=True, limit=80),
+            )
+    if stop == "end_turn":
+        if any(name in case.stop_on for name, _data in played.ran):
+            return Incorrect(
+                _(
+                    "{tool} validated and ran, but your loop went on: the model spent one more "
+                    "turn saying {said}, and the run ended on the flag. When a stop_on tool ran "
+                    'without error, return Outcome("terminal_tool", its validated input, '
+                    "messages) at once, whatever else the reply asked for."
+                ),
+                tool=", ".join(case.stop_on),
+                said=Said(answer, limit=60),
+            )
+        rejected = _terminal_call(played.messages, case.stop_on)
+        return Incorrect(
+            _(
+                "the run ended on the flag ({said}), though no {tool} call validated and ran: the "
+                "model took what your loop sent back for its rejected call, {output}, for a "
+                'success. Say plainly that the call failed (for example "Error: ..."), so that a '
+                "model reads it as a failure."
+            ),
+            said=Said(answer, limit=60),
+            tool=", ".join(case.stop_on),
+            output=Said(rejected[2] if rejected else "", text=True, limit=80),
+        )
+    if stop != "terminal_tool":
+        return Incorrect(
+            _(
+                'this run should end through the warp pipe (stop "terminal_tool"); your loop '
+                "said {got} after {n} requests."
+            ),
+            got=Said(stop),
+            n=played.requests,
+        )
+    if answer != case.answer:
+        said = _terminal_output(played.messages, case.stop_on)
+        sent = _terminal_arguments(played.messages, case.stop_on)
+        if isinstance(answer, str) and said is not None and answer == said:
+            return Incorrect(
+                _(
+                    "the answer is the terminal tool's validated input, {want}, not its output {got}."
+                ),
+                want=Said(case.answer),
+                got=Said(answer),
+            )
+        if isinstance(answer, str):
+            return Incorrect(
+                _(
+                    "the answer is the validated input as a dict, {want}, not the raw arguments "
+                    "{got}."
+                ),
+                want=Said(case.answer),
+                got=Said(answer),
+            )
+        if sent is not None and answer == sent:
+            return Incorrect(
+                _(
+                    "the answer is the validated input, {want}, not the arguments as the model "
+                    "sent them, {got}: the schema checked them, and made them what they should be."
+                ),
+                want=Said(case.answer),
+                got=Said(answer),
+            )
+        return Incorrect(
+            _(
+                "through the warp pipe the answer is the validated input {want}; your loop returned {got}."
+            ),
+            want=Said(case.answer),
+            got=Said(answer),
+        )
+    if played.requests != case.requests:
+        return Incorrect(
+            _("the run should take {want} requests; your loop made {got}."),
+            want=case.requests,
+            got=played.requests,
+        )
+    return None
+
+
+def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:
+    """Whether the terminal call the loop stopped on ran without error (the tool recorded it)."""
+    _turn, arguments, _output = terminal
+    try:
+        sent = json.loads(arguments)
+    except (TypeError, ValueError):
+        return False
+    names = set(played.case.stop_on)
+    return (
+        any(
+            name in names and all(str(data.get(k)) == str(v) for k, v in dict(sent).items())
+            for name, data in played.ran
+        )
+        if isinstance(sent, dict)
+        else False
+    )
 
 
 def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -510,48 +704,51 @@ def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
 
 def _tool_outputs(messages: list[dict[str, Any]]) -> dict[str, str]:
     return {
-        m.get("tool_call_id", ""): str(m.get("content", ""))
+        str(m.get("tool_call_id", "")): str(m.get("content", ""))
         for m in messages
         if isinstance(m, dict) and m.get("role") == "tool"
     }
 
 
-def _first_failed_terminal(
+def _terminal_call(
     messages: list[dict[str, Any]], stop_on: tuple[str, ...]
 ) -> tuple[int, str, str] | None:
-    """(turn, arguments, output) of the first terminal call whose result was an error."""
-    outputs, turn = _tool_outputs(messages), 0
+    """(turn, arguments, output) of the last call to a stop_on tool in the conversation."""
+    outputs, turn, found = _tool_outputs(messages), 0, None
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
         turn += 1
         for call in message.get("tool_calls") or []:
-            name = call.get("function", {}).get("name")
-            output = outputs.get(call.get("id", ""))
-            if name in stop_on and (
-                output is None
-                or output.lower().lstrip().startswith(("error", "erro"))
-                or JAMMED in output
-                or "invalid" in output.lower()
-            ):
-                return turn, str(call["function"].get("arguments")), output or _("(no result)")
-    return None
+            function = call.get("function", {}) if isinstance(call, dict) else {}
+            if function.get("name") in stop_on:
+                found = (
+                    turn,
+                    str(function.get("arguments")),
+                    outputs.get(str(call.get("id", "")), _("(no result)")),
+                )
+    return found
 
 
 def _terminal_output(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> str | None:
-    outputs = _tool_outputs(messages)
-    for message in reversed(messages):
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            for call in message.get("tool_calls") or []:
-                if call.get("function", {}).get("name") in stop_on:
-                    return outputs.get(call.get("id", ""))
-    return None
+    found = _terminal_call(messages, stop_on)
+    return found[2] if found else None
+
+
+def _terminal_arguments(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> Any:
+    found = _terminal_call(messages, stop_on)
+    if found is None:
+        return None
+    try:
+        return json.loads(found[1])
+    except (TypeError, ValueError):
+        return None
 
 
 def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
     """The run as the learner's loop kept it, one line per message (the last `limit` lines)."""
     lines, turn = [], 0
-    for message in messages:
+    for message in messages[-4 * limit :]:
         if not isinstance(message, dict):
             continue
         role = message.get("role")
@@ -560,11 +757,12 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
             calls = ", ".join(
                 f"{c.get('function', {}).get('name')}({c.get('function', {}).get('arguments')})"
                 for c in message.get("tool_calls") or []
+                if isinstance(c, dict)
             )
             said = excerpt(str(message.get("content") or ""), 60)
             lines.append(
                 _("turn {n}  model: {said}").format(n=turn, said=said)
-                + (f"  -> {calls}" if calls else "")
+                + (f"  -> {excerpt(calls, 120)}" if calls else "")
             )
         elif role == "tool":
             lines.append(
@@ -581,40 +779,116 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
     return "\n".join(lines)
 
 
-def run_cases(loop: Callable[..., Any]) -> tuple[Played | None, str]:
-    """Every case in process, then the socket cases: (the first run that went wrong, or None;
-    where the socket runs went, or why they were skipped)."""
-    for case in CASES:
-        one = play(loop, case, post_to_mock(case.persona), _("in process"))
-        if diagnose(one):
-            return one, ""
-    by_key = {c.key: c for c in CASES}
+def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
+    """Every case in process, then the socket cases: the first that goes wrong, shown with the
+    run that showed it; else "Correct", saying where the socket runs went."""
+    cases = [LoopCase.of(c) for c in exercise.cases]
+    helper = getattr(loop, "__globals__", {}).get("run_call")
+    if helper is not None:
+        from .checks import still_blank
+
+        if still_blank(helper):
+            raise Incorrect(
+                _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
+            )
+    for case in cases:
+        PROGRESS.case = case_title(case)
+        _check(play(loop, case, post_to_mock(case.persona), _("in process")))
     with socket_url() as (base_url, why):
         if base_url is None:
-            return None, _("the real-socket runs were skipped here ({why})").format(why=why)
-        for key in OVER_A_SOCKET:
-            case = by_key[key]
-            one = play(
-                loop,
-                case,
-                http_post(base_url, case.persona, timeout_s=10.0),
-                _("over a real socket ({url})").format(url=base_url),
-            )
-            if diagnose(one):
-                return one, ""
-        return None, _("the same over a real socket ({url})").format(url=base_url)
+            where = _("the real-socket runs were skipped here ({why})").format(why=why)
+        else:
+            for case in (c for c in cases if c.socket):
+                PROGRESS.case = case_title(case)
+                place = _("over a real socket ({url})").format(url=base_url)
+                _check(play(loop, case, http_post(base_url, case.persona, timeout_s=10.0), place))
+            where = _("the same over a real socket ({url})").format(url=base_url)
+    return correct(_(exercise.settings["correct"]), socket=where)
+
+
+def _check(played: Played) -> None:
+    problem = diagnose(played)
+    if problem is None:
+        return
+    where = _("The run that showed it: {case}, {where}.").format(
+        case=case_title(played.case), where=played.where
+    )
+    shown = transcript(played.messages)
+    fence = "\n\n```\n{shown}\n```" if shown else ""
+    raise Incorrect(
+        "{problem}\n\n{where}" + fence,
+        problem=_Rendered(problem),
+        where=where,
+        shown=_Verbatim(shown),
+    )
+
+
+class _Rendered(Said):
+    """An `Incorrect` nested in another's message: its own rendering, plain or Markdown."""
+
+    def plain(self) -> str:
+        return str(self.value.message)
+
+    def markdown(self) -> str:
+        return str(self.value.markdown)
+
+
+class _Verbatim(Said):
+    """Text shown in a code block: as it is in both renderings (a fence shows HTML as text), its
+    backticks broken so that it cannot close the fence."""
+
+    def plain(self) -> str:
+        return str(self.value)
+
+    def markdown(self) -> str:
+        return str(self.value).replace("```", "`\u200b``")
+
+
+def timed_out(progress: Any, seconds: float) -> Incorrect:
+    """The verdict on a loop the time limit stopped."""
+    if progress.stopped:
+        return Incorrect(
+            _(
+                "with {case}, your loop did not stop: after {n} requests the check raised an "
+                "exception to stop it, and your loop went on, {times} times. A bare `except:` (or "
+                "`except BaseException:`) keeps even that, and Ctrl-C; catch Exception, and count "
+                "the turns: for turn in range(max_turns)."
+            ),
+            case=progress.case,
+            n=progress.requests - progress.stopped,
+            times=progress.stopped,
+        )
+    if progress.requests == 0:
+        return Incorrect(
+            _(
+                "with {case}, your loop did not return within {seconds:g} s, and it never sent a "
+                "request: a loop that does nothing but loop never returns. Ask the model once per "
+                "turn, for turn in range(max_turns)."
+            ),
+            case=progress.case,
+            seconds=seconds,
+        )
+    return Incorrect(
+        _(
+            "with {case}, your loop did not return within {seconds:g} s ({n} requests): every "
+            "turn must end in an exit or the next request."
+        ),
+        case=progress.case,
+        seconds=seconds,
+        n=progress.requests,
+    )
 
 
 __all__ = [
-    "CASES",
-    "Case",
+    "UNKNOWN_TOOL",
+    "LoopCase",
     "Played",
     "Recorder",
     "case_title",
     "diagnose",
-    "jammed",
+    "judge",
     "play",
     "read_outcome",
-    "run_cases",
+    "timed_out",
     "transcript",
 ]

@@ -17,6 +17,8 @@ from dataclasses import dataclass
 
 import httpx
 
+from .._numbers import token_count
+from .._text import markdown_text
 from ..i18n import _
 from ..usage import DEFAULT_PRICE_MODEL, price
 from .castle import Where, on_the_mock
@@ -130,10 +132,13 @@ class Bill:
         ).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
+        def row(cells: list[str]) -> str:  # each cell literal text: "$" starts no maths
+            return "| " + " | ".join(markdown_text(" ".join(c.splitlines())) for c in cells) + " |"
+
         head = self._head()
-        lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
-        lines += ["| " + " | ".join(row) + " |" for row in self._rows_text()]
-        return "\n".join(lines) + "\n\n" + self.caption()
+        lines = [row(head), "|" + "---|" * len(head)]
+        lines += [row(cells) for cells in self._rows_text()]
+        return "\n".join(lines) + "\n\n" + markdown_text(self.caption())
 
     def __str__(self) -> str:
         table = [self._head(), *self._rows_text()]
@@ -152,8 +157,8 @@ def bill(
 ) -> Bill:
     """The bill of a loop's replies (`usage`: each reply's `usage` object, in order) for the
     turns it ran and for `times` as many, extrapolated from its own growth (see `Bill`)."""
-    prompts = [int(u.get("prompt_tokens", 0)) for u in usage]
-    replies = [int(u.get("completion_tokens", 0)) for u in usage]
+    prompts = [token_count(u.get("prompt_tokens")) for u in usage]  # 10**400: not a count
+    replies = [token_count(u.get("completion_tokens")) for u in usage]
     if not prompts:
         raise ValueError(_("no usage to bill: the loop made no request"))
     p = price(price_model)

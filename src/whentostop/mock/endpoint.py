@@ -18,7 +18,9 @@ from typing import Any
 
 import httpx
 
+from .choice import choice_problem
 from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
+from .protocol import breach
 
 MAX_REQUEST_BYTES = 256 * 1024
 """The loopback server refuses bodies larger than this (HTTP 413). A lesson's largest request is
@@ -63,6 +65,16 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     problem = _check(request)
     if problem:
         return _error(400, problem, "invalid_request")
+    broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
+    if broken:
+        return 400, {
+            "error": {
+                "message": broken.message,
+                "type": "invalid_request_error",
+                "param": broken.param,
+                "code": broken.code,
+            }
+        }
     try:
         persona_of(request["model"])
     except ValueError:
@@ -132,7 +144,7 @@ def _check(request: Any) -> str | None:
         or not all(isinstance(t, dict) and isinstance(t.get("function"), dict) for t in tools)
     ):
         return "'tools' must be an array of {type: function, function: {...}}"
-    return None
+    return choice_problem(request)
 
 
 def _error(

@@ -8,6 +8,8 @@ same way every time, what a model would do next. None of them ever opens a level
     loopboros  the same, but never admits defeat: another search, another spelling, until the clock
     sloppy     a searcher whose first mark_star input fails validation; fixes it after the error
     slow       a searcher that takes `slow:SECONDS` (default 2 s) per reply
+    parallel   a searcher that asks for two searches in one reply (parallel tool calls), as
+               real models do: a loop must answer every call of a reply
 
 What the system prompt and the task say about giving up is read by `intent.read_intent`, a small
 reader of intent by rules (English and Brazilian Portuguese). Every persona answers in the
@@ -32,7 +34,7 @@ from ..outcome import message_text
 from .intent import Intent, read_intent
 from .words import window
 
-PERSONAS = ("searcher", "loopboros", "sloppy", "slow")
+PERSONAS = ("searcher", "loopboros", "sloppy", "slow", "parallel")
 DEFAULT_SLOW_S = 2.0
 MAX_SLOW_S = 600.0
 """The longest a `slow:SECONDS` reply may take (ten minutes: a lesson can show a reply that takes
@@ -221,6 +223,8 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
     if allowed and after is not None and view.attempts >= max(after, 1):
         return _say(_give_up(view))
     todo = [a for a in view.areas if a.lower() not in view.searched]
+    if todo and persona == "parallel" and len(todo) > 1:
+        return _calls(view, todo[:2], view.say(SEARCH_NOTE, area=view.listed(todo[:2])))
     if todo:
         area = todo[0]
         return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
@@ -287,6 +291,22 @@ def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, A
     }
 
 
+def _calls(view: View, areas: list[str], note: str) -> dict[str, Any]:
+    """One reply asking for a search of each area at once (parallel tool calls)."""
+    return {
+        "role": "assistant",
+        "content": note,
+        "tool_calls": [
+            {
+                "id": f"call_{view.turn}_{i}_search_blocks",
+                "type": "function",
+                "function": {"name": "search_blocks", "arguments": json.dumps({"area": area})},
+            }
+            for i, area in enumerate(areas, 1)
+        ],
+    }
+
+
 def persona_of(model: str) -> tuple[str, float]:
     """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, or a delay that is
     not 0 to MAX_SLOW_S seconds: ValueError."""
@@ -306,7 +326,9 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     persona, delay = persona_of(body["model"])
     if delay:
         sleep(delay)
-    message = decide(persona, body)
+    from .choice import with_tool_choice  # it reads the request with `read`, from here
+
+    message = with_tool_choice(body, decide(persona, body))
     completion_tokens = count_tokens(message.get("content") or "")
     if message.get("tool_calls"):
         completion_tokens += count_tokens(json.dumps(message["tool_calls"]))

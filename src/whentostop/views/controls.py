@@ -27,7 +27,15 @@ from __future__ import annotations
 import anywidget
 import traitlets
 
-from .look import BACKGROUND, BORDER_COLOUR, FOCUS_COLOUR, TEXT_COLOUR
+from .look import (
+    BACKGROUND,
+    BORDER_COLOUR,
+    DISABLED_BACKGROUND,
+    FOCUS_COLOUR,
+    MUTED_COLOUR,
+    PROJECTOR_TEXT_PX,
+    TEXT_COLOUR,
+)
 
 EXPLORER_CSS = f"""
 .wts-explorer :is(select, input, button, summary, [tabindex]):focus-visible,
@@ -38,20 +46,51 @@ EXPLORER_CSS = f"""
   position: absolute !important; width: 1px; height: 1px; margin: -1px; padding: 0;
   overflow: hidden; clip: rect(0 0 0 0); clip-path: inset(50%); white-space: nowrap; border: 0;
 }}
-.wts-explorer .wts-level-title, .wts-race .wts-level-title {{ font-size: 18px; font-weight: bold;
+.wts-explorer, .wts-race {{ font-size: var(--jp-widgets-font-size, 13px); }}
+.wts-projector {{ --jp-widgets-font-size: {PROJECTOR_TEXT_PX}px; --jp-widgets-inline-height: 36px;
+  font-size: {PROJECTOR_TEXT_PX}px; }}
+.wts-explorer .wts-level-title, .wts-race .wts-level-title {{ font-size: 1.4em; font-weight: bold;
   margin: 4px 0; line-height: 1.3; }}
+.wts-pill {{ font-size: 1.15em; }}
+.wts-projector .wts-level-title {{ font-size: 1.2em; }}
+.wts-projector .wts-pill {{ font-size: 1em; }}
 .wts-explorer details.wts-turn > summary {{ cursor: pointer; padding: 1px 0; }}
+.wts-explorer .wts-transcript-box :is(pre, code) {{ font-size: 1em; }}
+.wts-explorer .widget-label-basic, .wts-explorer .widget-label {{ white-space: normal;
+  overflow: visible; text-overflow: clip; line-height: 1.3; }}
+.wts-explorer .widget-checkbox {{ height: auto; min-height: var(--jp-widgets-inline-height);
+  align-items: center; }}
+.jupyter-widgets.wts-explorer, .jupyter-widgets.wts-dashboard,
+.jupyter-widgets.wts-views {{ overflow: visible; }}
+.jp-OutputArea:has(.wts-explorer), .jp-OutputArea-child:has(.wts-explorer),
+.jp-OutputArea-output:has(.wts-explorer) {{ overflow: visible; }}
+.jupyter-widgets.wts-ending, .jupyter-widgets.wts-beside-map {{ position: sticky; top: 0;
+  z-index: 2; background: {BACKGROUND}; padding: 2px 0; }}
+.jupyter-widgets.wts-beside-map {{ align-self: flex-start; }}
+#rendered_cells:has(.wts-ending) {{ padding-top: 0; }}
+.wts-explorer .wts-system-prompt input:disabled {{ background: {DISABLED_BACKGROUND};
+  color: {MUTED_COLOUR}; border-style: dashed; cursor: not-allowed; }}
 .wts-range-row {{ display: flex; align-items: center; gap: 8px; width: 100%; color: {TEXT_COLOUR}; }}
 .wts-range-row label {{ white-space: nowrap; }}
 .wts-range-row input[type=range] {{ flex: 1 1 auto; min-width: 80px; accent-color: {FOCUS_COLOUR}; }}
-.wts-choice-row {{ display: flex; align-items: center; gap: 8px; margin: 2px 8px 2px 12px;
-  color: {TEXT_COLOUR}; }}
+.wts-choice-row {{ display: flex; flex-wrap: wrap; align-items: center; gap: 8px;
+  margin: 2px 8px 2px 12px; color: {TEXT_COLOUR}; }}
 .wts-choice-row select {{ font-size: inherit; padding: 2px 4px; border: 1px solid {BORDER_COLOUR};
   border-radius: 2px; background: {BACKGROUND}; color: {TEXT_COLOUR}; }}
 .wts-range-row output {{ min-width: 2ch; text-align: right; font-weight: bold;
   background: {BACKGROUND}; }}
 """
-"""Focus rings on every control of the explorer, the visually hidden live region, the slider."""
+"""Focus rings on every control of the explorer, the visually hidden live region, the slider; the
+explorer's text in one size (JupyterLab's widgets' own, or the projector's on `.wts-projector`),
+its labels wrapped rather than cut off with an ellipsis, and the row saying how the run ended
+(`.wts-ending`, or the column beside the map that holds it and the transcript, `.wts-beside-map`)
+held at the top of the page while the rest of the explorer (a tall map) scrolls by.
+
+Holding it there needs every box around the explorer to let it out: ipywidgets' boxes and
+JupyterLab's output area scroll (`overflow: auto`) by default, which would make each of them the
+row's scrolling box instead of the page. JupyterLab's scrolled-outputs mode outranks these rules
+and keeps its own scrolling box. Voila pads its page's scrolling box at the top, where what
+scrolls under the row would show through: not on a page with an explorer."""
 
 _SLIDER_ESM = """
 let made = 0;

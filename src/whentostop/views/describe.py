@@ -3,9 +3,11 @@ how a run ended.
 
 A learner who cannot see a chart gets the same facts from these sentences: what was run, how it
 ended, the totals, the shape of the growth, the areas searched and the marker's verdict. They are
-computed from the run (never written by hand per figure), in the language in effect, and used by
-the SVG views (`charts`: `<title>`, `<desc>` and the `<img alt>`), the matplotlib figures
-(`plots`: an `<img alt>` in Jupyter and Voila) and the explorer's badge and live region.
+computed from the run (never written by hand per figure), in the language in effect. A figure's
+words are written from its figure model (`figure.py`: `chart_alt`, `map_figure_alt`), the same
+data both of its drawings show: the SVG views (`charts`: `<title>`, `<desc>` and the `<img alt>`)
+and the matplotlib figures (`plots`: an `<img alt>` in Jupyter and Voila); the rest are the
+explorer's badge and live region.
 """
 
 from __future__ import annotations
@@ -18,11 +20,12 @@ from .._text import excerpt
 from ..i18n import N_, _, ngettext
 from ..level import Judgement, Level
 from ..outcome import EXIT_NAMES, Run, Stop
-from ..usage import Price, cumulative_cost, cumulative_tokens, split_prompt
+from ..usage import Price, split_prompt
 from .look import RACE_TITLE
 
 if TYPE_CHECKING:
     from ..lesson.race import Fall, RaceResult
+    from .figure import Chart, Growth, LevelMap
 
 GROWTH_FASTER = 1.5
 """A run whose tokens reach this many times "every turn like turn 1" is said to grow faster
@@ -58,9 +61,12 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
     if run.answer_is_text_tool_call:
         return _(
             "{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”"
-        ).format(
-            exit=run.exit_name, turns=turns, text=excerpt(" ".join(str(run.answer).split()), 70)
-        )
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
+    if run.not_an_answer is not None:  # words the model was sent, repeated back
+        return _(
+            "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
+            "“{text}”"
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
     wrong = judgement is not None and judgement.correct is False
     if run.stop == Stop.END_TURN:
         answer = excerpt(str(run.answer), 70)
@@ -120,17 +126,20 @@ def subject(run: Run, judgement: Judgement | None = None) -> str:
 def growth(run: Run) -> str:
     """The shape of the cost: how the prompt grew turn by turn, and the total against a run
     whose every turn cost like the first."""
-    turns = run.all_turns
-    if not turns:
+    from . import figure
+
+    return growth_text(figure.growth(run))
+
+
+def growth_text(numbers: Growth | None) -> str:
+    """`growth` in words, from a figure's numbers (None: no turns)."""
+    if numbers is None:
         return _("No turns yet, so nothing was spent.")
-    total = cumulative_tokens(run)[-1]
-    if len(turns) == 1:
-        return _("One turn of {tokens:,} tokens.").format(tokens=total)
-    first, last = turns[0], turns[-1]
-    ratio = total / (first.total_tokens * len(turns)) if first.total_tokens else 1.0
+    if numbers.turns == 1:
+        return _("One turn of {tokens:,} tokens.").format(tokens=numbers.total)
     shape = (
         _("faster than linearly (every turn sends the whole history again)")
-        if ratio >= GROWTH_FASTER
+        if numbers.ratio >= GROWTH_FASTER
         else _("about linearly")
     )
     return _(
@@ -138,53 +147,71 @@ def growth(run: Run) -> str:
         "{total:,} tokens in all, {ratio:.1f} times what {n} turns would cost if each cost "
         "like turn 1, so the total grows {shape}."
     ).format(
-        first=first.prompt_tokens,
-        a=first.index,
-        last=last.prompt_tokens,
-        b=last.index,
-        total=total,
-        ratio=ratio,
-        n=len(turns),
+        first=numbers.first_prompt,
+        a=numbers.first_turn,
+        last=numbers.last_prompt,
+        b=numbers.last_turn,
+        total=numbers.total,
+        ratio=numbers.ratio,
+        n=numbers.turns,
         shape=shape,
     )
 
 
 def cached(run: Run) -> str:
     """The cached part of the prompts, when the server reported any (else "")."""
-    tokens = sum(split.cached for split in split_prompt(run))
+    return cached_text(sum(split.cached for split in split_prompt(run)))
+
+
+def cached_text(tokens: int) -> str:
     if not tokens:
         return ""
     return _("The server reported {cached:,} of the prompt tokens as cached.").format(cached=tokens)
 
 
 def wrap_up(run: Run) -> str:
-    if run.wrap_up_turn is None:
+    return wrap_up_text(run.wrap_up_turn is not None)
+
+
+def wrap_up_text(drawn: bool) -> str:
+    if not drawn:
         return ""
     return _("The wrap-up request after the clock is drawn last: it is not an answer.")
 
 
+def chart_alt(chart: Chart) -> str:
+    """A chart's text alternative, written from the chart: its title, what was run, the shape
+    of the growth (or each run compared), the cached part and the wrap-up it draws."""
+    shape = growth_text(chart.growth) if chart.kind != "compare_runs" else ""
+    return _sentences(
+        chart.title,
+        *chart.about,
+        shape,
+        cached_text(chart.cached),
+        wrap_up_text(chart.wrap_up is not None),
+    )
+
+
+def compared(label: str, run: Run, tokens: int, usd: float) -> str:
+    """One run of a comparison, in words: its label (the caller's words, quoted: a sentence of
+    the text alternative starts with it), how it ended, its tokens and cost."""
+    return _("“{label}”: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
+        label=label, ending=ending(run), tokens=tokens, usd=usd
+    )
+
+
 def tokens_alt(run: Run) -> str:
     """The tokens-per-turn chart's text alternative."""
-    return _sentences(
-        _("Tokens per turn: the history is sent again"),
-        subject(run),
-        growth(run),
-        cached(run),
-        wrap_up(run),
-    )
+    from . import figure
+
+    return figure.tokens_per_turn(run).alt
 
 
 def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
     """The cumulative cost chart's text alternative, with the total at `price`."""
-    tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-    total = (
-        _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
-            model=price.model, tokens=tokens[-1], usd=usd[-1]
-        )
-        if tokens
-        else _("Cumulative cost at {model}").format(model=price.model)
-    )
-    return _sentences(total, subject(run, judgement), growth(run), wrap_up(run))
+    from . import figure
+
+    return figure.cumulative_cost_chart(run, price, judgement).alt
 
 
 def cost_alt(
@@ -192,56 +219,53 @@ def cost_alt(
 ) -> str:
     """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn; how
     the run ended as the badge says it (`judgement`: the level's verdict on its answer)."""
+    from . import figure
+
+    cumulative = figure.cumulative_cost_chart(run, price, judgement)
     if not tokens_per_turn:
-        return cumulative_alt(run, price, judgement)
-    tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-    total = (
-        _("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
-            model=price.model, tokens=tokens[-1], usd=usd[-1]
-        )
-        if tokens
-        else ""
-    )
+        return cumulative.alt
+    return panels_alt(figure.tokens_per_turn(run), cumulative)
+
+
+def panels_alt(tokens: Chart, cumulative: Chart) -> str:
+    """The words of the tokens chart and the cumulative chart drawn side by side."""
     return _sentences(
         _("Tokens per turn and cumulative cost"),
-        subject(run, judgement),
-        growth(run),
-        total,
-        cached(run),
-        wrap_up(run),
+        *cumulative.about,
+        growth_text(cumulative.growth),
+        cumulative.title if cumulative.growth else "",
+        cached_text(tokens.cached),
+        wrap_up_text(cumulative.wrap_up is not None),
     )
 
 
 def compare_alt(runs: Mapping[str, Run], price: Price) -> str:
     """The comparison chart's text alternative: each run's exit, turns, tokens and cost."""
-    parts = [_("Runs compared: cumulative tokens (USD at {model})").format(model=price.model)]
-    for label, run in runs.items():
-        tokens, usd = cumulative_tokens(run), cumulative_cost(run, price)
-        parts.append(
-            _("{label}: {ending}; {tokens:,} tokens, ${usd:.4f}").format(
-                label=label,
-                ending=ending(run),
-                tokens=tokens[-1] if tokens else 0,
-                usd=usd[-1] if usd else 0.0,
-            )
-        )
-    return _sentences(*parts)
+    from . import figure
+
+    return figure.compare_runs(runs, price).alt
 
 
 def map_alt(level: Level, run: Run | None) -> str:
-    """The level map's text alternative: the map's news, which areas were searched (and how
-    many searches were misspelt), whether the star showed up, and each marker's verdict."""
-    view = level.view(run)
-    areas = list(view.blocks)
-    searched = list(dict.fromkeys(view.searched))
+    """The level map's text alternative (`map_figure_alt` of the map's figure)."""
+    from . import figure
+
+    return figure.level_map(level, run).alt
+
+
+def map_figure_alt(view: LevelMap) -> str:
+    """The level map's text alternative, written from the map: its news, which areas were
+    searched (and how many searches were misspelt), whether the star showed up, and each
+    marker's verdict."""
+    areas = [area for area, _blocks in view.rows]
     parts = [view.title]
-    if searched:
+    if view.searched:
         parts.append(
             _("Searched {n} of {total} areas: {areas}").format(
-                n=len(searched), total=len(areas), areas=", ".join(searched)
+                n=len(view.searched), total=len(areas), areas=", ".join(view.searched)
             )
         )
-        left = [a for a in areas if a not in searched]
+        left = [a for a in areas if a not in view.searched]
         if left:
             parts.append(_("Not searched: {areas}").format(areas=", ".join(left)))
     else:
@@ -254,11 +278,12 @@ def map_alt(level: Level, run: Run | None) -> str:
                 view.misspelt,
             ).format(n=view.misspelt)
         )
-    star = level.star
-    if star is None:
+    if view.star is None:
         parts.append(_("This level hides no star"))
     elif view.star_found:
-        parts.append(_("The star is in block {block} ({area})").format(block=star[1], area=star[0]))
+        parts.append(
+            _("The star is in block {block} ({area})").format(block=view.star[1], area=view.star[0])
+        )
     for marker in view.markers:
         verdict = (
             _("A marker on block {block} ({area}): right, the star is there")
@@ -266,10 +291,9 @@ def map_alt(level: Level, run: Run | None) -> str:
             else _("A marker on block {block} ({area}): wrong, the star is not there")
         )
         parts.append(verdict.format(block=marker.block, area=marker.area))
-    if star is not None and not view.markers:
+    if view.star is not None and not view.markers:
         parts.append(_("No marker placed"))
-    if run is not None and run.stop == Stop.END_TURN:
-        parts.append(level.judge(run).text)  # the markers above already judge the warp pipe
+    parts.append(view.verdict)  # the markers above already judge the warp pipe
     return _sentences(*parts)
 
 

@@ -26,10 +26,21 @@ USD_COLOUR = "#007A5E"
 SEPARATOR_COLOUR = "#FFFFFF"
 """A white line between stacked segments, so neighbours never rely on their contrast."""
 RUN_COLOURS = ("#0072B2", "#D55E00", "#000000", "#007A5E", "#A8487F", "#7A5C00")
-"""One colour per run in a comparison, in order; `RUN_MARKERS` and `RUN_LINESTYLES` are the
+"""One colour per run in a comparison, in order; `RUN_MARKERS` and `RUN_DASHES` are the
 second channel, so runs are told apart without colour too."""
 RUN_MARKERS = ("o", "s", "^", "D", "v", "P")
-RUN_LINESTYLES = ("-", "--", ":", "-.", (0, (5, 1, 1, 1)), (0, (1, 3)))
+"""Matplotlib's marker codes; the SVG views draw the same shapes (`charts`)."""
+DASHED = (3.7, 1.6)
+DOTTED = (1.0, 1.65)
+"""A line's dashes as on/off lengths in line widths (matplotlib's "--" and ":"); () is solid."""
+RUN_DASHES: tuple[tuple[float, ...], ...] = (
+    (),
+    DASHED,
+    DOTTED,
+    (6.4, 1.6, 1.0, 1.6),
+    (5.0, 1.0, 1.0, 1.0),
+    (1.0, 3.0),
+)
 MARKER_COLOURS = {True: "#2E7D32", False: "#C62828"}
 """A marker's ring: green on the star, red on the wrong block (the caption says it in words)."""
 BADGE_COLOURS = {
@@ -71,6 +82,12 @@ AXIS_COLOUR = "#616161"
 GRID_COLOUR = "#E0E0E0"
 """Grid lines: a faint guide, not needed to read a value (the tick labels are)."""
 BACKGROUND = "#FFFFFF"
+DISABLED_BACKGROUND = "#EEEEEE"
+"""A field that cannot be used yet (the system prompt while giving up is not allowed), under
+`MUTED_COLOUR` text and a dashed border."""
+PROJECTOR_TEXT_PX = 18
+"""The explorer's body text on a projector (`dashboard()`, `explorer(projector=True)`): readable
+from the back of a room at 1280×720."""
 
 
 @dataclass(frozen=True)

@@ -124,7 +124,7 @@ def badge_html(
     if run.stop is None:
         return _pill(look.BADGE_COLOURS["broken"], "✖", describe.ending(run, error))
     said = describe.ending(run, error, judgement)
-    if run.answer_is_text_tool_call:
+    if run.not_an_answer is not None:  # a tool call written as text, or an echo
         return _pill(look.BADGE_COLOURS["text_tool_call"], "⚠", said)
     if judgement is not None and judgement.correct is False:
         return _pill(look.BADGE_COLOURS["wrong"], "✗", said)
@@ -165,8 +165,8 @@ def transcript_html(
     box = (
         f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
         'data-lm-suppress-shortcuts="true" '
-        f'style="{style}overflow:auto;border:1px solid {look.BORDER_COLOUR};padding:0 6px;'
-        'box-sizing:border-box">'
+        f'style="{style}overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};'
+        'padding:0 6px;box-sizing:border-box">'
     )
     if run is None:
         return box + _empty(_("No run yet.")) + "</div>"
@@ -184,7 +184,7 @@ def transcript_html(
         f"<b>⚠ {warning}</b> {html.escape(w)}</div>"
         for w in run.warnings
     ]
-    if judgement is not None and run.has_answer:
+    if judgement is not None and (run.has_answer or run.not_an_answer):
         blocks.append(_verdict_html(judgement))
     return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
 
@@ -230,7 +230,7 @@ def reading_html(system: str, task: str) -> str:
         if intent.refused
         else look.MUTED_COLOUR
     )
-    return f'<span class="wts-reading" style="color:{colour};font-size:13px">{html.escape(text)}</span>'
+    return f'<span class="wts-reading" style="color:{colour}">{html.escape(text)}</span>'
 
 
 def progress_text(event: Event) -> str | None:
@@ -255,8 +255,9 @@ def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
 
 def _pill(colour: str, symbol: str, text: str) -> str:
     return (
-        f'<span style="display:inline-block;background:{colour};color:white;padding:4px 12px;'
-        f'border-radius:14px;font-weight:bold;font-size:15px;line-height:1.4">'
+        f'<span class="wts-pill" style="display:inline-block;background:{colour};color:white;'
+        "padding:4px 12px;border-radius:14px;font-weight:bold;line-height:1.4;"
+        'overflow-wrap:anywhere">'
         f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>'
     )
 
@@ -321,7 +322,7 @@ def _call_html(call: ToolCall, run: Run) -> str:
         f'<div class="{kind}" style="margin:2px 0"><i>{html.escape(calls)}</i> '
         f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
         f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
-        f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;font-size:12px;'
+        f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;'
         f"background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};"
         f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
         f"{html.escape(call.output)}</pre>"
@@ -340,7 +341,8 @@ SWITCH_LABELS = {
 
 class Explorer:
     """One level's explorer. `ex.widget` is the root VBox; `ex.run` the last Run; `ex.runs` how
-    many runs it has made."""
+    many runs it has made. `compact=True` lays it out as a dashboard column; `projector=True`
+    sets its text in the projector's size (`look.PROJECTOR_TEXT_PX`)."""
 
     def __init__(
         self,
@@ -357,6 +359,7 @@ class Explorer:
         show_map: bool | None = None,
         price_model: str = DEFAULT_PRICE_MODEL,
         heading_level: int = 3,
+        projector: bool = False,
     ) -> None:
         self.level_name = level
         self.setup = SETUPS.get(level, OTHER_LEVEL)
@@ -409,10 +412,13 @@ class Explorer:
             value=give_up(),
             continuous_update=False,
             description=_("system prompt"),
+            disabled=not allow_give_up,
             style={"description_width": "initial"},
             layout=w.Layout(width="100%"),
         )
-        """The give-up words sent when the switch is on: the lesson's, or the learner's own."""
+        """The give-up words sent when the switch is on: the lesson's, or the learner's own. Off
+        (disabled: greyed, and announced as unavailable) while the switch is off, since nothing
+        of it is sent then."""
         self.reading = Pane(layout=w.Layout(min_height="20px"))
         self.wrap_up = self._switch("wrap_up", wrap_up)
         self.run_button = w.Button(
@@ -453,6 +459,9 @@ class Explorer:
         self.widget = self._layout(
             self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
         )
+        if projector:
+            self.widget.add_class("wts-projector")
+        self.give_up.observe(self._give_up_switched, names="value")
 
         for control in (
             self.max_turns,
@@ -528,6 +537,9 @@ class Explorer:
         """The system prompt of the next run: the give-up words when the switch is on."""
         return (self.system_prompt.value.strip() or None) if self.give_up.value else None
 
+    def _give_up_switched(self, change: dict[str, Any]) -> None:
+        self.system_prompt.disabled = not change["new"]
+
     def _current_model(self) -> ChatModel:
         if self.live:
             assert self._model is not None
@@ -562,7 +574,7 @@ class Explorer:
         plot_alt = describe.cost_alt(
             shown, price(self.price_model), tokens_per_turn=not self.compact, judgement=judgement
         )
-        self.map_svg = charts.map_svg(self.level, run) if self.show_map else ""
+        self.map_svg = charts.map_svg(self.level, run, narrow=self.compact) if self.show_map else ""
         if self.live:
             self.progress.value = (
                 f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
@@ -594,7 +606,9 @@ class Explorer:
         )
         if self.show_map:
             self.map.value = svg_img(
-                self.map_svg, describe.map_alt(self.level, run), charts.map_size(self.level)
+                self.map_svg,
+                describe.map_alt(self.level, run),
+                charts.map_size(self.level, narrow=self.compact),
             )
         self.plot.value = svg_img(self.plot_svg, plot_alt, charts.cost_size(not self.compact))
         self.status.text = self.announcement
@@ -625,9 +639,12 @@ class Explorer:
         return not self.compact or TERMINAL in self.setup.tools
 
     def _layout(self, switches: Sequence[w.Widget], show_map: bool, heading_level: int) -> w.VBox:
-        """Title (a heading), controls, the badge and turns line, then the views. Compact (a
-        dashboard column): the cost chart right under the badge, so a projector shows every
-        level's badge and chart at once; the map and transcript below it."""
+        """Title (a heading), controls, the badge and turns line, then the views; with the map,
+        the badge and the transcript beside it, held in view while a tall map (the castle's)
+        scrolls by. Compact (a
+        dashboard column): the slider, the badge and the cost chart right under it, so a 1280×720
+        projector shows every level's badge and chart at once in its large text; the model, the
+        switches, the map and the transcript below them (the badge stays in view, `.wts-ending`)."""
         level = min(max(heading_level, 1), 6)
         header = Pane(
             value=f'<h{level} class="wts-level-title">{html.escape(self.level.title)}</h{level}>'
@@ -645,24 +662,27 @@ class Explorer:
             [self.badge, self.turns, self.status],
             layout=w.Layout(align_items="center", flex_flow="row wrap"),
         )
-        parts: list[w.Widget] = [header, controls, options]
-        if self.give_up in switches and not self.compact:  # the learner's own words, and what
-            parts += [self.system_prompt, self.reading]  # the mock makes of them
-        parts += [status, self.progress]
-        if self.compact:
-            parts.append(self.plot)
+        status.add_class("wts-ending")  # held in view while a tall map scrolls (controls.py)
+        if self.compact:  # the slider, then what it changes; the model and switches below
+            parts: list[w.Widget] = [header, controls, status, self.progress, self.plot, options]
             parts += [self.map, self.transcript] if show_map else [self.transcript]
-        elif show_map:  # a notebook is wide: the map beside the transcript
-            self.map.layout.width = self.transcript.layout.width = "50%"
-            parts.append(
-                w.HBox(
-                    [self.map, self.transcript],
-                    layout=w.Layout(width="100%", align_items="flex-start"),
-                )
+            root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
+            root.add_class("wts-explorer")
+            return root
+        parts = [header, controls, options]
+        if self.give_up in switches:  # the learner's own words, and what the mock makes of them
+            parts += [self.system_prompt, self.reading]
+        if show_map:  # a notebook is wide: the map, and beside it the badge and the transcript,
+            self.map.layout.width = "50%"  # which stay in view while a tall map scrolls by
+            beside = w.VBox([status, self.progress, self.transcript], layout=w.Layout(width="50%"))
+            beside.add_class("wts-beside-map")
+            views = w.HBox(
+                [self.map, beside], layout=w.Layout(width="100%", align_items="flex-start")
             )
-            parts.append(self.plot)
+            views.add_class("wts-views")
+            parts += [views, self.plot]
         else:
-            parts += [self.transcript, self.plot]
+            parts += [status, self.progress, self.transcript, self.plot]
         root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
         root.add_class("wts-explorer")
         return root
@@ -908,10 +928,13 @@ def explorer(level: str, **options: Any) -> Explorer:
     return Explorer(level, **options)
 
 
-def dashboard(levels: Sequence[str] = LEVELS, *, compact: bool = True, **options: Any) -> w.GridBox:
-    """The levels' explorers side by side, for a projector (`voila notebooks/explorer.ipynb`):
-    compact columns that show every badge and cost chart at once on a 1280×720 screen. Each
-    explorer re-runs and redraws only itself."""
+def dashboard(
+    levels: Sequence[str] = LEVELS, *, compact: bool = True, projector: bool = True, **options: Any
+) -> w.GridBox:
+    """The levels' explorers side by side, for a projector (`make dashboard`): compact columns
+    that show every badge and cost chart at once on a 1280×720 screen, in text readable from the
+    back of the room (`projector=False`: the notebook's own text size). Each explorer re-runs and
+    redraws only itself."""
     options.setdefault("heading_level", 2)
     explorers = [Explorer(name, compact=compact, **options) for name in levels]
     grid = w.GridBox(
@@ -924,5 +947,7 @@ def dashboard(levels: Sequence[str] = LEVELS, *, compact: bool = True, **options
         ),
     )
     grid.add_class("wts-dashboard")
+    if projector:
+        grid.add_class("wts-projector")
     grid.explorers = explorers  # the Explorer objects, for a notebook or a test to drive
     return grid

@@ -1,0 +1,473 @@
+"""Exercise 1-4.e, the capstone: `castle_caller(model, level)` against every persona, in the
+castle and in the castle whose star was taken, and with a slow model.
+
+The cases are data (`data/lesson/1-4.toml`): a persona, a level, and what the caller must return
+(`want`). Its settings are read from its first run (max_turns for the task, a deadline a user can
+wait for, the terminal tool); each result is compared with `want`, and each run checked to be a
+run of the model and the level the caller was given.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cache
+from typing import Any
+
+from ..i18n import _, ngettext
+from ..level import CASTLE, Level, load_level
+from ..loop import run_agent
+from ..outcome import Run, Stop
+from . import prompt
+from .cases import PROGRESS, CountingModel, Runaway, attempt, level_named, mock_model
+from .content import Case, ExerciseText
+from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
+
+MOST_RUNS = 2
+"""A caller retries once on the clock: a third run is stopped by the check."""
+
+
+@dataclass(frozen=True)
+class Castle:
+    """What the capstone's check knows about the castle: its rooms, its star, the honest runs."""
+
+    rooms: int
+    star: int
+    honest: int
+    """The turns of the searcher's honest run: a search per room, then the pipe."""
+    longest: int
+    """The turns of the longest honest run (the sloppy caller: one rejected call more)."""
+
+    @property
+    def least(self) -> int:
+        """The smallest max_turns accepted: the longest honest run and a margin of one."""
+        return self.longest + 1
+
+    @property
+    def most(self) -> int:
+        """The largest max_turns accepted: the longest honest run and half again."""
+        return self.longest + self.longest // 2
+
+
+@cache
+def castle() -> Castle:
+    level = load_level(CASTLE)
+    star = level.star
+    assert star is not None
+    honest, sloppy = (
+        run_agent(
+            prompt(),
+            model=mock_model(persona),
+            tools=level.tools(),
+            max_turns=60,
+            stop_on=["mark_star"],
+        )
+        for persona in ("searcher", "sloppy")
+    )
+    return Castle(len(level.areas), star[1], len(honest.turns), len(sloppy.turns))
+
+
+def judge(exercise: ExerciseText, fn: Any) -> Verdict:
+    low, high = exercise.settings["deadline_range"]
+    chosen: Run | None = None
+    for case in exercise.cases:
+        where = _(case.title)
+        PROGRESS.case, PROGRESS.runs, PROGRESS.requests, PROGRESS.stopped = where, 0, 0, 0
+        persona = case.data["persona"]
+        if persona == "slow":
+            assert chosen is not None and chosen.deadline_s
+            persona = f"slow:{chosen.deadline_s / 4:g}"
+        level = level_named(case.data["level"])
+        got = attempt(fn, CountingModel(persona, MOST_RUNS), level)
+        result = _result(where, got)
+        status, shown, runs = result
+        if chosen is None:
+            chosen = runs[0]
+            _settings(chosen, low, high)
+        _played(where, runs, persona, level)
+        _compare(case, where, status, shown, runs)
+    assert chosen is not None
+    ground = castle()
+    return correct(
+        _(
+            "max_turns={max_turns}, a way out in the prompt, the warp pipe and a {deadline:g} s "
+            "deadline: the searcher, the sloppy caller and the Loopboros deliver {star}; in the "
+            "empty castle the searcher gives up in words, the Loopboros is reported as a failure "
+            "after one retry, and a slow model is reported at the deadline."
+        ),
+        max_turns=chosen.max_turns,
+        deadline=chosen.deadline_s,
+        star=Said({"item": "star", "block": ground.star}),
+    )
+
+
+def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
+    from .checks import is_blank
+
+    if not got.ok:
+        exc = got.raised
+        if isinstance(exc, Runaway):
+            raise Incorrect(
+                _(
+                    "with {case}, castle_caller started a third run: retry once with a clearer task, "
+                    "then report the failure."
+                ),
+                case=where,
+            )
+        if isinstance(exc, SystemExit):
+            raise Incorrect(
+                _(
+                    "with {case}, castle_caller called sys.exit() (SystemExit): return (what "
+                    "happened, what to show, the runs) instead; the user's program goes on."
+                ),
+                case=where,
+            )
+        raise Incorrect(
+            _("with {case}, castle_caller raised {kind}: {error}"),
+            case=where,
+            kind=Said(type(exc).__name__, text=True),
+            error=Said(exc, text=True),
+        )
+    value = got.value
+    if is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value)):
+        raise NotAttempted
+    if not isinstance(value, tuple) or len(value) != 3:
+        raise Incorrect(
+            _(
+                "castle_caller should return (what happened, what to show, the runs it made); "
+                "with {case} it returned {got}."
+            ),
+            case=where,
+            got=Said(value),
+        )
+    runs = value[2]
+    made = PROGRESS.runs
+    if (
+        not isinstance(runs, list)
+        or not runs
+        or len(runs) > max(made, MOST_RUNS)
+        or not all(isinstance(r, Run) for r in runs)
+    ):
+        raise Incorrect(
+            _(
+                "castle_caller should return the runs it made as a list of Runs ({made} here); with "
+                "{case} it returned {got}."
+            ),
+            made=made,
+            case=where,
+            got=Said(runs),
+        )
+    return value[0], value[1], runs
+
+
+def _settings(run: Run, low: float, high: float) -> None:
+    ground = castle()
+    if run.deadline_s is None:
+        raise Incorrect(
+            _(
+                "choose a deadline: deadline_s, in seconds (between {low:g} and {high:g} on the "
+                "mock, where a turn takes milliseconds)."
+            ),
+            low=low,
+            high=high,
+        )
+    if not low <= run.deadline_s <= high:
+        raise Incorrect(
+            _(
+                "deadline_s={deadline}: choose between {low:g} and {high:g} seconds (a user "
+                "waits that long at most; the check waits for it with a slow model)."
+            ),
+            deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
+            low=low,
+            high=high,
+        )
+    if run.max_turns < ground.least:
+        raise Incorrect(
+            _(
+                "max_turns={max_turns} leaves no room in the castle: the honest runs take up to "
+                "{longest} turns ({rooms} searches and mark_star, and one rejected call for the "
+                "sloppy caller). Size the budget for the task: the longest honest run plus a "
+                "margin."
+            ),
+            max_turns=run.max_turns,
+            longest=ground.longest,
+            rooms=ground.rooms,
+        )
+    if run.max_turns > ground.most:
+        raise Incorrect(
+            _(
+                "max_turns={max_turns} is more than the longest honest run ({longest} turns) plus "
+                "a margin: at most {most}, half again. The Loopboros pays for every one of those "
+                "turns, twice with the retry."
+            ),
+            max_turns=run.max_turns,
+            longest=ground.longest,
+            most=ground.most,
+        )
+
+
+def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
+    """Each run was played by the model and on the level the caller was given."""
+    for run in runs:
+        if run.model and run.model != persona:
+            raise Incorrect(
+                _(
+                    "with {case}, castle_caller ran {played} instead of the model it was given: use "
+                    "the `model` argument, so the caller works with any model."
+                ),
+                case=where,
+                played=Said(run.model, text=True),
+            )
+        if _elsewhere(run, level):
+            raise Incorrect(
+                _(
+                    "with {case}, castle_caller searched another level than the one it was given: "
+                    "use the `level` argument (`level.tools()`), so the caller works on any level."
+                ),
+                case=where,
+            )
+
+
+def _elsewhere(run: Run, level: Level) -> bool:
+    for call in run.tool_calls:
+        if call.name == "search_blocks" and call.ok and call.input is not None:
+            area = level.area_named(str(call.input.get("area", "")))
+            if area is None or level.search_blocks(area) != call.output:
+                return True
+    return False
+
+
+def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+    want = case.data["want"]
+    ground = castle()
+    star = {"item": "star", "block": ground.star}
+    last = runs[-1]
+    if want["status"] == "answer":
+        if isinstance(shown, Run):
+            raise Incorrect(
+                _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
+                case=where,
+            )
+        if want["answer"] == "the star":
+            if status == "answer" and shown == star and len(runs) == 1:
+                return
+            if last.stop == Stop.END_TURN and not last.stop_on:
+                raise Incorrect(
+                    _(
+                        "with {case}, the model answered in text ({answer}). Choose the terminal "
+                        'tool: stop_on=["mark_star"], and the answer is data.'
+                    ),
+                    case=where,
+                    answer=Said(last._answer, text=True),
+                )
+            if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
+                raise Incorrect(
+                    _(
+                        "with {case}, the pipe opened with {answer}, which is not the star: "
+                        "stop_on={stop_on} opens it on that call. The terminal tool is mark_star."
+                    ),
+                    case=where,
+                    answer=Said(last._answer),
+                    stop_on=Said(list(last.stop_on)),
+                )
+            if any(r.has_answer for r in runs) and status != "answer":
+                raise Incorrect(
+                    _(
+                        "with {case}, a run {ended} with the answer {answer}, and castle_caller "
+                        "reported {status}: a run has an answer on the flag and through the "
+                        "warp pipe (run.has_answer); report it."
+                    ),
+                    case=where,
+                    ended=_("ended through the warp pipe")
+                    if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
+                    else _("ended on the flag"),
+                    answer=Said(next(r._answer for r in runs if r.has_answer)),
+                    status=Said(status),
+                )
+            raise Incorrect(
+                _(
+                    'with {case}, castle_caller should return ("answer", {star}, [its one run]); it '
+                    "returned ({status}, {shown}, {n})."
+                ),
+                case=where,
+                star=Said(star),
+                status=Said(status),
+                shown=Said(shown),
+                n=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
+            )
+        # the empty castle: the searcher may give up, in words, on its first run
+        if (
+            status == "answer"
+            and isinstance(shown, str)
+            and last.stop == Stop.END_TURN
+            and len(runs) == want["runs"]
+        ):
+            return
+        last = runs[0]
+        system = next(
+            (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
+        )
+        ended = (
+            _("went on until the clock")
+            if last.stop == Stop.MAX_TURNS
+            else _("did not give up in words on its first run")
+        )
+        if not system:
+            raise Incorrect(
+                _(
+                    "with {case}, the searcher searched every room and {ended}: you gave it no "
+                    "system prompt. Tell it what to do when the searches come back empty (level "
+                    "1-2)."
+                ),
+                case=where,
+                ended=ended,
+            )
+        raise Incorrect(
+            _(
+                "with {case}, the searcher searched every room and {ended}: your system prompt "
+                "({system}) does not let it give up. Tell it what to do when the searches come "
+                "back empty (level 1-2)."
+            ),
+            case=where,
+            ended=ended,
+            system=Said(system, text=True),
+        )
+    if want["status"] == "clock":
+        _clock(where, status, shown, runs)
+        return
+    _deadline(where, status, shown, runs)
+
+
+def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+    if status == "answer":
+        raise Incorrect(
+            _(
+                "with {case}, the Loopboros ran into the clock, and castle_caller reported an answer "
+                '({shown}). The clock is a failure: report it as "clock".'
+            ),
+            case=where,
+            shown=Said(shown),
+        )
+    if len(runs) != 2 or any(r.stop != Stop.MAX_TURNS for r in runs):
+        made = PROGRESS.runs
+        if made == 2 and len(runs) == 1:
+            raise Incorrect(
+                _(
+                    "with {case}, castle_caller made 2 runs but returned 1: keep every run in "
+                    "`runs`, the first one too."
+                ),
+                case=where,
+            )
+        raise Incorrect(
+            ngettext(
+                "with {case}, castle_caller should retry once with a clearer task, then report the "
+                'failure ("clock"): two runs on the clock. It made {n} run and reported {status}.',
+                "with {case}, castle_caller should retry once with a clearer task, then report the "
+                'failure ("clock"): two runs on the clock. It made {n} runs and reported {status}.',
+                len(runs),
+            ),
+            case=where,
+            n=len(runs),
+            status=Said(status),
+        )
+    first, second = (_task(r) for r in runs)
+    if first == second:
+        raise Incorrect(
+            _(
+                "with {case}, the retry sent the same task again ({task}): make the second one "
+                "clearer (say what to do, and how to end)."
+            ),
+            case=where,
+            task=Said(first[1], text=True),
+        )
+    said = {
+        str(m.get("content") or "")
+        for r in runs
+        for m in r.messages
+        if m.get("role") == "assistant"
+    }
+    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in said:
+        what = (
+            _(": that is the model's last message (a request for another search), not a reason")
+            if isinstance(shown, str) and shown in said
+            else ""
+        )
+        raise Incorrect(
+            _(
+                'with {case}, after two runs on the clock castle_caller should return ("clock", a '
+                "sentence saying why there is no answer, the runs); it returned ({status}, "
+                "{shown}, ...){what}."
+            ),
+            case=where,
+            status=Said(status),
+            shown=Said(shown),
+            what=what,
+        )
+
+
+def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+    if runs[0].stop != Stop.DEADLINE:
+        raise Incorrect(
+            _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
+            case=where,
+            deadline=runs[0].deadline_s or 0,
+            ended=_ended(runs[0]),
+        )
+    if len(runs) != 1:
+        raise Incorrect(
+            _(
+                "with {case}, castle_caller retried after the deadline: the user has already "
+                "waited deadline_s. Report the deadline, and do not retry."
+            ),
+            case=where,
+        )
+    if status != "deadline" or not isinstance(shown, str) or not shown.strip():
+        raise Incorrect(
+            _(
+                'with {case}, castle_caller should return ("deadline", a sentence saying why there '
+                "is no answer, the runs); it returned ({status}, {shown}, ...)."
+            ),
+            case=where,
+            status=Said(status),
+            shown=Said(shown),
+        )
+
+
+def _ended(run: Run) -> str:
+    from .judges import ENDED
+
+    return _(ENDED[run.stop]) if run.stop else _("was broken")
+
+
+def _task(run: Run) -> tuple[str, str]:
+    """What a run was asked: its system prompt and its first user message (the task)."""
+
+    def first(role: str) -> str:
+        return next((str(m.get("content")) for m in run.messages if m.get("role") == role), "")
+
+    return first("system"), first("user")
+
+
+def timed_out(progress: Any, seconds: float) -> Incorrect:
+    """The verdict on a caller the time limit stopped."""
+    if progress.stopped:
+        return Incorrect(
+            _(
+                "with {case}, castle_caller did not stop: it kept starting runs after the check "
+                "stopped the third one, {times} times. A bare `except:` keeps even that; retry "
+                "once, then report the failure."
+            ),
+            case=progress.case,
+            times=progress.stopped,
+        )
+    return Incorrect(
+        _(
+            "with {case}, castle_caller did not return within {seconds:g} s ({n} runs started): "
+            "it must return after at most two runs."
+        ),
+        case=progress.case,
+        seconds=seconds,
+        n=progress.runs,
+    )
+
+
+__all__ = ["MOST_RUNS", "Castle", "castle", "judge", "timed_out"]

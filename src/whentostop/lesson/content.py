@@ -1,0 +1,235 @@
+"""The exercises' words, blanks, solutions and cases, read from `data/lesson/<notebook>.toml`.
+
+One file per notebook holds each exercise's id, the names its cell uses, the blank cell, the two
+hints, how its answer is judged and the cases it is tried on; its solution is a Python file in
+`data/lesson/solutions/` that ruff and mypy check like any code: a header (the imports and the
+notebook's context that make it lint-clean) above `MARKER`, the cell's code below it. Words are
+English msgids, shown translated: hints and case titles whole, code line by line (each comment,
+each string literal that is prose), so one catalogue entry serves the blank and the solution.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from .._data import data_file
+
+NOTEBOOKS = ("00", "1-1", "1-2", "1-3", "1-4")
+"""The notebooks with exercises, in order; each has `data/lesson/<notebook>.toml`."""
+MARKER = "# --- the answer cell ---"
+"""The line in a solution file below which the cell's code starts."""
+
+
+@dataclass(frozen=True)
+class Case:
+    """One input an answer is tried on: what it is (`title`, a msgid) and its settings as data."""
+
+    title: str
+    data: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self.data.get(key, default)
+
+
+@dataclass(frozen=True)
+class ExerciseText:
+    """An exercise as its notebook's data file says it."""
+
+    id: str
+    var: str
+    answer: str
+    blank: str
+    hints: tuple[str, ...]
+    solution_file: str
+    judge: str
+    """The named judge the answer goes to (`lesson/judges.py`)."""
+    takes: str = ""
+    """For a function: what each case hands it ("run", "call", "messages", "loop", "caller")."""
+    aspects: tuple[str, ...] = ()
+    """For a `Run`: what is compared with the solution's run, in order."""
+    cases: tuple[Case, ...] = ()
+    settings: dict[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    """Anything else the file says (bounds, names), for the judge."""
+
+    @property
+    def solution_source(self) -> str:
+        return solution_source(self.solution_file)
+
+    @property
+    def solution(self) -> str:
+        """The cell's code of the solution: the part of its file below the marker line."""
+        return solution_parts(self.solution_file)[1]
+
+
+@cache
+def solution_source(name: str) -> str:
+    return data_file("lesson", "solutions", name).read_text(encoding="utf-8")
+
+
+@cache
+def solution_parts(name: str) -> tuple[str, str]:
+    """(header, cell) of a solution file."""
+    header, marker, cell = solution_source(name).partition(MARKER + "\n")
+    if not marker:
+        raise ValueError(f"data/lesson/solutions/{name} has no line {MARKER!r}")
+    return header, cell.strip("\n")
+
+
+@cache
+def notebook_data(notebook: str) -> dict[str, Any]:
+    import tomllib
+
+    text = data_file("lesson", f"{notebook}.toml").read_text(encoding="utf-8")
+    return tomllib.loads(text)
+
+
+@cache
+def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
+    """The exercises of one notebook, in order, as its data file says them."""
+    found = []
+    for raw in notebook_data(notebook).get("exercise", []):
+        entry = dict(raw)
+        cases = tuple(
+            Case(str(c.pop("title")), c) for c in (dict(x) for x in entry.pop("case", []))
+        )
+        found.append(
+            ExerciseText(
+                id=entry.pop("id"),
+                var=entry.pop("var"),
+                answer=entry.pop("answer"),
+                blank=entry.pop("blank").strip("\n"),
+                hints=tuple(entry.pop("hints")),
+                solution_file=entry.pop("solution"),
+                judge=entry.pop("judge"),
+                takes=entry.pop("takes", ""),
+                aspects=tuple(entry.pop("aspects", ())),
+                cases=cases,
+                settings=entry,
+            )
+        )
+    return tuple(found)
+
+
+@cache
+def extra_levels() -> dict[str, dict[str, Any]]:
+    """Levels only the checks use (a star somewhere else), by name, from every data file."""
+    levels: dict[str, dict[str, Any]] = {}
+    for notebook in NOTEBOOKS:
+        for name, spec in notebook_data(notebook).get("level", {}).items():
+            levels[name] = {"name": name, **spec}
+    return levels
+
+
+# -- the words in code: comments and prose literals, translated one by one -----------------------
+
+_PROSE = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
+_LITERAL = re.compile(r"(?s)^(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")")
+
+
+def _is_prose(body: str) -> bool:
+    return bool(_PROSE.search(body)) and " " in body.strip()
+
+
+def code_words(source: str) -> Iterator[tuple[str, int, int, int, int]]:
+    """(text, start row, start col, end row, end col) of each comment and prose string literal
+    body in `source` (rows 1-based): the pieces a translation replaces. Raw and byte strings are
+    code (a regular expression), never prose."""
+    try:
+        tokens = list(tokenize.generate_tokens(io.StringIO(source).readline))
+    except (tokenize.TokenError, SyntaxError):
+        return
+    lines = source.split("\n")
+    fstring: list[tuple[int, int]] = []  # Python 3.12+: an f-string arrives in pieces
+    for tok in tokens:
+        kind = tokenize.tok_name[tok.type]
+        if tok.type == tokenize.COMMENT:
+            text = tok.string[1:].strip()
+            if _PROSE.search(text):
+                col = tok.start[1] + tok.string.index(text)
+                yield text, tok.start[0], col, tok.end[0], col + len(text)
+        elif tok.type == tokenize.STRING:
+            yield from _literal(tok.string, tok.start, tok.end)
+        elif kind == "FSTRING_START":
+            fstring.append(tok.start)
+        elif kind == "FSTRING_END" and fstring:
+            start = fstring.pop()
+            if not fstring:
+                whole = _between(lines, start, tok.end)
+                yield from _literal(whole, start, tok.end)
+
+
+def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
+    if start[0] == end[0]:
+        return lines[start[0] - 1][start[1] : end[1]]
+    first = [lines[start[0] - 1][start[1] :]]
+    middle = lines[start[0] : end[0] - 1]
+    return "\n".join([*first, *middle, lines[end[0] - 1][: end[1]]])
+
+
+def _literal(
+    token: str, start: tuple[int, int], end: tuple[int, int]
+) -> Iterator[tuple[str, int, int, int, int]]:
+    m = _LITERAL.match(token)
+    if m is None or start[0] != end[0]:  # a literal over several lines stays as written
+        return
+    prefix, quote = m["prefix"].lower(), m["quote"]
+    if "r" in prefix or "b" in prefix:
+        return
+    body = token[len(m["prefix"]) + len(quote) : len(token) - len(quote)]
+    if _is_prose(body):
+        col = start[1] + len(m["prefix"]) + len(quote)
+        yield body, start[0], col, end[0], col + len(body)
+
+
+def translate_code(source: str, translate: Callable[[str], str]) -> str:
+    """`source` with each comment and prose literal translated, everything else unchanged."""
+    lines = source.split("\n")
+    for text, row, col, _end_row, end_col in sorted(
+        code_words(source), key=lambda w: (w[1], w[2]), reverse=True
+    ):
+        new = translate(text)
+        if new != text:
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + new + line[end_col:]
+    return "\n".join(lines)
+
+
+def msgids() -> Iterator[tuple[str, str]]:
+    """(where, msgid) of every word in the data files that the catalogue translates: hints,
+    case titles, and the comments and prose literals of blanks and solutions."""
+    for notebook in NOTEBOOKS:
+        where = f"data/lesson/{notebook}.toml"
+        for exercise in exercise_texts(notebook):
+            for hint in exercise.hints:
+                yield where, hint
+            for text, *_ in code_words(exercise.blank):
+                yield where, text
+            for case in exercise.cases:
+                yield where, case.title
+                if "failure" in case.data:
+                    yield where, case.data["failure"]
+            for key in ("correct", "escaped"):
+                if key in exercise.settings:
+                    yield where, exercise.settings[key]
+            for text, *_ in code_words(exercise.solution):
+                yield f"data/lesson/solutions/{exercise.solution_file}", text
+
+
+__all__ = [
+    "MARKER",
+    "NOTEBOOKS",
+    "Case",
+    "ExerciseText",
+    "code_words",
+    "exercise_texts",
+    "extra_levels",
+    "msgids",
+    "solution_parts",
+    "translate_code",
+]

@@ -1,0 +1,1228 @@
+"""The named judges an exercise's data file points to (`judge = "..."`).
+
+Each takes the exercise (its data: cases, aspects, settings) and the learner's answer, and returns
+a `Verdict` ("Correct" and what the answer showed) or raises `Incorrect` for the first case the
+answer got wrong, naming that case, and a cause only once it is checked. A function's answer is
+called on every case, beside the solution (`data/lesson/solutions/`) on the same input; a `Run`
+is compared with the solution's run, aspect by aspect.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import operator
+import re
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from ..errors import NoAnswer
+from ..i18n import N_, _, language, ngettext
+from ..level import SHIPPED, Level, load_level
+from ..mock.intent import WHY, Intent, read_intent
+from ..models import is_persona
+from ..outcome import Run, Stop
+from ..tools import Tool
+from ..usage import cumulative_tokens
+from . import give_up, loopcheck, prompt
+from .cases import (
+    PROGRESS,
+    Called,
+    attempt,
+    case_run,
+    case_tools,
+    mock_model,
+    tool_call,
+)
+from .castle import exit_by_last_message
+from .content import Case, ExerciseText
+from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
+
+ENDED = {
+    Stop.END_TURN: N_("ended on the flag"),
+    Stop.TERMINAL_TOOL: N_("ended through the warp pipe"),
+    Stop.MAX_TURNS: N_("was stopped by the clock"),
+    Stop.DEADLINE: N_("was stopped by the deadline"),
+    Stop.BUDGET: N_("was stopped by the budget"),
+}
+"""How a run ended, as the predicate of a sentence ("this run {ended}"), in each language."""
+PERSONA_NAMES = {
+    "searcher": N_("the searcher"),
+    "loopboros": N_("the Loopboros"),
+    "sloppy": N_("the sloppy caller"),
+    "slow": N_("a slow model"),
+    "parallel": N_("a model that searches two areas at a time"),
+}
+GIVE_UP_EXAMPLES = (
+    N_("If you can't find the star, say so."),
+    N_("You may give up after searching every area."),
+)
+"""Two wordings the mock understands, offered when it did not understand a learner's own."""
+
+
+def _turns(n: int) -> str:
+    return ngettext("{n} turn", "{n} turns", n).format(n=n)
+
+
+def _ended(run: Run) -> str:
+    return _(ENDED[run.stop]) if run.stop else _("was broken")
+
+
+def _persona(run: Run) -> str | None:
+    return run.model.partition(":")[0] if is_persona(run.model) else None
+
+
+def _persona_name(persona: str) -> str:
+    return _(PERSONA_NAMES.get(persona, persona))
+
+
+def _case(case: Case) -> str:
+    PROGRESS.case = _(case.title)
+    return PROGRESS.case
+
+
+# -- the solution, run beside the answer ---------------------------------------------------------
+
+
+def reference_names() -> dict[str, Any]:
+    """What a notebook's first cells give a solution: the lesson's words in the language in
+    effect, and `connect` bound to the in-process mock whatever the configuration says."""
+    from .. import NoAnswer as _NoAnswer
+    from .. import load_level as _load_level
+    from .. import run_agent as _run_agent
+
+    return {
+        "NoAnswer": _NoAnswer,
+        "Stop": Stop,
+        "run_agent": _run_agent,
+        "load_level": _load_level,
+        "connect": mock_model,
+        "PROMPT": prompt(),
+        "GIVE_UP": give_up(),
+    }
+
+
+def reference(exercise: ExerciseText) -> Any:
+    """The solution's answer (a value, or a function), made once per language."""
+    return _reference(exercise, language())
+
+
+@cache
+def _reference(exercise: ExerciseText, lang: str) -> Any:
+    from ..i18n import using
+    from .content import translate_code
+
+    with using(lang):
+        namespace = reference_names()
+        exec(translate_code(exercise.solution, _), namespace)
+    return namespace[exercise.answer]
+
+
+@cache
+def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Called:
+    fn = _reference(exercise, lang)
+    return attempt(fn, *_inputs(exercise, exercise.cases[index]))
+
+
+def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
+    """What a function answer is called with on one case (a fresh copy each time)."""
+    if exercise.takes == "run":
+        return (case_run(case.data["run"]),)
+    if exercise.takes == "messages":
+        if "messages" in case.data:
+            messages = json.loads(case.data["messages"])
+        else:
+            messages = case_run(case.data["run"]).messages
+        return (messages, tuple(case.get("stop_on", ())))
+    raise ValueError(f"{exercise.id}: no inputs for takes={exercise.takes!r}")
+
+
+def _blank_in(value: Any) -> bool:
+    from .checks import is_blank
+
+    if is_blank(value):
+        return True
+    return isinstance(value, tuple) and any(is_blank(x) for x in value)
+
+
+def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
+    """The verdict on learner code that raised: the case it raised on, and what it raised."""
+    exc = called.raised
+    assert exc is not None
+    if isinstance(exc, NoAnswer) and escaped:
+        return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
+    if isinstance(exc, SystemExit):
+        return Incorrect(
+            _(
+                "with {case}, your code called sys.exit() (SystemExit): a function the check calls "
+                "must return its answer, not end the program."
+            ),
+            case=where,
+        )
+    if not isinstance(exc, Exception):
+        return Incorrect(
+            _(
+                "with {case}, your code raised {kind}, a BaseException that is not an Exception: "
+                "such exceptions are for stopping a program (Ctrl-C, sys.exit). Return the answer "
+                "instead."
+            ),
+            case=where,
+            kind=Said(type(exc).__name__, text=True),
+        )
+    return Incorrect(
+        _("with {case}, your code raised {kind}: {error}"),
+        case=where,
+        kind=Said(type(exc).__name__, text=True),
+        error=Said(exc, text=True),
+    )
+
+
+# -- functions: called on every case beside the solution -----------------------------------------
+
+
+def same(exercise: ExerciseText, fn: Any) -> Verdict:
+    """A function of a run (or of messages): on every case, the same value and type as the
+    solution's."""
+    _callable(exercise, fn)
+    forbidden = set(exercise.settings.get("forbidden", ())) & _names_used(fn)
+    if forbidden:
+        raise Incorrect(
+            _(
+                "your function reads the library's own names for the exits ({names}). Name the "
+                "exit yourself, from run.stop and the Stop values."
+            ),
+            names=", ".join(sorted(forbidden)),
+        )
+    for index, case in enumerate(exercise.cases):
+        where = _case(case)
+        inputs = _inputs(exercise, case)
+        want = _reference_result(exercise, language(), index)
+        if not want.ok:  # the solution itself raised: this case says nothing about the answer
+            continue
+        got = attempt(fn, *copy.deepcopy(inputs))
+        if not got.ok:
+            raise _raised(got, where, exercise.settings.get("escaped", ""))
+        if _blank_in(got.value):
+            raise NotAttempted
+        if not _equal(got.value, want.value):
+            raise _different(exercise, where, inputs[0], got.value, want.value)
+    return correct(_(exercise.settings["correct"]))
+
+
+def _callable(exercise: ExerciseText, fn: Any) -> None:
+    if not callable(fn):
+        raise Incorrect(
+            _("`{name}` should be a function; it holds {value}."),
+            name=exercise.answer,
+            value=Said(fn),
+        )
+
+
+def _names_used(fn: Any) -> set[str]:
+    from .checks import names_in
+
+    code = getattr(fn, "__code__", None)
+    return names_in(code) if code is not None else set()
+
+
+def _equal(got: Any, want: Any) -> bool:
+    """Equal, and of the same kind (7 is not "7", nor 7.0, nor True)."""
+    try:
+        if isinstance(want, str) or isinstance(got, str):
+            return isinstance(got, str) and isinstance(want, str) and got == want
+        if want is None or got is None:
+            return got is None and want is None
+        if isinstance(want, bool) or isinstance(got, bool):
+            return type(got) is type(want) and got == want
+        if isinstance(want, int):
+            return isinstance(got, int) and got == want
+        return bool(type(got) is type(want) and got == want)
+    except Exception:  # noqa: BLE001 — a learner's __eq__ may raise anything
+        return False
+
+
+def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: Any) -> Incorrect:
+    """Why the answer's value differs from the solution's on this case: a cause that is checked
+    (the run's last message, the text of a number, the Stop value), else the two values."""
+    run = first if isinstance(first, Run) else None
+    if run is not None and want is None and isinstance(got, str):
+        last = (run.last_message or {}).get("content")
+        if got and (got == last or got == run.wrap_up):
+            return Incorrect(
+                _(
+                    "with {case}, your function returned {got}: that is the run's last message (a "
+                    "request for another search, or a wrap-up), not an answer. A run that {ended} "
+                    "has none: return None."
+                ),
+                case=where,
+                got=Said(got),
+                ended=_ended(run),
+            )
+        if got == run.no_answer_reason:
+            return Incorrect(
+                _(
+                    "with {case}, your function returned the reason there is no answer ({got}): "
+                    "return None when there is no answer."
+                ),
+                case=where,
+                got=Said(got),
+            )
+    if isinstance(want, int) and not isinstance(want, bool):
+        if isinstance(got, str) and got.strip().isdigit():
+            return Incorrect(
+                _(
+                    "with {case}, you returned the text {got}: return the block as a number, an int."
+                ),
+                case=where,
+                got=Said(got),
+            )
+        if isinstance(got, float) and got == want:
+            return Incorrect(
+                _("with {case}, you returned {got}, a float: return the block as an int."),
+                case=where,
+                got=Said(got),
+            )
+        if isinstance(got, re.Match):
+            return Incorrect(
+                _(
+                    "with {case}, you returned the match object itself: return the number it "
+                    "found, as an int."
+                ),
+                case=where,
+            )
+    if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
+        return Incorrect(
+            _(
+                "with {case}, your function returned {got}, the Stop value itself: return the "
+                "exit's name, {want}."
+            ),
+            case=where,
+            got=Said(got),
+            want=Said(want),
+        )
+    if isinstance(want, dict) and isinstance(got, str):
+        return Incorrect(
+            _(
+                "with {case}, your function returned the text {got}: the warp pipe's answer is "
+                "data, a dict; return it as it is."
+            ),
+            case=where,
+            got=Said(got),
+        )
+    return Incorrect(
+        _("with {case}, your function returned {got}; expected {want}."),
+        case=where,
+        got=Said(got),
+        want=Said(want),
+    )
+
+
+def pair(exercise: ExerciseText, fn: Any) -> Verdict:
+    """A function of (messages, stop_on) that returns (stop, answer): on every case, the pair the
+    solution returns."""
+    _callable(exercise, fn)
+    for index, case in enumerate(exercise.cases):
+        where = _case(case)
+        inputs = _inputs(exercise, case)
+        want = _reference_result(exercise, language(), index)
+        got = attempt(fn, *copy.deepcopy(inputs))
+        if not got.ok:
+            exc = got.raised
+            if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
+                raise Incorrect(
+                    _(
+                        "with {case}, your recipe raised NameError ({error}): the arguments are "
+                        "JSON, not Python. Parse them with json.loads."
+                    ),
+                    case=where,
+                    error=Said(exc, text=True),
+                )
+            raise _raised(got, where)
+        if _blank_in(got.value):
+            raise NotAttempted
+        value = got.value
+        if not isinstance(value, (tuple, list)) or len(value) != 2:
+            raise Incorrect(
+                _(
+                    "with {case}, the recipe should return two things, (stop, answer); it "
+                    "returned {got}."
+                ),
+                case=where,
+                got=Said(value),
+            )
+        stop, answer = getattr(value[0], "value", value[0]), value[1]
+        want_stop, want_answer = want.value
+        if stop != want_stop:
+            if stop not in ("end_turn", "terminal_tool", "max_turns"):
+                raise Incorrect(
+                    _(
+                        'with {case}, the stop is {got}: say it with the Outcome\'s values, "end_turn", '
+                        '"terminal_tool" or "max_turns" (here {want}).'
+                    ),
+                    case=where,
+                    got=Said(stop),
+                    want=Said(want_stop),
+                )
+            raise Incorrect(
+                _("with {case}, the recipe should say {want}; yours said {got}."),
+                case=where,
+                want=Said((want_stop, want_answer)),
+                got=Said((stop, answer)),
+            )
+        if not _equal(answer, want_answer):
+            if isinstance(answer, str) and isinstance(want_answer, dict):
+                raise Incorrect(
+                    _(
+                        "with {case}, the answer is the call's arguments as JSON text ({got}): "
+                        "parse them into a dict with json.loads."
+                    ),
+                    case=where,
+                    got=Said(answer),
+                )
+            raise Incorrect(
+                _("with {case}, the recipe should say {want}; yours said {got}."),
+                case=where,
+                want=Said((want_stop, want_answer)),
+                got=Said((stop, answer)),
+            )
+    return correct(_(exercise.settings["correct"]))
+
+
+# -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
+
+_FAILURE_WORDS = re.compile(
+    r"error|erro|fail|falh|could ?n.t|cannot|can't|unable|não (foi|existe|há|pude|consegui)"
+    r"|no such|no tool|there is no|there's no|does not exist|doesn't exist|not found|unknown"
+    r"|desconhecid|invalid|inválid|not valid|exception|exceção|raised|levantou|refused|recusad"
+    r"|[A-Z][A-Za-z]{0,30}(Error|Exception)\b",  # bounded: read from a 200-character window
+    re.IGNORECASE,
+)
+
+
+def reads_as_failure(text: str) -> bool:
+    """Whether a tool's output tells a reader that the call failed (in English or Portuguese):
+    an error word, or an exception's name, in its first 200 characters."""
+    return bool(_FAILURE_WORDS.search(text[:200]))
+
+
+def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
+    """`run_call(call, tools)` on every case beside the solution's: the same `ok` and validated
+    input; on a success the tool's output as text; on a failure `(False, None, line)` with a line
+    that reads as an error and carries the exception's message."""
+    _callable(exercise, fn)
+    solution = reference(exercise)
+    for case in exercise.cases:
+        where = _case(case)
+        call, tools = _call_of(case), _tools_of(case)
+        want = attempt(solution, copy.deepcopy(call), _tools_of(case))
+        got = attempt(fn, copy.deepcopy(call), tools)
+        if not want.ok:  # the solution lets it through (sys.exit): so must run_call
+            if got.ok:
+                raise Incorrect(
+                    _(
+                        "with {case}, run_call caught {kind} and turned it into a result: catch "
+                        "Exception, not BaseException, so that Ctrl-C and sys.exit() still stop "
+                        "the program."
+                    ),
+                    case=where,
+                    kind=Said(type(want.raised).__name__, text=True),
+                )
+            continue
+        if not got.ok:
+            raise Incorrect(
+                _(
+                    "with {case}, run_call raised {kind}: {error}. Catch it, and return (False, "
+                    "None, an error line): the error goes back to the model as the call's result."
+                ),
+                case=where,
+                kind=Said(type(got.raised).__name__, text=True),
+                error=Said(got.raised, text=True),
+            )
+        if _blank_in(got.value):
+            raise NotAttempted
+        _one_result(case, where, call, got.value, want.value)
+    return correct(_(exercise.settings["correct"]))
+
+
+def _call_of(case: Case) -> dict[str, Any]:
+    spec = case.data["call"]
+    return tool_call(spec["name"], spec.get("arguments_text", spec.get("arguments", {})))
+
+
+def _tools_of(case: Case) -> list[Tool]:
+    how = case.get("tool")
+    name = case.data["call"]["name"]
+    return case_tools(case.get("level", "1-2"), (), {name: how} if how else None)
+
+
+def _one_result(
+    case: Case, where: str, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]
+) -> None:
+    if not isinstance(got, tuple) or len(got) != 3:
+        raise Incorrect(
+            _(
+                "run_call should return three things, (ok, data, output); with {case} it returned {got}."
+            ),
+            case=where,
+            got=Said(got),
+        )
+    ok, data, output = got
+    want_ok, want_data, want_output = want
+    if ok is not want_ok:
+        if want_ok:
+            raise Incorrect(
+                _(
+                    "with {case}, the call validated and ran, but run_call said it failed (ok="
+                    "{ok}), with {output}."
+                ),
+                case=where,
+                ok=Said(ok),
+                output=Said(output),
+            )
+        raise Incorrect(
+            _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
+            case=where,
+            failure=_(case.get("failure", "the call failed")),
+            ok=Said(ok),
+        )
+    if want_ok:
+        if not isinstance(output, str):
+            raise Incorrect(
+                _(
+                    "with {case}, the output should be text for the model (str(output)), not {kind} "
+                    "({got})."
+                ),
+                case=where,
+                kind=Said(type(output).__name__, text=True),
+                got=Said(output),
+            )
+        if not _equal(data, want_data):
+            cause = (
+                _("the arguments as the model sent them")
+                if data == call["function"]["arguments"]
+                or _maybe_json(call["function"]["arguments"]) == data
+                else _("something else")
+            )
+            raise Incorrect(
+                _(
+                    "with {case}, data should be the validated input, a dict ({want}); yours is "
+                    "{cause}: {got}."
+                ),
+                case=where,
+                want=Said(want_data),
+                cause=cause,
+                got=Said(data),
+            )
+        if output != want_output:
+            raise Incorrect(
+                _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
+                case=where,
+                want=Said(want_output),
+                got=Said(output),
+            )
+        return
+    if data is not None:
+        raise Incorrect(
+            _(
+                "with {case}, the call failed: data should be None (there is no validated input), not {got}."
+            ),
+            case=where,
+            got=Said(data),
+        )
+    if not isinstance(output, str) or not output.strip():
+        raise Incorrect(
+            _(
+                "with {case}, the output should be an error line for the model (a str), not "
+                "{got}: the model can only fix what it is told."
+            ),
+            case=where,
+            got=Said(output),
+        )
+    if not reads_as_failure(output):
+        raise Incorrect(
+            _(
+                "with {case}, the output {got} does not say that the call failed: a model reading "
+                'it takes it for a result. Say it is an error (for example "Error: ...").'
+            ),
+            case=where,
+            got=Said(output),
+        )
+    message = _failure_message(case)
+    if message and message[:40] not in output:
+        raise Incorrect(
+            _(
+                "with {case}, the output {got} does not say what went wrong. The model can only "
+                "fix what it is told: put the exception's message in it (for example "
+                'f"Error: {{exc}}").'
+            ),
+            case=where,
+            got=Said(output),
+        )
+
+
+def _maybe_json(text: Any) -> Any:
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
+def _failure_message(case: Case) -> str:
+    """The message of the exception this call raises (what the error line must carry), or ""."""
+    tools = {t.name: t for t in _tools_of(case)}
+    call = _call_of(case)
+    tool = tools.get(call["function"]["name"])
+    if tool is None:
+        return ""
+    try:
+        tool.fn(**dict(tool.validate(call["function"]["arguments"])))
+    except Exception as exc:  # noqa: BLE001 — its message is what we want
+        return str(exc)
+    return ""
+
+
+# -- Runs: compared with the solution's run, aspect by aspect ------------------------------------
+
+
+def run(exercise: ExerciseText, answer: Any) -> Verdict:
+    """A `Run` the learner made, compared with the solution's run on each aspect the data file
+    lists, in order."""
+    _a_run(exercise.answer, answer)
+    want: Run = reference(exercise)
+    for aspect in exercise.aspects:
+        ASPECTS[aspect](exercise, answer, want)
+    return SUCCESS[exercise.id](answer)
+
+
+def _a_run(name: str, answer: Any) -> None:
+    if isinstance(answer, Run):
+        return
+    if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
+        raise Incorrect(
+            _(
+                "`{name}` is a tuple holding the Run (a comma after the call?): keep the Run "
+                "itself."
+            ),
+            name=name,
+        )
+    raise Incorrect(
+        _(
+            "`{name}` should be the Run that `run_agent(...)` returns, not a {kind}: {value}. Keep "
+            "the whole run: the check reads how it ended and what it did."
+        ),
+        name=name,
+        kind=Said(type(answer).__name__, text=True),
+        value=Said(answer),
+    )
+
+
+def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
+    """A run as run_agent left it: turns that are the conversation's replies, and a stop that
+    agrees with them. (A run edited or built by hand is not a run of the task.)"""
+    replies = [m for m in got.messages if isinstance(m, dict) and m.get("role") == "assistant"]
+    if got.wrap_up_turn is not None and replies:
+        replies = replies[:-1]
+    made = (
+        bool(got.turns)
+        and bool(got.model)
+        and len(replies) == len(got.turns)
+        and all(m == t.message for m, t in zip(replies, got.turns))
+    )
+    if made and got.stop == Stop.MAX_TURNS:
+        made = len(got.turns) == got.max_turns and got._answer is None
+    elif made and got.stop in (Stop.DEADLINE, Stop.BUDGET):
+        made = got._answer is None
+    elif made and got.stop == Stop.END_TURN:
+        last = got.turns[-1]
+        made = not last.message.get("tool_calls") and got._answer == last.text
+    elif made and got.stop == Stop.TERMINAL_TOOL:
+        made = any(
+            c.ok and c.name in got.stop_on and c.input == got._answer for c in got.tool_calls
+        )
+    if not made:
+        raise Incorrect(
+            _(
+                "this Run was not left as run_agent made it: its turns, its conversation and how "
+                "it says it ended ({stop}, {turns}, max_turns={max_turns}) do not agree. Keep what "
+                "run_agent(...) returns, unchanged."
+            ),
+            stop=Said(got.stop.value if got.stop else None),
+            turns=_turns(len(got.turns)),
+            max_turns=Said(got.max_turns),
+        )
+
+
+def _looks_like(run: Run) -> str | None:
+    """The shipped level whose blocks the run's searches found, if one fits."""
+    for name in SHIPPED:
+        if not _searched_elsewhere(run, load_level(name)):
+            return name
+    return None
+
+
+def _searched_elsewhere(run: Run, level: Level) -> bool:
+    for call in run.tool_calls:
+        if call.name == "search_blocks" and call.ok and call.input is not None:
+            area = level.area_named(str(call.input.get("area", "")))
+            if area is None or level.search_blocks(area) != call.output:
+                return True
+    return False
+
+
+def level(exercise: ExerciseText, got: Run, want: Run) -> None:
+    name = exercise.settings["level"]
+    if not _searched_elsewhere(got, load_level(name)):
+        return
+    seen = _looks_like(got)
+    raise Incorrect(
+        _(
+            "this run searched another level{which}: what its searches found is not level "
+            '{level}\'s blocks. Use `load_level("{level}")`.'
+        ),
+        which=_(" (level {name})").format(name=seen) if seen else "",
+        level=name,
+    )
+
+
+def persona(exercise: ExerciseText, got: Run, want: Run) -> None:
+    wanted, played = _persona(want), _persona(got)
+    if played is None or wanted is None or played == wanted:
+        return
+    raise Incorrect(
+        _('this run\'s model is {played}; the task asks for {wanted}: `connect("{persona}")`.'),
+        played=_persona_name(played),
+        wanted=_persona_name(wanted),
+        persona=wanted,
+    )
+
+
+def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
+    offered = set(got.tools) or {c.name for c in got.tool_calls}
+    wanted = set(want.tools)
+    missing, extra = sorted(wanted - offered), sorted(offered - wanted)
+    if missing:
+        raise Incorrect(
+            _("this run did not offer {missing}: offer it too (`level.tools()` offers both)."),
+            missing=", ".join(missing),
+        )
+    if extra:
+        raise Incorrect(
+            _(
+                "this run offered {extra} too: the task offers only {wanted} "
+                '(`level.tools("{first}")`).'
+            ),
+            extra=", ".join(extra),
+            wanted=", ".join(sorted(wanted)),
+            first=sorted(wanted)[0],
+        )
+
+
+def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
+    if tuple(got.stop_on) == tuple(want.stop_on):
+        return
+    wanted = ", ".join(want.stop_on)
+    if not got.stop_on:
+        marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
+        if got.stop == Stop.END_TURN and marked:
+            raise Incorrect(
+                _(
+                    "the star was marked, but the run went on and ended on the flag ({answer}), "
+                    'one turn later. Open the warp pipe: `stop_on=["{tool}"]`.'
+                ),
+                answer=Said(got._answer, text=True),
+                tool=wanted,
+            )
+        raise Incorrect(
+            _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
+            tool=wanted,
+        )
+    if got.stop == Stop.TERMINAL_TOOL:
+        raise Incorrect(
+            _(
+                "stop_on={got}: the pipe opens on a call to {names}, and the run ended with "
+                "{answer} as its answer. The terminal tool here is {tool}, the one whose input is "
+                "the answer."
+            ),
+            got=Said(list(got.stop_on)),
+            names=", ".join(got.stop_on),
+            answer=Said(got._answer),
+            tool=wanted,
+        )
+    raise Incorrect(
+        _(
+            "stop_on={got}: the pipe opens on a call to {names}. The terminal tool here is {tool}, "
+            "the one whose input is the answer."
+        ),
+        got=Said(list(got.stop_on)),
+        names=", ".join(got.stop_on),
+        tool=wanted,
+    )
+
+
+def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
+    if got.stop == want.stop:
+        return
+    n = len(got.turns)
+    if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
+        raise Incorrect(
+            _(
+                "this run {ended} after {turns}, with no answer: it needs {needed} here, and "
+                "max_turns={max_turns} is too few{wrap_up}."
+            ),
+            ended=_ended(got),
+            turns=_turns(n),
+            needed=_turns(len(want.turns)),
+            max_turns=got.max_turns,
+            wrap_up=_(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else "",
+        )
+    if got.stop == Stop.DEADLINE:
+        raise Incorrect(
+            _(
+                "this run {ended} of {deadline} s after {turns}, with no answer: it needs "
+                "{needed}. Give it more time, or no deadline."
+            ),
+            ended=_ended(got),
+            deadline=Said(got.deadline_s),
+            turns=_turns(n),
+            needed=_turns(len(want.turns)),
+        )
+    if got.stop == Stop.BUDGET:
+        raise Incorrect(
+            _(
+                "this run {ended} after {turns} ({why}); the task wants a run that {wanted}: "
+                "leave out max_tokens_total and max_cost_usd here."
+            ),
+            ended=_ended(got),
+            turns=_turns(n),
+            why=got.budget_stop.text() if got.budget_stop else "",
+            wanted=_(ENDED[want.stop]) if want.stop else "",
+        )
+    if want.stop == Stop.MAX_TURNS:
+        raise Incorrect(
+            _(
+                "this run {ended} after {turns}: it is not the clock. The Loopboros on level 1-1 "
+                "never answers, so only the clock can stop it."
+            ),
+            ended=_ended(got),
+            turns=_turns(n),
+        )
+    raise Incorrect(
+        _("this run {ended} after {turns}; the task wants a run that {wanted}."),
+        ended=_ended(got),
+        turns=_turns(n),
+        wanted=_(ENDED[want.stop]) if want.stop else "",
+    )
+
+
+def turns(exercise: ExerciseText, got: Run, want: Run) -> None:
+    if len(got.turns) == len(want.turns):
+        return
+    raise Incorrect(
+        _("the clock stopped it after {turns}; set `max_turns={want}`{wrap_up}."),
+        turns=_turns(len(got.turns)),
+        want=len(want.turns),
+        wrap_up=_(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else "",
+    )
+
+
+def star_found(exercise: ExerciseText, got: Run, want: Run) -> None:
+    judged = load_level(exercise.settings["level"]).judge(got)
+    if judged.correct:
+        return
+    raise Incorrect(
+        _("this run ended with an answer, {answer}, but it does not name the star's block."),
+        answer=Said(got._answer),
+    )
+
+
+def answer(exercise: ExerciseText, got: Run, want: Run) -> None:
+    if _equal(got._answer, want._answer):
+        return
+    raise Incorrect(
+        _("the pipe opened with {got}, but the star is in block {block}."),
+        got=Said(got._answer),
+        block=want._answer.get("block") if isinstance(want._answer, dict) else "?",
+    )
+
+
+def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
+    guess_stop, guess_answer = exit_by_last_message(got.messages, got.stop_on)
+    truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
+    if (guess_stop, guess_answer) == truth:
+        raise Incorrect(
+            _(
+                "on this run the recipe tells the truth: both say {stop} ({answer}). Look for a "
+                "run whose last message looks like an answer but is not one."
+            ),
+            stop=Said(truth[0]),
+            answer=Said(truth[1]),
+        )
+    if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
+        raise Incorrect(
+            _(
+                "the recipe says {guess} where the run {ended}, but neither has an answer: a small "
+                "lie. Find one where it hands you an answer that is not one."
+            ),
+            guess=Said(guess_stop),
+            ended=_ended(got),
+        )
+
+
+ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
+    "made_by_run_agent": made_by_run_agent,
+    "level": level,
+    "persona": persona,
+    "tools": tools,
+    "stop_on": stop_on,
+    "exit": exit,
+    "turns": turns,
+    "star_found": star_found,
+    "answer": answer,
+    "lie": lie,
+}
+
+
+def _first_run_ok(run: Run) -> Verdict:
+    return correct(
+        _("the searcher found the star in {turns} and {ended}: {answer}"),
+        turns=_turns(len(run.turns)),
+        ended=_ended(run),
+        answer=Said(run._answer),
+    )
+
+
+def _clock_ok(run: Run) -> Verdict:
+    return correct(
+        _(
+            "stopped by the clock after 3 turns, still asking for {asking}. No answer: "
+            "`run_a.answer` raises NoAnswer."
+        ),
+        asking=Said(", ".join(run.still_asking_for), text=True),
+    )
+
+
+def _pipe_ok(run: Run) -> Verdict:
+    return correct(
+        _(
+            "the warp pipe, after {turns}: the answer is the validated input {answer}, a dict your "
+            "code can use without parsing."
+        ),
+        turns=_turns(len(run.turns)),
+        answer=Said(run._answer),
+    )
+
+
+def _lie_ok(run: Run) -> Verdict:
+    guess_stop, guess_answer = exit_by_last_message(run.messages, run.stop_on)
+    return correct(
+        _(
+            "the recipe reads the last message and says {guess}, with {answer} as the answer; the "
+            "run {ended} after {turns}, and there is no such answer. Only the outcome knows how a "
+            "run ended."
+        ),
+        guess=Said(guess_stop),
+        answer=Said(guess_answer),
+        ended=_ended(run),
+        turns=_turns(len(run.turns)),
+    )
+
+
+SUCCESS: dict[str, Callable[[Run], Verdict]] = {
+    "00.a": _first_run_ok,
+    "1-1.a": _clock_ok,
+    "1-3.a": _pipe_ok,
+    "1-4.d": _lie_ok,
+}
+
+
+# -- numbers and words --------------------------------------------------------------------------
+
+
+def _whole(name: str, value: Any, low: int | None = None) -> int:
+    """A whole number (an int, numpy's too), never a bool; else `Incorrect`."""
+    if isinstance(value, (bool, float)):
+        kind = Said(value)
+    else:
+        try:
+            number = operator.index(value)
+        except TypeError:
+            kind = Said(value)
+        else:
+            if low is None or number >= low:
+                return number
+            kind = Said(value)
+    raise Incorrect(
+        _("`{name}` should be a whole number of turns{low}, an int: not {value}."),
+        name=name,
+        low=_(" ({low} or more)").format(low=low) if low is not None else "",
+        value=kind,
+    )
+
+
+def budget(exercise: ExerciseText, answer: Any) -> Verdict:
+    """One max_turns for every case: each case's run, made with it, must do what the case says
+    (answer, or spend at most the token cap)."""
+    if _blank_in(answer):
+        raise NotAttempted
+    turns = _whole(exercise.answer, answer, low=1)
+    cap = exercise.settings["token_cap"]
+    most = exercise.settings["most"]
+    spent = 0
+    for case in exercise.cases:
+        where = _case(case)
+        if case.get("must") == "answer":
+            run = case_run({**case.data["run"], "max_turns": min(turns, most)})
+            if not run.has_answer:
+                needed = len(case_run(case.data["run"]).turns)
+                raise Incorrect(
+                    _(
+                        "with max_turns={max_turns} the clock stops {case} before it answers: it "
+                        "needs {needed}. Make room."
+                    ),
+                    max_turns=turns,
+                    case=where,
+                    needed=_turns(needed),
+                )
+        else:
+            run = case_run({**case.data["run"], "max_turns": min(turns, most)})
+            spent = cumulative_tokens(run)[-1]
+            if turns > most:
+                raise Incorrect(
+                    _(
+                        "with max_turns={max_turns} {case} spends far more than {cap:,} tokens: "
+                        "{spent:,} in its first {most} turns already. budget_c counts turns, not "
+                        "tokens; tighten it."
+                    ),
+                    max_turns=turns,
+                    case=where,
+                    cap=cap,
+                    spent=spent,
+                    most=most,
+                )
+            if spent > cap:
+                raise Incorrect(
+                    _(
+                        "with max_turns={max_turns} {case} spends {spent:,} tokens before the "
+                        "clock stops it, over the cap of {cap:,}. Tighten it."
+                    ),
+                    max_turns=turns,
+                    case=where,
+                    spent=spent,
+                    cap=cap,
+                )
+    return correct(
+        _(
+            "max_turns={max_turns}: the searcher answers on 1-2 and 1-3, and the Loopboros is "
+            "stopped after {spent:,} tokens. A budget is the longest honest run plus a margin, and "
+            "no more."
+        ),
+        max_turns=turns,
+        spent=spent,
+    )
+
+
+def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
+    """The flag's turns minus the pipe's, measured: a wrong number is named by what it is (the
+    turn "Done" costs, one run's turns, tokens, messages) when it is one of those."""
+    if _blank_in(answer):
+        raise NotAttempted
+    if isinstance(answer, bool) or not _is_whole(answer):
+        raise Incorrect(
+            _("`turns_saved` should be a whole number of turns, an int: not {value}."),
+            value=Said(answer),
+        )
+    saved = operator.index(answer)
+    runs = {case.get("role"): case_run(case.data["run"]) for case in exercise.cases}
+    flag, pipe, no_pipe = runs["flag"], runs["pipe"], runs["no pipe"]
+    truth = len(flag.turns) - len(pipe.turns)
+    if saved == truth:
+        return correct(
+            _(
+                "{saved}: the searcher needs {flag} on the flag and {pipe} through the pipe. What "
+                "the pipe gives is not a shorter run but an answer checked against a schema."
+            ),
+            saved=saved,
+            flag=_turns(len(flag.turns)),
+            pipe=_turns(len(pipe.turns)),
+        )
+    causes = [
+        (
+            len(no_pipe.turns) - len(pipe.turns),
+            _(
+                "what stop_on saves over offering mark_star *without* stop_on (the turn spent "
+                'saying "Done"). Compare the pipe with a searcher that answers in text: '
+                '`level.tools("search_blocks")`.'
+            ),
+        ),
+        (
+            len(pipe.turns) - len(no_pipe.turns),
+            _(
+                "the pipe's turns minus the turns without stop_on: compare with the flag (only "
+                "search_blocks), and subtract the pipe's turns from the flag's."
+            ),
+        ),
+        (
+            len(flag.messages) - len(pipe.messages),
+            _("the difference in messages, not turns: count `len(run.turns)`."),
+        ),
+        (flag.total_tokens - pipe.total_tokens, _("a difference in tokens, not turns.")),
+        (len(pipe.turns), _("the number of turns of one run, not the difference of the two.")),
+    ]
+    named = [cause for value, cause in causes if value == saved]
+    if len(named) == 1:  # a number two mistakes give names neither
+        cause = named[0]
+        raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=cause)
+    raise Incorrect(
+        _(
+            "run both and count: the flag run (only search_blocks) and the pipe run (stop_on "
+            "mark_star) on level 1-3. Your answer, {saved}, is not their difference."
+        ),
+        saved=saved,
+    )
+
+
+def _is_whole(value: Any) -> bool:
+    try:
+        operator.index(value)
+    except TypeError:
+        return False
+    return True
+
+
+def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
+    """A system prompt that lets the searcher give up on an empty level, after searching, and
+    still find the star where there is one."""
+    if _blank_in(answer):
+        raise NotAttempted
+    if not isinstance(answer, str) or not answer.strip():
+        raise Incorrect(
+            _(
+                "`give_up_prompt` should be the text of a system prompt, a non-empty str: not {value}."
+            ),
+            value=Said(answer),
+        )
+    gave_up: Run | None = None
+    for case in exercise.cases:
+        where = _case(case)
+        run = case_run({**case.data["run"], "system": answer})
+        searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
+        if case.get("must") == "give up after searching":
+            intent = read_intent(answer, prompt())
+            if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
+                raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
+            if searched == 0:
+                raise Incorrect(
+                    _(
+                        "with {case} and your prompt, the searcher gave up without a single "
+                        "search: permission to give up is for when the searches come back empty, "
+                        "not instead of searching."
+                    ),
+                    case=where,
+                )
+            gave_up = run
+        elif not load_level(case.data["run"]["level"]).judge(run).correct:
+            raise Incorrect(
+                _(
+                    "with {case} and your prompt, the run {ended} after {searched} without "
+                    "finding the star: {answer}. Let it give up only after the searches come back "
+                    "empty, not before it has looked everywhere."
+                ),
+                case=where,
+                ended=_ended(run),
+                searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
+                answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
+            )
+    assert gave_up is not None
+    intent = read_intent(answer, prompt())
+    stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})
+    return correct(
+        _(
+            "the searcher gave up on the flag after {turns}, taking “{quote}” as permission: "
+            "“{answer}”. The Loopboros, with the same prompt, still ran until it {exit} "
+            "({stubborn_turns}): permission only helps a model that takes it, so keep max_turns "
+            "too."
+        ),
+        turns=_turns(len(gave_up.turns)),
+        quote=Said(intent.quote, text=True, limit=160),
+        answer=Said(gave_up._answer, text=True, limit=200),
+        exit=_ended(stubborn),
+        stubborn_turns=_turns(len(stubborn.turns)),
+    )
+
+
+def _not_understood(run: Run, intent: Intent) -> str:
+    """Why the searcher kept searching: what the mock read, what it missed, and two wordings it
+    understands. The mock is rules, not a model: a sensible prompt may still be missed."""
+    clock = _(
+        "with your prompt the searcher kept searching level 1-1 until the clock ({turns})."
+    ).format(turns=_turns(len(run.turns)))
+    if intent.allowed:  # permission on a condition the clock does not leave room for
+        read = _(
+            "What the mock read: permission, “{quote}”, on a condition: “{condition}”. It would give "
+            "up after {searches} empty searches, and the clock stopped it first: ask for fewer."
+        ).format(
+            quote=intent.quote,
+            condition=intent.condition.text if intent.condition else "",
+            searches=intent.searches,
+        )
+        return f"{clock} {read}"
+    if intent.refused:
+        read = _("What the mock read: {why}, “{quote}”.").format(
+            why=_(WHY[intent.why]), quote=intent.quote
+        )
+        missed = _(
+            "What it missed: a later instruction that allows giving up (the last one decides)."
+        )
+    else:
+        noted = [r for r in intent.readings if r.stance == "none"]
+        if noted:
+            read = _("What the mock read: {readings}.").format(
+                readings="; ".join(
+                    _("“{quote}”, which it took as {why}").format(quote=r.quote, why=_(WHY[r.why]))
+                    for r in noted
+                )
+            )
+        else:
+            read = _(
+                "What the mock read: nothing about giving up, or about what to do if the star "
+                "cannot be found."
+            )
+        missed = _("What it missed: permission, in words, to stop and say the star is not there.")
+    first, second = (_(example) for example in GIVE_UP_EXAMPLES)
+    examples = _(
+        "The mock follows rules, it is not a language model: a real model may understand "
+        "words it misses. Wordings it understands: “{first}” or “{second}”"
+    ).format(first=first, second=second)
+    return f"{clock} {read} {missed} {examples}"
+
+
+# -- 1-4.b and 1-4.e: a loop, and a caller, against the personas ---------------------------------
+
+
+def loop(exercise: ExerciseText, fn: Any) -> Verdict:
+    _callable(exercise, fn)
+    return loopcheck.judge(exercise, fn)
+
+
+def caller(exercise: ExerciseText, fn: Any) -> Verdict:
+    _callable(exercise, fn)
+    from .capstone import judge as judge_caller
+
+    return judge_caller(exercise, fn)
+
+
+JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
+    "same": same,
+    "pair": pair,
+    "tool_result": tool_result,
+    "run": run,
+    "budget": budget,
+    "turns_saved": turns_saved,
+    "give_up_prompt": give_up_prompt,
+    "loop": loop,
+    "caller": caller,
+}
+
+
+__all__ = ["ASPECTS", "GIVE_UP_EXAMPLES", "JUDGES", "reads_as_failure", "reference"]

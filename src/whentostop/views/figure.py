@@ -1,0 +1,353 @@
+"""A figure as data: what a view draws (series, axes, labels, notable points) and what it says
+(its title and text alternative), computed once from a run.
+
+Every figure of the lesson is built here and drawn elsewhere: `charts` draws it as SVG (the
+explorers, and the notebooks' figures where matplotlib cannot be loaded), `plots` with matplotlib,
+and `describe` writes its text alternative from it. So the two drawings of one figure have the
+same titles, series, labels, units and words by construction; only the pixels differ.
+
+    chart = figure.tokens_per_turn(run)     # a `Chart`: stacked bars per turn
+    chart.series[0].y                       # the numbers drawn
+    chart.alt                               # the words a screen reader gets
+
+The builders only read runs (`level.view(run)` for the map); their words follow `set_language`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Literal
+
+from ..i18n import _
+from ..level import Judgement, Level
+from ..outcome import Run, Stop
+from ..usage import (
+    DEFAULT_PRICE_MODEL,
+    Price,
+    cumulative_cost,
+    cumulative_tokens,
+    price,
+    split_prompt,
+)
+from . import describe, look
+
+__all__ = [
+    "Axis",
+    "Block",
+    "Chart",
+    "Growth",
+    "LevelMap",
+    "Marker",
+    "Series",
+    "compare_runs",
+    "cumulative_cost_chart",
+    "growth",
+    "level_map",
+    "tokens_per_turn",
+]
+
+Unit = Literal["turn", "tokens", "usd"]
+
+
+@dataclass(frozen=True)
+class Series:
+    """One thing drawn: its numbers, its legend words and how it looks.
+
+    Bars of one chart stack in the order of their series; a line's `dashes` are on/off lengths
+    in line widths (empty: solid), its `marker` a matplotlib marker code ("o", "s", "^", ...)."""
+
+    key: str
+    """What it is, for a program: "resent", "cumulative_tokens", "run:<label>", ..."""
+    label: str
+    kind: Literal["bars", "line"]
+    x: tuple[int, ...]
+    y: tuple[float, ...]
+    colour: str
+    axis: Literal["left", "right"] = "left"
+    width: float = 2.5
+    dashes: tuple[float, ...] = ()
+    marker: str = ""
+
+
+@dataclass(frozen=True)
+class Axis:
+    """An axis: its words and unit, and (for the turns) which ticks are labelled and how."""
+
+    label: str
+    unit: Unit
+    ticks: tuple[tuple[int, str], ...] = ()
+    """(x, label) pairs; empty: the renderer spaces the ticks itself."""
+
+
+@dataclass(frozen=True)
+class Growth:
+    """The shape of a run's cost, as numbers: how the prompt grew and what the total came to."""
+
+    first_turn: int
+    first_prompt: int
+    last_turn: int
+    last_prompt: int
+    turns: int
+    total: int
+    first_total: int
+    """The first turn's tokens (prompt and reply): the total if every turn cost like it is
+    `turns * first_total`."""
+
+    @property
+    def ratio(self) -> float:
+        """The total against a run whose every turn cost like the first."""
+        return self.total / (self.first_total * self.turns) if self.first_total else 1.0
+
+
+@dataclass(frozen=True)
+class Chart:
+    """A chart of a run (or several) against turns: bars, lines, one or two y axes."""
+
+    kind: Literal["tokens_per_turn", "cumulative_cost", "compare_runs"]
+    title: str
+    x: Axis
+    y: Axis
+    series: tuple[Series, ...]
+    y2: Axis | None = None
+    about: tuple[str, ...] = ()
+    """What was run, in words (the model, the budget, how each run ended): the alt text's
+    subject; a chart draws it nowhere else."""
+    growth: Growth | None = None
+    cached: int = 0
+    """Prompt tokens drawn as cached by the server (their own part of each bar)."""
+    wrap_up: int | None = None
+    """The notable point: the x of the wrap-up request after the clock (drawn last, marked)."""
+    empty: str = ""
+    """What the chart says instead of data when the run has no turns ("" when it has)."""
+
+    @property
+    def alt(self) -> str:
+        """The chart's text alternative, written from the chart (`describe.chart_alt`)."""
+        return describe.chart_alt(self)
+
+    def on(self, axis: Literal["left", "right"]) -> tuple[Series, ...]:
+        return tuple(s for s in self.series if s.axis == axis)
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A marker `mark_star` put on a block, and whether the star is there."""
+
+    block: int
+    area: str
+    correct: bool
+
+
+@dataclass(frozen=True)
+class Block:
+    """One `?` block as the map shows it: closed (`item` None), or what it hid."""
+
+    number: int
+    item: str | None
+    face: look.Face
+    marker: bool | None = None
+    """None: no marker on it; True/False: a marker, on the star or not."""
+
+
+@dataclass(frozen=True)
+class LevelMap:
+    """The level as rows of numbered blocks after a run: what was searched, found and marked."""
+
+    title: str
+    """The level's name, then " — " and the news of the run."""
+    rows: tuple[tuple[str, tuple[Block, ...]], ...]
+    legend: str
+    searched: tuple[str, ...]
+    misspelt: int
+    star: tuple[str, int] | None
+    """The star's (area, block) on this level; None on a level without one."""
+    star_found: bool
+    markers: tuple[Marker, ...]
+    verdict: str = ""
+    """The level's judgement of an answer given in text ("" for any other run)."""
+
+    @property
+    def name(self) -> str:
+        return self.title.partition(" — ")[0]
+
+    @property
+    def news(self) -> str:
+        return self.title.partition(" — ")[2]
+
+    @property
+    def width(self) -> int:
+        """Blocks in the longest row."""
+        return max((len(blocks) for _area, blocks in self.rows), default=0)
+
+    @property
+    def alt(self) -> str:
+        return describe.map_figure_alt(self)
+
+
+# -- the builders --------------------------------------------------------------------------------
+
+
+def tokens_per_turn(run: Run) -> Chart:
+    """Stacked bars per turn: the history sent again (cached apart, when the server said so),
+    what is new, and the model's reply. The grey part grows every turn."""
+    turns = run.all_turns
+    x = tuple(t.index for t in turns)
+    splits = split_prompt(run)
+    cached = tuple(float(s.cached) for s in splits)
+    series = [
+        Series("resent", _(look.RESENT), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
+        Series("new", _(look.NEW), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
+        Series("completion", _(look.REPLY), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
+    ]  # fmt: skip
+    if any(cached):
+        series.insert(0, Series("cached", _(look.CACHED), "bars", x, cached, look.CACHED_COLOUR))
+    return Chart(
+        kind="tokens_per_turn",
+        title=_(look.TOKENS_TITLE),
+        x=_turn_axis(run),
+        y=Axis(_(look.TOKENS_IN_TURN), "tokens"),
+        series=tuple(series),
+        about=(describe.subject(run),),
+        growth=growth(run),
+        cached=int(sum(cached)),
+        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
+        empty="" if turns else _(look.NO_TURNS),
+    )
+
+
+def cumulative_cost_chart(
+    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, judgement: Judgement | None = None
+) -> Chart:
+    """Cumulative tokens (left axis) and USD at `model`'s list price (right axis), per turn, and
+    a dotted line for a run whose every turn cost as much as the first: the gap is the price of
+    re-sending the history. `judgement` (the level's verdict on the answer) goes into the words."""
+    p = price(model)
+    turns = run.all_turns
+    x = tuple(t.index for t in turns)
+    tokens = cumulative_tokens(run)
+    usd = cumulative_cost(run, p)
+    series = [
+        Series("cumulative_tokens", _(look.TOKENS_SO_FAR), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
+    ]  # fmt: skip
+    if turns:
+        first = turns[0].total_tokens
+        series.append(
+            Series(
+                "linear_reference",
+                _(look.LINEAR),
+                "line",
+                x,
+                tuple(float(first * (i + 1)) for i in range(len(x))),
+                look.RESENT_COLOUR,
+                width=2,
+                dashes=look.DOTTED,
+            )
+        )
+    series.append(
+        Series("cumulative_usd", _(look.USD_SO_FAR), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED)
+    )  # fmt: skip
+    return Chart(
+        kind="cumulative_cost",
+        title=look.cumulative_title(p, tokens, usd),
+        x=_turn_axis(run),
+        y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
+        y2=Axis(_(look.CUMULATIVE_USD), "usd"),
+        series=tuple(series),
+        about=(describe.subject(run, judgement),),
+        growth=growth(run),
+        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
+        empty="" if turns else _(look.NO_TURNS),
+    )
+
+
+def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL) -> Chart:
+    """Several runs' cumulative tokens on one axes; each run's legend gives its exit, turns and
+    USD, and each has its own colour, marker and dashes, so they differ without colour too."""
+    p = price(model)
+    series, about = [], []
+    for i, (label, run) in enumerate(runs.items()):
+        tokens, usd = cumulative_tokens(run), cumulative_cost(run, p)
+        total = usd[-1] if usd else 0.0
+        series.append(
+            Series(
+                f"run:{label}",
+                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, ${total:.4f}",
+                "line",
+                tuple(t.index for t in run.all_turns),
+                tuple(float(v) for v in tokens),
+                look.RUN_COLOURS[i % len(look.RUN_COLOURS)],
+                dashes=look.RUN_DASHES[i % len(look.RUN_DASHES)],
+                marker=look.RUN_MARKERS[i % len(look.RUN_MARKERS)],
+            )
+        )
+        about.append(describe.compared(label, run, tokens[-1] if tokens else 0, total))
+    return Chart(
+        kind="compare_runs",
+        title=_(look.COMPARE_TITLE).format(model=p.model),
+        x=Axis(_(look.TURN), "turn"),
+        y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
+        series=tuple(series),
+        about=tuple(about),
+        empty="" if any(s.x for s in series) else _(look.NO_TURNS),
+    )
+
+
+def level_map(level: Level, run: Run | None = None) -> LevelMap:
+    """The level after `run` (None: before any): blocks of searched areas revealed, the star's
+    block once found or marked, and each marker with its verdict."""
+    view = level.view(run)
+    marks = {m.block: m.correct for m in view.markers}
+    rows = tuple(
+        (
+            area,
+            tuple(
+                Block(number, item, look.block_face(item), marks.get(number))
+                for number, item in blocks.items()
+            ),
+        )
+        for area, blocks in view.blocks.items()
+    )
+    return LevelMap(
+        title=view.title,
+        rows=rows,
+        legend=_(look.MAP_LEGEND),
+        searched=tuple(dict.fromkeys(view.searched)),
+        misspelt=view.misspelt,
+        star=level.star,
+        star_found=view.star_found,
+        markers=tuple(Marker(m.block, m.area, m.correct) for m in view.markers),
+        verdict=level.judge(run).text if run is not None and run.stop == Stop.END_TURN else "",
+    )
+
+
+def growth(run: Run) -> Growth | None:
+    """The numbers of `describe.growth_text`: None for a run with no turns."""
+    turns = run.all_turns
+    if not turns:
+        return None
+    first, last = turns[0], turns[-1]
+    return Growth(
+        first_turn=first.index,
+        first_prompt=first.prompt_tokens,
+        last_turn=last.index,
+        last_prompt=last.prompt_tokens,
+        turns=len(turns),
+        total=cumulative_tokens(run)[-1],
+        first_total=first.total_tokens,
+    )
+
+
+def _turn_axis(run: Run) -> Axis:
+    """The turns' numbers by the shared tick rule (`look.tick_shown`), and "wrap-up" under the
+    wrap-up request (a turn's number right beside it is left out when the ticks are dense)."""
+    n = len(run.turns)
+    wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
+    ticks = [
+        (t.index, str(t.index))
+        for i, t in enumerate(run.turns)
+        if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)
+    ]
+    if wrap is not None:
+        ticks.append((wrap, _(look.WRAP_UP)))
+    return Axis(_(look.TURN), "turn", tuple(ticks))
