@@ -991,8 +991,8 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
                 raise Incorrect(
                     _(
                         "with max_turns={max_turns} {case} spends far more than {cap:,} tokens: "
-                        "{spent:,} in its first {most} turns already. budget_c counts turns, not "
-                        "tokens; tighten it."
+                        "{spent:,} in its first {most} turns already. Your budget_c counts turns, "
+                        "not tokens: tighten it."
                     ),
                     max_turns=turns,
                     case=where,
