@@ -146,11 +146,15 @@ class Section:
     rows: list[list[str]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     verdicts: list[Verdict] = field(default_factory=list)
+    tables: list[tuple[list[str], list[list[str]]]] = field(default_factory=list)
+    """More tables, shown after the first: (header, rows)."""
 
     def markdown(self) -> str:
         parts = [f"## {self.number}. {self.title}", ""]
         if self.header:
             parts += [table(self.header, self.rows), ""]
+        for header, rows in self.tables:
+            parts += [table(header, rows), ""]
         parts += [f"- {note}" for note in self.notes]
         return "\n".join(parts).rstrip() + "\n"
 

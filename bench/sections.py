@@ -747,12 +747,150 @@ LONG_SYSTEM = (
 )
 
 
+ADVERSARIAL = {
+    "a run of dots": "." * 1_000_000,
+    "unclosed quotes": ('"' + "never give up ") * 66_000,
+    "spaces after Areas:": "Areas:" + " " * 1_000_000,
+    "repeated sentences": "If nothing turns up, say so. " * 34_000,
+    "nested brackets": "(" * 500_000 + ")" * 500_000,
+    "conditions without an end": ", if" * 250_000,
+    "questions": "No star? " * 110_000,
+    "one long word": "a" * 1_000_000,
+    "mixed scripts": "ñ日本語 desista Ω ⭐ " * 62_500,
+    "negations": "not never não " * 71_000,
+    "corrections": "Forget that. Actually, " * 43_000,
+}
+"""The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
+CORPORA = ("heldout", "dev-w6", "dev-w5", "dev-w4", "dev", "seed")
+"""The corpus files measured: the held-out one first, the one that counts."""
+DEVELOPMENT = CORPORA[1:]
+
+
+_KNOWN_MISSES = 7
+"""How many development phrasings the reader is known to miss (tests/test_intent.py lists them)."""
+
+
 def intent(cfg: Config) -> Section:
-    section = Section(9, "The mock's reader of intent: its share of one mock reply")
+    section = Section(
+        9, "The mock's reader of intent: accuracy on words it never saw, and its cost"
+    )
+    from whentostop.mock import corpus
+    from whentostop.mock.intent import read_intent
+
+    tallies = {name: corpus.score(corpus.load(name)) for name in CORPORA}
+    section.header = ["corpus", "phrasings", "all", "en", "pt", "gives_up", "keeps_searching"]
+    for name, tally in tallies.items():
+        section.rows.append(
+            [name, str(tally.total["all"])]
+            + [
+                _share(tally, group)
+                for group in (
+                    "all",
+                    "lang en",
+                    "lang pt",
+                    "label gives_up",
+                    "label keeps_searching",
+                )
+            ]
+        )
+    classes = sorted({g for t in tallies.values() for g in t.total if g.startswith("class ")})
+    section.tables.append(
+        (
+            ["class", *CORPORA],
+            [[c[len("class ") :], *(_share(tallies[n], c) for n in CORPORA)] for c in classes],
+        )
+    )
+    timing, slowest_first, slowest_average = _intent_timing(cfg, read_intent)
+    section.tables.append(timing)
+    worst_crafted = _crafted(read_intent, 1 if cfg.quick else 3)
+    held_out = tallies["heldout"]
+    section.notes = [
+        "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
+        "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
+        "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
+        "and never read; dev, dev-w4, dev-w5, dev-w6: four more such writers' (570, 506, 432, "
+        "421), which the reader was developed on (each was measured once before its misses "
+        "were read: bench/NOTES.md); seed: the 728 phrasings written with the first reader.",
+        "Timing: requests as the searcher receives them at turn 5 of level 1-1 (system prompt, "
+        f"task, four searches and their results); {cfg.reps} samples of "
+        f"{20 if cfg.quick else 200} calls each, the variants interleaved. A first request reads "
+        "the system prompt and the task (the cache of readings cleared before each call); every "
+        "later request of a conversation finds its reading in read_intent's cache (bounded in "
+        "bytes), so a long system prompt is read once per conversation, not once per turn.",
+        f"Crafted inputs: {len(ADVERSARIAL)} texts of 1 MB ({', '.join(ADVERSARIAL)}), "
+        f"each read {'once' if cfg.quick else '3 times'} from an empty cache; the slowest, in CPU time "
+        f"(time.thread_time): {ms(worst_crafted)}. The reader reads the first and last 3 KB of a "
+        "text, as a model's attention would.",
+    ]
+    section.verdicts = [
+        Verdict(
+            f"9. held-out accuracy, {label}",
+            _share(held_out, group),
+            goal,
+            held_out.accuracy(group) >= floor,
+        )
+        for label, group, goal, floor in [
+            ("English", "lang en", ">= 95 %", 0.95),
+            ("Portuguese", "lang pt", ">= 95 %", 0.95),
+            ("refusals kept (keeps_searching)", "label keeps_searching", ">= 98 %", 0.98),
+        ]
+    ] + [
+        Verdict(
+            "9. development corpora read right (" + ", ".join(DEVELOPMENT) + ")",
+            f"{sum(tallies[n].right['all'] for n in DEVELOPMENT)} / "
+            f"{sum(tallies[n].total['all'] for n in DEVELOPMENT)}",
+            "all but the known misses (tests/test_intent.py)",
+            sum(len(tallies[n].misses) for n in DEVELOPMENT) <= _KNOWN_MISSES,
+        ),
+        Verdict(
+            "9. read_intent, first reading (slowest request)",
+            us(slowest_first),
+            "< 1 ms",
+            slowest_first < 1e-3,
+        ),
+        Verdict(
+            "9. read_intent per request, over a 10-request conversation",
+            us(slowest_average),
+            "< 1 ms",
+            slowest_average < 1e-3,
+        ),
+        Verdict(
+            "9. 1 MB of crafted text, slowest reading (CPU)",
+            ms(worst_crafted),
+            "< 100 ms",
+            worst_crafted < 0.1,
+        ),
+    ]
+    return section
+
+
+def _share(tally: Any, group: str) -> str:
+    return f"{tally.accuracy(group):.1%} ({tally.right[group]}/{tally.total[group]})"
+
+
+def _crafted(read_intent: Any, reps: int) -> float:
+    """The slowest CPU time, over the crafted inputs, of reading one from an empty cache."""
+    read_intent("Give up.", "Desista.")  # the lexicons are loaded once per process
+    worst = 0.0
+    for text in ADVERSARIAL.values():
+        best = float("inf")
+        for _ in range(reps):
+            read_intent.cache_clear()
+            start = time.thread_time()
+            read_intent(text, text)
+            best = min(best, time.thread_time() - start)
+        worst = max(worst, best)
+    return worst
+
+
+def _intent_timing(
+    cfg: Config, read_intent: Any
+) -> tuple[tuple[list[str], list[list[str]]], float, float]:
+    """Its share of one mock reply: (the table, the slowest first reading, the slowest average
+    reading over a 10-request conversation)."""
     from whentostop import load_level, run_agent
     from whentostop.i18n import using
     from whentostop.lesson import give_up, prompt
-    from whentostop.mock.intent import read_intent
     from whentostop.mock.personas import reply
 
     def request(system: str | None, lang: str) -> dict[str, Any]:
@@ -778,7 +916,7 @@ def intent(cfg: Config) -> Section:
         read_intent.cache_clear()
         return fn()
 
-    section.header = [
+    header = [
         "request",
         "whole mock reply, first request",
         "whole mock reply, later request",
@@ -786,6 +924,7 @@ def intent(cfg: Config) -> Section:
         "its share of a first reply",
         "read_intent, later request",
     ]
+    rows: list[list[str]] = []
     slowest_first, slowest_average = 0.0, 0.0
     for name, body in bodies.items():
         system, task = (str(m["content"]) for m in body["messages"][:2])
@@ -805,7 +944,7 @@ def intent(cfg: Config) -> Section:
         )
         slowest_first = max(slowest_first, read_first)
         slowest_average = max(slowest_average, (read_first + 9 * read_later) / 10)
-        section.rows.append(
+        rows.append(
             [
                 name,
                 us(reply_first),
@@ -815,30 +954,7 @@ def intent(cfg: Config) -> Section:
                 f"{read_later * 1e9:.0f} ns",
             ]
         )
-    section.notes = [
-        f"{cfg.reps} samples of {batch} calls each, the four variants interleaved. The request is the "
-        "one the searcher receives at turn 5 of level 1-1: system prompt, task, four searches and "
-        "their results. A reply reads the intent, re-reads the history and counts its tokens.",
-        "A first request reads the system prompt and the task (the cache of readings is cleared "
-        "before each call). Every later request of a conversation sends the same words again and "
-        "finds their reading in read_intent's cache (256 entries), so a long system prompt is read "
-        "once per conversation, not once per turn.",
-    ]
-    section.verdicts = [
-        Verdict(
-            "9. read_intent, first reading (slowest request)",
-            us(slowest_first),
-            "< 1 ms",
-            slowest_first < 1e-3,
-        ),
-        Verdict(
-            "9. read_intent per request, over a 10-request conversation",
-            us(slowest_average),
-            "< 1 ms",
-            slowest_average < 1e-3,
-        ),
-    ]
-    return section
+    return (header, rows), slowest_first, slowest_average
 
 
 def slider_in_browser(cfg: Config) -> Section:

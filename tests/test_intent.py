@@ -1,17 +1,17 @@
-"""The mock reads a learner's own words (issue 10): a small reader of intent, and the personas
-that act on it, in English and Brazilian Portuguese.
+"""The mock reads a learner's own words (issues 10 and 25): the reader of intent, measured on its
+corpora (data/intent/*.jsonl), the mechanism it applies to them, and the personas that act on it.
 
-The corpus below was written for these tests: permission in many wordings, refusals and
-negations, double negatives, conditions, prompts that only mention giving up, and mixed prompts
-where a later sentence overrides an earlier one. Each phrasing is the system prompt of one run
-of the searcher on level 1-1, which hides no star, and the test asserts the exit it takes: the
-flag (it gave up) or the clock (it kept searching). The reader has never seen the phrasings an
-independent set will try: these are examples of a class, not a list it matches.
+A corpus test reads a whole file and fails with the tally and the phrasings it reads wrong; the
+held-out file (written by someone who never saw the reader) fails with its tally only, never its
+phrasings. The behaviour tests below pin one rule of the mechanism each, in words chosen for the
+rule: the corpora say what the reader gets right, these say how.
 """
 
 from __future__ import annotations
 
 import json
+from collections import Counter
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -20,760 +20,52 @@ from hypothesis import strategies as st
 from whentostop import Stop, connect, load_level, run_agent
 from whentostop.i18n import using
 from whentostop.lesson import give_up, prompt
+from whentostop.mock import corpus
+from whentostop.mock import lexicon as lexicon_module
 from whentostop.mock.intent import detect_language, fold, read_intent
+from whentostop.mock.lexicon import lexicon
 
-GIVES_UP_EN = [
-    "If a few searches come back empty, say you couldn't find it.",
-    "If you cannot locate it, say so.",
-    "Stop after a few empty searches and report failure.",
-    "Reply 'not found' when the searches keep coming back empty.",
-    "You may give up.",
-    "You can give up if the star isn't there.",
-    "You are allowed to stop searching once every area is empty.",
-    "It's fine to say you couldn't find the star.",
-    "It's OK to give up after searching every area.",
-    "Feel free to stop if nothing turns up.",
-    "You don't have to keep searching forever.",
-    "If the star isn't there, then say so.",
-    "Tell me if it isn't there.",
-    'Reply "not found" if you cannot find it.',
-    "Report failure if every area comes back empty.",
-    "If you can't find it, admit it.",
-    "Don't hesitate to say you couldn't find it.",
-    "It's not forbidden to give up.",
-    "Giving up is fine.",
-    "Giving up is allowed once you have searched every area.",
-    "Never give up. Actually, if all areas are empty, you may say so.",
-    "Give up after 2 empty searches.",
-    "After searching every area, you can give up.",
-    "After searching every area you can give up.",
-    "Don't stop until you have searched every area.",
-    "Don't give up before searching all the areas.",
-    "Search every area before you give up.",
-    "Try three times, then give up.",
-    "Let me know if you come up empty.",
-    "If nothing turns up, that's fine, just tell me.",
-    "If you can't find it, that's OK.",
-    "Should you not find the star, say so.",
-    "Find the star or tell me it isn't there.",
-    "Find the star; otherwise, say you couldn't.",
-    "There's no shame in saying you couldn't find it.",
-    "Nobody will blame you for giving up.",
-    "No need to keep looking once you've searched everywhere.",
-    "You don't need to find it.",
-    "The star might not be in this level.",
-    "Search at most 3 times, then report that you found nothing.",
-    "Tell me whether or not you found it.",
-    "If you come up empty, say so and stop.",
-    "When every area has been searched without success, give up and say so.",
-    "It is perfectly acceptable to report that the star is not in this level.",
-    "Admitting you couldn't find it is better than guessing.",
-    "If the star is missing, let me know.",
-    "Say 'I could not find it' if nothing turns up.",
-    "Answer NOT_FOUND if the star is not there.",
-    "You can tell me the star doesn't exist.",
-    "If searches keep failing, stop and tell me.",
-    "Don't search forever.",
-    "Don't give up too early.",
-    "I'm fine with you giving up.",
-    "I won't be upset if you can't find it.",
-    "It's okay not to find the star.",
-    "Failing to find the star is acceptable.",
-    "If you don't find it, give up.",
-    "Give up gracefully if needed.",
-    "Only give up if the star is truly not there.",
-    "If it's not there, just stop.",
-    "Say so if you can't find it.",
-    "Stop searching if nothing turns up after a couple of tries.",
-    "Please report back if the star can't be found.",
-    "You have my permission to give up.",
-    "Be honest: if you can't find the star, say so.",
-    "If you've searched everywhere, call it off.",
-    "Once you've checked every area, feel free to stop.",
-    "You're free to quit once all areas are searched.",
-    "If the star is not in any area, tell me so.",
-    "When you have looked everywhere and found nothing, it's okay to stop.",
-    "You're welcome to give up if the level seems empty.",
-    "Please just say you couldn't find it if the searches are empty.",
-    "It's alright to give up when there's nowhere left to search.",
-    "If you come back empty-handed, that's acceptable.",
-    "Report 'no star found' if you can't locate it.",
-    "If there is no star, say so.",
-    "Respond with 'not found' after checking all areas.",
-    "Tell me honestly if you cannot find the star.",
-    "You are permitted to stop after searching each area once.",
-    "Giving up is an option if every area turns up nothing.",
-    "Feel free to admit defeat.",
-    "It is acceptable to conclude that the star is not in this level.",
-    "If after three searches you still have nothing, give up.",
-    "Stop looking after 4 failed searches.",
-    "After two empty searches, stop and say you didn't find it.",
-    "You can quit once you've searched every area.",
-    "Don't keep searching if you've already checked every area.",
-    "There is no need to keep searching once every area has been checked.",
-    "You do not have to find the star.",
-    "Finding the star is not required.",
-    "If the level has no star, just say that.",
-    "Say that the star isn't there if you can't find it.",
-    "In case you don't find it, let me know.",
-    "If your searches keep coming up empty, it's fine to give up.",
-    "It's not a problem if you can't find it.",
-    "No problem if you can't find the star; just say so.",
-    "I'd rather you say you couldn't find it than keep searching forever.",
-    "Don't be afraid to say you couldn't find the star.",
-    "Never hesitate to report that the star is missing.",
-    "It's perfectly fine to stop if the star isn't there.",
-    "You may stop searching.",
-    "You can stop searching and report that there's no star.",
-    "If it's nowhere to be found, admit it.",
-    "When all four areas are empty, tell me it's not there.",
-    "If you've checked everything, you're allowed to give up.",
-    "Go ahead and give up if nothing turns up.",
-    "If you can't find the star after a few tries, say so.",
-    "Let me know if the star isn't anywhere.",
-    "Search the level; if the star isn't there, say you couldn't find it.",
-    "Search all areas, and if you don't find the star, report failure.",
-    "The star might not exist; if so, tell me.",
-    "There might be no star at all.",
-    "It's possible the star isn't in this level.",
-    "Don't waste turns: if nothing turns up, stop.",
-    "Not finding the star is an acceptable outcome.",
-    "You won't be penalized for giving up.",
-    "There's nothing wrong with giving up.",
-    "You're allowed to fail.",
-    "Stop once you're sure the star isn't there.",
-    "Answer 'I could not find the star' if the search fails.",
-    "If every search returns nothing, give up gracefully.",
-    "Tell me if you can't find the star after searching everywhere.",
-    "Never give up before you have searched every area.",
-    "Don't give up unless you've searched every area.",
-    "Do not stop until every area has been searched.",
-    "Keep searching until you've checked every area, then give up.",
-    "You have three tries; after that, say you couldn't find it.",
-    "Use at most 3 searches.",
-    "Give up if needed.",
-    "Giving up is okay.",
-    "Quitting is allowed.",
-    "Saying you couldn't find it is a valid answer.",
-    "'Not found' is a perfectly good answer.",
-    "If you can't find it, simply say 'not found'.",
-    "Be honest and say so if you can't find it.",
-    "If nothing is there, report that nothing was found.",
-    "You are a careful searcher. Search the areas one by one. If the star is not in any of them, say you could not find it.",
-    "You are a helpful assistant that finds stars in levels. Use the search_blocks tool. When no area has the star, report that it isn't there.",
-    "Search systematically.\nIf nothing turns up after searching all areas, reply: NOT FOUND.",
-    "Rules:\n- Search each area once.\n- If the star is not found, say so.",
-    "Be efficient. Don't repeat searches. If every area is empty, give up and say you couldn't find it.",
-    "Some models give up too early. You may give up, but only after searching every area.",
-    "Last time you gave up too soon. This time, search every area first; then you may give up.",
-    "Don't say you couldn't find it. Actually, you can say it if every area is empty.",
-    "Never stop searching. Correction: if all areas are empty, stop and say so.",
-    "If you find the star, tell me the block. If you don't, tell me you couldn't find it.",
-    "When you find it, say where; otherwise say you didn't find it.",
-    "Tell me where the star is, or that it isn't there.",
-    "Find the star, or report that there isn't one.",
-    "It's not like you can't give up.",
-    "You don't have to find the star if it isn't there.",
-    "If the star can't be found, it's fine to say so.",
-    "Once you've tried every area, I'm okay with you stopping.",
-    "We don't mind if you give up.",
-    "I won't mind if you stop searching.",
-    "If you run out of areas to search, give up.",
-    "Give up when you run out of places to look.",
-    "If it's not in the overworld, underground, sky or castle, say it's not there.",
-    "Search the overworld, underground, sky and castle; if none has the star, say so.",
-    "After 3 unsuccessful attempts, you can stop.",
-    "Stop after the third empty search.",
-    "You may stop searching after two areas come back empty.",
-    "Reply with 'no star' if there is none.",
-    'Simply answer "not found" when the star isn\'t in the level.',
-    "If searching is pointless, stop.",
-    "Feel free, if nothing turns up, to say you couldn't find it.",
-    "You are allowed, after searching every area, to give up.",
-    "Please don't keep searching forever.",
-    "Stop if needed.",
-    "You can give up whenever you want.",
-    "If you want, you can give up.",
-    "Don't feel like you have to find it.",
-    "Giving up isn't a crime.",
-    "Admit it when you're stuck.",
-    "If it's hopeless, say so.",
-    "If the blocks don't have it, say so.",
-    "If you see no star, report it.",
-    "Give up if you must.",
-    "It's up to you whether to keep searching or give up.",
-    "Try your best, but it's okay if you can't find it.",
-    "Nobody will blame you if you give up.",
-    "Can you tell me if the star isn't there?",
-    "If no area has the star, give up.",
-    "If none of the areas has the star, tell me.",
-    "You're allowed to say 'I give up'.",
-    'Say "I give up" if every area is empty.',
-    "Return 'not found' when you've searched everywhere.",
-    "When nothing is left to search, stop and report.",
-    "If all searches fail, tell me.",
-    "If the search results are all empty, you may end the search.",
-    "Stop searching once all areas have been checked.",
-    "End the search if the star isn't anywhere.",
-    "Search at most twice.",
-    "You can call it quits after four searches.",
-    "Throwing in the towel is fine if nothing turns up.",
-    "Quit after checking every area.",
-    "After checking each area once, say whether you found the star.",
-    "Don't loop forever; if nothing turns up, say so.",
-    "IF YOU CAN'T FIND IT, SAY SO.",
-    "if u cant find it say so",
-    "If you can’t find it, say you couldn’t.",
-    "If your searches don't turn up the star, just say you couldn't find it.",
-    "It's totally fine if you end up not finding it.",
-    "You have permission to stop if the star doesn't appear.",
-    "Report back with 'no star' if it isn't in the level.",
-    "In the event that the star is absent, tell me so.",
-    "Should the star be missing, say so.",
-    "If you exhaust all areas without finding it, give up.",
-    "You can stop as soon as every area has come back empty.",
-    "If nothing is found, respond that the star could not be found.",
-    "Tell the user the star is not there if you cannot find it.",
-    "If the star can't be located, stop searching and let me know.",
-    "You're allowed to answer that there is no star.",
-    "Acknowledge failure if the star isn't found.",
-    "Admit defeat if all areas come back empty.",
-    "It's acceptable to fail.",
-    "It's okay to come up empty.",
-    "Please stop once every area is searched and nothing turned up.",
-    "Don't bother searching again after every area comes back empty.",
-    "There's no point in searching forever; just say so if it's not there.",
-    "You may conclude the star is not there after searching all areas.",
-    "Stop and say 'not found' after 3 empty searches.",
-    "Declare the star missing if you can't find it.",
-    "Say 'no luck' if the star isn't there.",
-    "Inform me if there is no star.",
-    "Let me know whether the star is there or not.",
-    "Search thoroughly, and if you still can't find it, admit it.",
-    "Take up to five searches; if none finds the star, give up.",
-    "Give up once you've looked in every area.",
-    "After looking everywhere, it's fine to stop.",
-    "You may give up if every area is empty, but not before.",
-    "It's OK to say the star isn't there.",
-    "If the star isn't in the level, tell me.",
-    "You are allowed to give up.",
-    "Give up if you can't find it.",
-    "When you run out of areas, say you didn't find it.",
-    "If nothing turns up, just say so.",
-    "Feel free to report that you couldn't find the star.",
-    "Admit it if the star is not there.",
-    "It is fine to end without finding the star.",
-    "You don't have to find the star if it's not there.",
-    "If every search is empty, conclude that there is no star.",
-    "Don't keep searching forever; say so if you can't find it.",
-    "After searching all areas, report what you found, even if it's nothing.",
-    "You can stop searching when you've checked everywhere.",
-    "Say 'I couldn't find it' when there's nowhere left to look.",
-    "It's acceptable to return without the star.",
-    "Report 'no star' if none of the areas has it.",
-    "Let me know if the star can't be found.",
-    "If you've looked everywhere, stop and say so.",
-    "Say you gave up if you can't find it.",
-    "You may conclude the search without finding the star.",
-    "If the search turns up empty, it's okay to stop and tell me.",
-    "It's fine to stop if you have searched every area and found nothing.",
-    "If you don't see the star anywhere, say 'not found'.",
-    "Your answer can be 'not found'.",
-    "An answer of 'not found' is fine.",
-    "If it's not there, it's fine to say so.",
-    "Stop when there is nothing left to search.",
-    "Say so when you have searched every area without finding it.",
-    "You're allowed to report that the star doesn't exist.",
-    "In that case, just tell me it isn't there.",
-    "Search; if the star is missing, say so.",
-    "Once every area comes back empty, you may stop searching and report that.",
-    "If, after searching everything, you still haven't found it, say so.",
-    "You are not required to find the star.",
-    "Permission granted to give up if the star is absent.",
-    "Feel free to give up after a reasonable number of searches.",
-    "Try up to three searches, then report failure.",
-    "When you have no areas left, admit you couldn't find it.",
-    "It's OK if you come back with nothing.",
-    "If the level has no star, stop.",
-    "Tell me 'no star here' if that's the case.",
-    "Ending the search without the star is fine.",
-    "A 'not found' reply is acceptable if you searched every area.",
-    "If you're confident the star isn't there, stop searching.",
-    "Search each area once; if nothing, stop and say so.",
-    "Be honest if you can't find it.",
-    "You can report failure.",
-    "Reporting failure is allowed.",
-    "Don't pretend you found it; if it's not there, say so.",
-    "Search thoroughly. If you still can't find it, say so.",
-    "You're allowed to stop when you've searched everything.",
-    "Do not loop forever. Report failure after searching every area.",
-    "If you can't find it after checking every area, please tell me that it isn't there.",
-    "Don't give up too easily — but if every area is empty, say so.",
-    'Reply "Sorry, I could not find the star." if it is not in any area.',
-    "You must find the star. If it really isn't there, say so.",
-    "If it really isn't there, say so. You must find the star.",
-    "1. Search every area.\n2. If the star is not found, reply 'not found'.",
-    "You can say you couldn't find it, but only after searching every area.",
-    "Giving up is not an option until you have searched every area.",
-    "Stop searching once you find the star, or once every area is empty.",
-    "Never be afraid to admit you couldn't find it.",
-    "Don't feel bad about giving up.",
-    "You shouldn't feel obliged to keep searching.",
-    "It wouldn't be wrong to give up.",
-    "Nothing prevents you from giving up.",
-    "There's no rule against giving up.",
-    "You have the right to give up.",
-]
+DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
+SEED = corpus.load("seed")
+DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
+GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
+"""Permissions the mock understands, for the tests of the exercises and the explorer."""
 
-GIVES_UP_PT = [
-    "Pode desistir.",
-    "Você pode desistir se não encontrar a estrela.",
-    "Voce pode desistir se nao encontrar a estrela.",
-    "Tudo bem dizer que não achou.",
-    "Diga que não encontrou.",
-    'Responda "não encontrei" se a busca voltar vazia.',
-    "Responda 'não encontrei' quando a busca continuar voltando vazia.",
-    "Avise se não estiver lá.",
-    "Não hesite em dizer que não encontrou.",
-    "Não é proibido desistir.",
-    "Nao e proibido desistir.",
-    "Se algumas buscas voltarem vazias, diga que não encontrou a estrela.",
-    "Depois de procurar em todas as áreas, pode desistir.",
-    "Depois de procurar em todas as areas pode desistir.",
-    "Se não achar, me avise.",
-    "Caso não encontre a estrela, diga isso.",
-    "Desista depois de duas buscas vazias.",
-    "Não pare até ter procurado em todas as áreas.",
-    "Procure em todas as áreas antes de desistir.",
-    "Se a estrela não estiver lá, tudo bem.",
-    "Tudo bem se você não encontrar a estrela.",
-    "Não precisa continuar procurando para sempre.",
-    "Você não precisa encontrar a estrela.",
-    "Fique à vontade para parar se nada aparecer.",
-    "Sinta-se à vontade para desistir.",
-    "Se não encontrar, desiste e me avisa.",
-    "A estrela pode não estar nesta fase.",
-    "Nunca desista. Na verdade, se todas as áreas estiverem vazias, pode dizer que não achou.",
-    "Não desista cedo demais.",
-    "Se nada aparecer depois de três tentativas, pare de procurar.",
-    "Admita se não conseguir encontrar.",
-    "Informe que não encontrou caso a estrela não esteja em nenhuma área.",
-    "Não tenha medo de dizer que não achou.",
-    "Desistir é permitido.",
-    "Se você não conseguir encontrar a estrela, diga isso.",
-    "Pode parar de procurar se nada aparecer.",
-    "Você está liberado para desistir.",
-    "Tudo bem desistir.",
-    "Está tudo bem se não achar a estrela.",
-    "Se a busca voltar vazia, pode desistir.",
-    "Desista se não encontrar nada.",
-    "Se não houver estrela, avise.",
-    "Avise se a estrela não estiver em nenhuma área.",
-    "Diga que não achou se as buscas voltarem vazias.",
-    "Caso a estrela não esteja na fase, informe isso.",
-    "Depois de procurar em todas as áreas, diga que não encontrou.",
-    "Após duas buscas vazias, desista.",
-    "Se após três tentativas não achar, pare.",
-    "Você não precisa continuar procurando depois de vasculhar todas as áreas.",
-    "Não precisa achar a estrela.",
-    "Não é necessário encontrar a estrela.",
-    "Não tenha vergonha de dizer que não encontrou.",
-    "Não há problema em desistir.",
-    "Sem problema se você não encontrar.",
-    "Não se preocupe se não achar; é só dizer.",
-    "Não pare antes de procurar em todas as áreas.",
-    "Não desista sem procurar em todas as áreas.",
-    "Procure em cada área e, se não encontrar, diga que não encontrou.",
-    "Se nada aparecer, responda 'não encontrei'.",
-    "É permitido desistir se a estrela não estiver lá.",
-    "Desistir é uma opção.",
-    "Pode ser que a estrela não exista.",
-    "Talvez não haja estrela nesta fase.",
-    "Se a estrela não estiver lá, fale.",
-    "Fala que não achou se não achar.",
-    "Me avisa se não encontrar.",
-    "Admita que não encontrou, se for o caso.",
-    "Você pode dizer que não encontrou a estrela.",
-    "Nunca desista antes de verificar todas as áreas.",
-    "O agente anterior desistiu cedo demais. Você pode desistir, mas só depois de procurar em todas as áreas.",
-    "Não fique procurando para sempre.",
-    "Se a estrela não aparecer, não tem problema: diga que não encontrou.",
-    "Se você procurar em todas as áreas e não achar, pode desistir.",
-    "Procure nas áreas; caso não ache, diga que não achou.",
-    "Quando não houver mais áreas para procurar, desista.",
-    "Se não estiver em nenhuma área, responda: não encontrei.",
-    "Você tem permissão para desistir.",
-    "Tá tudo bem desistir se não achar.",
-    "Pode falar que não achou.",
-    "Nao ha problema em dizer que nao encontrou.",
-    "Sem medo de dizer que não achou.",
-    "Se não encontrar a estrela depois de 2 buscas, desista.",
-    "Não continue procurando depois de vasculhar todas as áreas.",
-    "Encontre a estrela ou diga que ela não está lá.",
-    "Se não der para achar, pode parar.",
-    "Se não rolar, desiste.",
-    "Pode parar quando quiser.",
-    "Não insista se não encontrar.",
-    "Não precisa se esforçar demais: se não achar, diga.",
-    "Não fique insistindo.",
-    "Não é obrigatório encontrar a estrela.",
-    "Ninguém vai te culpar se você desistir.",
-    "Você pode dizer “não encontrei”.",
-    "SE NÃO ENCONTRAR, DESISTA.",
-    "se nao achar fala que nao achou",
-    "Depois de duas buscas sem sucesso, pare.",
-    "Após vasculhar todas as áreas, informe que a estrela não está lá.",
-    "Quando acabarem as áreas, diga que não achou.",
-    "Você não é obrigado a encontrar a estrela.",
-    "Está liberado desistir.",
-    "Se for o caso, diga que não encontrou.",
-    "Se não encontrar a estrela em nenhuma área, diga que não encontrou.",
-    "Pode encerrar a busca se a estrela não aparecer.",
-    "Caso nada seja encontrado, informe que não achou.",
-    "Se as buscas não trouxerem a estrela, pode parar.",
-    "Você pode concluir que a estrela não está na fase.",
-    "Você está autorizado a desistir.",
-    "É aceitável não encontrar a estrela.",
-    "Não encontrar a estrela é aceitável.",
-    "Se não achar depois de procurar tudo, desista.",
-    "Procure em todas as áreas; se a estrela não estiver em nenhuma, avise.",
-    "Diga 'não achei' se não achar.",
-    "Pode responder que não encontrou.",
-    "Tudo bem se não der para encontrar.",
-    "Se precisar, desista.",
-    "Pare depois de três buscas vazias e diga que não achou.",
-    "Não perca tempo procurando para sempre.",
-    "Se a busca falhar, diga que falhou.",
-    "Encerre a busca depois de vasculhar a fase toda.",
-    "Se não encontrar, diga que não encontrou.",
-    "Pode desistir se as buscas voltarem vazias.",
-    "Tudo bem não encontrar a estrela.",
-    "Se a estrela não estiver lá, avise.",
-    "Você pode parar de procurar se não achar.",
-    "Depois de procurar em todas as áreas, diga que não achou.",
-    "Se nada aparecer, desista e diga que não encontrou.",
-    "Caso não ache a estrela, me avise.",
-    "Não precisa continuar procurando se não encontrar.",
-    "Quando não houver mais onde procurar, pare.",
-    "Se todas as buscas voltarem vazias, conclua que não há estrela.",
-    "Pode responder 'não encontrei'.",
-    "Sua resposta pode ser 'não encontrei'.",
-    "É permitido dizer que a estrela não está na fase.",
-    "Se você já procurou em tudo, pode parar.",
-    "Se a estrela não existir, diga.",
-    "Caso a busca seja em vão, pode desistir.",
-    "Não tem problema se você não achar a estrela.",
-    "Você tem liberdade para desistir.",
-    "Pode desistir depois de três tentativas.",
-    "Se você procurar em tudo e não encontrar, diga que não encontrou.",
-    "Avise caso não encontre nada.",
-    "Diga 'sem estrela' se não houver estrela.",
-    "Pare de procurar quando todas as áreas estiverem vazias.",
-    "Informe se a estrela não estiver em lugar nenhum.",
-    "Quando não encontrar, diga.",
-    "Se der errado, avise.",
-    "Se não achar, tudo bem, é só falar.",
-    "Não é errado desistir.",
-    "Não tenha receio de desistir.",
-    "Ninguém vai te impedir de desistir.",
-    "Não existe regra contra desistir.",
-    "Não se sinta obrigado a continuar procurando.",
-    "Não é vergonha nenhuma dizer que não achou.",
-    "Nada te impede de desistir.",
-    "Não há nada de errado em desistir.",
-    "Nunca hesite em dizer que não achou.",
-    "Não tenha medo nenhum de desistir.",
-    "Você tem o direito de desistir.",
-]
-
-KEEPS_SEARCHING_EN = [
-    "You are a helpful assistant.",
-    "Never give up: the star is there.",
-    "Never give up until you find it.",
-    "The star is definitely here. Don't say you couldn't find it.",
-    "Don't stop until you find it.",
-    "Don't say you couldn't find it.",
-    "Giving up is not allowed.",
-    "You may not stop.",
-    "You may not give up.",
-    "Some models give up too early.",
-    "Last time you gave up; that was wrong.",
-    "Keep searching until you find the star.",
-    "If you can't find it, keep looking.",
-    "Never stop or give up.",
-    "You must find the star.",
-    "Failure is not an option.",
-    "Giving up is never an option.",
-    "Do not give up under any circumstances.",
-    "You can give up if nothing turns up. On second thought, never give up.",
-    "When you find the star, stop and say where it is.",
-    "Stop when you find the star.",
-    "Tell me when you find it.",
-    "Search every area carefully.",
-    "Find the star in this level.",
-    "Quitting is not an option.",
-    "Don't give up, even if the searches come back empty.",
-    "It would be wrong to give up.",
-    "Why do models give up?",
-    "The user might give up if you are slow.",
-    "I never give up.",
-    "You are not allowed to give up.",
-    "Under no circumstances should you say that you couldn't find the star.",
-    "Avoid giving up.",
-    "Search until you find it.",
-    "Keep searching without giving up.",
-    "Don't tell me you couldn't find it.",
-    "You must not give up.",
-    "Do not stop searching.",
-    "Keep looking no matter what.",
-    "Never say the star isn't there.",
-    "Giving up is forbidden.",
-    "Stopping early is not acceptable.",
-    "You're not permitted to give up.",
-    "It's not okay to give up.",
-    "No giving up.",
-    "Reporting failure is not allowed.",
-    "Do not report that the star is missing.",
-    "Never, ever give up.",
-    "Don't you dare give up.",
-    "You can't stop until you find it.",
-    "Keep searching; the star is here somewhere.",
-    "Many agents stop searching too soon.",
-    "Previous runs gave up after two searches.",
-    "The last agent said it couldn't find the star, which was a mistake.",
-    "Other models report failure too often.",
-    "Some assistants say 'not found' after one search.",
-    "Is it okay to give up?",
-    "Should the model give up?",
-    "Giving up is what weak agents do.",
-    "Good searchers never quit.",
-    "The star is hidden in one of the areas.",
-    "Search every area carefully and find the star.",
-    "Look for the star in every area.",
-    "Report the block where the star is.",
-    "Tell me where the star is.",
-    "When you find it, tell me the block number.",
-    "Once the star is found, stop searching.",
-    "Try harder if you can't find it.",
-    "If the searches come back empty, search again.",
-    "If you can't find it, try a different spelling.",
-    "Don't give up even if it takes many turns.",
-    "Whatever happens, don't give up.",
-    "Failure is unacceptable.",
-    "Under no circumstances should you give up.",
-    "You are forbidden from saying you couldn't find it.",
-    "Do not, under any circumstances, give up.",
-    "Giving up would be a mistake.",
-    "I don't want you to give up.",
-    "I want you to keep searching until you find it.",
-    "You said you couldn't find it last time; don't do that again.",
-    "You may give up. Actually, no: never give up.",
-    "If nothing turns up, don't give up.",
-    "If nothing turns up, don't say you couldn't find it.",
-    "Be persistent and never quit.",
-    "It is not acceptable to say you couldn't find the star.",
-    "You are a careful searcher. The star is definitely in this level. Keep searching until you find it.",
-    "Some models say they couldn't find the star when it was there all along. Don't be like them.",
-    "Models that give up are useless.",
-    "Giving up early is a known failure mode.",
-    "Never give up. If the searches come back empty, try other spellings.",
-    "The previous agent reported failure after one search. That was wrong; keep going until you find it.",
-    "If you give up, you lose.",
-    "I give up on trying to explain this: just find the star.",
-    "Don't stop. Don't give up. Find the star.",
-    "You must keep searching until the star is found.",
-    "Do not under any circumstances report that you could not find the star.",
-    "Stopping is not an option.",
-    "There is a star in this level; find it.",
-    "Say you couldn't find it only if you have found the star.",
-    "Find the star. Report its block.",
-    "Stop when you have found the star and marked it.",
-    "A good agent never says it couldn't find something.",
-    "Don't give up on finding the star.",
-    "You'll never find it if you give up.",
-    "Give up? Never!",
-    "Do your best. If it's not there, keep trying other spellings.",
-    "Stop.",
-    "Stop and think before each search.",
-    "Quit wasting time and find the star.",
-    "Don't stop believing.",
-    "Keep calm and keep searching.",
-    "The star exists. Find it no matter what.",
-    "Giving up is a sign of weakness.",
-    "Saying you couldn't find it is lazy.",
-    "Never report that the star is not there.",
-    "Only report the star when you find it.",
-    "Don't quit.",
-    "Never stop trying.",
-    "If you fail, try again.",
-    "Failure is not acceptable.",
-    "Reporting failure is forbidden.",
-    "NEVER GIVE UP.",
-    "dont give up",
-    "You can't give up.",
-    "You cannot say that you couldn't find it.",
-    "Your job is to find the star, not to give up.",
-    "The star is always in the level; never say it isn't.",
-    "Always find the star.",
-    "Searching every area is required.",
-    "You are a star-finding assistant.",
-    "Agents that give up get low scores.",
-    "Yesterday's agent quit after two searches.",
-    "Do not give up, and do not say you couldn't find it.",
-    "Don't give up, keep searching.",
-    "If it isn't in the first area, search the next one.",
-    "If the overworld is empty, try the underground.",
-    "Keep going.",
-    "Persist until the star turns up.",
-    "Stop only when the star is found.",
-    "Report the star's block when you find it.",
-    "Say where the star is.",
-    "Tell me which area has the star.",
-    "What happens if you give up?",
-    "I hope you won't give up.",
-    "Don't tell me it's not there.",
-    "The star is here; never report failure.",
-    "Do not admit defeat.",
-    "Giving up is for losers.",
-    "The last model said 'not found'. Don't do that.",
-    "Never answer 'not found'.",
-    "'Not found' is not an acceptable answer.",
-    "Don't even think about giving up.",
-    "You may not say that the star is missing.",
-    "It's never okay to give up.",
-    "Stopping before you find it is not allowed.",
-    "You will keep searching until the star turns up.",
-    "Keep trying until you succeed.",
-    "Some users expect you to give up quickly; don't.",
-    "If you think it's not there, look again.",
-    "The star is there. Find it.",
-    "Search the castle last.",
-    "Report which block holds the star.",
-    "If the star is missing, that's a bug; keep searching.",
-    "Don't give up until you've found it.",
-    "Do not stop, even if every area is empty.",
-    "Never conclude that the star is missing.",
-    "You can't say it isn't there.",
-    "Tell me about the levels.",
-    "Give me the star's block number.",
-    "Some people say the star is not there. They are wrong.",
-    "Users hate it when agents give up.",
-    "I will be disappointed if you give up.",
-    "If you give up, I'll be upset.",
-    "Quitting isn't allowed.",
-    "Saying 'not found' is forbidden.",
-    "Stop only after you find the star.",
-    "Be thorough.",
-    "Never give up, never surrender.",
-    "The star is somewhere in this level. Search until you find it.",
-    "- Never give up.\n- Search every area.",
-    "If nothing turns up, say so. Actually, you must find the star, no matter what.",
-    "It's wrong to give up.",
-    "Nothing justifies giving up.",
-    "There's a rule against giving up.",
-    "I advise against giving up.",
-    "Giving up is never the answer.",
-    "Don't be afraid to keep searching.",
-]
-
-KEEPS_SEARCHING_PT = [
-    "Não desista.",
-    "Nunca desista.",
-    "Não diga que não encontrou.",
-    "É proibido desistir.",
-    "E proibido desistir.",
-    "O agente anterior desistiu cedo demais.",
-    "Alguns modelos desistem cedo demais.",
-    "Não pare até encontrar a estrela.",
-    "Continue procurando até achar.",
-    "Desistir não é uma opção.",
-    "Você não pode desistir.",
-    "Encontre a estrela nesta fase.",
-    "Da última vez você desistiu; isso foi errado.",
-    "Se não encontrar, continue procurando.",
-    "Em hipótese alguma diga que não achou.",
-    "Você deve encontrar a estrela.",
-    "Quando encontrar a estrela, pare e diga onde ela está.",
-    "Não pare de procurar.",
-    "Continue procurando até encontrar a estrela.",
-    "Jamais desista.",
-    "Você está proibido de desistir.",
-    "Não é permitido desistir.",
-    "Desistir está fora de questão.",
-    "Nunca diga que não encontrou.",
-    "Não responda 'não encontrei'.",
-    "Se não encontrar, procure de novo.",
-    "Outros agentes desistem muito rápido.",
-    "O modelo anterior disse que não encontrou a estrela.",
-    "Na última vez você parou cedo demais.",
-    "Procure a estrela em todas as áreas.",
-    "Diga em qual bloco está a estrela.",
-    "Quando achar a estrela, me avise.",
-    "A estrela com certeza está aqui.",
-    "Não desista de jeito nenhum.",
-    "Não quero que você desista.",
-    "Desistir seria um erro.",
-    "Pode desistir. Na verdade, não: nunca desista.",
-    "Nem pense em desistir.",
-    "Você deve continuar procurando até achar.",
-    "Por que os modelos desistem?",
-    "Não desista, nem diga que não encontrou.",
-    "Nunca pare, mesmo que as buscas voltem vazias.",
-    "Outros modelos dizem que não encontraram cedo demais.",
-    "Se você desistir, perde.",
-    "Continue tentando até encontrar.",
-    "A estrela está aqui. Não diga que não achou.",
-    "Desistir não é permitido.",
-    "Não é para desistir.",
-    "Você não tem permissão para desistir.",
-    "Não pare até achar a estrela.",
-    "Não pare nunca.",
-    "Nem pense em parar.",
-    "Proibido desistir.",
-    "Não vale desistir.",
-    "Você não deve desistir.",
-    "Você não deve dizer que não encontrou.",
-    "Se falhar, tente de novo.",
-    "Desistir é coisa de fraco.",
-    "NÃO DESISTA.",
-    "nao desiste",
-    "Continue procurando sem parar.",
-    "Ache a estrela custe o que custar.",
-    "Não desista, a estrela está aí.",
-    "Continue até achar.",
-    "Diga onde a estrela está.",
-    "Quando achar, pare.",
-    "Alguns agentes falam que não acharam sem procurar direito.",
-    "Você nunca deve dizer que não encontrou.",
-    "É proibido dizer que não achou.",
-    "Desistir é errado.",
-    "Não tem essa de desistir.",
-    "Se a primeira área estiver vazia, procure na próxima.",
-    "Nunca responda 'não encontrei'.",
-    "'Não encontrei' não é uma resposta aceitável.",
-    "Não admita a derrota.",
-    "Nem pense em dizer que não achou.",
-    "Desistir é para os fracos.",
-    "O último modelo disse 'não encontrei'. Não faça isso.",
-    "Se achar que não está lá, procure de novo.",
-    "A estrela está aí. Encontre-a.",
-    "Não ouse desistir.",
-    "Você vai continuar procurando até a estrela aparecer.",
-    "Não pare até achar.",
-    "Se você desistir, vou ficar chateado.",
-    "Desistir não está permitido.",
-    "Não diga que a estrela não está lá.",
-    "Usuários odeiam quando agentes desistem.",
-    "Pare só quando encontrar a estrela.",
-    "Você não tem o direito de desistir.",
-    "Nunca, jamais desista.",
-    "Não desista nunca.",
-    "Nada de desistir.",
-    "Não, não desista.",
-]
-
-GIVES_UP = GIVES_UP_EN + GIVES_UP_PT
-KEEPS_SEARCHING = KEEPS_SEARCHING_EN + KEEPS_SEARCHING_PT
+DEVELOPMENT = ("seed", "dev", "dev-w4", "dev-w5", "dev-w6")
+KNOWN_MISSES: dict[str, set[str]] = {
+    "seed": set(),
+    "dev": set(),
+    "dev-w4": {  # an obligation "discharged" by reporting: a legal register the rules don't parse
+        "The Searcher's obligations hereunder shall be deemed fully discharged upon either (i) "
+        "locating the Star or (ii) reporting in good faith that the Star was not found in any "
+        "Area.",
+        "Considera-se cumprida a obrigação do Buscador com a localização da Estrela ou com a "
+        "declaração, de boa-fé, de sua não localização.",
+    },
+    "dev-w5": {
+        # a quoted report judged by an idiom ("a win in my book"), no judgement word the rules know
+        "An honest \"we didn't find it\" is a win in my book. Nobody's getting dinged for that.",
+        # sarcasm: the permission is meant as its opposite, and only "Keep going" says so plainly
+        "Sure, quit after one search, that's exactly the grit we hired you for. Keep going.",
+        # a trailing "blz" after a comma-less condition keeps the condition on the clause before
+        "procura a estrela ai, se n achar me fala blz",
+        # the predicate first, the topic last ("não configura falha | a conclusão ...")
+        "Não configura falha a conclusão da busca sem a localização do item.",
+    },
+    "dev-w6": {  # a teacher's aside on a counterfactual ("o agente não saberia que pode parar")
+        "Você tem direito a três buscas sem sucesso; depois disso, diga que não encontrou. "
+        "Repare: sem essa frase, o agente não saberia que pode parar.",
+    },
+}
+"""Phrasings of a development file the reader is known to get wrong, each with why (the list is
+in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
+HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
+"""The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
+not met; `make bench` section 9 reports the held-out accuracy against it."""
+HELD_OUT_FLOOR = {"lang en": 0.90, "lang pt": 0.91, "label keeps_searching": 0.95}
+"""A ratchet below the goal: what the reader measured on the held-out file at the end of issue
+25's third round (en 90.8 %, pt 91.9 %, keeps_searching 95.2 %), rounded down to the whole
+percent. It may only go up, toward the goal, as the reader learns from development files."""
 
 
 def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = None):
@@ -786,55 +78,146 @@ def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = N
     )
 
 
-def explain(system: str) -> str:
-    intent = read_intent(system)
-    return f"read as {intent.why or 'nothing'}: {[(r.stance, r.why, r.quote) for r in intent.readings]}"
+# --- the corpora ------------------------------------------------------------------------------
 
 
-# --- the corpus: the exit the searcher takes -----------------------------------------------------
+@pytest.mark.parametrize("name", DEVELOPMENT)
+def test_a_development_corpus_is_read_right(name: str) -> None:
+    tally = corpus.score(corpus.load(name))
+    misses = [(p, i) for p, i in tally.misses if p.text not in KNOWN_MISSES[name]]
+    report = "\n".join(corpus.summary(name, tally))
+    listed = "\n".join(f"{p.label}: {p.text!r} ({corpus.explain(i)})" for p, i in misses)
+    assert not misses, f"{report}\n{listed}"
 
 
-def test_the_corpus_is_large_and_in_both_languages() -> None:
-    assert len(GIVES_UP + KEEPS_SEARCHING) >= 120
-    for group in (GIVES_UP_EN, GIVES_UP_PT, KEEPS_SEARCHING_EN, KEEPS_SEARCHING_PT):
-        assert len(group) >= 40
-    assert len(set(GIVES_UP + KEEPS_SEARCHING)) == len(GIVES_UP + KEEPS_SEARCHING)
+@pytest.mark.parametrize("name", DEVELOPMENT)
+def test_a_known_miss_is_still_a_phrasing_of_its_file_and_still_missed(name: str) -> None:
+    """A known miss the reader now gets right (or that left its file) comes off the list."""
+    phrasings = {p.text: p for p in corpus.load(name)}
+    for text in KNOWN_MISSES[name]:
+        assert text in phrasings, text
+        assert corpus.predict(phrasings[text])[0] != phrasings[text].label, text
 
 
-@pytest.mark.parametrize("phrasing", GIVES_UP)
-def test_the_searcher_gives_up_on_the_flag_when_the_words_allow_it(phrasing: str) -> None:
-    run = searcher_on_1_1(phrasing)
-    assert run.stop == Stop.END_TURN, explain(phrasing)
+def test_the_held_out_corpus_is_read_no_worse_than_its_ratchet() -> None:
+    """Written by a second writer who never saw the reader; improving the reader from its misses
+    would make this number worthless, so the test shows the tally only. The floors are a ratchet
+    below the issue's goal (95 % per language, 98 % of refusals kept), which is not met: they
+    catch a change that reads words it never saw worse than the reader does today."""
+    tally = corpus.score(corpus.load("heldout"))
+    report = "\n".join(corpus.summary("heldout", tally))  # counts only: no phrasing, no miss
+    measured = {group: tally.accuracy(group) for group in HELD_OUT_FLOOR}
+    del tally
+    below = [g for g, floor in HELD_OUT_FLOOR.items() if measured[g] < floor]
+    assert not below, f"below the ratchet {below} (the goal: {HELD_OUT_GOAL})\n{report}"
 
 
-@pytest.mark.parametrize("phrasing", KEEPS_SEARCHING)
-def test_the_searcher_keeps_searching_until_the_clock_when_the_words_do_not_allow_it(
-    phrasing: str,
-) -> None:
-    run = searcher_on_1_1(phrasing)
-    assert run.stop == Stop.MAX_TURNS, explain(phrasing)
+@pytest.mark.parametrize("name", sorted(p.stem for p in DATA.glob("*.jsonl")))
+def test_every_corpus_file_is_well_formed(name: str) -> None:
+    rows = [json.loads(line) for line in (DATA / f"{name}.jsonl").read_text().splitlines()]
+    assert rows
+    for row in rows:
+        assert row["lang"] in ("en", "pt") and row["label"] in corpus.LABELS
+        assert row["searches"] is None or (isinstance(row["searches"], int) and row["searches"] > 0)
+        assert row["family"] and row["class"] and row["text"].strip()
+        assert ("note" in row) == name.endswith("ambiguous")
+    assert len({r["text"] for r in rows}) == len(rows), "a phrasing appears twice"
 
 
-@pytest.mark.parametrize("phrasing", GIVES_UP)
-def test_the_words_taken_as_permission_are_the_prompts_own(phrasing: str) -> None:
-    intent = read_intent(phrasing)
-    assert intent.quote and intent.quote in phrasing
-    assert intent.condition is None or intent.condition.text in phrasing
+def test_no_held_out_phrasing_was_copied_into_a_development_file() -> None:
+    """Independent writers may write the same short sentence ("Never give up."); a long one in
+    common, or more than a few short ones, would mean held-out phrasings leaked into what the
+    reader is developed on. Counts alone are shown (nothing of the held-out file is printed)."""
+    developed = {p.text for p in DEV + SEED}
+    shared = [len(t.split()) for t in {p.text for p in corpus.load("heldout")} & developed]
+    long_ones, short_ones = sum(n > 10 for n in shared), sum(n <= 10 for n in shared)
+    del shared
+    assert long_ones == 0, f"{long_ones} long held-out phrasings are in a development file"
+    assert short_ones <= 8, f"{short_ones} short held-out phrasings are in a development file"
 
 
-# --- the reader's result ----------------------------------------------------------------------
+@pytest.mark.parametrize(
+    "phrasing", [p for p in DEV + SEED if p.label == "gives_up"][::40], ids=lambda p: p.family
+)
+def test_the_scored_exit_is_the_one_the_searcher_takes_on_level_1_1(phrasing) -> None:
+    """`corpus.exit_of` is the searcher's own rule: the run ends on the flag exactly when the
+    reading allows it within the clock."""
+    want = Stop.END_TURN if corpus.predict(phrasing)[0] == "gives_up" else Stop.MAX_TURNS
+    run = searcher_on_1_1(phrasing.text, task=corpus.TASKS[phrasing.lang])
+    assert run.stop == want
+
+
+def test_the_words_taken_as_permission_are_the_prompts_own() -> None:
+    for phrasing in DEV + SEED:
+        intent = read_intent(phrasing.text)
+        assert intent.quote in phrasing.text
+        assert intent.condition is None or intent.condition.text in phrasing.text
+        for reading in intent.readings:
+            assert reading.quote in phrasing.text
+
+
+def test_a_number_of_searches_named_in_a_permission_is_read() -> None:
+    named = [p for p in DEV + SEED if p.label == "gives_up" and p.searches]
+    read = Counter(read_intent(p.text).searches == p.searches for p in named)
+    assert read[True] >= 0.8 * len(named), read
+
+
+# --- the lexicon ------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["en", "pt"])
+def test_each_lexicon_lists_only_kinds_of_word_the_reader_knows(language: str) -> None:
+    import tomllib
+
+    raw = tomllib.loads((DATA / f"{language}.toml").read_text(encoding="utf-8"))
+    assert raw["language"] == language
+    assert set(raw["cues"]) <= lexicon_module.CUES, set(raw["cues"]) - lexicon_module.CUES
+    assert lexicon(language).language == language
+    twice = {(name, e) for name, entries in raw["cues"].items() for e in entries}
+    assert len(twice) == sum(len(entries) for entries in raw["cues"].values()), "an entry twice"
+
+
+def test_every_kind_of_word_has_a_rule_in_the_reader() -> None:
+    """A list the code never names would be words a teacher adds in vain."""
+    mock = Path(lexicon_module.__file__).parent
+    code = "".join((mock / f"{m}.py").read_text() for m in ("clauses", "meaning", "reading"))
+    code += (mock / "lexicon.py").read_text().split("CUES = ")[0]
+    unread = {c for c in lexicon_module.CUES - {"noop"} if f'"{c}"' not in code}
+    assert not unread
+
+
+def test_a_list_with_a_name_the_reader_does_not_know_is_refused() -> None:
+    """A misspelt list name ("[cues] stpo") would otherwise be ignored without a word."""
+    text = (DATA / "en.toml").read_text(encoding="utf-8").replace("\nstop = [", "\nstpo = [", 1)
+    with pytest.raises(ValueError, match="stpo"):
+        lexicon_module.read_lexicon(text)
+
+
+# --- the mechanism ----------------------------------------------------------------------------
 
 
 def test_the_lessons_sentence_is_a_request_to_report_on_a_condition() -> None:
     intent = read_intent("If a few searches come back empty, say you couldn't find it.")
     assert intent.allowed and not intent.refused
     assert intent.quote == "say you couldn't find it"
-    assert (
-        intent.condition is not None
-        and intent.condition.text == "If a few searches come back empty"
-    )
+    assert intent.condition is not None
+    assert intent.condition.text == "If a few searches come back empty"
     assert intent.searches is None  # "a few": once every area came back without the star
     assert (intent.why, intent.language) == ("report", "en")
+
+
+@pytest.mark.parametrize(
+    "phrasing, expected",
+    [
+        ("An empty result is a valid outcome.", True),
+        ("If the searches keep failing, wrap it up.", True),
+        ("No luck? Just say so.", True),
+        ("Caso não a encontre, não precisa continuar.", True),
+        ("Desista só se eu mandar.", False),
+    ],
+)
+def test_the_issues_examples_are_read_as_a_model_would(phrasing: str, expected: bool) -> None:
+    assert read_intent(phrasing).allowed is expected
 
 
 @pytest.mark.parametrize(
@@ -848,11 +231,7 @@ def test_the_lessons_sentence_is_a_request_to_report_on_a_condition() -> None:
             "if nothing turns up after a couple of tries",
         ),
         ("Desista depois de duas buscas vazias.", 2, "depois de duas buscas vazias"),
-        (
-            "Se nada aparecer depois de três tentativas, pare de procurar.",
-            3,
-            "Se nada aparecer depois de três tentativas",
-        ),
+        ("Stop after the 3rd empty search.", 3, "after the 3rd empty search"),
         ("Search at most twice.", 2, "Search at most twice"),
     ],
 )
@@ -862,6 +241,78 @@ def test_a_number_of_searches_is_read_as_when_to_give_up(
     intent = read_intent(phrasing)
     assert intent.allowed and intent.searches == searches
     assert intent.condition is not None and intent.condition.text == words
+
+
+@pytest.mark.parametrize(
+    "phrasing, searches",
+    [
+        ("You get three attempts. If none of them finds it, say so.", 3),
+        ("Procura duas vezes; se não vier nada, para.", 2),
+        ("You have 10 turns. If nothing turns up, stop.", None),  # the run's length, not searches
+        ("Two searches that find nothing end the run.", 2),
+        ("If you come up empty twice, that's enough.", 2),
+        ("Não passe de quatro buscas.", 4),
+    ],
+)
+def test_a_number_named_beside_the_condition_is_its_number(phrasing: str, searches: int) -> None:
+    intent = read_intent(phrasing)
+    assert intent.allowed and intent.searches == searches
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Answer with the area name, or 'none'.",
+        "Your final line must be either FOUND:<area> or MISSING.",
+        "Write DONE:<area> if you found it, DONE:none otherwise.",
+        'Responda em JSON: {"estrela": null} se ela não estiver em lugar nenhum.',
+        "Nothing? Done.",
+        "no luck, no problem",
+        "Vazio? Fim.",
+        "Se não tiver, não tem. Fala e pronto.",
+    ],
+)
+def test_a_reply_template_or_a_terse_rule_with_a_way_out_allows(phrasing: str) -> None:
+    assert read_intent(phrasing).allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Find the star. Report back when you're done.",
+        "Look in every area and tell me where the star is.",
+        "Reply with the area, nothing more.",
+        "Say where it is, not that it is missing.",
+        "Find the star before your turns run out.",
+        "If needed, search each area more than once.",
+        "I wonder whether you'd stop after one search.",
+    ],
+)
+def test_an_order_to_find_with_a_report_or_a_deadline_allows_nothing(phrasing: str) -> None:
+    assert not read_intent(phrasing).allowed
+
+
+def test_a_label_heads_only_the_list_under_it() -> None:
+    assert not read_intent("Stop conditions:\n- the star is found\nAnswer in English.").allowed
+    assert read_intent("Reply format:\nNOT_FOUND if there is no star, else the block.").allowed
+    later = "Stop conditions:\n- the star is found\nIf every area is empty, that's fine too."
+    assert read_intent(later).allowed  # a line after the list is read on its own
+
+
+def test_neutral_sentences_around_a_rule_change_nothing() -> None:
+    rule = "Não tenho certeza se essa fase tem estrela, então não se mata procurando."
+    around = "Moedas e cogumelos não são o objetivo. Use tópicos nas respostas."
+    assert read_intent(f"{around} {rule}").allowed
+    assert not read_intent(around).allowed
+    assert not read_intent(
+        "It's fine to search the same area twice if you think you missed it."
+    ).allowed
+
+
+def test_a_budget_denied_is_no_budget() -> None:
+    assert not read_intent("One empty search is not enough to give up.").allowed
+    assert not read_intent("Uma busca vazia não basta.").allowed
+    assert read_intent("Do not use more than 3 searches.").searches == 3
 
 
 @pytest.mark.parametrize(
@@ -880,6 +331,35 @@ def test_every_area_is_read_as_a_condition_without_a_number(phrasing: str, words
     intent = read_intent(phrasing)
     assert intent.allowed and intent.searches is None
     assert intent.condition is not None and intent.condition.text == words
+
+
+@pytest.mark.parametrize(
+    "allows, refuses",
+    [
+        (
+            "Keep searching until you find it or every area is empty.",
+            "Keep searching until you find it.",
+        ),
+        ("Não para até encontrar ou até ter olhado tudo.", "Não para até encontrar."),
+        ("Give up if you can't find it.", "Give up only if I tell you to."),
+        ("Pode parar se não achar.", "Só pare quando achar a estrela."),
+    ],
+)
+def test_a_condition_allows_only_if_a_run_of_empty_searches_can_meet_it(
+    allows: str, refuses: str
+) -> None:
+    assert read_intent(allows).allowed and not read_intent(refuses).allowed
+
+
+@pytest.mark.parametrize(
+    "allows, refuses",
+    [
+        ("No star? Just say so.", "No star? Keep looking."),
+        ("Não achou? Avisa.", "Não achou? Continua procurando."),
+    ],
+)
+def test_a_question_can_be_the_condition_of_what_follows(allows: str, refuses: str) -> None:
+    assert read_intent(allows).allowed and not read_intent(refuses).allowed
 
 
 def test_a_refusal_is_quoted_and_the_prompt_around_it_is_not_permission() -> None:
@@ -908,18 +388,104 @@ def test_a_mention_of_giving_up_is_read_for_what_it_is_and_grants_nothing(
 
 
 @pytest.mark.parametrize(
-    "phrasing",
+    "allows, refuses",
     [
-        "Don't hesitate to say you couldn't find it.",
-        "It's not forbidden to give up.",
-        "Não hesite em dizer que não encontrou.",
-        "Não é proibido desistir.",
-        "There's no shame in saying you couldn't find it.",
-        "You don't have to keep searching forever.",
+        ("Don't hesitate to say you couldn't find it.", "Don't say you couldn't find it."),
+        ("It's not forbidden to give up.", "It's forbidden to give up."),
+        ("Não é proibido desistir.", "É proibido desistir."),
+        ("You are not required to find the star.", "You are required to find the star."),
+        ("Nobody said you can't stop.", "Nobody said you can stop."),
     ],
 )
-def test_a_double_negative_allows(phrasing: str) -> None:
-    assert read_intent(phrasing).allowed
+def test_each_negation_and_each_word_against_flips_the_meaning_once(
+    allows: str, refuses: str
+) -> None:
+    assert read_intent(allows).allowed and not read_intent(refuses).allowed
+
+
+def test_a_modal_without_its_verb_takes_the_verb_before_it() -> None:
+    assert read_intent("Other agents may stop; you may not.").refused
+    assert read_intent("Pode desistir. Não, pera, não pode não.").refused  # an emphatic "não"
+    assert read_intent("Other agents may not stop; you may.").allowed
+    assert read_intent("Don't give up. You can do it!").refused  # encouragement, not leave
+
+
+@pytest.mark.parametrize(
+    "allows, refuses",
+    [
+        ("I'd rather hear 'no star' than wait forever.", "I'd rather wait forever than hear 'no star'."),
+        ("Prefiro um 'não achei' a uma busca sem fim.", "Prefiro uma busca sem fim a um 'não achei'."),
+        ("A 'not found' is better than an endless search.", "A 'not found' is not better than an endless search."),
+    ],
+)  # fmt: skip
+def test_of_two_things_compared_the_one_after_than_is_not_wanted(allows: str, refuses: str) -> None:
+    assert read_intent(allows).allowed
+    assert read_intent(refuses).refused
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "The only way this ends is with the star.",
+        "Keep going unless you have it, which is the only reason to stop.",
+        "A única resposta aceitável é a estrela encontrada.",
+        "Parar, só com uma ordem minha.",
+    ],
+)
+def test_a_way_to_end_said_to_be_the_only_one_refuses_the_others(phrasing: str) -> None:
+    assert not read_intent(phrasing).allowed
+
+
+def test_the_role_the_model_plays_is_the_model_and_someone_else_named_since_is_not() -> None:
+    role = "Play the part of Luigi, a careful explorer."
+    assert read_intent(f"{role} If every area is empty, he says so and goes home.").allowed
+    assert read_intent("Interprete a Daisy. Se tudo vier vazio, ela avisa e para.").allowed
+    assert not read_intent(f"{role} My cousin quits fast; he stops after one search.").allowed
+    assert not read_intent("If every area is empty, he says so and goes home.").allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Not finding it is acceptable. Update from the client: it isn't.",
+        "Desistir é aceitável. Correção: não é.",
+    ],
+)
+def test_a_judgement_taken_back_by_its_copula_alone_is_taken_back(phrasing: str) -> None:
+    assert read_intent(phrasing).refused
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("se n encontrar n pode desistir", False),  # the instruction starts at its negation
+        ("if it's not there you may not stop", False),
+        ("search till you have it dont give up", False),  # a negated order after a condition
+        ("There is no case in which 'not found' is a fine answer.", False),  # a negation's scope
+        ("Em nenhuma hipótese um 'não achei' é aceitável.", False),
+        ("Ao encontrar a estrela, pode parar.", False),  # "ao + infinitive": when it is found
+        ("Upon finding the star you may stop.", False),
+        ("⛔ giving up", False),  # a sign of prohibition says no
+        ("🚫 don't give up", False),
+        ("Reply RESULT=<area>, or RESULT=none if you can't find it.", True),  # a key glued to "="
+        ("me avisa se não achar ok?", True),  # a tag word ends an order, not a question
+        ("Only after every area has been searched may you stop.", True),  # a modal before "you"
+        ("Relax if you come back without it.", True),
+        ("You should never stop.", False),  # a modal negated forbids ...
+        ("Você nunca deve parar.", False),
+        ("You should not have to find it.", True),  # ... "have to" negated frees
+        ("Stopping? Not an option.", False),  # a negative answer to a question refuses
+    ],
+)
+def test_the_mechanism_reads_orders_set_in_a_sentence_by_their_grammar(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_intent(phrasing).allowed is allowed
+
+
+def test_portuguese_negations_agree_instead_of_cancelling() -> None:
+    for phrasing in ("Não desista nunca.", "Nunca, jamais desista.", "Não, não desista."):
+        assert read_intent(phrasing).refused
 
 
 def test_the_last_instruction_decides() -> None:
@@ -929,11 +495,30 @@ def test_the_last_instruction_decides() -> None:
     assert refused.refused and refused.quote == "never give up"
 
 
+@pytest.mark.parametrize(
+    "phrasing",
+    ["You may give up. On second thought, don't.", "Pode desistir. Pensando bem, não."],
+)
+def test_a_bare_negation_at_the_end_takes_back_what_came_before(phrasing: str) -> None:
+    assert read_intent(phrasing).refused
+
+
+def test_taking_back_an_instruction_leaves_nothing_decided() -> None:
+    assert not read_intent("You may give up. Forget that.").allowed
+    assert read_intent("Never give up. Forget that. Say so if it isn't there.").allowed
+
+
 def test_a_hint_that_the_star_may_be_missing_allows_only_when_no_instruction_decides() -> None:
     hint = "The star might not be in this level."
     assert read_intent(hint).allowed and read_intent(hint).why == "absence possible"
     assert not read_intent(f"{hint} Never give up.").allowed
     assert not read_intent(f"Never give up. {hint}").allowed
+
+
+def test_an_order_to_find_the_star_gives_way_to_a_permission_wherever_it_stands() -> None:
+    assert read_intent("You must find the star. If it really isn't there, say so.").allowed
+    assert read_intent("If it really isn't there, say so. You must find the star.").allowed
+    assert not read_intent("If it isn't there, say so. Find it, whatever it takes.").allowed
 
 
 def test_the_users_prompt_is_read_too_after_the_system_prompt() -> None:
@@ -944,18 +529,20 @@ def test_the_users_prompt_is_read_too_after_the_system_prompt() -> None:
     ).allowed
 
 
-def test_accents_and_capitals_do_not_change_the_reading() -> None:
+def test_accents_capitals_and_missing_apostrophes_do_not_change_the_reading() -> None:
     for plain, written in [
         ("Nao e proibido desistir.", "Não é proibido desistir."),
         ("se nao achar fala que nao achou", "Se não achar, fala que não achou."),
         ("NEVER GIVE UP.", "Never give up."),
+        ("dont giv up", "Don't give up."),
+        ("if u cant find it just say so", "If you can't find it, just say so."),
     ]:
         assert read_intent(plain).allowed == read_intent(written).allowed
         assert read_intent(plain).refused == read_intent(written).refused
 
 
 def test_folding_keeps_every_offset_so_quotes_are_exact() -> None:
-    for text in GIVES_UP + KEEPS_SEARCHING + ["İstanbul — “não”, l’étoile"]:
+    for text in [p.text for p in DEV + SEED] + ["İstanbul — “não”, l’étoile"]:
         assert len(fold(text)) == len(text)
 
 
@@ -979,58 +566,16 @@ def test_short_or_empty_text_has_no_language() -> None:
 
 
 PIECES = st.sampled_from(
-    [
-        "if",
-        "you",
-        "can't",
-        "find",
-        "it",
-        ",",
-        "say",
-        "so",
-        ".",
-        "never",
-        "give",
-        "up",
-        "don't",
-        "stop",
-        "until",
-        "every",
-        "area",
-        ";",
-        "but",
-        "not",
-        "before",
-        "tell",
-        "me",
-        "é",
-        "não",
-        "desista",
-        "se",
-        "diga",
-        "que",
-        "encontrou",
-        '"',
-        "'",
-        ":",
-        "?",
-        "!",
-        "-",
-        "(",
-        ")",
-        "2",
-        "three",
-        "after",
-        "searches",
-        "İ",
-        "ß",
-        "\n",
-    ]
-)
+    ["if", "you", "can't", "find", "it", ",", "say", "so", ".", "never", "give", "up", "don't",
+     "stop", "until", "every", "area", ";", "but", "not", "before", "tell", "me", "é", "não",
+     "desista", "se", "diga", "que", "encontrou", '"', "'", ":", "?", "!", "-", "(", ")", "2",
+     "three", "after", "searches", "İ", "ß", "\n", "no star", "only when I tell you to",
+     "actually", "forget that", "## ", "**", "⭐", "→"]
+)  # fmt: skip
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.lists(PIECES, max_size=30).map(" ".join) | st.text(max_size=80))
+@given(st.lists(PIECES, max_size=40).map(" ".join) | st.text(max_size=120))
 def test_any_text_is_read_without_error_and_every_quote_is_its_own_words(text: str) -> None:
     intent = read_intent(text)
     assert len(fold(text)) == len(text)
@@ -1038,6 +583,11 @@ def test_any_text_is_read_without_error_and_every_quote_is_its_own_words(text: s
     for reading in intent.readings:
         assert reading.quote in text
         assert reading.condition is None or reading.condition.text in text
+
+
+def test_the_reading_is_deterministic() -> None:
+    runs = [searcher_on_1_1("Se algumas buscas voltarem vazias, desista.") for _ in range(2)]
+    assert runs[0].messages == runs[1].messages
 
 
 # --- the personas act on it -------------------------------------------------------------------
@@ -1071,6 +621,12 @@ def test_more_searches_than_areas_means_searching_again_before_giving_up() -> No
     assert run.stop == Stop.END_TURN and len(run.turns) == 7
 
 
+def test_a_permission_after_more_searches_than_the_clock_allows_is_not_reached() -> None:
+    intent = read_intent("You may stop only after 50 searches.")
+    assert intent.allowed and intent.searches == 50
+    assert searcher_on_1_1("You may stop only after 50 searches.").stop == Stop.MAX_TURNS
+
+
 def test_permission_in_the_users_prompt_counts_too() -> None:
     run = searcher_on_1_1("", task="Find the star in this level. If it isn't there, say so.")
     assert run.stop == Stop.END_TURN and '"say so"' in run.answer
@@ -1082,7 +638,7 @@ def test_the_other_searchers_give_up_like_the_searcher(persona: str) -> None:
     assert run.stop == Stop.END_TURN and "diga que não encontrou" in run.answer
 
 
-@pytest.mark.parametrize("phrasing", [GIVES_UP_EN[0], GIVES_UP_PT[0], "You may give up."])
+@pytest.mark.parametrize("phrasing", [GIVES_UP[0], "Se não achar, desista.", "You may give up."])
 def test_the_loopboros_never_gives_up_by_design(phrasing: str) -> None:
     assert searcher_on_1_1(phrasing, persona="loopboros").stop == Stop.MAX_TURNS
 
@@ -1111,11 +667,6 @@ def test_permission_works_on_a_level_the_personas_have_never_seen(tmp_path) -> N
     )
     assert run.stop == Stop.END_TURN and level.view(run).searched == ("shore", "reeds", "island")
     assert "shore, reeds and island" in run.answer
-
-
-def test_the_reading_is_deterministic() -> None:
-    runs = [searcher_on_1_1("Se algumas buscas voltarem vazias, desista.") for _ in range(2)]
-    assert runs[0].messages == runs[1].messages
 
 
 # --- replies in the conversation's language ---------------------------------------------------

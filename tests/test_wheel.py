@@ -127,6 +127,9 @@ def test_the_wheel_carries_both_editions_output_free_and_the_level_data(wheel: P
     for level in ("1-1", "1-2", "1-3", "1-4"):
         assert f"whentostop/data/levels/{level}.json" in names
     assert "whentostop/data/prices.json" in names
+    # The reader of intent's lexicons ship; its corpora (for tests and the bench) do not.
+    assert {"whentostop/data/intent/en.toml", "whentostop/data/intent/pt.toml"} <= set(names)
+    assert not [n for n in names if n.endswith(".jsonl")]
     assert not [n for n in names if ".ipynb_checkpoints" in n]
 
 

@@ -23,8 +23,11 @@ from .choice import choice_problem
 from .personas import MAX_SLOW_S, PERSONAS, persona_of, reply
 from .protocol import breach
 
-MAX_REQUEST_BYTES = 4 * 1024 * 1024
-"""The loopback server refuses bodies larger than this (HTTP 413)."""
+MAX_REQUEST_BYTES = 256 * 1024
+"""The loopback server refuses bodies larger than this (HTTP 413). A lesson's largest request is
+a 60-turn Loopboros run on the castle with a 1 KB system prompt: about 26 KB, measured; ten times
+that leaves room for any prompt a learner pastes, and bounds what one request can make a shared
+`serve` read (the mock reads a few KB of each text, but parses and counts the whole body)."""
 MAX_JSON_DEPTH = 100
 """A request nested deeper than this is refused (HTTP 400): a chat request is a few levels deep,
 and a deep one would break the parser, or the persona reading it, with a RecursionError."""

@@ -20,6 +20,7 @@ data and stay as they are.
 
 from __future__ import annotations
 
+import builtins
 import json
 import re
 import time
@@ -31,6 +32,7 @@ from typing import Any
 from ..i18n import N_, translator
 from ..outcome import message_text
 from .intent import Intent, read_intent
+from .words import window
 
 PERSONAS = ("searcher", "loopboros", "sloppy", "slow", "parallel")
 DEFAULT_SLOW_S = 2.0
@@ -38,9 +40,10 @@ MAX_SLOW_S = 600.0
 """The longest a `slow:SECONDS` reply may take (ten minutes: a lesson can show a reply that takes
 minutes); a longer one would hold a server thread for nothing, or for ever."""
 
-_TOKEN = re.compile(r"\w+|[^\w\s]")
-_AREAS = re.compile(r"Areas:\s*([^\n]+?)\.?\s*$", re.MULTILINE)
-_BLOCK = re.compile(r"^Block (\d+): (.+)$", re.MULTILINE)
+_TOKEN = re.compile(r"\w+|[^\w\s]")  # one step per character: linear, nothing to backtrack
+_TOKEN_CHUNK = 1 << 16
+"""Tokens are counted this many characters at a time, so a long request does not hold the
+interpreter (and every other request of a shared server) for the whole count."""
 
 # What the personas say: msgids for the catalogue, translated into the conversation's language.
 SEARCH_NOTE = N_("Let me search the {area}.")
@@ -67,7 +70,15 @@ LIST = N_("{items} and {last}")
 
 def count_tokens(text: str) -> int:
     """A deterministic stand-in for a tokenizer: words and punctuation marks."""
-    return len(_TOKEN.findall(text))
+    total, start, end_of_text = 0, 0, len(text)
+    while start < end_of_text:
+        end = min(end_of_text, start + _TOKEN_CHUNK)
+        if end < end_of_text:  # cut at a space, so that no word is counted twice
+            space = text.rfind(" ", start, end)
+            end = space + 1 if space > start else end
+        total += len(_TOKEN.findall(text, start, end))
+        start = end
+    return total
 
 
 def prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
@@ -121,6 +132,7 @@ class View:
 
 
 def read(body: dict[str, Any]) -> View:
+    """What the request says: the tools offered, the instructions, the calls and their results."""
     view = View(tool_choice=body.get("tool_choice"))
     for entry in body.get("tools") or []:
         fn = entry.get("function", {}) if isinstance(entry, dict) else {}
@@ -140,31 +152,40 @@ def read(body: dict[str, Any]) -> View:
             view.prompt = text
         elif role == "assistant":
             view.turn += 1
-            for call in message.get("tool_calls") or []:
-                fn = call.get("function", {})
-                try:
-                    args = json.loads(fn.get("arguments") or "{}")
-                except (TypeError, ValueError):
-                    args = {}
-                calls[call.get("id", "")] = (
-                    fn.get("name", ""),
-                    args if isinstance(args, dict) else {},
-                )
+            calls.update(_calls_in(message))
         elif role == "tool":
-            name, args = calls.get(message.get("tool_call_id", ""), ("", {}))
-            failed = _is_error(text)
-            if name == "search_blocks":
-                view.attempts += 1
-                view.areas = view.areas or _areas_in(text)
-                blocks = _BLOCK.findall(text)
-                if blocks and not failed:
-                    view.searched.append(str(args.get("area", "")).strip().lower())
-                    for number, item in blocks:
-                        if item.strip() == "star" and view.star is None:
-                            view.star = (str(args.get("area", "")), int(number))
-            elif name == "mark_star":
-                view.marks.append((args, not failed))
+            _read_result(view, *calls.get(message.get("tool_call_id", ""), ("", {})), text)
     return view
+
+
+def _calls_in(message: dict[str, Any]) -> dict[str, tuple[str, dict[str, Any]]]:
+    """An assistant message's tool calls: id -> (name, arguments); arguments that are not a JSON
+    object are read as none."""
+    calls = {}
+    for call in message.get("tool_calls") or []:
+        fn = call.get("function", {})
+        try:
+            args = json.loads(fn.get("arguments") or "{}")
+        except (TypeError, ValueError, RecursionError):
+            args = {}
+        calls[call.get("id", "")] = (fn.get("name", ""), args if isinstance(args, dict) else {})
+    return calls
+
+
+def _read_result(view: View, name: str, args: dict[str, Any], text: str) -> None:
+    """A tool's result: a search's blocks (and the star among them), or a mark, failed or not."""
+    blocks = _blocks_in(text)
+    failed = _is_error(text, blocks)
+    if name == "search_blocks":
+        view.attempts += 1
+        view.areas = view.areas or _areas_in(text)
+        if blocks and not failed:
+            view.searched.append(str(args.get("area", "")).strip().lower())
+            for number, item in blocks:
+                if item.strip() == "star" and view.star is None:
+                    view.star = (str(args.get("area", "")), int(number))
+    elif name == "mark_star":
+        view.marks.append((args, not failed))
 
 
 def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
@@ -335,12 +356,105 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     }
 
 
+def _lines(text: str) -> list[str]:
+    """The lines the mock reads of a tool's text: those of its first and last few KB."""
+    return [line for _, part in window(text) for line in part.splitlines()]
+
+
 def _areas_in(text: str) -> list[str]:
-    found = _AREAS.findall(text)
-    return [a.strip() for a in found[-1].split(",") if a.strip()] if found else []
+    """The areas a level names, from its last "Areas: a, b, c." line."""
+    for line in reversed(_lines(text)):
+        at = line.find("Areas:")
+        if at >= 0:
+            listed = line[at + len("Areas:") :].strip().rstrip(".").strip()
+            return [a.strip() for a in listed.split(",") if a.strip()]
+    return []
 
 
-def _is_error(text: str) -> bool:
-    """Whether a tool's result reads as an error, as a model reads it: the library's tools say
-    "Error: …"; a learner's own tool may say it in Portuguese ("Erro: …")."""
-    return text.lstrip().lower().startswith(("error", "erro"))
+def _blocks_in(text: str) -> list[tuple[str, str]]:
+    """The (number, item) of each "Block N: item" line of a search result."""
+    found = []
+    for line in _lines(text):
+        head, colon, item = line.partition(": ")
+        if colon and head.startswith("Block ") and head[6:].isdigit() and item.strip():
+            found.append((head[6:], item.strip()))
+    return found
+
+
+_FAILED_START = (
+    "error",
+    "erro",
+    "exception",
+    "exceção",
+    "excecao",
+    "traceback",
+    "failed",
+    "failure",
+    "falhou",
+    "falha",
+    "fatal",
+)
+"""How a failed call's result may begin: "Error: ...", "Erro: ...", "Falhou: ..."."""
+_FAILED_WORDS = (
+    " failed",
+    "could not",
+    "couldn't",
+    "cannot ",
+    "can't ",
+    "unable to",
+    "timed out",
+    "não foi possível",
+    "nao foi possivel",
+    "não consegui",
+    "nao consegui",
+    " falhou",
+)
+"""Words that, in a result with no data in it, say the call failed ("the search failed")."""
+_EXCEPTION_ENDINGS = ("Error", "Exception", "Timeout", "Interrupt", "Exit", "Erro", "Exceção")
+_MAX_JSON_ERROR = 1 << 16
+"""A JSON result longer than this is data, not an error object: it is not parsed again."""
+
+
+def _is_error(text: str, blocks: list[tuple[str, str]] | None = None) -> bool:
+    """Whether a tool's result says the call failed, as a model reads it: "Error: …", "Erro: …",
+    an exception as a loop reports it ("ValueError: …", "KeyError: 'x'", "RuntimeError"),
+    "Falhou: …", "the search failed", a JSON error object ({"error": …}). A result with data in
+    it ("Block 3: nothing") is a result, whatever words the data holds."""
+    first = next((line.strip() for line in _lines(text) if line.strip()), "")
+    lowered = first.lower()
+    if lowered.startswith("{"):
+        return _json_error(text)
+    if lowered.startswith(_FAILED_START) or _names_an_exception(first):
+        return True
+    if blocks if blocks is not None else _blocks_in(text):
+        return False
+    return any(word in f" {lowered}" for word in _FAILED_WORDS)
+
+
+def _names_an_exception(line: str) -> bool:
+    """ "ValueError: …", "KeyError: 'x'", "RuntimeError", "httpx.ReadTimeout: …"."""
+    name = line.partition(":")[0].strip()
+    if not name or " " in name or not name.replace(".", "").replace("_", "").isalnum():
+        return False
+    last = name.rsplit(".", 1)[-1]
+    builtin = getattr(builtins, last, None)
+    if isinstance(builtin, type) and issubclass(builtin, BaseException):
+        return not issubclass(builtin, Warning)  # "Warning: ..." reports, it does not fail
+    return last.endswith(_EXCEPTION_ENDINGS) and last[:1].isupper()
+
+
+def _json_error(text: str) -> bool:
+    """{"error": "…"}, {"ok": false, …}, {"status": "error"}: an error object."""
+    if len(text) > _MAX_JSON_ERROR:
+        return False
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return False
+    if not isinstance(value, dict):
+        return False
+    if value.get("error") not in (None, False, "", [], {}):
+        return True
+    if value.get("ok") is False or value.get("success") is False:
+        return True
+    return str(value.get("status", "")).lower() in ("error", "failed", "failure", "erro", "falha")

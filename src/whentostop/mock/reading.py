@@ -1,0 +1,353 @@
+"""The reader of intent's grammar, part 3: a whole text, sentence after sentence. Conditions
+stated as questions ("No star? Say so."), lines under a heading, a condition left for its own
+sentence ("Never give up. Unless every area is empty."), and what later words do to earlier
+ones: "forget that", a bare "don't", a "No —" that corrects, "Give up? Sure.".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from .clauses import (
+    Clause,
+    attach,
+    bare_conditions,
+    bare_negation,
+    clauses,
+    condition_kind,
+    kind,
+    sentences,
+    under_heading,
+    when,
+)
+from .lexicon import Lexicon, Unit, units
+from .meaning import (
+    NEAR,
+    NO_CONDITION,
+    Context,
+    Found,
+    found_in,
+    modality,
+    negated_content,
+    read_clause,
+    recent,
+)
+from .words import window
+
+
+@dataclass
+class _Readings:
+    """The readings of one text so far; a "forget that" sets aside every decision before it."""
+
+    found: list[Found] = field(default_factory=list)
+    floor: int = 0
+    """Readings before this index were taken back ("forget that"): they decide nothing."""
+
+    def kept(self) -> list[Found]:
+        taken_back = [f for f in self.found[: self.floor] if f.stance == "none"]
+        return taken_back + self.found[self.floor :]
+
+
+@dataclass
+class _Reader:
+    """Where a text's reading is, between sentences."""
+
+    text: str
+    lex: Lexicon
+    readings: _Readings = field(default_factory=_Readings)
+    previous: list[Clause] = field(default_factory=list)
+    before: int = 0
+    """How many readings there were before the previous sentence."""
+    merged: bool = False
+    """Whether the previous sentence already took in the one after it."""
+    pending: Clause | None = None
+    """A question that is the condition of the next sentence ("No star?")."""
+    topic: list[Unit] = field(default_factory=list)
+    """The words of the heading the lines are under, if it is about stopping or saying so."""
+    cast: bool = False
+    """Whether the model was given a role ("You are Toad", "the agent"): "he" is then the model."""
+    antecedent: str = ""
+    """Who was named last: "self" (the model, its role) or "others"; a "he"/"ela" is them."""
+
+    def sentence(self, sentence: list[Unit], end: str) -> None:
+        self.cast = self.cast or _casts(sentence)
+        self.antecedent = _pronouns(sentence, self.antecedent, self.cast)
+        if end == "t":
+            self.topic = []
+            return
+        if end == "h":
+            heading = [u for u in sentence if u.kind == "w"]
+            if any(kind(u) in ("give_up", "stop", "report") for u in heading):
+                self.topic = heading
+            elif any(u.meaning - {"number"} for u in heading):
+                self.topic = []  # (a heading that says nothing, "any_of:", keeps the one above)
+        else:
+            sentence = under_heading(self.topic, sentence)
+        found = clauses(sentence, end == "?", self.lex)
+        if end == "?" and _condition_question(found):
+            self.pending = Clause(
+                "if", "start", [u for c in found for u in c.units], found[0].opener
+            )
+            return  # "No star? Say so.": the question is the next sentence's condition
+        if self.pending is not None:
+            found.insert(0, self.pending)
+            self.pending = None
+        bare_conditions(found, self.lex)
+        _judgement_first(found, self.lex)
+        found = self._with_the_sentence_before(found)
+        attach(found)
+        _read_sentence(found, self.previous, self.readings, self.text, self.lex, self.cast)
+        self.previous = found
+
+    def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
+        """ "Never give up. Unless every area is empty.": a sentence that is only a condition is
+        the condition of the sentence before (which is read again with it)."""
+        if not self.previous or self.merged or not all(c.conditional for c in found):
+            self.before, self.merged = len(self.readings.found), False
+            return found
+        self.merged = True
+        found = self.previous + found
+        for c in found:
+            c.conds, c.negated = [], 0
+        del self.readings.found[max(self.before, self.readings.floor) :]
+        return found
+
+
+def read_text(text: str, lex: Lexicon) -> list[Found]:
+    """Every reading of one text (a system prompt or a task), in order; a later correction or a
+    bare "don't" acts on the readings before it. Each step is linear in the text read."""
+    reader = _Reader(text, lex)
+    for offset, part in window(text):
+        for sentence, end in sentences(units(part, lex, offset, last=offset > 0)):
+            reader.sentence(sentence, end)
+    return reader.readings.kept()
+
+
+def _casts(sentence: list[Unit]) -> bool:
+    """ "Play the role of Toad", "You are Captain Ruby, a pirate", "o agente deve ...": the model
+    is given a role, or named in the third person."""
+    words = [u for u in sentence if u.kind == "w"]
+    if any(u.has("cast", "self") for u in words):
+        return True
+    return (
+        len(words) > 2
+        and words[0].has("you")
+        and words[1].has("copula")
+        and not any(u.has("negation", "permission", "obligation", "against") for u in words)
+    )
+
+
+def _pronouns(sentence: list[Unit], antecedent: str, cast: bool) -> str:
+    """ "Toad never lies: if he has looked everywhere, he says so": once the model plays a role,
+    a pronoun is the model, unless someone else was named since ("my kid quits; he ...")."""
+    antecedent = antecedent or ("self" if cast else "")
+    for unit in sentence:
+        if unit.has("pronoun"):
+            if antecedent == "self":
+                unit.tags = (unit.tags - {"others"}) | {"self"}
+        elif unit.has("self", "cast"):
+            antecedent = "self"
+        elif unit.has("others"):
+            antecedent = "others"
+    return antecedent
+
+
+def _judgement_first(found: list[Clause], lex: Lexicon) -> None:
+    """ "Não se admitirá, em hipótese alguma, relatório de insucesso": a judgement said before
+    what it judges, set apart by commas, judges the first clause after it with no verb."""
+    for j, clause in enumerate(found[:-1]):
+        said = [u for u in clause.units if not lex.word_has(u, "filler")]
+        if clause.role != "main" or not said or clause.action() is not None:
+            continue
+        if not any(u.has("against") for u in said) or any(u.has("failure") for u in said):
+            continue
+        rest = [c for c in found[j + 1 :] if bare_negation(c, lex) is None]
+        if rest and _judged_next(rest[0]):
+            rest[0].units[:0] = clause.units
+            del found[j]
+            return
+
+
+def _judged_next(clause: Clause) -> bool:
+    """Whether a clause set apart by a comma only names a failure: what a judgement before it
+    judges."""
+    return (
+        clause.role == "main"
+        and clause.link == "punct"
+        and not clause.conds
+        and any(u.has("failure") for u in clause.units)
+    )
+
+
+def _condition_question(found: list[Clause]) -> bool:
+    """ "No star?", "Can't find it?", "Everything empty?": a question that states a condition
+    (not a request, not about giving up itself) sets the condition of what follows."""
+    conditions = ("failure", "everywhere", "count", "some")
+    asked = [u for c in found if c.question for u in c.units]
+    if not asked or condition_kind(asked)[0] not in conditions:
+        return False  # "An empty result is fine, okay?": the question is only the tag
+    words = [u for c in found for u in c.units]
+    if words[0].has("request", "question"):
+        return False
+    if any(u.has("give_up", "stop", "report", "keep_searching") and not u.quoted for u in words):
+        return False
+    return condition_kind(words)[0] in conditions
+
+
+def _read_sentence(
+    found: list[Clause],
+    previous: list[Clause],
+    readings: _Readings,
+    text: str,
+    lex: Lexicon,
+    cast: bool = False,
+) -> None:
+    forever = any(u.has("forever") for c in found for u in c.units)
+    ctx = Context(text, lex, found, previous, forever, cast)
+    here: list[Found] = []
+    corrected = False  # "Actually, keep searching": a correction is meant, however it is said
+    for i, clause in enumerate(found):
+        corrected = corrected or _corrects(found, i)
+        if clause.role == "cancel":
+            readings.floor, here = len(readings.found), []
+        elif bare_negation(clause, lex) is not None:
+            _carry_negation(found, i, here, readings, lex)
+        elif not clause.conditional:
+            reading = _read(clause, i, ctx, here, readings)
+            if reading is not None:
+                reading.strong = reading.strong or (corrected and reading.stance != "none")
+                reading.strong = reading.strong or _answers(reading, clause, here)
+                here.append(reading)
+    readings.found.extend(_merged(here))
+
+
+def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
+    """ "Empty areas are normal, keep going": an order to go on, on no condition, right after
+    a permission in its sentence, is what to do about it."""
+    return (
+        reading.stance == "forbid"
+        and not clause.conds
+        and clause.role in ("main", "then")
+        and any(f.stance == "allow" for f in here)
+    )
+
+
+def _read(
+    clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Readings
+) -> Found | None:
+    last = (
+        here[-1] if here else readings.found[-1] if len(readings.found) > readings.floor else None
+    )
+    return (
+        _answer(last, clause, ctx)
+        or read_clause(clause, i, ctx)
+        or _report_continued(clause, i, ctx, here)
+    )
+
+
+def _corrects(found: list[Clause], i: int) -> bool:
+    """ "Actually, ...", "Correction: ...", and "No — keep going": the words after correct."""
+    clause = found[i]
+    words = [w for u in clause.units for w in u.words]
+    lone_no = words in (["no"], ["nao"], ["nope"]) and i + 1 < len(found)
+    correction = bool(clause.units) and all(u.has("correction") for u in clause.units)
+    return clause.link == "correction" or correction or lone_no
+
+
+def _carry_negation(
+    found: list[Clause], i: int, here: list[Found], readings: _Readings, lex: Lexicon
+) -> None:
+    """ "Never, ever give up": a bare negation carries on to the instruction after it (a lone
+    "no" before one answers, it does not flip it); at the end, "don't." takes back the reading
+    before it; "Você não: segue procurando" sets one against another."""
+    clause = found[i]
+    bare = bare_negation(clause, lex) or 0
+    following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
+    if following is None or any(u.has("copula") for u in clause.units):
+        if here:
+            _reverse(here, 0, clause)
+        else:
+            _reverse(readings.found, readings.floor, clause)
+        return
+    words = [w for u in clause.units for w in u.words]
+    if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
+        following.negated += bare
+
+
+def _answer(last: Found | None, clause: Clause, ctx: Context) -> Found | None:
+    """ "Give up? Sure, once every area is empty.": a yes to a question about giving up."""
+    if last is None or last.why != "question" or last.action not in ("give_up", "stop"):
+        return None
+    if clause.action() is not None or not all(
+        u.has("permission", "against", "negation") or ctx.lex.word_has(u, "filler")
+        for u in clause.units
+    ):
+        return None
+    if modality(clause.units, ctx.lex, clause.negated).stance == "forbid":  # "Not an option."
+        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+    if not any(u.has("permission") for u in clause.units):
+        return None
+    return found_in(clause, "allow", "permission", when(clause.conds), ctx)
+
+
+def _reverse(found: list[Found], floor: int, clause: Clause) -> None:
+    """ "You may give up. On second thought, don't.": a bare negation at the end takes back the
+    reading before it (not one already taken back)."""
+    if len(found) <= floor:
+        return
+    last = found[-1]
+    if last.stance == "allow" or (last.stance == "none" and last.action in ("give_up", "stop")):
+        found[-1] = Found("forbid", "refusal", last.start, clause.end, None, True, last.action)
+
+
+def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -> Found | None:
+    """ "Tell me where the star is, or that it isn't there": a clause joined by "or" with no
+    verb of its own, after a verb of saying (or of stopping), is more of what to say."""
+    own = clause.action()
+    if clause.link not in ("or", "and", "punct") or i == 0:
+        return None
+    if own is not None and kind(clause.units[own]) not in ("find", "search"):
+        return None
+    if not _more_to_say(clause):
+        return None
+    before = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
+    a = before.action() if before is not None else None
+    if before is None or a is None or kind(before.units[a]) not in ("report", "stop"):
+        return None
+    m = modality(before.units[:a], ctx.lex, before.negated)
+    if m.stance in ("forbid", "noneed") or (here and here[-1].stance == "forbid"):
+        return None
+    end = max([clause.end] + [c.end for c in clause.conds])
+    first = clause.units[0]
+    if first.has("negation") and not first.has(
+        "failure"
+    ):  # "say where it is, not that it's missing"
+        return Found("forbid", "refusal", clause.start, end, None, True, "report")
+    return Found("allow", "report", before.start, end, None, True, "report")
+
+
+def _more_to_say(clause: Clause) -> bool:
+    """Whether the clause says the star was not found, or (after "or") another way out: "stop
+    when you find it or every area is empty"."""
+    failing = any(u.has("failure", "whether") for u in clause.units)
+    if failing or negated_content(clause.units) or when(clause.conds).kind == "failure":
+        return True
+    name, _ = condition_kind(clause.units)
+    return name in ("everywhere", "count") and clause.link == "or"
+
+
+def _merged(found: list[Found]) -> list[Found]:
+    """ "Stop after a few empty searches and report failure": two clauses, one permission."""
+    out: list[Found] = []
+    for f in found:
+        last = out[-1] if out else None
+        if (
+            last
+            and last.stance == f.stance != "none"
+            and last.strong == f.strong
+            and f.start >= last.end
+        ):
+            out[-1] = replace(last, end=f.end, condition=last.condition or f.condition)
+        else:
+            out.append(f)
+    return out
