@@ -598,6 +598,21 @@ def test_each_lesson_has_predictions_and_exactly_five_end_questions():
         assert len(predictions(level)) >= 2 and len(quiz(level)) == 5
 
 
+def test_a_question_that_lists_the_values_of_run_stop_lists_every_one():
+    """A learner who reads "exactly one of ..." learns the list: it is the library's `Stop`,
+    whole (00.c5 once left `budget` out). A sentence naming three or more values is a list."""
+    values = [stop.value for stop in Stop]
+    lists = []
+    for question in QUESTIONS:
+        words = (question.text.prompt, *question.text.options, question.text.why)
+        for text in (*words, *question.text.feedback.values()):
+            named = [v for v in values if re.search(rf"\b{v}\b", text)]
+            if len(named) >= 3:
+                lists.append((question.id, text))
+                assert named == values, f"{question.id} lists {named}, not {values}: {text!r}"
+    assert lists, "no question lists the values of run.stop any more: 00.c5 did"
+
+
 def test_the_answers_are_not_all_the_same_letter():
     for level in ("00", "1-1", "1-2", "1-3", "1-4"):
         letters = {q.answer for q in (*predictions(level), *quiz(level))}

@@ -1,4 +1,5 @@
-"""The exercises' words, blanks, solutions and cases, read from `data/lesson/<notebook>.toml`.
+"""The lesson's content, read from `data/lesson/<notebook>.toml`: the exercises' words, blanks,
+solutions and cases (here), and the questions' words (`lesson/questions.py` reads them).
 
 One file per notebook holds each exercise's id, the names its cell uses, the blank cell, the two
 hints, how its answer is judged and the cases it is tried on; its solution is a Python file in
@@ -200,11 +201,30 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
+QUESTION_KINDS = ("prediction", "quiz")
+"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them)."""
+
+
+def question_words(entry: dict[str, Any]) -> Iterator[str]:
+    """A question's msgids: its prompt, its options in order, why the answer is right, and the
+    feedback for each wrong option in letter order."""
+    yield entry["prompt"]
+    yield from entry["options"]
+    yield entry["why"]
+    feedback = entry.get("feedback", {})
+    yield from (feedback[letter] for letter in sorted(feedback))
+
+
 def msgids() -> Iterator[tuple[str, str]]:
     """(where, msgid) of every word in the data files that the catalogue translates: hints,
-    case titles, and the comments and prose literals of blanks and solutions."""
+    case titles, the comments and prose literals of blanks and solutions, and every question's
+    words."""
     for notebook in NOTEBOOKS:
         where = f"data/lesson/{notebook}.toml"
+        for kind in QUESTION_KINDS:
+            for entry in notebook_data(notebook).get(kind, []):
+                for text in question_words(entry):
+                    yield where, text
         for exercise in exercise_texts(notebook):
             for hint in exercise.hints:
                 yield where, hint
@@ -224,12 +244,15 @@ def msgids() -> Iterator[tuple[str, str]]:
 __all__ = [
     "MARKER",
     "NOTEBOOKS",
+    "QUESTION_KINDS",
     "Case",
     "ExerciseText",
     "code_words",
     "exercise_texts",
     "extra_levels",
     "msgids",
+    "notebook_data",
+    "question_words",
     "solution_parts",
     "translate_code",
 ]
