@@ -117,6 +117,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None) -> int:
+    given = list(sys.argv[1:] if argv is None else argv)
+    if given[:2] == ["lesson", "check"]:  # the lesson's data checked (a folder is ./check)
+        from .lesson.validate import main as check_lesson
+
+        return check_lesson(given[2:])
     parser = _Parser(prog="python -m whentostop", description=__doc__.split("\n")[0])
     common = _Parser(add_help=False)
     common.add_argument(
