@@ -94,8 +94,17 @@ def _earlier(exercise: str, lang: str) -> tuple[str, ...]:
                 source = by_tag(earlier).cell(solved=True)
         if any(line.lstrip().startswith(DISPLAY_ONLY) for line in source.splitlines()):
             continue
-        sources.append(source)
+        sources.append(_without_magics(source))
     raise KeyError(tag)
+
+
+def _without_magics(source: str) -> str:
+    """The cell as plain Python: the install cell's `%pip` line (under its `if`) becomes `pass`,
+    as `tools/lesson_i18n.without_magics` does; the package is installed here already."""
+    return "\n".join(
+        ln[: len(ln) - len(ln.lstrip())] + "pass" if ln.lstrip().startswith(("%", "!")) else ln
+        for ln in source.split("\n")
+    )
 
 
 def namespace(exercise: str, lang: str) -> dict[str, Any]:
