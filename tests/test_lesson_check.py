@@ -135,3 +135,8 @@ def test_the_command_prints_each_problem_and_exits_1(copy, capsys):
     assert err.splitlines() == [
         "lesson/00.toml: quiz[0].answer: must be one letter of a, b, c, d, not 'z'"
     ]
+
+
+def test_a_said_entry_that_is_not_a_sentence_is_reported(copy):
+    edit(copy / "1-1.toml", "cut_off = ", "cut_off = 3\nunused = ")
+    assert "lesson/1-1.toml: said: must be a table of sentences, by name" in lines(copy)

@@ -117,6 +117,13 @@ def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
     return tuple(found)
 
 
+def said(notebook: str, name: str) -> str:
+    """What the lesson's code says at length in a notebook (a check's verdict, a notice), by
+    name: an English msgid from the `[said]` table of the notebook's data file, with the
+    placeholders the code fills in; show it with `_()`."""
+    return str(notebook_data(notebook)["said"][name])
+
+
 @cache
 def extra_levels() -> dict[str, dict[str, Any]]:
     """Levels only the checks use (a star somewhere else), by name, from every data file."""
@@ -221,6 +228,8 @@ def msgids() -> Iterator[tuple[str, str]]:
     words."""
     for notebook in NOTEBOOKS:
         where = f"data/lesson/{notebook}.toml"
+        for text in notebook_data(notebook).get("said", {}).values():
+            yield where, text
         for kind in QUESTION_KINDS:
             for entry in notebook_data(notebook).get(kind, []):
                 for text in question_words(entry):
@@ -253,6 +262,7 @@ __all__ = [
     "msgids",
     "notebook_data",
     "question_words",
+    "said",
     "solution_parts",
     "translate_code",
 ]

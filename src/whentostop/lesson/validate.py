@@ -71,6 +71,9 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
         entries = spec.get(kind, [])
         for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
             found += [Problem(where, f"{kind}[{i}]{key}", w) for key, w in _question(entry)]
+    said = spec.get("said", {})
+    if not isinstance(said, dict) or not all(_text(v) for v in said.values()):
+        found.append(Problem(where, "said", _("must be a table of sentences, by name")))
     found += _tag_problems(notebook, spec, where, notebooks)
     return found
 
@@ -87,6 +90,11 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
     for key in ("prompt", "why"):
         if key in entry and not _text(entry[key]):
             yield f".{key}", _("must be a sentence, not {value!r}").format(value=entry[key])
+    yield from _options(entry)
+
+
+def _options(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of a question's options, answer and feedback."""
     options = entry.get("options")
     if options is None:
         return
@@ -111,7 +119,11 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
             ),
         )
         return
-    feedback = entry.get("feedback", {})
+    yield from _feedback(entry.get("feedback", {}), letters, answer)
+
+
+def _feedback(feedback: Any, letters: str, answer: Any) -> Iterator[tuple[str, str]]:
+    """(key, what) for each wrong option without its feedback, and feedback for no option."""
     if not isinstance(feedback, dict):
         yield ".feedback", _("must be a table: one sentence per wrong option")
         return
@@ -125,47 +137,57 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
 
 
 def _exercise_problems(spec: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
-    from .judges import ASPECTS, JUDGES
-
     entries = spec.get("exercise", [])
     for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
-        key = f"exercise[{i}]"
-        if not isinstance(entry, dict):
-            yield key, _("must be a table")
-            continue
-        for name in ("id", "var", "answer", "blank", "solution", "judge"):
-            if not _text(entry.get(name)):
-                yield f"{key}.{name}", _("missing")
-        if _text(entry.get("blank")) and "____" not in entry["blank"]:
-            yield f"{key}.blank", _("has no ____ for the learner to fill in")
-        hints = entry.get("hints")
-        if not isinstance(hints, list) or not hints or not all(_text(h) for h in hints):
-            yield f"{key}.hints", _("must be a list of one or more sentences")
-        if _text(entry.get("solution")):
-            yield from _solution(f"{key}.solution", data / "solutions" / entry["solution"])
-        judge = entry.get("judge")
-        if _text(judge) and judge not in JUDGES:
-            yield (
-                f"{key}.judge",
-                _("no judge named {name!r} (known: {known})").format(
-                    name=judge, known=", ".join(JUDGES)
-                ),
-            )
-        if judge == "run":
-            aspects = entry.get("aspects")
-            if not isinstance(aspects, list) or not aspects:
-                yield f"{key}.aspects", _("a run is compared on one aspect or more: none listed")
-            else:
-                for name in aspects:
-                    if name not in ASPECTS:
-                        yield (
-                            f"{key}.aspects",
-                            _("no aspect named {name!r} (known: {known})").format(
-                                name=name, known=", ".join(ASPECTS)
-                            ),
-                        )
-        elif _text(judge):
-            yield from _cases(key, entry.get("case"))
+        if isinstance(entry, dict):
+            yield from _exercise(f"exercise[{i}]", entry, data)
+        else:
+            yield f"exercise[{i}]", _("must be a table")
+
+
+def _exercise(key: str, entry: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of one exercise."""
+    for name in ("id", "var", "answer", "blank", "solution", "judge"):
+        if not _text(entry.get(name)):
+            yield f"{key}.{name}", _("missing")
+    if _text(entry.get("blank")) and "____" not in entry["blank"]:
+        yield f"{key}.blank", _("has no ____ for the learner to fill in")
+    hints = entry.get("hints")
+    if not isinstance(hints, list) or not hints or not all(_text(h) for h in hints):
+        yield f"{key}.hints", _("must be a list of one or more sentences")
+    if _text(entry.get("solution")):
+        yield from _solution(f"{key}.solution", data / "solutions" / entry["solution"])
+    yield from _judged(key, entry)
+
+
+def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(key, what) for a judge the checks do not know, and for what it needs: a run's aspects,
+    a function's cases."""
+    from .judges import ASPECTS, JUDGES
+
+    judge = entry.get("judge")
+    if _text(judge) and judge not in JUDGES:
+        yield (
+            f"{key}.judge",
+            _("no judge named {name!r} (known: {known})").format(
+                name=judge, known=", ".join(JUDGES)
+            ),
+        )
+    if judge == "run":
+        aspects = entry.get("aspects")
+        if not isinstance(aspects, list) or not aspects:
+            yield f"{key}.aspects", _("a run is compared on one aspect or more: none listed")
+        else:
+            for name in aspects:
+                if name not in ASPECTS:
+                    yield (
+                        f"{key}.aspects",
+                        _("no aspect named {name!r} (known: {known})").format(
+                            name=name, known=", ".join(ASPECTS)
+                        ),
+                    )
+    elif _text(judge):
+        yield from _cases(key, entry.get("case"))
 
 
 def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
