@@ -175,6 +175,7 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff check src tests bench tools lite noxfile.py data/lesson/solutions
 	$(BIN)/ruff format --check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
+	$(BIN)/python -m whentostop lesson check
 	$(BIN)/actionlint
 	@built=$$(mktemp -d) && trap 'rm -rf "$$built"' EXIT && \
 	    { $(BIN)/python -m hatchling build --directory "$$built" >"$$built/build.log" 2>&1 \

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import functools
 import os
-import re
 import shutil
 import signal
 import socket
@@ -15,7 +14,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import httpx
 import pytest
@@ -345,10 +344,6 @@ def work_unit(nodeid: str) -> str:
     if module in SHARED:
         return f"group:{SHARED[module]}"
     params = nodeid.partition("[")[2]
-    if module == "test_mutations" and params:  # one namespace per exercise and edition
-        found = re.match(r"(en|pt)-(00|1-\d)\.([a-z])", params)
-        if found:
-            return f"mutations:{found[2]}.{found[3]}:{found[1]}"
     if module in NOTEBOOK_TESTS and params:
         for name in NOTEBOOK_NAMES:  # longest first: "pt/1-1_o_relogio" before "1-1..."
             if name in params:
@@ -387,3 +382,20 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
             return work_unit(nodeid)
 
     return ByTestGroup(config, log)  # type: ignore[arg-type]
+
+
+# -- the corpora's tallies (tests/tally.py), printed at the end of the session ------------------
+
+_TALLIES: list[str] = []
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    if report.when == "call":
+        _TALLIES.extend(str(v) for k, v in report.user_properties if k == "tally")
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    if _TALLIES:
+        terminalreporter.section("corpus tallies")
+        for line in sorted(_TALLIES):
+            terminalreporter.write_line(line)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from words import says
 
 from whentostop import Stop, connect, load_level, run_agent
 from whentostop.client import Completion
@@ -64,11 +65,10 @@ def test_a_tool_call_written_as_text_gets_one_note_what_it_did_why_and_what_to_t
     run = run_agent(PROMPT, model=Says(FENCED), tools=load_level("1-1").tools())
     expect(run, Stop.MAX_TURNS)
     (note,) = said(capsys).strip().splitlines()
-    assert note.startswith(
-        "⚠ The text says this run ends on the clock (max_turns), with no answer."
-    )
-    assert "it ended on the flag after 1 turn" in note and "tool call written as text" in note
-    assert "a server that does not parse them" in note  # why
+    stated, did = note.removeprefix("⚠ ").split(" This run did not: ")
+    assert note.startswith("⚠") and says(stated, "clock", "max_turns", "no answer")
+    assert says(did, "flag", "1 turn", "tool call written as text")
+    assert says(did, "server", "parse")  # why
     assert 'text_tool_calls="accept"' in note and "--jinja" in note  # what to try
     assert not history()[-1].held and history()[-1].note == note
 
@@ -76,7 +76,8 @@ def test_a_tool_call_written_as_text_gets_one_note_what_it_did_why_and_what_to_t
 def test_the_flag_with_a_tool_call_written_as_text_is_not_the_flag_the_text_means(capsys):
     run = run_agent(PROMPT, model=Says(FENCED), tools=load_level("1-2").tools())
     expect(run, Stop.END_TURN)  # "its text is the answer": it is not
-    assert "with the reply's text as its answer" in said(capsys)
+    stated, did = said(capsys).removeprefix("⚠ ").split(" This run did not: ")
+    assert says(stated, "flag", "text", "answer") and says(did, "written as text")
 
 
 def test_an_answer_where_the_text_says_the_clock_says_the_model_may_stop_by_itself(capsys):
@@ -85,14 +86,14 @@ def test_an_answer_where_the_text_says_the_clock_says_the_model_may_stop_by_itse
     )
     expect(run, Stop.MAX_TURNS)
     note = said(capsys)
-    assert "with an answer in text: “I found the star!" in note
+    assert says(note, "answer in text", "“I found the star!")
     assert "may stop by itself" in note and "level.judge(run)" in note
 
 
 def test_the_clock_where_the_text_says_the_flag_says_the_model_kept_asking(capsys):
     expect(run_of("loopboros", "1-1"), Stop.END_TURN)
     note = said(capsys)
-    assert "it ran to the clock after 10 turns, still asking for search_blocks" in note
+    assert says(note, "clock", "10 turns", "asking for search_blocks")
     assert "max_turns" in note and "give up" in note
 
 
@@ -112,7 +113,7 @@ def test_a_model_faster_than_the_deadline_is_told_its_own_pace(capsys):
     run = run_agent(PROMPT, model=Says("It is in block 7."), tools=[], deadline_s=1.0)
     expect(run, Stop.DEADLINE)
     note = said(capsys)
-    assert "plays the slow persona at its own pace" in note and "deadline_s shorter" in note
+    assert says(note, "slow persona", "own pace", "deadline_s shorter")
 
 
 def test_a_first_call_that_validates_where_the_text_says_it_fails(capsys):
@@ -120,8 +121,8 @@ def test_a_first_call_that_validates_where_the_text_says_it_fails(capsys):
         run_of("searcher", "1-3", stop_on=["mark_star"]), Stop.TERMINAL_TOOL, rejected="mark_star"
     )
     note = said(capsys)
-    assert "its first mark_star call validated, so no call failed" in note
-    assert "sloppy persona makes this mistake on purpose" in note
+    assert says(note, "first mark_star call", "validated", "no call failed")
+    assert says(note, "sloppy persona", "on purpose")
 
 
 def test_an_echo_of_the_loops_request_is_noted_as_no_answer(capsys):
@@ -130,7 +131,7 @@ def test_an_echo_of_the_loops_request_is_noted_as_no_answer(capsys):
     )
     expect(run, Stop.END_TURN)
     note = said(capsys)
-    assert "only repeats words it was sent" in note and "larger model" in note
+    assert says(note, "repeats words", "not an answer", "larger model")
 
 
 @dataclass
@@ -147,7 +148,7 @@ def test_a_learners_own_outcome_is_read_too(capsys):
     assert said(capsys) == ""
     expect(Outcome("end_turn", FENCED, []), Stop.END_TURN)
     note = said(capsys)
-    assert "end_turn: a tool call written as text, not an answer" in note and "--jinja" in note
+    assert says(note, "end_turn", "tool call written as text", "not an answer", "--jinja")
     assert "text_tool_calls" not in note  # the plain loop has no such setting
 
 
@@ -157,8 +158,8 @@ def test_expect_raised_is_silent_for_an_exception_and_says_what_was_returned_ins
     expect_raised(Outcome("end_turn", FENCED, []))
     note = said(capsys)
     assert note.startswith("⚠ The text says the loop raises.")
-    assert "it returned instead: end_turn: a tool call written as text" in note
-    assert "took its first reply for the flag" in note
+    assert says(note, "returned instead", "end_turn", "tool call written as text")
+    assert says(note, "first reply", "flag")
 
 
 def test_the_note_is_in_the_learners_language(capsys):
@@ -177,12 +178,11 @@ def test_expect_returns_nothing_so_a_cell_ending_with_it_shows_nothing():
 def test_a_deadline_that_came_first_says_a_real_model_is_slower_than_the_mock(capsys):
     expect(run_of("slow:0.3", "1-2", deadline_s=0.2), Stop.END_TURN)
     note = said(capsys)
-    assert "the deadline stopped it after 0 turns" in note
-    assert "the deadline of 0.2 s came first" in note and "a larger deadline_s" in note
+    assert says(note, "deadline stopped it", "0 turns", "0.2 s", "a larger deadline_s")
 
 
 def test_a_learners_loop_that_raised_where_the_text_expects_an_exit_says_so(capsys):
     expect(TimeoutError("timed out"), Stop.END_TURN)
     note = said(capsys)
-    assert "it ended with raised TimeoutError: timed out" in note
+    assert says(note, "raised TimeoutError", "timed out")
     assert "no way back from an error" in note and "run the cell again" in note

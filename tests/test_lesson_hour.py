@@ -219,22 +219,6 @@ MIXED = {
 }
 """The old uses of "budget" for `max_turns`, which is the turn limit (limite de turnos)."""
 
-QUESTIONS_ISSUE_33 = {
-    "10, the whole budget",
-    "The Loopboros never admits defeat: after the four areas it searches them again under other "
-    "spellings, until the budget runs out.",
-    "The worst case grows with the square of the budget, and a model that never stops never "
-    "finishes anyway.",
-    "The turn budget.",
-    "The budget decides on the clock.",
-    "The budget is far from spent: the model gets another turn to fix its call.",
-    "Sixteen rooms take sixteen searches: the default budget of 10 runs out long before the "
-    "throne room.",
-}
-"""The questions' English words that still say "budget" for `max_turns`: they live in
-`lesson/questions.py`, which issue 33 moves to data files and renames (their Portuguese already
-says "limite de turnos"). Each must still be a question's word (else drop it from here)."""
-
 
 def learner_text(lang: str) -> dict[str, str]:
     """Every learner-facing text in `lang`: the notebooks' markdown and code, both catalogues'
@@ -255,7 +239,7 @@ def learner_text(lang: str) -> dict[str, str]:
             for message in read_po(f):
                 value = message.id if lang == "en" else message.string
                 for text in value if isinstance(value, (tuple, list)) else (value,):
-                    if message.id and text and message.id not in QUESTIONS_ISSUE_33:
+                    if message.id and text:
                         texts[f"{path.name}: {str(message.id)[:40]}"] = text
     docs = {"en": ["README.md", "docs/workshop.md"], "pt": ["docs/pt/oficina.md"]}[lang]
     for name in docs:
@@ -280,17 +264,6 @@ def test_the_scan_for_mixed_budget_words_finds_the_old_ones() -> None:
     assert MIXED["pt"].search("o relógio, o orçamento de turnos `max_turns`")
     assert not MIXED["en"].search("a budget of one cent; the budget stops the Loopboros")
     assert not MIXED["pt"].search("um orçamento de 6.000 tokens")
-
-
-def test_the_questions_left_for_issue_33_are_still_questions_words() -> None:
-    from whentostop.lesson.questions import BANK
-
-    words: set[str] = set()
-    for kinds in BANK.values():
-        for texts in kinds.values():
-            for text in texts:
-                words.update((text.prompt, text.why, *text.options, *text.feedback.values()))
-    assert words >= QUESTIONS_ISSUE_33, QUESTIONS_ISSUE_33 - words
 
 
 # --- one table of the exits' names ----------------------------------------------------------------

@@ -20,7 +20,6 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from whentostop import Stop, connect, load_level, run_agent
-from whentostop.lesson.checks import EXERCISES
 from whentostop.mock import endpoint
 from whentostop.mock.endpoint import MAX_REQUEST_BYTES, MockServer
 from whentostop.mock.intent import CACHE_BYTES, read_intent
@@ -142,14 +141,19 @@ def test_the_cache_of_readings_is_bounded_in_bytes_not_entries() -> None:
 
 def test_models_is_answered_while_big_crafted_requests_are_being_read(monkeypatch) -> None:
     """Maximal requests of crafted text (unclosed quotes, conditions without an end) arrive
-    together; once the server is reading one, a `GET /v1/models` is answered before any of them
-    is: one request's reading never holds the others up."""
-    reading = threading.Event()
+    together and are held inside the server's handling; a `GET /v1/models` is answered meanwhile,
+    and then every one of them is read to its answer. (That a reading never holds the CPU for
+    long is the CPU-time bound above: together, one paste never stalls a class's serve.)"""
+    inside = threading.Semaphore(0)
+    answered = threading.Event()
     original = endpoint.handle
 
     def handle(method: str, path: str, body: bytes, **kwargs: Any) -> Any:
         if method == "POST":
-            reading.set()
+            inside.release()
+            answered.wait(
+                timeout=30
+            )  # each big request stays in the server until models is answered
         return original(method, path, body, **kwargs)
 
     monkeypatch.setattr(endpoint, "handle", handle)
@@ -162,11 +166,13 @@ def test_models_is_answered_while_big_crafted_requests_are_being_read(monkeypatc
         ]
         for thread in big:
             thread.start()
-        assert reading.wait(timeout=30)
+        for _ in big:
+            assert inside.acquire(timeout=30)  # all four are being handled at once
         connection = http.client.HTTPConnection(str(host), port, timeout=30)
         connection.request("GET", "/v1/models")
         assert connection.getresponse().status == 200
         finished.append("models")
+        answered.set()
         for thread in big:
             thread.join(timeout=60)
     assert finished[0] == "models" and finished.count("big") == 4, finished
@@ -255,18 +261,16 @@ def test_words_of_failure_inside_a_searchs_data_are_data() -> None:
 def test_exercise_1_4_b_reads_1_4_a_s_exception_lines_as_failures() -> None:
     """1-4.a accepts `f"{type(exc).__name__}: {exc}"` as run_call's error line; with it, the
     solution loop of 1-4.b must still pass every case (the mock retries a failed mark_star)."""
-    exercise = next(e for e in EXERCISES["1-4"] if e.id == "1-4.b")
-    given_code = exercise.given.replace('f"Error: {exc}"', 'f"{type(exc).__name__}: {exc}"')
-    assert given_code != exercise.given
-    namespace: dict[str, Any] = {}
-    exec(
-        "from whentostop import *\nfrom whentostop.lesson.checks import ____\n"
-        + given_code
-        + "\n"
-        + exercise.solution_code,
-        namespace,
-    )
-    verdict = exercise.result(namespace[exercise.answer])
+    from answers import defined, scratch, solution_of
+
+    from whentostop.lesson.checks import by_tag
+
+    run_call = solution_of("1-4.a")
+    typed = run_call.replace('f"Error: {exc}"', 'f"{type(exc).__name__}: {exc}"')
+    assert typed != run_call
+    assert by_tag("exercise-1-4-a").result(defined(typed, "run_call")).status == "correct"
+    loop = defined(solution_of("1-4.b"), "my_loop", scratch() + "\n\n" + typed)
+    verdict = by_tag("exercise-1-4-b").result(loop)
     assert verdict.status == "correct", verdict.message
 
 

@@ -61,8 +61,8 @@ def extract() -> Catalog:
         )
     for path, line, text in _level_strings():
         catalog.add(text, None, [(path, line)])
-    for path, text in _lesson_strings():
-        catalog.add(text, None, [(path, 0)])
+    for path, text in _lesson_strings():  # a question's option may carry its context (NC_)
+        catalog.add(text, None, [(path, 0)], context=getattr(text, "context", None))
     return catalog
 
 

@@ -141,6 +141,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _main(argv: Sequence[str] | None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:2] == ["lesson", "check"]:  # the lesson's data checked (a folder is ./check)
+        from .lesson.validate import main as check_lesson
+
+        return check_lesson(args_list[2:])
     with using(_asked_language(args_list) or language()), argparse_words():
         # for this command only (main() is called in tests too): the help, argparse's own
         # errors and everything the command prints, in the language asked for

@@ -19,7 +19,7 @@ from ..loop import run_agent
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import PROGRESS, CountingModel, Runaway, attempt, level_named, mock_model
-from .content import Case, ExerciseText
+from .content import Case, ExerciseText, said
 from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
 
 MOST_RUNS = 2
@@ -88,12 +88,7 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
     assert chosen is not None
     ground = castle()
     return correct(
-        _(
-            "max_turns={max_turns}, a way out in the prompt, the warp pipe and a {deadline:g} s "
-            "deadline: the searcher, the sloppy caller and the Loopboros deliver {star}; in the "
-            "empty castle the searcher gives up in words, the Loopboros is reported as a failure "
-            "after one retry, and a slow model is reported at the deadline."
-        ),
+        _(exercise.settings["correct"]),
         max_turns=chosen.max_turns,
         deadline=chosen.deadline_s,
         star=Said({"item": "star", "block": ground.star}),
@@ -182,12 +177,7 @@ def _settings(run: Run, low: float, high: float) -> None:
         )
     if run.max_turns < ground.least:
         raise Incorrect(
-            _(
-                "max_turns={max_turns} leaves no room in the castle: the honest runs take up to "
-                "{longest} turns ({rooms} searches and mark_star, and one rejected call for the "
-                "sloppy caller). Size the turn limit for the task: the longest honest run plus a "
-                "margin."
-            ),
+            _(said("1-4", "too_few_turns")),
             max_turns=run.max_turns,
             longest=ground.longest,
             rooms=ground.rooms,
@@ -238,9 +228,6 @@ def _elsewhere(run: Run, level: Level) -> bool:
 
 def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     want = case.data["want"]
-    ground = castle()
-    star = {"item": "star", "block": ground.star}
-    last = runs[-1]
     if want["status"] == "answer":
         if isinstance(shown, Run):
             raise Incorrect(
@@ -248,93 +235,107 @@ def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -
                 case=where,
             )
         if want["answer"] == "the star":
-            if status == "answer" and shown == star and len(runs) == 1:
-                return
-            if last.stop == Stop.END_TURN and not last.stop_on:
-                raise Incorrect(
-                    _(
-                        "with {case}, the model answered in text ({answer}). Choose the terminal "
-                        'tool: stop_on=["mark_star"], and the answer is data.'
-                    ),
-                    case=where,
-                    answer=Said(last._answer, text=True),
-                )
-            if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
-                raise Incorrect(
-                    _(
-                        "with {case}, the pipe opened with {answer}, which is not the star: "
-                        "stop_on={stop_on} opens it on that call. The terminal tool is mark_star."
-                    ),
-                    case=where,
-                    answer=Said(last._answer),
-                    stop_on=Said(list(last.stop_on)),
-                )
-            if any(r.has_answer for r in runs) and status != "answer":
-                raise Incorrect(
-                    _(
-                        "with {case}, a run {ended} with the answer {answer}, and castle_caller "
-                        "reported {status}: a run has an answer on the flag and through the "
-                        "warp pipe (run.has_answer); report it."
-                    ),
-                    case=where,
-                    ended=_("ended through the warp pipe")
-                    if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
-                    else _("ended on the flag"),
-                    answer=Said(next(r._answer for r in runs if r.has_answer)),
-                    status=Said(status),
-                )
-            raise Incorrect(
-                _(
-                    'with {case}, castle_caller should return ("answer", {star}, [its one run]); it '
-                    "returned ({status}, {shown}, {n})."
-                ),
-                case=where,
-                star=Said(star),
-                status=Said(status),
-                shown=Said(shown),
-                n=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
-            )
-        # the empty castle: the searcher may give up, in words, on its first run
-        if (
-            status == "answer"
-            and isinstance(shown, str)
-            and last.stop == Stop.END_TURN
-            and len(runs) == want["runs"]
-        ):
-            return
-        last = runs[0]
-        system = next(
-            (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
-        )
-        ended = (
-            _("went on until the clock")
-            if last.stop == Stop.MAX_TURNS
-            else _("did not give up in words on its first run")
-        )
-        if not system:
-            raise Incorrect(
-                _(
-                    "with {case}, the searcher searched every room and {ended}: you gave it no "
-                    "system prompt. Tell it what to do when the searches come back empty (level "
-                    "1-2)."
-                ),
-                case=where,
-                ended=ended,
-            )
-        raise Incorrect(
-            _(
-                "with {case}, the searcher searched every room and {ended}: your system prompt "
-                "({system}) does not let it give up. Tell it what to do when the searches come "
-                "back empty (level 1-2)."
-            ),
-            case=where,
-            ended=ended,
-            system=Said(system, text=True),
-        )
+            _star(where, status, shown, runs)
+        else:
+            _gave_up(where, status, shown, runs, want["runs"])
+        return
     if want["status"] == "clock":
         _clock(where, status, shown, runs)
         return
     _deadline(where, status, shown, runs)
+
+
+def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+    """In the castle: the star, through the warp pipe, on the one run."""
+    star = {"item": "star", "block": castle().star}
+    last = runs[-1]
+    if status == "answer" and shown == star and len(runs) == 1:
+        return
+    if last.stop == Stop.END_TURN and not last.stop_on:
+        raise Incorrect(
+            _(
+                "with {case}, the model answered in text ({answer}). Choose the terminal "
+                'tool: stop_on=["mark_star"], and the answer is data.'
+            ),
+            case=where,
+            answer=Said(last._answer, text=True),
+        )
+    if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
+        raise Incorrect(
+            _(
+                "with {case}, the pipe opened with {answer}, which is not the star: "
+                "stop_on={stop_on} opens it on that call. The terminal tool is mark_star."
+            ),
+            case=where,
+            answer=Said(last._answer),
+            stop_on=Said(list(last.stop_on)),
+        )
+    if any(r.has_answer for r in runs) and status != "answer":
+        raise Incorrect(
+            _(
+                "with {case}, a run {ended} with the answer {answer}, and castle_caller "
+                "reported {status}: a run has an answer on the flag and through the "
+                "warp pipe (run.has_answer); report it."
+            ),
+            case=where,
+            ended=_("ended through the warp pipe")
+            if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
+            else _("ended on the flag"),
+            answer=Said(next(r._answer for r in runs if r.has_answer)),
+            status=Said(status),
+        )
+    raise Incorrect(
+        _(
+            'with {case}, castle_caller should return ("answer", {star}, [its one run]); it '
+            "returned ({status}, {shown}, {n})."
+        ),
+        case=where,
+        star=Said(star),
+        status=Said(status),
+        shown=Said(shown),
+        n=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
+    )
+
+
+def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
+    """In the empty castle: the searcher gives up, in words, on its first run."""
+    last = runs[-1]
+    if (
+        status == "answer"
+        and isinstance(shown, str)
+        and last.stop == Stop.END_TURN
+        and len(runs) == want_runs
+    ):
+        return
+    last = runs[0]
+    system = next(
+        (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
+    )
+    ended = (
+        _("went on until the clock")
+        if last.stop == Stop.MAX_TURNS
+        else _("did not give up in words on its first run")
+    )
+    if not system:
+        raise Incorrect(
+            _(
+                "with {case}, the searcher searched every room and {ended}: you gave it no "
+                "system prompt. Tell it what to do when the searches come back empty (level "
+                "1-2)."
+            ),
+            case=where,
+            ended=ended,
+        )
+    raise Incorrect(
+        _(
+            "with {case}, the searcher searched every room and {ended}: your system prompt "
+            "({system}) does not let it give up. Tell it what to do when the searches come "
+            "back empty (level 1-2)."
+        ),
+        case=where,
+        ended=ended,
+        system=Said(system, text=True),
+    )
 
 
 def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:

@@ -140,12 +140,17 @@ def binder_link(
     )
 
 
-LITE_STARTING = N_(
-    "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit and "
-    "about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one takes "
-    "less): it runs inside this page, nothing is installed. When the status bar at the bottom of "
-    "the page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
-    "*Run → Run All Cells*."
+LITE_STARTING = (
+    N_(
+        "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit "
+        "and about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one "
+        "takes less)."
+    ),
+    N_(
+        "It runs inside this page, nothing is installed. When the status bar at the bottom of the "
+        "page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
+        "*Run → Run All Cells*."
+    ),
 )
 """The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
 the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
@@ -155,7 +160,8 @@ def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
     """`LITE_STARTING` in `lang`, with the kernel's start measured on a first and a later visit
     (bench/RESULTS.md, section 8)."""
     with using(lang):
-        return _(LITE_STARTING).format(first=first_s, again=again_s)
+        starting, when_idle = (_(part) for part in LITE_STARTING)
+        return starting.format(first=first_s, again=again_s) + " " + when_idle
 
 
 def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
@@ -261,9 +267,9 @@ def hub_address(url: str, what: str | None = None) -> tuple[str, str, str]:
     if parts.query or parts.fragment or "?" in url or "#" in url:
         raise ValueError(
             _(
-                "The {what}'s address {url!r} has a query (?…) or a fragment (#…): the link's own "
-                "path would end up inside it. Give the address alone, such as "
-                "https://hub.example.edu (a path prefix is fine: https://example.edu/jupyter)"
+                "The {what}'s address {url!r} has a query (?…) or a fragment (#…), which would "
+                "swallow the link's own path: give the address alone, such as "
+                "https://hub.example.edu or https://example.edu/jupyter"
             ).format(what=what, url=url)
         )
     if "@" in parts.netloc:

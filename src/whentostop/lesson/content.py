@@ -1,4 +1,5 @@
-"""The exercises' words, blanks, solutions and cases, read from `data/lesson/<notebook>.toml`.
+"""The lesson's content, read from `data/lesson/<notebook>.toml`: the exercises' words, blanks,
+solutions and cases (here), and the questions' words (`lesson/questions.py` reads them).
 
 One file per notebook holds each exercise's id, the names its cell uses, the blank cell, the two
 hints, how its answer is judged and the cases it is tried on; its solution is a Python file in
@@ -19,6 +20,7 @@ from functools import cache
 from typing import Any
 
 from .._data import data_file
+from ..i18n import NC_
 
 NOTEBOOKS = ("00", "1-1", "1-2", "1-3", "1-4")
 """The notebooks with exercises, in order; each has `data/lesson/<notebook>.toml`."""
@@ -116,6 +118,13 @@ def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
     return tuple(found)
 
 
+def said(notebook: str, name: str) -> str:
+    """What the lesson's code says at length in a notebook (a check's verdict, a notice), by
+    name: an English msgid from the `[said]` table of the notebook's data file, with the
+    placeholders the code fills in; show it with `_()`."""
+    return str(notebook_data(notebook)["said"][name])
+
+
 @cache
 def extra_levels() -> dict[str, dict[str, Any]]:
     """Levels only the checks use (a star somewhere else), by name, from every data file."""
@@ -200,11 +209,41 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
+QUESTION_KINDS = ("prediction", "quiz")
+"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them)."""
+
+
+def option_text(option: str | dict[str, str]) -> str:
+    """An option as its msgid: a sentence, or `{ context = "...", text = "..." }` where the same
+    words mean different things in different questions ("None.": Python's None, or no runs),
+    which the catalogue keeps apart (msgctxt) and `_()` translates through."""
+    if isinstance(option, dict):
+        return NC_(option["context"], option["text"])
+    return option
+
+
+def question_words(entry: dict[str, Any]) -> Iterator[str]:
+    """A question's msgids: its prompt, its options in order, why the answer is right, and the
+    feedback for each wrong option in letter order."""
+    yield entry["prompt"]
+    yield from (option_text(option) for option in entry["options"])
+    yield entry["why"]
+    feedback = entry.get("feedback", {})
+    yield from (feedback[letter] for letter in sorted(feedback))
+
+
 def msgids() -> Iterator[tuple[str, str]]:
     """(where, msgid) of every word in the data files that the catalogue translates: hints,
-    case titles, and the comments and prose literals of blanks and solutions."""
+    case titles, the comments and prose literals of blanks and solutions, and every question's
+    words."""
     for notebook in NOTEBOOKS:
         where = f"data/lesson/{notebook}.toml"
+        for text in notebook_data(notebook).get("said", {}).values():
+            yield where, text
+        for kind in QUESTION_KINDS:
+            for entry in notebook_data(notebook).get(kind, []):
+                for text in question_words(entry):
+                    yield where, text
         for exercise in exercise_texts(notebook):
             for hint in exercise.hints:
                 yield where, hint
@@ -224,12 +263,17 @@ def msgids() -> Iterator[tuple[str, str]]:
 __all__ = [
     "MARKER",
     "NOTEBOOKS",
+    "QUESTION_KINDS",
     "Case",
     "ExerciseText",
     "code_words",
     "exercise_texts",
     "extra_levels",
     "msgids",
+    "notebook_data",
+    "option_text",
+    "question_words",
+    "said",
     "solution_parts",
     "translate_code",
 ]

@@ -159,29 +159,7 @@ def _did(run: Any, rejected: str | None = None) -> str:
     if run.stop is None:
         return _("it broke: {error}").format(error=excerpt(run.error or "", 120))
     if run.stop == Stop.END_TURN:
-        last = excerpt(run.turns[-1].text, 90) if run.turns else ""
-        refused = run.not_an_answer
-        if refused is not None and refused.kind == "text_tool_call":
-            return ngettext(
-                "it ended on the flag after {n} turn, and its last reply is a tool call written "
-                "as text — a request for a tool, not an answer: “{text}”",
-                "it ended on the flag after {n} turns, and its last reply is a tool call written "
-                "as text — a request for a tool, not an answer: “{text}”",
-                n,
-            ).format(n=n, text=last)
-        if refused is not None:
-            return ngettext(
-                "it ended on the flag after {n} turn, and its last reply only repeats words it "
-                "was sent — not an answer: “{text}”",
-                "it ended on the flag after {n} turns, and its last reply only repeats words it "
-                "was sent — not an answer: “{text}”",
-                n,
-            ).format(n=n, text=last)
-        return ngettext(
-            "it ended on the flag after {n} turn, with an answer in text: “{text}”",
-            "it ended on the flag after {n} turns, with an answer in text: “{text}”",
-            n,
-        ).format(n=n, text=last)
+        return _did_flag(run, n)
     if run.stop == Stop.TERMINAL_TOOL:
         return ngettext(
             "it ended through the warp pipe after {n} turn, with the answer {answer!r}",
@@ -198,6 +176,38 @@ def _did(run: Any, rejected: str | None = None) -> str:
         return ngettext(
             "the budget stopped it after {n} turn", "the budget stopped it after {n} turns", n
         ).format(n=n)
+    return _did_clock(run, n)
+
+
+def _did_flag(run: Run, n: int) -> str:
+    """What a run that ended on the flag did: answered, or wrote a tool call or an echo."""
+    last = excerpt(run.turns[-1].text, 90) if run.turns else ""
+    refused = run.not_an_answer
+    if refused is not None and refused.kind == "text_tool_call":
+        return ngettext(
+            "it ended on the flag after {n} turn, and its last reply is a tool call written "
+            "as text — a request for a tool, not an answer: “{text}”",
+            "it ended on the flag after {n} turns, and its last reply is a tool call written "
+            "as text — a request for a tool, not an answer: “{text}”",
+            n,
+        ).format(n=n, text=last)
+    if refused is not None:
+        return ngettext(
+            "it ended on the flag after {n} turn, and its last reply only repeats words it "
+            "was sent — not an answer: “{text}”",
+            "it ended on the flag after {n} turns, and its last reply only repeats words it "
+            "was sent — not an answer: “{text}”",
+            n,
+        ).format(n=n, text=last)
+    return ngettext(
+        "it ended on the flag after {n} turn, with an answer in text: “{text}”",
+        "it ended on the flag after {n} turns, with an answer in text: “{text}”",
+        n,
+    ).format(n=n, text=last)
+
+
+def _did_clock(run: Run, n: int) -> str:
+    """What a run that ran to the clock did, and what its last reply was."""
     did = ngettext(
         "it ran to the clock after {n} turn", "it ran to the clock after {n} turns", n
     ).format(n=n)
@@ -220,6 +230,12 @@ def _outcome_text(outcome: Any) -> str:
 
 def _advice(run: Any, stop: Stop) -> tuple[str, str]:
     """(why a real model may do what this run did, what to try), for the stop the text states."""
+    return _reply_advice(run) or _stop_advice(run, stop)
+
+
+def _reply_advice(run: Any) -> tuple[str, str] | None:
+    """Advice on the replies themselves, whatever the stop: the learner's loop raised, a tool
+    call written as text, words repeated back, empty or cut-off replies that ran to the clock."""
     mine = isinstance(run, Run)
     last = run.turns[-1] if mine and run.turns else None
     if isinstance(run, BaseException):  # a loop of the learner's own raised
@@ -256,6 +272,12 @@ def _advice(run: Any, stop: Stop) -> tuple[str, str]:
             "Small models sometimes send empty replies, or ramble until the length limit "
             "(max_tokens) cuts them off; each one costs a turn."
         ), _("Try: a larger max_tokens in connect(), or another model.")
+    return None
+
+
+def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
+    """Advice on the exit: the run ended otherwise than the text states."""
+    mine = isinstance(run, Run)
     ended = getattr(getattr(run, "stop", None), "value", getattr(run, "stop", None))
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:

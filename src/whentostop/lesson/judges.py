@@ -242,55 +242,69 @@ def _equal(got: Any, want: Any) -> bool:
         return False
 
 
+def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
+    """A function that should return None (no answer) returned a text the run holds instead."""
+    last = (run.last_message or {}).get("content")
+    if got and (got == last or got == run.wrap_up):
+        return Incorrect(
+            _(
+                "with {case}, your function returned {got}: that is the run's last message (a "
+                "request for another search, or a wrap-up), not an answer. A run that {ended} "
+                "has none: return None."
+            ),
+            case=where,
+            got=Said(got),
+            ended=_ended(run),
+        )
+    if got == run.no_answer_reason:
+        return Incorrect(
+            _(
+                "with {case}, your function returned the reason there is no answer ({got}): "
+                "return None when there is no answer."
+            ),
+            case=where,
+            got=Said(got),
+        )
+    return None
+
+
+def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
+    """A function that should return a block's number returned it as text, float or match."""
+    if isinstance(got, str) and got.strip().isdigit():
+        return Incorrect(
+            _("with {case}, you returned the text {got}: return the block as a number, an int."),
+            case=where,
+            got=Said(got),
+        )
+    if isinstance(got, float) and got == want:
+        return Incorrect(
+            _("with {case}, you returned {got}, a float: return the block as an int."),
+            case=where,
+            got=Said(got),
+        )
+    if isinstance(got, re.Match):
+        return Incorrect(
+            _(
+                "with {case}, you returned the match object itself: return the number it "
+                "found, as an int."
+            ),
+            case=where,
+        )
+    return None
+
+
 def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
     if run is not None and want is None and isinstance(got, str):
-        last = (run.last_message or {}).get("content")
-        if got and (got == last or got == run.wrap_up):
-            return Incorrect(
-                _(
-                    "with {case}, your function returned {got}: that is the run's last message (a "
-                    "request for another search, or a wrap-up), not an answer. A run that {ended} "
-                    "has none: return None."
-                ),
-                case=where,
-                got=Said(got),
-                ended=_ended(run),
-            )
-        if got == run.no_answer_reason:
-            return Incorrect(
-                _(
-                    "with {case}, your function returned the reason there is no answer ({got}): "
-                    "return None when there is no answer."
-                ),
-                case=where,
-                got=Said(got),
-            )
-    if isinstance(want, int) and not isinstance(want, bool):
-        if isinstance(got, str) and got.strip().isdigit():
-            return Incorrect(
-                _(
-                    "with {case}, you returned the text {got}: return the block as a number, an int."
-                ),
-                case=where,
-                got=Said(got),
-            )
-        if isinstance(got, float) and got == want:
-            return Incorrect(
-                _("with {case}, you returned {got}, a float: return the block as an int."),
-                case=where,
-                got=Said(got),
-            )
-        if isinstance(got, re.Match):
-            return Incorrect(
-                _(
-                    "with {case}, you returned the match object itself: return the number it "
-                    "found, as an int."
-                ),
-                case=where,
-            )
+        found = _not_an_answer_returned(run, where, got)
+    elif isinstance(want, int) and not isinstance(want, bool):
+        found = _not_an_int_returned(where, got, want)
+    else:
+        found = None
+    if found is not None:
+        return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return Incorrect(
             _(
@@ -392,10 +406,15 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
 # -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
 
 _FAILURE_WORDS = re.compile(
-    r"error|erro|fail|falh|could ?n.t|cannot|can't|unable|não (foi|existe|há|pude|consegui)"
-    r"|no such|no tool|there is no|there's no|does not exist|doesn't exist|not found|unknown"
-    r"|desconhecid|invalid|inválid|not valid|exception|exceção|raised|levantou|refused|recusad"
-    r"|[A-Z][A-Za-z]{0,30}(Error|Exception)\b",  # bounded: read from a 200-character window
+    "|".join(
+        (
+            *("error", "erro", "fail", "falh", "could ?n.t", "cannot", "can't", "unable"),
+            "não (foi|existe|há|pude|consegui)",
+            *("no such", "no tool", "there is no", "there's no", "does not exist"),
+            *("doesn't exist", "not found", "unknown", "desconhecid", "invalid", "inválid"),
+            *("not valid", "exception", "exceção", "raised", "levantou", "refused", "recusad"),
+        )
+    ),  # an exception's name (KeyError, ToolInputException) holds "error" or "exception"
     re.IGNORECASE,
 )
 
@@ -620,27 +639,7 @@ def _a_run(name: str, answer: Any) -> None:
 def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     """A run as run_agent left it: turns that are the conversation's replies, and a stop that
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
-    replies = [m for m in got.messages if isinstance(m, dict) and m.get("role") == "assistant"]
-    if got.wrap_up_turn is not None and replies:
-        replies = replies[:-1]
-    made = (
-        bool(got.turns)
-        and bool(got.model)
-        and len(replies) == len(got.turns)
-        and all(m == t.message for m, t in zip(replies, got.turns))
-    )
-    if made and got.stop == Stop.MAX_TURNS:
-        made = len(got.turns) == got.max_turns and got._answer is None
-    elif made and got.stop in (Stop.DEADLINE, Stop.BUDGET):
-        made = got._answer is None
-    elif made and got.stop == Stop.END_TURN:
-        last = got.turns[-1]
-        made = not last.message.get("tool_calls") and got._answer == last.text
-    elif made and got.stop == Stop.TERMINAL_TOOL:
-        made = any(
-            c.ok and c.name in got.stop_on and c.input == got._answer for c in got.tool_calls
-        )
-    if not made:
+    if not (_turns_are_the_replies(got) and _stop_agrees(got)):
         raise Incorrect(
             _(
                 "this Run was not left as run_agent made it: its turns, its conversation and how "
@@ -651,6 +650,35 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
             turns=_turns(len(got.turns)),
             max_turns=Said(got.max_turns),
         )
+
+
+def _turns_are_the_replies(got: Run) -> bool:
+    """The run's turns are its conversation's replies (the wrap-up's aside), made by a model."""
+    replies = [m for m in got.messages if isinstance(m, dict) and m.get("role") == "assistant"]
+    if got.wrap_up_turn is not None and replies:
+        replies = replies[:-1]
+    return (
+        bool(got.turns)
+        and bool(got.model)
+        and len(replies) == len(got.turns)
+        and all(m == t.message for m, t in zip(replies, got.turns))
+    )
+
+
+def _stop_agrees(got: Run) -> bool:
+    """How the run says it ended agrees with its turns and its answer."""
+    if got.stop == Stop.MAX_TURNS:
+        return len(got.turns) == got.max_turns and got._answer is None
+    if got.stop in (Stop.DEADLINE, Stop.BUDGET):
+        return got._answer is None
+    if got.stop == Stop.END_TURN:
+        last = got.turns[-1]
+        return not last.message.get("tool_calls") and got._answer == last.text
+    if got.stop == Stop.TERMINAL_TOOL:
+        return any(
+            c.ok and c.name in got.stop_on and c.input == got._answer for c in got.tool_calls
+        )
+    return True
 
 
 def _looks_like(run: Run) -> str | None:
@@ -1137,12 +1165,7 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     intent = read_intent(answer, prompt())
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})
     return correct(
-        _(
-            "the searcher gave up on the flag after {turns}, taking “{quote}” as permission: "
-            "“{answer}”. The Loopboros, with the same prompt, still ran until it {exit} "
-            "({stubborn_turns}): permission only helps a model that takes it, so keep max_turns "
-            "too."
-        ),
+        _(exercise.settings["correct"]),
         turns=_turns(len(gave_up.turns)),
         quote=Said(intent.quote, text=True, limit=160),
         answer=Said(gave_up._answer, text=True, limit=200),

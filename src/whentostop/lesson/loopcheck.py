@@ -25,6 +25,7 @@ from . import limits, prompt
 from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, tool_call
 from .castle import Post, http_post
 from .content import Case, ExerciseText
+from .content import said as said_at_length
 from .verdict import Incorrect, Said, Verdict, correct
 
 UNKNOWN_TOOL = "open_door"
@@ -337,23 +338,14 @@ def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
 def _broke(played: Played, number: int, rule: Breach) -> Incorrect:
     if rule.rule == "unanswered":
         return Incorrect(
-            _(
-                "request {n} was sent with a {names} call that has no tool message after it: "
-                'every tool call of a reply needs its own (role "tool", its tool_call_id), a '
-                "failed one too, and the reply itself only once. A real endpoint refuses such a "
-                "request, and so does the mock: HTTP 400, {message}"
-            ),
+            _(said_at_length("1-4", "unanswered_call")),
             n=number,
             names=", ".join(dict.fromkeys(rule.names)),
             message=Said(rule.message, text=True, limit=200),
         )
     if rule.rule == "orphan":
         return Incorrect(
-            _(
-                "request {n} holds a tool message that answers no call of the message before it: "
-                "add the model's reply to the history first, then one tool message per call. A "
-                "real endpoint refuses such a request, and so does the mock: HTTP 400, {message}"
-            ),
+            _(said_at_length("1-4", "orphan_tool_message")),
             n=number,
             message=Said(rule.message, text=True, limit=200),
         )
@@ -604,23 +596,13 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     if stop == "end_turn":
         if any(name in case.stop_on for name, _data in played.ran):
             return Incorrect(
-                _(
-                    "{tool} validated and ran, but your loop went on: the model spent one more "
-                    "turn saying {said}, and the run ended on the flag. When a stop_on tool ran "
-                    'without error, return Outcome("terminal_tool", its validated input, '
-                    "messages) at once, whatever else the reply asked for."
-                ),
+                _(said_at_length("1-4", "went_on_after_pipe")),
                 tool=", ".join(case.stop_on),
                 said=Said(answer, limit=60),
             )
         rejected = _terminal_call(played.messages, case.stop_on)
         return Incorrect(
-            _(
-                "the run ended on the flag ({said}), though no {tool} call validated and ran: the "
-                "model took what your loop sent back for its rejected call, {output}, for a "
-                'success. Say plainly that the call failed (for example "Error: ..."), so that a '
-                "model reads it as a failure."
-            ),
+            _(said_at_length("1-4", "rejected_taken_for_success")),
             said=Said(answer, limit=60),
             tool=", ".join(case.stop_on),
             output=Said(rejected[2] if rejected else "", text=True, limit=80),
@@ -848,12 +830,7 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     """The verdict on a loop the time limit stopped."""
     if progress.stopped:
         return Incorrect(
-            _(
-                "with {case}, your loop did not stop: after {n} requests the check raised an "
-                "exception to stop it, and your loop went on, {times} times. A bare `except:` (or "
-                "`except BaseException:`) keeps even that, and Ctrl-C; catch Exception, and count "
-                "the turns: for turn in range(max_turns)."
-            ),
+            _(said_at_length("1-4", "did_not_stop")),
             case=progress.case,
             n=progress.requests - progress.stopped,
             times=progress.stopped,

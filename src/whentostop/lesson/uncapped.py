@@ -22,6 +22,7 @@ from .._text import markdown_text
 from ..i18n import _
 from ..usage import DEFAULT_PRICE_MODEL, price
 from .castle import Where, on_the_mock
+from .content import said
 
 TIMES = (10, 100)
 """How many times the measured turns the bill projects."""
@@ -42,12 +43,9 @@ class CutOffTransport(httpx.BaseTransport):
                     429,
                     json={
                         "error": {
-                            "message": _(
-                                "Stopped from outside: the mock refused request {n}, after "
-                                "{after} requests. The loop has no exit of its own but the flag, "
-                                "and the Loopboros never raises it; a real endpoint would have "
-                                "gone on billing until a spending limit or a quota said no."
-                            ).format(n=self.requests, after=self.after),
+                            "message": _(said("1-1", "cut_off")).format(
+                                n=self.requests, after=self.after
+                            ),
                             "type": "whentostop_cut_off",
                             "param": None,
                             "code": "cut_off",

@@ -135,7 +135,19 @@ def under_heading(topic: list[Unit], sentence: list[Unit]) -> list[Unit]:
 def clauses(sentence: list[Unit], question: bool, lex: Lexicon) -> list[Clause]:
     """A sentence cut into clauses (`split`), lists kept whole, and conditions joined across
     "and" and split where their instruction starts without a comma."""
-    return _join_conditions(_enumerations(split(sentence, question)), lex)
+    return _join_conditions(_enumerations(_restrictions(split(sentence, question))), lex)
+
+
+def _restrictions(found: list[Clause]) -> list[Clause]:
+    """ "You may give up, but only after 50 empty searches": a clause that is only "only" belongs
+    to the instruction before it, so the condition after it restricts that instruction."""
+    kept: list[Clause] = []
+    for clause in found:
+        if kept and clause.role == "main" and all(u.has("only") for u in clause.units):
+            kept[-1].units.extend(clause.units)
+        else:
+            kept.append(clause)
+    return kept
 
 
 def split(sentence: list[Unit], question: bool) -> list[Clause]:
@@ -476,7 +488,7 @@ def condition_kind(words: list[Unit]) -> tuple[str, int | None]:
     failing = bool(tags & {"failure", "whether"}) or negations % 2 == 1
     if not failing and tags & {"find", "appear"}:
         return "success", None  # "until every block is open and the star is in your hands"
-    count = count_of(words)
+    count = count_of(words, trailing="everywhere" not in tags)
     if count is not None:
         return "count", count
     for name, wanted in (("everywhere", {"everywhere"}), ("failure", {"failure", "whether"})):
@@ -512,15 +524,18 @@ def _subject_stops(words: list[Unit]) -> bool:
     return False
 
 
-def count_of(words: list[Unit]) -> int | None:
-    """The number of searches named: "3 empty searches", "two tries", "twice", "by the third"."""
+def count_of(words: list[Unit], trailing: bool = True) -> int | None:
+    """The number of searches named: "3 empty searches", "two tries", "twice", "by the third".
+    A number with no unit counts searches at the end of a condition ("3 empty = stop") only when
+    `trailing`: beside "every area" it says how often each is searched ("each area once", "every
+    area first"), not after how many searches."""
     found: list[int] = []
     for i, unit in enumerate(words):
         if unit.number is None or unit.quoted:
             continue
         near = words[i + 1 : i + 4 if unit.number < 100 else i + 2]  # ("200 com a área": a code)
         named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
-        if "unit" in unit.tags or named or i == len(words) - 1:  # ("3 empty = stop")
+        if "unit" in unit.tags or named or (trailing and i == len(words) - 1):  # "3 empty = stop"
             found.append(unit.number)
     return max(found) if found else None
 

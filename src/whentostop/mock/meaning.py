@@ -629,7 +629,7 @@ def _counted(condition: When, i: int, ctx: Context) -> When:
     for clause in reversed([c for c in earlier if id(c) not in own]):
         if any(u.has("everywhere") for u in clause.units):
             return When("everywhere", None, condition.clauses)  # "check each of the 4 areas"
-        count = count_of(clause.units)
+        count = count_of(clause.units, trailing=False)  # ("search them one by one": no count)
         counted = [u for u in clause.units if u.has("unit", "search")]
         if count is not None and counted and not any(u.has("turn") for u in counted):
             return When("count", count, condition.clauses)

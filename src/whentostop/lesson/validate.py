@@ -1,0 +1,293 @@
+"""Whether the lesson's data holds together: `python -m whentostop lesson check`.
+
+    python -m whentostop lesson check                     # the lesson's own data and notebooks
+    python -m whentostop lesson check --data DIR --notebooks DIR
+
+Reads every `data/lesson/<notebook>.toml` as a teacher may have edited it and says, file and key,
+what a notebook would trip on: a question without options, a right answer that is not one of
+them, a wrong option without its feedback, an exercise without its blank, hints, solution file
+or cases, a judge or aspect the checks do not know, and a question or exercise whose tagged cell
+is missing from its notebook (or a tagged cell with nothing behind it). Exit status 0 when all
+is well, 1 with one line per problem. `make lint` runs it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..i18n import _
+from .content import MARKER, NOTEBOOKS, QUESTION_KINDS
+
+PREFIXES = {"prediction": "p", "quiz": "c"}
+"""A question's variable in its notebook: p1, p2, ... for predictions, c1 ... c5 for the quiz."""
+QUESTION_KEYS = {"prompt", "options", "answer", "why", "feedback"}
+LETTERS = "abcdefgh"
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One thing wrong: the file, the key in it (`quiz[3].feedback`), and what is wrong."""
+
+    file: str
+    key: str
+    what: str
+
+    def __str__(self) -> str:
+        return f"{self.file}: {self.key}: {self.what}" if self.key else f"{self.file}: {self.what}"
+
+
+def problems(data: Path | None = None, notebooks: Path | None = None) -> list[Problem]:
+    """Every problem in the lesson's data files (`data`: the folder holding `<notebook>.toml`
+    and `solutions/`) and their notebooks' tagged cells (`notebooks`: the English edition)."""
+    if data is None:
+        from .._data import data_file
+
+        data = Path(str(data_file("lesson")))
+    if notebooks is None:
+        from .folder import shipped_notebooks
+
+        notebooks = Path(str(shipped_notebooks()))
+    found: list[Problem] = []
+    for notebook in NOTEBOOKS:
+        found += _notebook_problems(notebook, data, notebooks)
+    return found
+
+
+def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Problem]:
+    where = f"{data.name}/{notebook}.toml"
+    try:
+        spec = tomllib.loads((data / f"{notebook}.toml").read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+        return [Problem(where, "", _("cannot be read: {error}").format(error=exc))]
+    found = [Problem(where, key, what) for key, what in _exercise_problems(spec, data)]
+    for kind in QUESTION_KINDS:
+        entries = spec.get(kind, [])
+        for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+            found += [Problem(where, f"{kind}[{i}]{key}", w) for key, w in _question(entry)]
+    said = spec.get("said", {})
+    if not isinstance(said, dict) or not all(_text(v) for v in said.values()):
+        found.append(Problem(where, "said", _("must be a table of sentences, by name")))
+    found += _tag_problems(notebook, spec, where, notebooks)
+    return found
+
+
+def _question(entry: Any) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of one question."""
+    if not isinstance(entry, dict):
+        yield "", _("must be a table")
+        return
+    for key in sorted(QUESTION_KEYS - set(entry)):
+        yield f".{key}", _("missing")
+    for key in sorted(set(entry) - QUESTION_KEYS):
+        yield f".{key}", _("unknown key (known: {known})").format(known=", ".join(QUESTION_KEYS))
+    for key in ("prompt", "why"):
+        if key in entry and not _text(entry[key]):
+            yield f".{key}", _("must be a sentence, not {value!r}").format(value=entry[key])
+    yield from _options(entry)
+
+
+def _options(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of a question's options, answer and feedback."""
+    options = entry.get("options")
+    if options is None:
+        return
+    if not isinstance(options, list) or not all(_text(o) or _in_context(o) for o in options):
+        yield ".options", _("must be a list of sentences")
+        return
+    if not 2 <= len(options) <= len(LETTERS):
+        yield (
+            ".options",
+            _("must offer 2 to {most} options, not {n}").format(most=len(LETTERS), n=len(options)),
+        )
+        return
+    said = [o if isinstance(o, str) else (o["context"], o["text"]) for o in options]
+    if len(set(said)) != len(said):
+        yield ".options", _("two options say the same thing")
+    letters = LETTERS[: len(options)]
+    answer = entry.get("answer")
+    if answer is not None and (not isinstance(answer, str) or answer not in letters):
+        yield (
+            ".answer",
+            _("must be one letter of {letters}, not {value!r}").format(
+                letters=", ".join(letters), value=answer
+            ),
+        )
+        return
+    yield from _feedback(entry.get("feedback", {}), letters, answer)
+
+
+def _feedback(feedback: Any, letters: str, answer: Any) -> Iterator[tuple[str, str]]:
+    """(key, what) for each wrong option without its feedback, and feedback for no option."""
+    if not isinstance(feedback, dict):
+        yield ".feedback", _("must be a table: one sentence per wrong option")
+        return
+    for letter in letters:
+        if letter != answer and not _text(feedback.get(letter)):
+            yield f".feedback.{letter}", _("missing: each wrong option says what it misses")
+    for letter in sorted(set(feedback) - set(letters) - {answer}):
+        yield f".feedback.{letter}", _("there is no option {letter}").format(letter=letter)
+    if answer in feedback:
+        yield f".feedback.{answer}", _("is the right answer: its words are in `why`")
+
+
+def _exercise_problems(spec: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
+    entries = spec.get("exercise", [])
+    for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+        if isinstance(entry, dict):
+            yield from _exercise(f"exercise[{i}]", entry, data)
+        else:
+            yield f"exercise[{i}]", _("must be a table")
+
+
+def _exercise(key: str, entry: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of one exercise."""
+    for name in ("id", "var", "answer", "blank", "solution", "judge"):
+        if not _text(entry.get(name)):
+            yield f"{key}.{name}", _("missing")
+    if _text(entry.get("blank")) and "____" not in entry["blank"]:
+        yield f"{key}.blank", _("has no ____ for the learner to fill in")
+    hints = entry.get("hints")
+    if not isinstance(hints, list) or not hints or not all(_text(h) for h in hints):
+        yield f"{key}.hints", _("must be a list of one or more sentences")
+    if _text(entry.get("solution")):
+        yield from _solution(f"{key}.solution", data / "solutions" / entry["solution"])
+    yield from _judged(key, entry)
+
+
+def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(key, what) for a judge the checks do not know, and for what it needs: a run's aspects,
+    a function's cases."""
+    from .judges import ASPECTS, JUDGES
+
+    judge = entry.get("judge")
+    if _text(judge) and judge not in JUDGES:
+        yield (
+            f"{key}.judge",
+            _("no judge named {name!r} (known: {known})").format(
+                name=judge, known=", ".join(JUDGES)
+            ),
+        )
+    if judge == "run":
+        aspects = entry.get("aspects")
+        if not isinstance(aspects, list) or not aspects:
+            yield f"{key}.aspects", _("a run is compared on one aspect or more: none listed")
+        else:
+            for name in aspects:
+                if name not in ASPECTS:
+                    yield (
+                        f"{key}.aspects",
+                        _("no aspect named {name!r} (known: {known})").format(
+                            name=name, known=", ".join(ASPECTS)
+                        ),
+                    )
+    elif _text(judge):
+        yield from _cases(key, entry.get("case"))
+
+
+def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError:
+        yield key, _("no file {path}").format(path=f"solutions/{path.name}")
+        return
+    if MARKER + "\n" not in source:
+        yield (
+            key,
+            _("{path} has no line {marker!r}").format(path=f"solutions/{path.name}", marker=MARKER),
+        )
+
+
+def _cases(key: str, cases: Any) -> Iterator[tuple[str, str]]:
+    if not isinstance(cases, list) or not cases:
+        yield f"{key}.case", _("no cases: the answer would be tried on nothing")
+        return
+    for j, case in enumerate(cases):
+        if not isinstance(case, dict) or not _text(case.get("title")):
+            yield f"{key}.case[{j}].title", _("missing: a case's title names it in a verdict")
+
+
+def _tag_problems(
+    notebook: str, spec: dict[str, Any], where: str, notebooks: Path
+) -> Iterator[Problem]:
+    """Each exercise and question has its tagged cell in the notebook, and each tagged cell
+    its exercise or question in the data."""
+    from .classroom import EDITIONS
+
+    name = EDITIONS["en"][notebook]
+    try:
+        cells = json.loads((notebooks / name).read_text(encoding="utf-8"))["cells"]
+    except (OSError, ValueError, KeyError) as exc:
+        yield Problem(name, "", _("cannot be read: {error}").format(error=exc))
+        return
+    tagged = {
+        tag
+        for cell in cells
+        for tag in cell.get("metadata", {}).get("tags", [])
+        if tag.startswith((f"exercise-{notebook}-", f"question-{notebook}-"))
+    }
+    wanted = dict(_data_tags(notebook, spec))
+    for tag, key in wanted.items():
+        if tag not in tagged:
+            yield Problem(
+                where, key, _("no cell tagged {tag!r} in {notebook}").format(tag=tag, notebook=name)
+            )
+    for tag in sorted(tagged - set(wanted)):
+        yield Problem(
+            name,
+            tag,
+            _("a cell carries this tag, and {file} has nothing for it").format(file=where),
+        )
+
+
+def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(tag, key) of each exercise and question the data holds, as the notebook tags its cell."""
+    exercises = spec.get("exercise", [])
+    for i, entry in enumerate(exercises if isinstance(exercises, list) else []):
+        if isinstance(entry, dict) and _text(entry.get("id")):
+            yield "exercise-" + str(entry["id"]).replace(".", "-"), f"exercise[{i}].id"
+    for kind in QUESTION_KINDS:
+        entries = spec.get(kind, [])
+        for i in range(len(entries) if isinstance(entries, list) else 0):
+            yield f"question-{notebook}-{PREFIXES[kind]}{i + 1}", f"{kind}[{i}]"
+
+
+def _text(value: Any) -> bool:
+    return isinstance(value, str) and bool(value.strip())
+
+
+def _in_context(value: Any) -> bool:
+    """An option written `{ context = "...", text = "..." }`: both sentences, nothing else."""
+    return (
+        isinstance(value, dict)
+        and set(value) == {"context", "text"}
+        and _text(value["context"])
+        and _text(value["text"])
+    )
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    """The command: print each problem on its own line (exit 1), or that all is well (0)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m whentostop lesson check",
+        description=_("Check the lesson's data files: questions, exercises, tags."),
+    )
+    parser.add_argument("--data", type=Path, default=None, help="default: data/lesson")
+    parser.add_argument("--notebooks", type=Path, default=None, help="default: the lesson's")
+    args = parser.parse_args(list(argv))
+    found = problems(args.data, args.notebooks)
+    for problem in found:
+        print(problem, file=sys.stderr)
+    if found:
+        return 1
+    print(_("the lesson's data holds together"))
+    return 0
+
+
+__all__ = ["Problem", "main", "problems"]
