@@ -18,7 +18,15 @@ from ..level import CASTLE, Level, load_level
 from ..loop import run_agent
 from ..outcome import Run, Stop
 from . import prompt
-from .cases import PROGRESS, CountingModel, Runaway, attempt, level_named, mock_model
+from .cases import (
+    PROGRESS,
+    CountingModel,
+    Runaway,
+    attempt,
+    level_named,
+    mock_model,
+    searched_elsewhere,
+)
 from .content import Case, ExerciseText, said
 from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
 
@@ -207,7 +215,7 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
                 case=where,
                 played=Said(run.model, text=True),
             )
-        if _elsewhere(run, level):
+        if searched_elsewhere(run, level):
             raise Incorrect(
                 _(
                     "with {case}, castle_caller searched another level than the one it was given: "
@@ -215,15 +223,6 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
                 ),
                 case=where,
             )
-
-
-def _elsewhere(run: Run, level: Level) -> bool:
-    for call in run.tool_calls:
-        if call.name == "search_blocks" and call.ok and call.input is not None:
-            area = level.area_named(str(call.input.get("area", "")))
-            if area is None or level.search_blocks(area) != call.output:
-                return True
-    return False
 
 
 def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:

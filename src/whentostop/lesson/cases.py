@@ -221,6 +221,16 @@ class CountingModel:
         self.inner.close()
 
 
+def searched_elsewhere(run: Run, level: Level) -> bool:
+    """Whether a search of the run got an output `level` would not give: it ran on another level."""
+    for call in run.tool_calls:
+        if call.name == "search_blocks" and call.ok and call.input is not None:
+            area = level.area_named(str(call.input.get("area", "")))
+            if area is None or level.search_blocks(area) != call.output:
+                return True
+    return False
+
+
 __all__ = [
     "JAMMED",
     "PROGRESS",
@@ -235,5 +245,6 @@ __all__ = [
     "level_named",
     "mock_model",
     "mock_run",
+    "searched_elsewhere",
     "tool_call",
 ]

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..errors import NoAnswer
 from ..i18n import N_, _, language, ngettext
-from ..level import SHIPPED, Level, load_level
+from ..level import SHIPPED, load_level
 from ..mock.intent import WHY, Intent, read_intent
 from ..models import is_persona
 from ..outcome import Run, Stop
@@ -33,6 +33,7 @@ from .cases import (
     case_run,
     case_tools,
     mock_model,
+    searched_elsewhere,
     tool_call,
 )
 from .castle import exit_by_last_message
@@ -684,23 +685,14 @@ def _stop_agrees(got: Run) -> bool:
 def _looks_like(run: Run) -> str | None:
     """The shipped level whose blocks the run's searches found, if one fits."""
     for name in SHIPPED:
-        if not _searched_elsewhere(run, load_level(name)):
+        if not searched_elsewhere(run, load_level(name)):
             return name
     return None
 
 
-def _searched_elsewhere(run: Run, level: Level) -> bool:
-    for call in run.tool_calls:
-        if call.name == "search_blocks" and call.ok and call.input is not None:
-            area = level.area_named(str(call.input.get("area", "")))
-            if area is None or level.search_blocks(area) != call.output:
-                return True
-    return False
-
-
 def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     name = exercise.settings["level"]
-    if not _searched_elsewhere(got, load_level(name)):
+    if not searched_elsewhere(got, load_level(name)):
         return
     seen = _looks_like(got)
     raise Incorrect(
