@@ -124,9 +124,16 @@ def test_the_wheel_carries_both_editions_output_free_and_the_level_data(wheel: P
             for name in files.values():
                 cells = json.loads(zf.read(folder + name))["cells"]
                 assert all(not c.get("outputs") for c in cells if c["cell_type"] == "code"), name
-    for level in ("1-1", "1-2", "1-3", "1-4"):
-        assert f"whentostop/data/levels/{level}.json" in names
-    assert "whentostop/data/prices.json" in names
+    # every data file the package reads ships (the levels, the prices, the lesson's exercises and
+    # questions with their solutions, the lexicons), the corpora only excepted
+    data = ROOT / "data"
+    shipped = {
+        f"whentostop/data/{p.relative_to(data).as_posix()}"
+        for p in data.rglob("*")
+        if p.is_file() and p.suffix != ".jsonl" and "__pycache__" not in p.parts
+    }
+    assert shipped - set(names) == set(), "data files the wheel leaves out"
+    assert "whentostop/data/lesson/solutions/ex_1_4_b.py" in names
     # The reader of intent's lexicons ship; its corpora (for tests and the bench) do not.
     assert {"whentostop/data/intent/en.toml", "whentostop/data/intent/pt.toml"} <= set(names)
     assert not [n for n in names if n.endswith(".jsonl")]
