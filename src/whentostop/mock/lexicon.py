@@ -398,9 +398,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
                 out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
             i += 1
             continue
-        unit, length = _phrase(tokens, quoted, braced, i, lex)
-        out.append(unit)
-        i += length
+        out.append(_phrase(tokens, quoted, braced, i, lex))
+        i += len(out[-1].words)
     if lex.verb_negators:
         _negate_before_verbs(out, lex)
     if lex.agreeing:
@@ -420,9 +419,9 @@ def _quote_keys(tokens: list[Token], quoted: list[bool], text: str, offset: int)
 
 def _phrase(
     tokens: list[Token], quoted: list[bool], braced: list[bool], i: int, lex: Lexicon
-) -> tuple[Unit, int]:
+) -> Unit:
     """The unit of the longest phrase of the lexicon at word `i` (a word it does not know, or a
-    number, alone), and how many words it takes."""
+    number, alone): its words are the ones it takes."""
     token = tokens[i]
     length, node = _longest(tokens, quoted, i, lex.root)
     if node is None:
@@ -433,7 +432,7 @@ def _phrase(
     else:
         tags, number = node.tags, node.number
     final = tokens[i + length - 1]
-    unit = Unit(
+    return Unit(
         "w",
         tags,
         tuple(t.word for t in tokens[i : i + length]),
@@ -445,7 +444,6 @@ def _phrase(
         _verbal(token.surface, lex.verb_as_noun),
         braced[i],
     )
-    return unit, length
 
 
 _CLAUSE_OPENERS = frozenset(

@@ -197,8 +197,7 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
         block = next(args.get("block") for args, ok in view.marks if ok)
         return _say(view.say(DONE, block=block))
     if view.star is not None:
-        area, block = view.star
-        return _mark_the_star(view, area, block, sloppy=persona == "sloppy")
+        return _mark_the_star(view, *view.star, sloppy=persona == "sloppy")
     if not view.can("search_blocks"):
         if view.turn == 1:
             return _say(view.say(NO_TOOL))

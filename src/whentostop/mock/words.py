@@ -126,9 +126,7 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
         c = folded[i]
         if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
             j = _word_end(folded, i, n)
-            token = _word(text, folded, i, j, n, offset)
-            if token is not None:
-                yield token
+            yield from _word(text, folded, i, j, n, offset)
             i = j
         elif c in " \t\r_*#":
             i += 1
@@ -142,19 +140,19 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
             i = yield from _mark(text, folded, i, n, offset)
 
 
-def _word(text: str, folded: str, i: int, j: int, n: int, offset: int) -> Token | None:
-    """The token the word folded[i:j] is read as, or None for a word that says nothing: a
+def _word(text: str, folded: str, i: int, j: int, n: int, offset: int) -> tuple[Token, ...]:
+    """The token the word folded[i:j] is read as, or none for a word that says nothing: a
     template's variable, a label's number, an item's number in parentheses, an overlong word."""
     if j - i == 1 and folded[j : j + 1] == "=":  # "N=4": a template's variable
-        return None
+        return ()
     if folded[i:j].isdigit() and j - i <= 2 and folded[j : j + 2] in (": ", ":"):
-        return None  # "Rule 4: ...", "Passo 2:": a label's number, not a count
+        return ()  # "Rule 4: ...", "Passo 2:": a label's number, not a count
     if _enumerator(folded, i, j, n):  # "2) Prefer ...", "(b) if it doesn't": an item
-        return None if folded[i - 1 : i] == "(" else Token(".", "", offset + i, offset + j + 1)
+        return () if folded[i - 1 : i] == "(" else (Token(".", "", offset + i, offset + j + 1),)
     if j - i <= MAX_WORD_CHARS:
         word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
-        return Token("w", word, offset + i, offset + j, folded[i:j])
-    return None
+        return (Token("w", word, offset + i, offset + j, folded[i:j]),)
+    return ()
 
 
 def _placeholder(
