@@ -245,19 +245,24 @@ def msgids() -> Iterator[tuple[str, str]]:
                 for text in question_words(entry):
                     yield where, text
         for exercise in exercise_texts(notebook):
-            for hint in exercise.hints:
-                yield where, hint
-            for text, *_ in code_words(exercise.blank):
-                yield where, text
-            for case in exercise.cases:
-                yield where, case.title
-                if "failure" in case.data:
-                    yield where, case.data["failure"]
-            for key in ("correct", "escaped"):
-                if key in exercise.settings:
-                    yield where, exercise.settings[key]
+            yield from ((where, text) for text in _exercise_words(exercise))
             for text, *_ in code_words(exercise.solution):
                 yield f"data/lesson/solutions/{exercise.solution_file}", text
+
+
+def _exercise_words(exercise: ExerciseText) -> Iterator[str]:
+    """An exercise's msgids in its notebook's data: its hints, the comments and prose literals
+    of its blank, its cases' titles and failures, and its verdicts."""
+    yield from exercise.hints
+    for text, *_ in code_words(exercise.blank):
+        yield text
+    for case in exercise.cases:
+        yield case.title
+        if "failure" in case.data:
+            yield case.data["failure"]
+    for key in ("correct", "escaped"):
+        if key in exercise.settings:
+            yield exercise.settings[key]
 
 
 __all__ = [

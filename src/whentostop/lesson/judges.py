@@ -490,58 +490,75 @@ def _one_result(
     ok, data, output = got
     want_ok, want_data, want_output = want
     if ok is not want_ok:
-        if want_ok:
-            raise Incorrect(
-                _(
-                    "with {case}, the call validated and ran, but run_call said it failed (ok="
-                    "{ok}), with {output}."
-                ),
-                case=where,
-                ok=Said(ok),
-                output=Said(output),
-            )
-        raise Incorrect(
-            _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
-            case=where,
-            failure=_(case.get("failure", "the call failed")),
-            ok=Said(ok),
-        )
+        raise _wrong_ok(case, where, want_ok, ok, output)
     if want_ok:
-        if not isinstance(output, str):
-            raise Incorrect(
-                _(
-                    "with {case}, the output should be text for the model (str(output)), not {kind} "
-                    "({got})."
-                ),
-                case=where,
-                kind=Said(type(output).__name__, text=True),
-                got=Said(output),
-            )
-        if not _equal(data, want_data):
-            cause = (
-                _("the arguments as the model sent them")
-                if data == call["function"]["arguments"]
-                or _maybe_json(call["function"]["arguments"]) == data
-                else _("something else")
-            )
-            raise Incorrect(
-                _(
-                    "with {case}, data should be the validated input, a dict ({want}); yours is "
-                    "{cause}: {got}."
-                ),
-                case=where,
-                want=Said(want_data),
-                cause=cause,
-                got=Said(data),
-            )
-        if output != want_output:
-            raise Incorrect(
-                _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
-                case=where,
-                want=Said(want_output),
-                got=Said(output),
-            )
-        return
+        _ran(where, call, data, output, want_data, want_output)
+    else:
+        _failed(case, where, data, output)
+
+
+def _wrong_ok(case: Case, where: str, want_ok: bool, ok: Any, output: Any) -> Incorrect:
+    """run_call said the call failed when it validated and ran, or the other way round."""
+    if want_ok:
+        return Incorrect(
+            _(
+                "with {case}, the call validated and ran, but run_call said it failed (ok="
+                "{ok}), with {output}."
+            ),
+            case=where,
+            ok=Said(ok),
+            output=Said(output),
+        )
+    return Incorrect(
+        _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
+        case=where,
+        failure=_(case.get("failure", "the call failed")),
+        ok=Said(ok),
+    )
+
+
+def _ran(
+    where: str, call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str
+) -> None:
+    """A call that validated and ran: its output is text, its data the validated input."""
+    if not isinstance(output, str):
+        raise Incorrect(
+            _(
+                "with {case}, the output should be text for the model (str(output)), not {kind} "
+                "({got})."
+            ),
+            case=where,
+            kind=Said(type(output).__name__, text=True),
+            got=Said(output),
+        )
+    if not _equal(data, want_data):
+        cause = (
+            _("the arguments as the model sent them")
+            if data == call["function"]["arguments"]
+            or _maybe_json(call["function"]["arguments"]) == data
+            else _("something else")
+        )
+        raise Incorrect(
+            _(
+                "with {case}, data should be the validated input, a dict ({want}); yours is "
+                "{cause}: {got}."
+            ),
+            case=where,
+            want=Said(want_data),
+            cause=cause,
+            got=Said(data),
+        )
+    if output != want_output:
+        raise Incorrect(
+            _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
+            case=where,
+            want=Said(want_output),
+            got=Said(output),
+        )
+
+
+def _failed(case: Case, where: str, data: Any, output: Any) -> None:
+    """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
         raise Incorrect(
             _(

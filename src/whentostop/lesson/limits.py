@@ -138,7 +138,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     state = _State(
         deadline=time.monotonic() + seconds,
         thread=threading.get_ident(),
-        harness=run_limited.__code__,
+        harness=_harness.__code__,
     )
     chosen = clock or ("alarm" if _can_alarm() else "poll")
     watch: _Watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
@@ -150,20 +150,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     try:
         watching = _alarm(state, watch) if chosen == "alarm" else _interrupts(state, watch)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), watching:
-            watch.start(poll=chosen == "poll")
-            try:
-                ran.value = fn()
-            except OutOfTime:
-                ran.timed_out = True
-            except KeyboardInterrupt as exc:
-                if state.interrupted:  # Ctrl-C: it goes on to the cell
-                    raise
-                ran.raised = exc
-            except BaseException as exc:  # noqa: BLE001 — SystemExit too: a verdict, not an exit
-                ran.raised = exc
-            finally:
-                state.done = True  # first: an alarm from now on raises nothing
-                watch.stop()
+            _harness(fn, state, watch, ran, poll=chosen == "poll")
     finally:
         _active = None
         ran.seconds = time.monotonic() - started
@@ -171,6 +158,25 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     if state.interrupted:
         raise KeyboardInterrupt
     return ran
+
+
+def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll: bool) -> None:
+    """Call `fn()` watched, into `ran`: the frame that catches what the learner's code raises
+    (`_State.harness`: the watch raises nothing here, and walks the frames only up to here)."""
+    watch.start(poll=poll)
+    try:
+        ran.value = fn()
+    except OutOfTime:
+        ran.timed_out = True
+    except KeyboardInterrupt as exc:
+        if state.interrupted:  # Ctrl-C: it goes on to the cell
+            raise
+        ran.raised = exc
+    except BaseException as exc:  # noqa: BLE001 — SystemExit too: a verdict, not an exit
+        ran.raised = exc
+    finally:
+        state.done = True  # first: an alarm from now on raises nothing
+        watch.stop()
 
 
 def _plain(fn: Callable[[], Any]) -> Ran:
@@ -421,13 +427,7 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
     if not following:
         return True
     if following[0].opname != "PUSH_EXC_INFO":
-        # a cleanup: COPY, POP_EXCEPT, RERAISE — it passes the exception on
-        for step in following:
-            if step.opname == "RERAISE":
-                return False
-            if step.opname not in _STRAIGHT:
-                return True
-        return True
+        return _cleanup_keeps(following)
     rest = following[1:]
     if rest and rest[0].opname == "POP_TOP":  # a bare `except:`
         return True
@@ -442,6 +442,17 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
             return False
         if step.opname.startswith(("JUMP", "POP_JUMP", "RETURN", "YIELD", "SEND")):
             return True  # a `finally` that may return or loop: assume it keeps it
+    return True
+
+
+def _cleanup_keeps(following: list[dis.Instruction]) -> bool:
+    """A cleanup (COPY, POP_EXCEPT, RERAISE) passes the exception on; anything else in it may
+    keep it."""
+    for step in following:
+        if step.opname == "RERAISE":
+            return False
+        if step.opname not in _STRAIGHT:
+            return True
     return True
 
 

@@ -617,41 +617,7 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             n=played.requests,
         )
     if answer != case.answer:
-        said = _terminal_output(played.messages, case.stop_on)
-        sent = _terminal_arguments(played.messages, case.stop_on)
-        if isinstance(answer, str) and said is not None and answer == said:
-            return Incorrect(
-                _(
-                    "the answer is the terminal tool's validated input, {want}, not its output {got}."
-                ),
-                want=Said(case.answer),
-                got=Said(answer),
-            )
-        if isinstance(answer, str):
-            return Incorrect(
-                _(
-                    "the answer is the validated input as a dict, {want}, not the raw arguments "
-                    "{got}."
-                ),
-                want=Said(case.answer),
-                got=Said(answer),
-            )
-        if sent is not None and answer == sent:
-            return Incorrect(
-                _(
-                    "the answer is the validated input, {want}, not the arguments as the model "
-                    "sent them, {got}: the schema checked them, and made them what they should be."
-                ),
-                want=Said(case.answer),
-                got=Said(answer),
-            )
-        return Incorrect(
-            _(
-                "through the warp pipe the answer is the validated input {want}; your loop returned {got}."
-            ),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
+        return _wrong_pipe_answer(case, played, answer)
     if played.requests != case.requests:
         return Incorrect(
             _("the run should take {want} requests; your loop made {got}."),
@@ -659,6 +625,41 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             got=played.requests,
         )
     return None
+
+
+def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect:
+    """Through the warp pipe, an answer that is not the terminal tool's validated input: its
+    output, its raw arguments, or the arguments as the model sent them."""
+    said = _terminal_output(played.messages, case.stop_on)
+    sent = _terminal_arguments(played.messages, case.stop_on)
+    if isinstance(answer, str) and said is not None and answer == said:
+        return Incorrect(
+            _("the answer is the terminal tool's validated input, {want}, not its output {got}."),
+            want=Said(case.answer),
+            got=Said(answer),
+        )
+    if isinstance(answer, str):
+        return Incorrect(
+            _("the answer is the validated input as a dict, {want}, not the raw arguments {got}."),
+            want=Said(case.answer),
+            got=Said(answer),
+        )
+    if sent is not None and answer == sent:
+        return Incorrect(
+            _(
+                "the answer is the validated input, {want}, not the arguments as the model "
+                "sent them, {got}: the schema checked them, and made them what they should be."
+            ),
+            want=Said(case.answer),
+            got=Said(answer),
+        )
+    return Incorrect(
+        _(
+            "through the warp pipe the answer is the validated input {want}; your loop returned {got}."
+        ),
+        want=Said(case.answer),
+        got=Said(answer),
+    )
 
 
 def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:

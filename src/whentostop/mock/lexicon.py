@@ -388,11 +388,7 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     tokens = _structure(list(_words(kept, lex)), lex, text, offset)
     quoted = _quoted(tokens)
     braced = _braced(tokens)
-    for i in range(len(tokens) - 1):  # "DONE:none", "FOUND:<area>": a key of a reply template
-        colon = tokens[i + 1]
-        glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
-        if glued and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
-            quoted[i] = True
+    _quote_keys(tokens, quoted, text, offset)
     out: list[Unit] = []
     i = 0
     while i < len(tokens):
@@ -402,35 +398,52 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
                 out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
             i += 1
             continue
-        length, node = _longest(tokens, quoted, i, lex.root)
-        if node is None:
-            length, tags, number = 1, frozenset[str](), _digits(token.word)
-            if number is not None:
-                times = not token.word[:1].isdigit() or token.word[-1] == "x"  # "empty x2"
-                tags = frozenset(["number", "unit"] if times else ["number"])
-        else:
-            tags, number = node.tags, node.number
-        final = tokens[i + length - 1]
-        out.append(
-            Unit(
-                "w",
-                tags,
-                tuple(t.word for t in tokens[i : i + length]),
-                token.start,
-                final.end,
-                quoted[i],
-                number,
-                token.surface,
-                _verbal(token.surface, lex.verb_as_noun),
-                braced[i],
-            )
-        )
-        i += length
+        out.append(_phrase(tokens, quoted, braced, i, lex))
+        i += len(out[-1].words)
     if lex.verb_negators:
         _negate_before_verbs(out, lex)
     if lex.agreeing:
         _agree(out, lex)
     return out
+
+
+def _quote_keys(tokens: list[Token], quoted: list[bool], text: str, offset: int) -> None:
+    """ "DONE:none", "FOUND:<area>": a word glued to a colon and a value is a key of a reply
+    template, marked quoted."""
+    for i in range(len(tokens) - 1):
+        colon = tokens[i + 1]
+        glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
+        if glued and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
+            quoted[i] = True
+
+
+def _phrase(
+    tokens: list[Token], quoted: list[bool], braced: list[bool], i: int, lex: Lexicon
+) -> Unit:
+    """The unit of the longest phrase of the lexicon at word `i` (a word it does not know, or a
+    number, alone): its words are the ones it takes."""
+    token = tokens[i]
+    length, node = _longest(tokens, quoted, i, lex.root)
+    if node is None:
+        length, tags, number = 1, frozenset[str](), _digits(token.word)
+        if number is not None:
+            times = not token.word[:1].isdigit() or token.word[-1] == "x"  # "empty x2"
+            tags = frozenset(["number", "unit"] if times else ["number"])
+    else:
+        tags, number = node.tags, node.number
+    final = tokens[i + length - 1]
+    return Unit(
+        "w",
+        tags,
+        tuple(t.word for t in tokens[i : i + length]),
+        token.start,
+        final.end,
+        quoted[i],
+        number,
+        token.surface,
+        _verbal(token.surface, lex.verb_as_noun),
+        braced[i],
+    )
 
 
 _CLAUSE_OPENERS = frozenset(

@@ -981,21 +981,10 @@ def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
 
 def _budget(clause: Clause, ctx: Context) -> Found | None:
     """ "At most 3 searches", "one pass through every area is enough"."""
-    if not any(u.has("budget") for u in clause.units):
+    if not any(u.has("budget") for u in clause.units) or _no_budget(clause.units):
         return None
-    words = clause.units
-    if any(u.has("enough") and words[j - 1].has("negation") for j, u in enumerate(words) if j):
-        return None  # "one empty search is not enough" ("do not use more than 3" is a budget)
-    budget = next(j for j, u in enumerate(words) if u.has("budget"))
-    if words[budget].has("more") and not any(u.has("negation") for u in words[:budget]):
-        return None  # "search each area more than once"
-    if all(u.has("only") for u in words if u.has("budget")) and not any(
-        u.has("only") and any(w.number is not None for w in words[j + 1 : j + 3])
-        for j, u in enumerate(words)
-    ):
-        return None  # "only 3 searches" is a budget; "one area only" (per call) is none
     count = count_of(clause.units)
-    if count is not None and _turns(words):
+    if count is not None and _turns(clause.units):
         return None  # "you have 10 turns": the clock, not a budget of searches
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
@@ -1004,6 +993,20 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
         return found_in(clause, "allow", "limit", condition, ctx)
     quote = quoted(ctx.text, clause.start, clause.end)
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
+
+
+def _no_budget(words: list[Unit]) -> bool:
+    """Whether words that name a budget set none: "not enough", "more than once", "one area
+    only"."""
+    if any(u.has("enough") and words[j - 1].has("negation") for j, u in enumerate(words) if j):
+        return True  # "one empty search is not enough" ("do not use more than 3" is a budget)
+    budget = next(j for j, u in enumerate(words) if u.has("budget"))
+    if words[budget].has("more") and not any(u.has("negation") for u in words[:budget]):
+        return True  # "search each area more than once"
+    return all(u.has("only") for u in words if u.has("budget")) and not any(
+        u.has("only") and any(w.number is not None for w in words[j + 1 : j + 3])
+        for j, u in enumerate(words)
+    )  # "only 3 searches" is a budget; "one area only" (per call) is none
 
 
 def _turns(words: list[Unit]) -> bool:

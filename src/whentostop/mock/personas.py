@@ -191,34 +191,41 @@ def _read_result(view: View, name: str, args: dict[str, Any], text: str) -> None
 def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
     """The next assistant message for this persona, given the request."""
     view = read(body)
-    sloppy = persona == "sloppy"
-    stubborn = persona == "loopboros"
-
     if view.last_role == "user" and view.turn > 1 and not view.can("search_blocks"):
         return _say(_wrap_up(view))
     if any(ok for _, ok in view.marks):
         block = next(args.get("block") for args, ok in view.marks if ok)
         return _say(view.say(DONE, block=block))
     if view.star is not None:
-        area, block = view.star
-        if view.can("mark_star"):
-            if sloppy and not view.marks:
-                return _call(
-                    view,
-                    "mark_star",
-                    {"item": "Star", "block": f"the {block}th block"},
-                    view.say(SLOPPY_MARKING),
-                )
-            note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
-            return _call(view, "mark_star", {"item": "star", "block": block}, note)
-        return _say(view.say(FOUND, area=area, block=block))
+        return _mark_the_star(view, *view.star, sloppy=persona == "sloppy")
     if not view.can("search_blocks"):
         if view.turn == 1:
             return _say(view.say(NO_TOOL))
         return _say(_wrap_up(view))
-    # Giving up, when (and only when) the conversation allows it: after N empty searches if it
-    # names a number, else once every area came back without the star.
-    allowed = view.intent.allowed and not stubborn
+    return _search_or_give_up(view, persona)
+
+
+def _mark_the_star(view: View, area: str, block: int, sloppy: bool) -> dict[str, Any]:
+    """The star is found: mark it (the sloppy persona first with a wrong item and block), or
+    say where it is when there is no mark_star tool."""
+    if not view.can("mark_star"):
+        return _say(view.say(FOUND, area=area, block=block))
+    if sloppy and not view.marks:
+        return _call(
+            view,
+            "mark_star",
+            {"item": "Star", "block": f"the {block}th block"},
+            view.say(SLOPPY_MARKING),
+        )
+    note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
+    return _call(view, "mark_star", {"item": "star", "block": block}, note)
+
+
+def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
+    """No star yet: search an area not searched, or give up when (and only when) the
+    conversation allows it: after N empty searches if it names a number, else once every area
+    came back without the star. The stubborn persona never gives up."""
+    allowed = view.intent.allowed and persona != "loopboros"
     after = view.intent.searches
     if allowed and after is not None and view.attempts >= max(after, 1):
         return _say(_give_up(view))
@@ -237,7 +244,11 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
         )
     if allowed and after is None:
         return _say(_give_up(view))
-    # Never give up: another search, another spelling.
+    return _search_again(view)
+
+
+def _search_again(view: View) -> dict[str, Any]:
+    """Never give up: another search, another spelling."""
     k = view.attempts - len(view.areas)
     area = view.areas[k % len(view.areas)] if view.areas else "overworld"
     spelling = _SPELLINGS[(k // max(len(view.areas), 1)) % len(_SPELLINGS)](area)

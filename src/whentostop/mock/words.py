@@ -126,17 +126,7 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
         c = folded[i]
         if c.isalnum() or (c == "-" and i + 1 < n and folded[i + 1].isdigit()):
             j = _word_end(folded, i, n)
-            if j - i == 1 and folded[j : j + 1] == "=":  # "N=4": a template's variable
-                i = j
-            elif folded[i:j].isdigit() and j - i <= 2 and folded[j : j + 2] in (": ", ":"):
-                i = j  # "Rule 4: ...", "Passo 2:": a label's number, not a count
-            elif _enumerator(folded, i, j, n):  # "2) Prefer ...", "(b) if it doesn't": an item
-                if folded[i - 1 : i] != "(":
-                    yield Token(".", "", offset + i, offset + j + 1)
-                i = j + 1
-            elif j - i <= MAX_WORD_CHARS:
-                word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
-                yield Token("w", word, offset + i, offset + j, folded[i:j])
+            yield from _word(text, folded, i, j, n, offset)
             i = j
         elif c in " \t\r_*#":
             i += 1
@@ -148,6 +138,21 @@ def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[
             i = j
         else:
             i = yield from _mark(text, folded, i, n, offset)
+
+
+def _word(text: str, folded: str, i: int, j: int, n: int, offset: int) -> tuple[Token, ...]:
+    """The token the word folded[i:j] is read as, or none for a word that says nothing: a
+    template's variable, a label's number, an item's number in parentheses, an overlong word."""
+    if j - i == 1 and folded[j : j + 1] == "=":  # "N=4": a template's variable
+        return ()
+    if folded[i:j].isdigit() and j - i <= 2 and folded[j : j + 2] in (": ", ":"):
+        return ()  # "Rule 4: ...", "Passo 2:": a label's number, not a count
+    if _enumerator(folded, i, j, n):  # "2) Prefer ...", "(b) if it doesn't": an item
+        return () if folded[i - 1 : i] == "(" else (Token(".", "", offset + i, offset + j + 1),)
+    if j - i <= MAX_WORD_CHARS:
+        word = "ɛ" if text[i:j] in ("é", "É") else folded[i:j]
+        return (Token("w", word, offset + i, offset + j, folded[i:j]),)
+    return ()
 
 
 def _placeholder(
@@ -236,6 +241,13 @@ def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Toke
     if c == ":" or (c == "=" and _glued(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
         yield Token(":", "", offset + i, offset + i + 1)
         return i + 1
+    return (yield from _symbol(folded, i, n, offset))
+
+
+def _symbol(folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
+    """A mark that is not a break, a key nor a placeholder: a quote, an arrow, a dash, a bullet,
+    or any other symbol; returns where the next token starts."""
+    c = folded[i]
     if c in "\"'":
         yield Token('"', "", offset + i, offset + i + 1)
         return i + 1
