@@ -487,6 +487,27 @@ def test_argparses_own_errors_are_in_portuguese(argv, said, capsys, monkeypatch)
     assert capsys.readouterr().err.startswith(said)
 
 
+def test_a_socket_left_open_elsewhere_is_not_the_commands_warning(capsys, monkeypatch):
+    """The interpreter's housekeeping (an unclosed socket collected while the command runs) is
+    not printed as the command's warning: the error line stays the first line."""
+    import gc
+    import socket
+
+    from whentostop import __main__ as cli
+
+    parser = cli._parser
+
+    def leaking_parser():
+        socket.socket()  # dropped unclosed
+        gc.collect()  # collected now, inside the command: a ResourceWarning
+        return parser()
+
+    monkeypatch.setattr(cli, "_parser", leaking_parser)
+    with pytest.raises(SystemExit):
+        main(["run", "--levl", "3"])
+    assert capsys.readouterr().err.startswith("error: ")
+
+
 def test_argparse_is_left_as_it_was_after_a_command(capsys):
     import argparse
 
