@@ -212,9 +212,9 @@ class InContext(str):
 
 def _(message: str) -> str:
     """`message` in the language in effect (through its context, if `NC_()` marked one)."""
-    lang = language()
     if isinstance(message, InContext):
-        return Text(translator(lang).pgettext(message.context, message), lang)
+        return pgettext(message.context, message)
+    lang = language()
     return Text(translator(lang).gettext(message), lang)
 
 

@@ -83,17 +83,22 @@ def breach(messages: list[Any]) -> Breach | None:
     return None
 
 
+def _missing(param: str, index: int) -> Breach:
+    """A required id left out, said as OpenAI says it."""
+    return Breach(
+        f"Missing required parameter: '{param}'.",
+        param,
+        "missing_required_parameter",
+        index,
+        "missing",
+    )
+
+
 def _answer(message: dict[str, Any], index: int, pending: dict[str, str]) -> Breach | None:
     """A tool message answers one pending call (taken off `pending`); else the rule it breaks."""
     call_id = message.get("tool_call_id")
     if not isinstance(call_id, str) or not call_id:
-        return Breach(
-            f"Missing required parameter: 'messages[{index}].tool_call_id'.",
-            f"messages[{index}].tool_call_id",
-            "missing_required_parameter",
-            index,
-            "missing",
-        )
+        return _missing(f"messages[{index}].tool_call_id", index)
     if call_id not in pending:
         return Breach(ORPHAN, f"messages.[{index}].role", None, index, "orphan")
     del pending[call_id]
@@ -105,13 +110,7 @@ def _asked(message: dict[str, Any], index: int, pending: dict[str, str]) -> Brea
     for position, call in enumerate(message.get("tool_calls") or ()):
         call_id = call.get("id") if isinstance(call, dict) else None
         if not isinstance(call_id, str) or not call_id:
-            return Breach(
-                f"Missing required parameter: 'messages[{index}].tool_calls[{position}].id'.",
-                f"messages[{index}].tool_calls[{position}].id",
-                "missing_required_parameter",
-                index,
-                "missing",
-            )
+            return _missing(f"messages[{index}].tool_calls[{position}].id", index)
         function = call.get("function") or {}
         pending[call_id] = str(function.get("name", "?"))
     return None
