@@ -761,9 +761,12 @@ ADVERSARIAL = {
     "corrections": "Forget that. Actually, " * 43_000,
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
-CORPORA = ("heldout", "dev-w6", "dev-w5", "dev-w4", "dev", "seed")
+CORPORA = ("heldout", "dev-w9", "dev-w8", "dev-w7", "dev-w6", "dev-w5", "dev-w4", "dev", "seed")
 """The corpus files measured: the held-out one first, the one that counts."""
-DEVELOPMENT = CORPORA[1:]
+NEWEST = {"dev-w9": 0.86, "dev-w8": 0.92, "dev-w7": 0.92}
+"""Round 4's writers' files and their floors (tests/test_intent.py, NEWEST_FLOOR): their misses
+are the reader's work queue, not known gaps."""
+DEVELOPMENT = tuple(n for n in CORPORA[1:] if n not in NEWEST)
 
 
 _KNOWN_MISSES = 7
@@ -808,9 +811,9 @@ def intent(cfg: Config) -> Section:
         "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
         "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
         "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
-        "and never read; dev, dev-w4, dev-w5, dev-w6: four more such writers' (570, 506, 432, "
-        "421), which the reader was developed on (each was measured once before its misses "
-        "were read: bench/NOTES.md); seed: the 728 phrasings written with the first reader.",
+        "and never read; dev, dev-w4 ... dev-w9: seven more such writers' (570, 506, 432, 421, "
+        "380, 380, 360), which the reader was developed on (each was measured once before its "
+        "misses were read: bench/NOTES.md); seed: the 728 phrasings written with the first reader.",
         "Timing: requests as the searcher receives them at turn 5 of level 1-1 (system prompt, "
         f"task, four searches and their results); {cfg.reps} samples of "
         f"{20 if cfg.quick else 200} calls each, the variants interleaved. A first request reads "
@@ -841,6 +844,12 @@ def intent(cfg: Config) -> Section:
             f"{sum(tallies[n].total['all'] for n in DEVELOPMENT)}",
             "all but the known misses (tests/test_intent.py)",
             sum(len(tallies[n].misses) for n in DEVELOPMENT) <= _KNOWN_MISSES,
+        ),
+        Verdict(
+            "9. newest development corpora (" + ", ".join(NEWEST) + ")",
+            ", ".join(_share(tallies[n], "all") for n in NEWEST),
+            "at or above their floors (" + ", ".join(f"{f:.0%}" for f in NEWEST.values()) + ")",
+            all(tallies[n].accuracy("all") >= f for n, f in NEWEST.items()),
         ),
         Verdict(
             "9. read_intent, first reading (slowest request)",

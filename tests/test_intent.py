@@ -28,6 +28,7 @@ from whentostop.mock.lexicon import lexicon
 DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
 SEED = corpus.load("seed")
 DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
+NEWEST = [p for name in ("dev-w7", "dev-w8", "dev-w9") for p in corpus.load(name)]
 GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
 """Permissions the mock understands, for the tests of the exercises and the explorer."""
 
@@ -59,6 +60,11 @@ KNOWN_MISSES: dict[str, set[str]] = {
 }
 """Phrasings of a development file the reader is known to get wrong, each with why (the list is
 in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
+NEWEST_FLOOR = {"dev-w7": 0.92, "dev-w8": 0.92, "dev-w9": 0.86}
+"""Three more writers' files (issue 25's fourth round), whose misses are the work queue rather
+than a list of known gaps: each must stay at or above what the reader measured at the end of that
+round (rounded down), and may only go up. Measured once before any miss was read: dev-w7 88.4 %,
+dev-w8 89.5 %, dev-w9 85.8 % (bench/NOTES.md)."""
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
 not met; `make bench` section 9 reports the held-out accuracy against it."""
@@ -99,6 +105,14 @@ def test_a_known_miss_is_still_a_phrasing_of_its_file_and_still_missed(name: str
         assert corpus.predict(phrasings[text])[0] != phrasings[text].label, text
 
 
+@pytest.mark.parametrize("name", sorted(NEWEST_FLOOR))
+def test_the_newest_development_files_are_read_no_worse_than_their_ratchet(name: str) -> None:
+    tally = corpus.score(corpus.load(name))
+    report = "\n".join(corpus.summary(name, tally))
+    listed = "\n".join(f"{p.label}: {p.text!r} ({corpus.explain(i)})" for p, i in tally.misses)
+    assert tally.accuracy("all") >= NEWEST_FLOOR[name], f"{report}\n{listed}"
+
+
 def test_the_held_out_corpus_is_read_no_worse_than_its_ratchet() -> None:
     """Written by a second writer who never saw the reader; improving the reader from its misses
     would make this number worthless, so the test shows the tally only. The floors are a ratchet
@@ -128,7 +142,7 @@ def test_no_held_out_phrasing_was_copied_into_a_development_file() -> None:
     """Independent writers may write the same short sentence ("Never give up."); a long one in
     common, or more than a few short ones, would mean held-out phrasings leaked into what the
     reader is developed on. Counts alone are shown (nothing of the held-out file is printed)."""
-    developed = {p.text for p in DEV + SEED}
+    developed = {p.text for p in DEV + SEED + NEWEST}
     shared = [len(t.split()) for t in {p.text for p in corpus.load("heldout")} & developed]
     long_ones, short_ones = sum(n > 10 for n in shared), sum(n <= 10 for n in shared)
     del shared
@@ -742,3 +756,98 @@ def test_a_portuguese_conversation_without_tools_is_answered_in_portuguese() -> 
         run.answer
         == "Não tenho nenhuma ferramenta para vasculhar a fase, então não posso procurar a estrela."
     )
+
+
+# --- a search forbidden, a negation after its verb, a reply key denied ------------------------
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "Don't search; just say you couldn't find it.",
+        "Just say you couldn't find it. Don't search.",
+        "Reply right away that you couldn't find the star, without searching.",
+        "No need to look for it: tell me it isn't there.",
+        "Não procure; só diga que não encontrou a estrela.",
+        "Responda que não achou, sem procurar.",
+    ],
+)
+def test_a_permission_with_searching_itself_forbidden_gives_up_before_any_search(
+    phrasing: str,
+) -> None:
+    """A model told not to look answers without looking: on a level with a star it never finds
+    it (exercise 1-2.a's case on level 1-2 then says "Not yet")."""
+    intent = read_intent(phrasing)
+    assert intent.allowed and intent.searches == 0
+    run = searcher_on_1_1(phrasing)
+    assert run.stop == Stop.END_TURN and len(run.turns) == 1
+    assert not any(m.get("tool_calls") for m in run.messages if m["role"] == "assistant")
+
+
+@pytest.mark.parametrize(
+    "phrasing, searches",
+    [
+        ("Don't search at random. If you can't find it, say so.", None),  # a way of searching
+        ("Say you couldn't find it without searching the same area twice.", None),
+        ("Prefer areas you haven't tried. If the star isn't there, say so.", None),  # relative
+        ("Don't search.", "nothing"),  # forbids searching, allows nothing by itself
+        ("Don't try anything fancy. Find the star.", "nothing"),
+    ],
+)
+def test_a_search_forbidden_only_in_part_or_on_its_own_changes_no_permission(
+    phrasing: str, searches: str | None
+) -> None:
+    intent = read_intent(phrasing)
+    if searches == "nothing":
+        assert not intent.allowed
+    else:
+        assert intent.allowed and intent.searches is None
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("DESISTIR NAO", False),
+        ("desistir não, continua procurando", False),
+        ("Parar nunca.", False),
+        ("Uma vez verificadas todas as áreas, pode encerrar com um relatório negativo.", True),
+        ("Não precisa continuar se não achar.", True),
+    ],
+)
+def test_a_portuguese_negation_after_its_verb_negates_it(phrasing: str, allowed: bool) -> None:
+    """Brazilian Portuguese may put "não" after the verb ("desisto não"): it negates the verb
+    when none came before; a word that only means something negative ("negativo") does not."""
+    assert read_intent(phrasing).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ('{"report_failure": false}', False),
+        ("notify_user_on_failure: never", False),
+        ('{"relatar_falha": false}', False),
+        ("If every area is empty, say so.\nFinal answer: none", True),
+    ],
+)
+def test_a_reply_key_denied_in_structured_text_forbids_the_reply(
+    phrasing: str, allowed: bool
+) -> None:
+    """ "report_failure: false" denies the report; "Final answer: none" says what to answer."""
+    assert read_intent(phrasing).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("Never fail to report a missing star.", True),
+        ("You're allowed to do anything you like except give up.", False),
+        ("Give up only after I've approved it.", False),
+        ("Failing to find the star is acceptable.", True),
+        ("It's possible someone lied about the star.", True),
+        ("A estrela pode ser só um boato.", True),
+    ],
+)
+def test_negations_by_meaning_and_hints_by_idiom(phrasing: str, allowed: bool) -> None:
+    """ "fail to", "except" negate; "I've approved" never happens in a run;
+    "someone lied about the star", "um boato" hint that it may not be there."""
+    assert read_intent(phrasing).allowed is allowed

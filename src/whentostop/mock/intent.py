@@ -197,12 +197,20 @@ def _counted(readings: list[Reading], decisive: Reading) -> Condition | None:
     condition = decisive.condition
     if condition is not None and condition.searches is not None:
         return condition
-    for reading in reversed(readings[: readings.index(decisive)]):
+    at = readings.index(decisive)
+    for reading in reversed(readings[:at]):
         if reading.stance == "forbid":
             break
         counted = reading.condition
-        if reading.stance == "allow" and counted is not None and counted.searches is not None:
+        if counted is None or counted.searches is None:
+            continue
+        if reading.stance == "allow" or counted.searches == 0:
             return Condition(condition.text if condition else counted.text, counted.searches)
+    for reading in readings[at + 1 :]:  # "Just say you couldn't find it. Don't search."
+        if reading.stance == "forbid":
+            break
+        if reading.condition is not None and reading.condition.searches == 0:
+            return reading.condition
     return condition
 
 

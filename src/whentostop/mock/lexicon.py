@@ -46,6 +46,7 @@ _FUZZY_LONG = ("negation", "permission", "obligation", "against", "forever", "if
 WORD_CLASSES = frozenset(
     [
         "determiner",
+        "bare",
         "lead",
         "softener",
         "filler",
@@ -176,6 +177,9 @@ class Lexicon:
     one ("não achou nada", "se não tiver nem no castelo"): Portuguese concord."""
     negator: str = "not"
     """The word a denied key is read with ("give_up: false" reads "not give up")."""
+    reply_values: frozenset[str] = frozenset()
+    """False values that, after a key naming a reply, are the reply ("Final answer: none"), where
+    the others deny it ("report_failure: false")."""
 
     def word_has(self, unit: Unit, tag: str, at: int = 0) -> bool:
         """Whether `unit` is in the list `tag`, or its first word (`at`: which word) is, alone:
@@ -296,6 +300,7 @@ def read_lexicon(text: str) -> Lexicon:
         folded("false_values"),
         folded("agreeing"),
         fold(raw.get("negator", "not")),
+        folded("reply_values"),
     )
 
 
@@ -555,7 +560,7 @@ def _structure(tokens: list[Token], lex: Lexicon, text: str, offset: int) -> lis
             continue
         if token.kind == "w" and _a_value(tokens, i, depth, text, offset):
             if token.word in lex.false_values:
-                _deny_key(out, lex)
+                _deny_key(out, lex, token.word)
             if token.word in lex.false_values or token.word in lex.true_values:
                 continue
         out.append(token)
@@ -574,14 +579,16 @@ def _a_value(tokens: list[Token], i: int, depth: int, text: str, offset: int) ->
     return not following or following[0].kind in (",", ".", "h", "t", "?")
 
 
-def _deny_key(out: list[Token], lex: Lexicon) -> None:
-    """Put the lexicon's negator before the key that ends out (before its colon)."""
+def _deny_key(out: list[Token], lex: Lexicon, value: str) -> None:
+    """Put the lexicon's negator before the key that ends out (before its colon), unless the
+    value is what a reply key says ("Final answer: none")."""
     colon = len(out) - 1
     start = colon
     while start > 0 and out[start - 1].kind in ("w", '"') and colon - start < _KEY_WORDS:
         start -= 1
     key = [t.word for t in out[start:colon] if t.kind == "w"]
-    if not key or any("report" in lex.word_tags.get(w, ()) for w in key):
+    reply = value in lex.reply_values
+    if not key or (reply and any("report" in lex.word_tags.get(w, ()) for w in key)):
         return
     at = out[start]
     out.insert(start, Token("w", lex.negator, at.start, at.start, lex.negator))

@@ -167,6 +167,8 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     a = clause.action()
     if a is None and clause.question:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
+    if _negated_after(clause, a, ctx.lex):
+        clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
     special = (
         _before_giving_up(clause, a, ctx)
         or _elliptical(clause, i, ctx)
@@ -188,6 +190,19 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     if found is None or found.why == "nothing to report":
         found = _read_statement(clause, i, ctx) or found
     return found
+
+
+def _negated_after(clause: Clause, a: int | None, lex: Lexicon) -> bool:
+    """Whether a negation closes the clause after its verb with none before it, in a language
+    whose negations agree: "DESISTIR NÃO", "para não, continua" (not a question: "pode, não?")."""
+    if not lex.concord or a is None or clause.question:
+        return False
+    last = clause.units[-1]
+    if last is clause.units[a] or last.kind != "w" or clause.units[-2].kind != "w":
+        return False  # (a tag after a comma, "pode parar, não?", asks)
+    if not (last.has("negation") and last.has("lead")) or last.has("failure", *JUDGEMENT):
+        return False  # (an adverb, "não", "nunca", not "negativo" or "nada")
+    return not any(u.has("negation") for u in clause.units[:a])
 
 
 def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
@@ -860,6 +875,11 @@ def decide_search_like(
 ) -> Found | None:
     """find, keep searching, search: an order keeps it searching; "you don't have to" and "no
     need to keep searching" let it stop; "search until every area is done" allows after that."""
+    if _no_search_at_all(name, m, insisting, clause, a):
+        # "don't search; just say it isn't there": no search to make first, when a permission
+        # says what to do instead (it decides nothing on its own)
+        found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
+        return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
         if name == "search" and not (insisting or _everywhere(clause, a)):
             return None  # "no need to search the same area twice" allows nothing
@@ -899,6 +919,34 @@ def _ordered_to_search(
     if name == "search" and not strong:
         return None
     return found_in(clause, "forbid", "keep searching", NO_CONDITION, ctx, a, strong=strong)
+
+
+def bare_search(units: list[Unit]) -> bool:
+    """Whether the words are searching itself, from the search verb on: "search", "look for
+    it", "procurar a estrela nesta fase", not a way of searching ("at random", "the same area
+    twice", "the castle"). Said of what is forbidden ("don't search"), or excluded ("without
+    searching"), it leaves no search to make."""
+    at = next((i for i, u in enumerate(units) if u.has("search")), None)
+    if at is None:
+        return False
+    tail = [u for u in units[at + 1 :] if u.kind == "w"]
+    return all(u.has("bare", "star") or (u.tags and not u.meaning) for u in tail)
+
+
+def _no_search_at_all(
+    name: str, m: Modality, insisting: bool, clause: Clause, a: int | None
+) -> bool:
+    """ "Don't search", "no need to look for it": searching itself forbidden or not needed."""
+    if name != "search" or m.stance not in ("noneed", "forbid") or insisting:
+        return False
+    return _addressed(clause.units[: a or 0]) and bare_search(clause.units[a or 0 :])
+
+
+def _addressed(head: list[Unit]) -> bool:
+    """Whether the words before a verb make it an instruction to the model ("don't", "you need
+    not", "não precisa"), not a relative clause ("areas you haven't tried") or a quote."""
+    words = [u for u in head if u.kind == "w"]
+    return all(u.tags and not u.quoted and not u.has("unit", "star") for u in words)
 
 
 def _everywhere(clause: Clause, a: int | None) -> bool:
@@ -1086,6 +1134,10 @@ def found_in(
         last = max(c.end for c in condition.clauses)
         count = condition.count if condition.kind == "count" or condition.count else None
         words = Condition(quoted(ctx.text, opener, last), count)
+    if stance == "allow" and any(
+        c.role == "without" and bare_search(c.units) for c in [*condition.clauses, *clause.conds]
+    ):  # "say you couldn't find it, without searching"
+        words = Condition(quoted(ctx.text, start, end), 0)
     verb = kind(clause.units[a]) if a is not None else ""
     return Found(stance, why, start, end, words, strong, verb)
 

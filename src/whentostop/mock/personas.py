@@ -227,7 +227,7 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
     came back without the star. The stubborn persona never gives up."""
     allowed = view.intent.allowed and persona != "loopboros"
     after = view.intent.searches
-    if allowed and after is not None and view.attempts >= max(after, 1):
+    if allowed and after is not None and view.attempts >= after:  # 0: "don't search; say so"
         return _say(_give_up(view))
     todo = [a for a in view.areas if a.lower() not in view.searched]
     if todo and persona == "parallel" and len(todo) > 1:
