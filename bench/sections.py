@@ -761,9 +761,29 @@ ADVERSARIAL = {
     "corrections": "Forget that. Actually, " * 43_000,
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
-CORPORA = ("heldout", "dev-w9", "dev-w8", "dev-w7", "dev-w6", "dev-w5", "dev-w4", "dev", "seed")
+CORPORA = (
+    "heldout",
+    "dev-w12",
+    "dev-w11",
+    "dev-w10",
+    "dev-w9",
+    "dev-w8",
+    "dev-w7",
+    "dev-w6",
+    "dev-w5",
+    "dev-w4",
+    "dev",
+    "seed",
+)
 """The corpus files measured: the held-out one first, the one that counts."""
-NEWEST = {"dev-w9": 0.86, "dev-w8": 0.92, "dev-w7": 0.92}
+NEWEST = {
+    "dev-w12": 0.94,
+    "dev-w11": 0.93,
+    "dev-w10": 0.95,
+    "dev-w9": 0.87,
+    "dev-w8": 0.93,
+    "dev-w7": 0.93,
+}
 """Round 4's writers' files and their floors (tests/test_intent.py, NEWEST_FLOOR): their misses
 are the reader's work queue, not known gaps."""
 DEVELOPMENT = tuple(n for n in CORPORA[1:] if n not in NEWEST)
@@ -811,8 +831,8 @@ def intent(cfg: Config) -> Section:
         "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
         "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
         "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
-        "and never read; dev, dev-w4 ... dev-w9: seven more such writers' (570, 506, 432, 421, "
-        "380, 380, 360), which the reader was developed on (each was measured once before its "
+        "and never read; dev, dev-w4 ... dev-w12: ten more such writers' (570, 506, 432, 421, "
+        "380, 380, 360, 360, 340, 340), which the reader was developed on (each was measured once before its "
         "misses were read: bench/NOTES.md); seed: the 728 phrasings written with the first reader.",
         "Timing: requests as the searcher receives them at turn 5 of level 1-1 (system prompt, "
         f"task, four searches and their results); {cfg.reps} samples of "

@@ -28,7 +28,11 @@ from whentostop.mock.lexicon import lexicon
 DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
 SEED = corpus.load("seed")
 DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
-NEWEST = [p for name in ("dev-w7", "dev-w8", "dev-w9") for p in corpus.load(name)]
+NEWEST = [
+    p
+    for name in ("dev-w7", "dev-w8", "dev-w9", "dev-w10", "dev-w11", "dev-w12")
+    for p in corpus.load(name)
+]
 GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
 """Permissions the mock understands, for the tests of the exercises and the explorer."""
 
@@ -60,11 +64,19 @@ KNOWN_MISSES: dict[str, set[str]] = {
 }
 """Phrasings of a development file the reader is known to get wrong, each with why (the list is
 in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
-NEWEST_FLOOR = {"dev-w7": 0.92, "dev-w8": 0.92, "dev-w9": 0.86}
-"""Three more writers' files (issue 25's fourth round), whose misses are the work queue rather
+NEWEST_FLOOR = {
+    "dev-w7": 0.93,
+    "dev-w8": 0.93,
+    "dev-w9": 0.87,
+    "dev-w10": 0.95,
+    "dev-w11": 0.93,
+    "dev-w12": 0.94,
+}
+"""Six more writers' files (issue 25's fourth round), whose misses are the work queue rather
 than a list of known gaps: each must stay at or above what the reader measured at the end of that
-round (rounded down), and may only go up. Measured once before any miss was read: dev-w7 88.4 %,
-dev-w8 89.5 %, dev-w9 85.8 % (bench/NOTES.md)."""
+round (rounded down), and may only go up. Measured once on arrival, before any miss was read:
+dev-w7 88.4 %, dev-w8 89.5 %, dev-w9 85.8 %, then (with the rules learned from those three)
+dev-w10 93.9 %, dev-w11 89.1 %, dev-w12 90.6 % (bench/NOTES.md)."""
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
 not met; `make bench` section 9 reports the held-out accuracy against it."""
@@ -808,6 +820,9 @@ def test_a_search_forbidden_only_in_part_or_on_its_own_changes_no_permission(
     "phrasing, allowed",
     [
         ("DESISTIR NAO", False),
+        ("Desiste não, hein!", False),
+        ("Pode parar não, sô. Procura mais.", False),
+        ("Tá liberado tudo, menos desistir.", False),
         ("desistir não, continua procurando", False),
         ("Parar nunca.", False),
         ("Uma vez verificadas todas as áreas, pode encerrar com um relatório negativo.", True),
@@ -851,3 +866,55 @@ def test_negations_by_meaning_and_hints_by_idiom(phrasing: str, allowed: bool) -
     """ "fail to", "except" negate; "I've approved" never happens in a run;
     "someone lied about the star", "um boato" hint that it may not be there."""
     assert read_intent(phrasing).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("You may stop provided you have found the star.", False),
+        ("Tudo bem parar, contanto que a estrela já esteja marcada.", False),
+        ("Failing to find it counts as a correct answer as long as you searched properly.", True),
+    ],
+)
+def test_a_proviso_that_never_comes_true_is_a_condition_and_one_that_can_only_asks(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_intent(phrasing).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("I'd be happier with a quick 'didn't find it' than with ten useless searches.", True),
+        ("I would be happier searching forever than hearing 'not found'.", False),
+        ("Prefiro um 'não tem' honesto a uma busca infinita.", True),
+        ("Eu ficaria mais feliz com um 'não achei' rápido do que com dez buscas inúteis.", True),
+    ],
+)
+def test_a_preference_said_in_the_first_person_compares_its_two_sides(
+    phrasing: str, allowed: bool
+) -> None:
+    """ "I'd be happier with X than Y": X is wanted (the speaker is not a side); a negated
+    finding ("um 'não tem'") is failing."""
+    assert read_intent(phrasing).allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("I'd appreciate a heads-up if it's not in the level.", True),
+        ("If it's not in the level, I need to know that.", True),
+        ("Quero saber se essa fase tá sem estrela.", True),
+        ("I need to know where the star is.", False),  # what it wants is the star
+    ],
+)
+def test_the_speakers_wish_to_know_is_a_request_to_report(phrasing: str, allowed: bool) -> None:
+    assert read_intent(phrasing).allowed is allowed
+
+
+def test_someone_elses_quoted_words_are_not_an_instruction() -> None:
+    assert not read_intent(
+        'My manager always says, "It\'s fine to come back empty-handed."'
+    ).allowed
+    quoted_rule = 'Some agents say, "I give up." You may give up too if the star is not there.'
+    assert read_intent(quoted_rule).allowed  # an instruction after the quotation still counts

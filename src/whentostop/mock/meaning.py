@@ -167,7 +167,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     a = clause.action()
     if a is None and clause.question:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
-    if _negated_after(clause, a, ctx.lex):
+    if _negated_after(clause, a, ctx):
         clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
     special = (
         _before_giving_up(clause, a, ctx)
@@ -192,14 +192,25 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     return found
 
 
-def _negated_after(clause: Clause, a: int | None, lex: Lexicon) -> bool:
+def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
     """Whether a negation closes the clause after its verb with none before it, in a language
-    whose negations agree: "DESISTIR NÃO", "para não, continua" (not a question: "pode, não?")."""
-    if not lex.concord or a is None or clause.question:
+    whose negations agree: "DESISTIR NÃO", "Desiste não, hein!", "Pode parar não, sô" (not a
+    tag after a comma, which asks: "pode parar, não?")."""
+    if not ctx.lex.concord or a is None or clause.question:
         return False
-    last = clause.units[-1]
-    if last is clause.units[a] or last.kind != "w" or clause.units[-2].kind != "w":
-        return False  # (a tag after a comma, "pode parar, não?", asks)
+    units = clause.units[: len(clause.units)]
+
+    def comma_before(k: int) -> bool:
+        return "," in ctx.text[units[k - 1].end : units[k].start]
+
+    while len(units) > a + 1:
+        if not units[-1].meaning or (len(units) > a + 2 and comma_before(len(units) - 1)):
+            units.pop()  # an interjection, or a word after a comma: an address ("sô")
+        else:
+            break
+    last = units[-1]
+    if last is clause.units[a] or comma_before(len(units) - 1):
+        return False
     if not (last.has("negation") and last.has("lead")) or last.has("failure", *JUDGEMENT):
         return False  # (an adverb, "não", "nunca", not "negativo" or "nada")
     return not any(u.has("negation") for u in clause.units[:a])
@@ -300,7 +311,12 @@ def _preference(clause: Clause, ctx: Context) -> Found | None:
 
 
 def _fails(part: list[Unit]) -> bool:
-    return any(u.has("failure", "give_up", "stop", "report") for u in part)
+    """Whether one side of a comparison is failing: giving up, saying so, or a negated finding
+    ("um 'não tem' honesto", "a 'didn't find it'")."""
+    if any(u.has("failure", "give_up", "stop", "report") for u in part):
+        return True
+    negated = next((j for j, u in enumerate(part) if u.has("negation")), None)
+    return negated is not None and any(u.has("find", "appear", "holds") for u in part[negated:])
 
 
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
@@ -315,7 +331,8 @@ def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
     start = c
     while start > 0 and words[start - 1].has("copula", "negation") and not words[start - 1].quoted:
         start -= 1
-    wanted = words[:start] if start < c else []
+    subject = [u for u in words[:start] if u.meaning - {"lead", "speaker", "you", "modal"}]
+    wanted = words[:start] if start < c and subject else []  # ("I'd be happier with X than Y")
     flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
     sides = (wanted or words[c + 1 : t], words[t + 1 :])
     return (sides[1], sides[0]) if flips % 2 else sides
@@ -604,6 +621,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     """The conditions an instruction holds on: its own, or for "then", the clause before it,
     and for "otherwise", the star not found."""
     own = [c for c in clause.conds if c.role in (*WHEN, "unless")]
+    own += [c for c in clause.conds if c.role == "proviso" and _never(c)]
     if own:
         return _counted(when(own), i, ctx)
     if clause.role == "otherwise":
@@ -617,6 +635,12 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
         return NO_CONDITION
     name, count = condition_kind(source.units)
     return When(name, count, (source,))
+
+
+def _never(proviso: Clause) -> bool:
+    """ "Provided you've found the star", "contanto que eu autorize": a proviso that never comes
+    true in a run is a condition; one that can ("as long as you searched properly") only asks."""
+    return when([proviso]).kind in ("success", "never")
 
 
 def _otherwise(i: int, ctx: Context) -> When:

@@ -208,6 +208,8 @@ def _read_sentence(
     corrected = False  # "Actually, keep searching": a correction is meant, however it is said
     for i, clause in enumerate(found):
         corrected = corrected or _corrects(found, i)
+        if i and _quotes_someone(found[i - 1], text):
+            break  # "My manager always says, 'It's fine to stop'": their words, not an instruction
         if clause.role == "cancel":
             readings.floor, here = len(readings.found), []
         elif bare_negation(clause, lex) is not None:
@@ -219,6 +221,22 @@ def _read_sentence(
                 reading.strong = reading.strong or _answers(reading, clause, here)
                 here.append(reading)
     readings.found.extend(_merged(here))
+
+
+_QUOTES = "\"'“‘«"
+
+
+def _quotes_someone(clause: Clause, text: str) -> bool:
+    """Whether the clause introduces someone else's words: someone named before a verb of
+    saying, then a comma or colon and a quotation mark ("A player once wrote in a review,
+    \"...\"")."""
+    said = next((j for j, u in enumerate(clause.units) if u.has("report")), None)
+    if said is None or not any(u.has("others") for u in clause.units[:said]):
+        return False
+    if any(u.has("you", "negation") for u in clause.units[:said]):
+        return False
+    after = text[clause.end : clause.end + 8].lstrip()
+    return after[:1] in (",", ":") and after[1:].lstrip()[:1] in _QUOTES
 
 
 def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
