@@ -61,7 +61,7 @@ class Series:
     """What it is, for a program: "resent", "cumulative_tokens", "run:<label>", ..."""
     label: str
     kind: Literal["bars", "line"]
-    x: tuple[int, ...]
+    x: tuple[float, ...]
     y: tuple[float, ...]
     colour: str
     axis: Literal["left", "right"] = "left"
@@ -77,7 +77,7 @@ class Axis:
     label: str
     unit: Unit
     ticks: tuple[tuple[int, str], ...] = ()
-    """(x, label) pairs; empty: the renderer spaces the ticks itself."""
+    """(x, label) pairs: the turns by the shared tick rule (`look.tick_shown`)."""
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,15 @@ class Chart:
 
     def on(self, axis: Literal["left", "right"]) -> tuple[Series, ...]:
         return tuple(s for s in self.series if s.axis == axis)
+
+    @property
+    def y2_per_y(self) -> float | None:
+        """The right axis's scale against the left's, so that its first line ends where the
+        left axis's first line ends (the dollars on the tokens at the last turn)."""
+        left, right = self.on("left"), self.on("right")
+        if not (left and right and left[0].y and left[0].y[-1] and right[0].y[-1]):
+            return None
+        return right[0].y[-1] / left[0].y[-1]
 
 
 @dataclass(frozen=True)
@@ -282,10 +291,12 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
             )
         )
         about.append(describe.compared(label, run, tokens[-1] if tokens else 0, total))
+    last = int(max((x for s in series for x in s.x), default=0))
+    ticks = tuple((n, str(n)) for n in range(1, last + 1) if look.tick_shown(n - 1, last))
     return Chart(
         kind="compare_runs",
         title=_(look.COMPARE_TITLE).format(model=p.model),
-        x=Axis(_(look.TURN), "turn"),
+        x=Axis(_(look.TURN), "turn", ticks),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         series=tuple(series),
         about=tuple(about),

@@ -7,6 +7,7 @@ Words are translated when a view is drawn (`_()`), so a figure follows `set_lang
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..i18n import N_, _, ngettext
@@ -123,6 +124,12 @@ ITEM_NAMES = {
 def turns_text(n: int) -> str:
     """ "1 turn" / "N turns", in the language in effect."""
     return ngettext("{n} turn", "{n} turns", n).format(n=n)
+
+
+def usd_digits(largest: float) -> int:
+    """Decimals enough to tell dollar ticks apart up to `largest` (the axis names the currency:
+    "cumulative cost (USD)")."""
+    return 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
 
 
 def tick_shown(i: int, n: int) -> bool:
