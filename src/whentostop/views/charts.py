@@ -376,9 +376,8 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     lines = _race_lines(result, range(1, len(track) + 1), range(1, len(ran) + 1))
     turn_ticks = [(n, str(n)) for n in range(1, turns + 1) if look.tick_shown(n - 1, turns)]
     time_ticks = [(i * seconds / 5, f"{i * seconds / 5:g}") for i in range(6)]
-    spent_word = _("dollars") if unit == "usd" else _("tokens")
     left = [
-        _title_lines(_(look.RACE_TITLE).format(spent=spent_word), 2 * PANEL_W)[0],
+        _title_lines(describe.race_title(unit), 2 * PANEL_W)[0],
         _series_legend(lines[::-1], PANEL_W - RIGHT)[0],
         *_axes(by_turn, _(look.TURN), label, turn_ticks, tick),
         *_race_panel(result, by_turn, lines, "turns"),
@@ -439,7 +438,7 @@ def _race_panel(
     out = [_line(s, f, f"{s.key} {kind}") for s in lines if s.y]
     if limits.budget is not None:  # its words are in the legend: a line across has no room
         y = f.y(limits.budget)
-        out.append(_limit_line("budget", LEFT, y, f.x_end, y))
+        out.append(_limit_line("budget", (LEFT, y), (f.x_end, y)))
     upright = (
         ("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}")
         if kind == "turns"
@@ -451,8 +450,9 @@ def _race_panel(
         name, at, words = upright
         x = f.x(at)
         right_half = x > (LEFT + f.x_end) / 2  # the words on the side with room
-        text = (x - 4 if right_half else x + 4, f.top + 14, "end" if right_half else "start")
-        out.append(_limit_line(name, x, f.top, x, f.base, words, text))
+        out.append(_limit_line(name, (x, f.top), (x, f.base)))
+        colour, anchor = look.LIMIT_COLOURS[name], "end" if right_half else "start"
+        out.append(_halo(x - 4 if right_half else x + 4, f.top + 14, words, colour, anchor))
     for fall in result.falls:
         if fall.kept is None or (fall.kept == 0 and kind == "turns"):
             continue
@@ -461,28 +461,22 @@ def _race_panel(
     return out
 
 
-def _limit_line(
-    name: str,
-    x1: float,
-    y1: float,
-    x2: float,
-    y2: float,
-    words: str = "",
-    at: tuple[float, float, str] = (0.0, 0.0, "end"),
-) -> str:
-    """A limit's line in its colour and dashes, and its `words` `at` (x, y, anchor)."""
+def _limit_line(name: str, start: tuple[float, float], end: tuple[float, float]) -> str:
+    """A limit's line, in its colour and dashes."""
     colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-    text = (
-        f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
-        f'fill="{colour}" text-anchor="{at[2]}" paint-order="stroke" stroke="{look.BACKGROUND}" '
-        f'stroke-width="4">{escape(words)}</text>'
-        if words
-        else ""
-    )
     return (
-        f'<line class="limit {name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-        f'stroke="{colour}" stroke-width="2.5"{dash}/>{text}'
+        f'<line class="limit {name}" x1="{start[0]:.1f}" y1="{start[1]:.1f}" x2="{end[0]:.1f}" '
+        f'y2="{end[1]:.1f}" stroke="{colour}" stroke-width="2.5"{dash}/>'
+    )
+
+
+def _halo(x: float, y: float, words: str, colour: str, anchor: str = "start") -> str:
+    """Bold words on a halo of the background, readable across the lines they cross."""
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
+        f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
+        f'stroke-width="4">{escape(words)}</text>'
     )
 
 
@@ -497,12 +491,7 @@ def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
     attrs = f' class="fall {name}{" first" if first else ""}" data-kept="{fall.kept}"{edge}'
     mark = _marker(_FALL_MARKERS[name], x, y, look.LIMIT_COLOURS[name], 9 if first else 6, attrs)
     if first:
-        words = escape(_("fires first"))
-        mark += (
-            f'<text x="{x + 13:.1f}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'font-weight="bold" paint-order="stroke" stroke="{look.BACKGROUND}" '
-            f'stroke-width="4">{words}</text>'
-        )
+        mark += _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR)
     return mark
 
 

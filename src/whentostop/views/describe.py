@@ -321,11 +321,15 @@ def race_outcome(result: RaceResult) -> str:
     )
 
 
+def race_title(unit: str) -> str:
+    """The race chart's title: what the run spent, against turns and against seconds."""
+    return _(RACE_TITLE).format(spent=_("dollars") if unit == "usd" else _("tokens"))
+
+
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
     """The race chart's text alternative: what raced, where each limit falls, who fired."""
-    unit = _("dollars") if result.limits.unit == "usd" else _("tokens")
     return _sentences(
-        _(RACE_TITLE).format(spent=unit),
+        race_title(result.limits.unit),
         _("Level {level}, {setup}").format(level=level, setup=race_setup(result, model, pace_s)),
         *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
         _("The run: {outcome}").format(outcome=race_outcome(result)),

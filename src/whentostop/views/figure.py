@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import cycle
 from typing import Literal
 
 from ..i18n import _, money
-from ..level import Judgement, Level
+from ..level import Judgement, Level, Marker
 from ..outcome import Run, Stop
 from ..usage import (
     DEFAULT_PRICE_MODEL,
@@ -140,15 +141,6 @@ class Chart:
 
 
 @dataclass(frozen=True)
-class Marker:
-    """A marker `mark_star` put on a block, and whether the star is there."""
-
-    block: int
-    area: str
-    correct: bool
-
-
-@dataclass(frozen=True)
 class Block:
     """One `?` block as the map shows it: closed (`item` None), or what it hid."""
 
@@ -236,25 +228,11 @@ def cumulative_cost_chart(
     x = tuple(t.index for t in turns)
     tokens = cumulative_tokens(run)
     usd = cumulative_cost(run, p)
-    series = [
+    linear = tuple(float(turns[0].total_tokens * (i + 1)) for i in range(len(x)))
+    series = (
         Series("cumulative_tokens", _(look.TOKENS_SO_FAR), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
-    ]  # fmt: skip
-    if turns:
-        first = turns[0].total_tokens
-        series.append(
-            Series(
-                "linear_reference",
-                _(look.LINEAR),
-                "line",
-                x,
-                tuple(float(first * (i + 1)) for i in range(len(x))),
-                look.RESENT_COLOUR,
-                width=2,
-                dashes=look.DOTTED,
-            )
-        )
-    series.append(
-        Series("cumulative_usd", _(look.USD_SO_FAR), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED)
+        Series("linear_reference", _(look.LINEAR), "line", x, linear, look.RESENT_COLOUR, width=2, dashes=look.DOTTED),
+        Series("cumulative_usd", _(look.USD_SO_FAR), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED),
     )  # fmt: skip
     return Chart(
         kind="cumulative_cost",
@@ -262,7 +240,7 @@ def cumulative_cost_chart(
         x=_turn_axis(run),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         y2=Axis(_(look.CUMULATIVE_USD), "usd"),
-        series=tuple(series),
+        series=series,
         about=(describe.subject(run, judgement),),
         growth=growth(run),
         wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
@@ -275,20 +253,14 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
     USD, and each has its own colour, marker and dashes, so they differ without colour too."""
     p = price(model)
     series, about = [], []
-    for i, (label, run) in enumerate(runs.items()):
+    looks = zip(cycle(look.RUN_COLOURS), cycle(look.RUN_DASHES), cycle(look.RUN_MARKERS))
+    for (label, run), (colour, dashes, marker) in zip(runs.items(), looks):
         tokens, usd = cumulative_tokens(run), cumulative_cost(run, p)
         total = usd[-1] if usd else 0.0
+        words = f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}"
+        x, y = tuple(t.index for t in run.all_turns), tuple(float(v) for v in tokens)
         series.append(
-            Series(
-                f"run:{label}",
-                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}",
-                "line",
-                tuple(t.index for t in run.all_turns),
-                tuple(float(v) for v in tokens),
-                look.RUN_COLOURS[i % len(look.RUN_COLOURS)],
-                dashes=look.RUN_DASHES[i % len(look.RUN_DASHES)],
-                marker=look.RUN_MARKERS[i % len(look.RUN_MARKERS)],
-            )
+            Series(f"run:{label}", words, "line", x, y, colour, dashes=dashes, marker=marker)
         )
         about.append(describe.compared(label, run, tokens[-1] if tokens else 0, total))
     last = int(max((x for s in series for x in s.x), default=0))
@@ -327,7 +299,7 @@ def level_map(level: Level, run: Run | None = None) -> LevelMap:
         misspelt=view.misspelt,
         star=level.star,
         star_found=view.star_found,
-        markers=tuple(Marker(m.block, m.area, m.correct) for m in view.markers),
+        markers=view.markers,
         verdict=level.judge(run).text if run is not None and run.stop == Stop.END_TURN else "",
     )
 

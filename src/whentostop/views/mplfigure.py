@@ -219,26 +219,27 @@ def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
     """One `?` block, closed or showing what it hid; a marker's ring and pin on it, green when
     the star is there, red when not, and its caption saying so."""
     face, n = block.face, block.number
-    ax.add_patch(
-        FancyBboxPatch(
-            (col - HALF_W, y - HALF_H),
-            2 * HALF_W,
-            2 * HALF_H,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=face.fill,
-            edgecolor=face.edge,
-            linewidth=3 if block.item == "star" else 2,
-            gid=f"block:{n}",
-        )
+    edge = 3 if block.item == "star" else 2
+    _box(
+        ax,
+        col,
+        y,
+        0,
+        0.08,
+        facecolor=face.fill,
+        edgecolor=face.edge,
+        linewidth=edge,
+        gid=f"block:{n}",
     )
-    size = TITLE_PT + 10 if block.item is None else (TEXT_PT + 2 if len(face.label) <= 5 else 12)
     ax.text(
         col,
         y + 0.02,
         _plain(face.label),
         ha="center",
         va="center",
-        fontsize=size,
+        fontsize=TITLE_PT + 10
+        if block.item is None
+        else (TEXT_PT + 2 if len(face.label) <= 5 else 12),
         color=face.colour,
         fontweight="bold",
         gid=f"label:{n}",
@@ -247,17 +248,7 @@ def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
     if block.marker is not None:
         colour, weight = look.MARKER_COLOURS[block.marker], "bold"
         caption += "\n" + (_(look.MARKED) if block.marker else _(look.WRONG))
-        ax.add_patch(
-            FancyBboxPatch(
-                (col - HALF_W - 0.05, y - HALF_H - 0.05),
-                2 * HALF_W + 0.1,
-                2 * HALF_H + 0.1,
-                boxstyle="round,pad=0.02,rounding_size=0.1",
-                facecolor="none",
-                edgecolor=colour,
-                linewidth=4,
-            )
-        )
+        _box(ax, col, y, 0.05, 0.1, facecolor="none", edgecolor=colour, linewidth=4)
         ax.plot(
             [col + HALF_W - 0.1],
             [y + HALF_H - 0.08],
@@ -279,6 +270,19 @@ def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
         color=colour,
         fontweight=weight,
         gid=f"number:{n}",
+    )
+
+
+def _box(ax: Axes, col: float, y: float, grow: float, rounding: float, **style: Any) -> None:
+    """A rounded box over the block at (`col`, `y`), `grow` larger on every side."""
+    ax.add_patch(
+        FancyBboxPatch(
+            (col - HALF_W - grow, y - HALF_H - grow),
+            2 * (HALF_W + grow),
+            2 * (HALF_H + grow),
+            boxstyle=f"round,pad=0.02,rounding_size={rounding}",
+            **style,
+        )
     )
 
 
