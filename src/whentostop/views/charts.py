@@ -383,7 +383,7 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
         *_race_panel(result, by_turn, lines, "turns"),
     ]
     right = [
-        *_axes(by_time, _(look.SECONDS), label, time_ticks, tick),
+        *_axes(by_time, _("seconds since the run began"), label, time_ticks, tick),
         *_race_panel(
             result, by_time, _race_lines(result, result.track.ends, result.run.ends), "seconds"
         ),
@@ -409,7 +409,7 @@ def _race_lines(
     return (
         Series(
             "track",
-            _(look.TRACK),
+            _("where the run would have gone on"),
             "line",
             tuple(track_x),
             tuple(result.track.spent(unit, model)),
@@ -419,7 +419,7 @@ def _race_lines(
         ),
         Series(
             "run",
-            _(look.THE_RUN),
+            _("the run"),
             "line",
             tuple(run_x),
             tuple(result.run.spent(unit, model)),

@@ -19,7 +19,6 @@ from .._text import excerpt
 from ..i18n import N_, _, ngettext
 from ..level import Judgement
 from ..outcome import EXIT_NAMES, Run, Stop
-from .look import RACE_TITLE
 
 if TYPE_CHECKING:
     from ..lesson.race import Fall, RaceResult
@@ -323,7 +322,10 @@ def race_outcome(result: RaceResult) -> str:
 
 def race_title(unit: str) -> str:
     """The race chart's title: what the run spent, against turns and against seconds."""
-    return _(RACE_TITLE).format(spent=_("dollars") if unit == "usd" else _("tokens"))
+    spent = _("dollars") if unit == "usd" else _("tokens")
+    return _("The race between the stops: {spent} against turns and against seconds").format(
+        spent=spent
+    )
 
 
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:

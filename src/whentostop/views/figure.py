@@ -197,17 +197,22 @@ def tokens_per_turn(run: Run) -> Chart:
     splits = split_prompt(run)
     cached = tuple(float(s.cached) for s in splits)
     series = [
-        Series("resent", _(look.RESENT), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
-        Series("new", _(look.NEW), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
-        Series("completion", _(look.REPLY), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
+        Series("resent", _("history sent again"), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
+        Series("new", _("new this turn"), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
+        Series("completion", _("model's reply"), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
     ]  # fmt: skip
     if any(cached):
-        series.insert(0, Series("cached", _(look.CACHED), "bars", x, cached, look.CACHED_COLOUR))
+        series.insert(
+            0,
+            Series(
+                "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
+            ),
+        )
     return Chart(
         kind="tokens_per_turn",
-        title=_(look.TOKENS_TITLE),
+        title=_("Tokens per turn: the history is sent again"),
         x=_turn_axis(run),
-        y=Axis(_(look.TOKENS_IN_TURN), "tokens"),
+        y=Axis(_("tokens in this turn"), "tokens"),
         series=tuple(series),
         about=(describe.subject(run),),
         growth=growth(run),
@@ -230,13 +235,17 @@ def cumulative_cost_chart(
     usd = cumulative_cost(run, p)
     linear = tuple(float(turns[0].total_tokens * (i + 1)) for i in range(len(x)))
     series = (
-        Series("cumulative_tokens", _(look.TOKENS_SO_FAR), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
-        Series("linear_reference", _(look.LINEAR), "line", x, linear, look.RESENT_COLOUR, width=2, dashes=look.DOTTED),
-        Series("cumulative_usd", _(look.USD_SO_FAR), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED),
+        Series("cumulative_tokens", _("tokens so far"), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
+        Series("linear_reference", _("if every turn cost like turn 1"), "line", x, linear, look.RESENT_COLOUR, width=2, dashes=look.DOTTED),
+        Series("cumulative_usd", _("USD so far"), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED),
     )  # fmt: skip
     return Chart(
         kind="cumulative_cost",
-        title=look.cumulative_title(p, tokens, usd),
+        title=_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+            model=p.model, tokens=tokens[-1], usd=usd[-1]
+        )
+        if tokens  # the price it uses, and once there are turns the totals
+        else _("Cumulative cost at {model}").format(model=p.model),
         x=_turn_axis(run),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         y2=Axis(_(look.CUMULATIVE_USD), "usd"),
@@ -267,7 +276,7 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
     ticks = tuple((n, str(n)) for n in range(1, last + 1) if look.tick_shown(n - 1, last))
     return Chart(
         kind="compare_runs",
-        title=_(look.COMPARE_TITLE).format(model=p.model),
+        title=_("Runs compared: cumulative tokens (USD at {model})").format(model=p.model),
         x=Axis(_(look.TURN), "turn", ticks),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         series=tuple(series),
@@ -294,7 +303,7 @@ def level_map(level: Level, run: Run | None = None) -> LevelMap:
     return LevelMap(
         title=view.title,
         rows=rows,
-        legend=_(look.MAP_LEGEND),
+        legend=_("? not searched yet · grey: searched, what it hid · ring: a marker"),
         searched=tuple(dict.fromkeys(view.searched)),
         misspelt=view.misspelt,
         star=level.star,
@@ -332,5 +341,5 @@ def _turn_axis(run: Run) -> Axis:
         if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)
     ]
     if wrap is not None:
-        ticks.append((wrap, _(look.WRAP_UP)))
+        ticks.append((wrap, _("wrap-up")))
     return Axis(_(look.TURN), "turn", tuple(ticks))
