@@ -27,7 +27,7 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import asdict
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
@@ -714,9 +714,8 @@ def _serve(host: str, port: int) -> int:
             flush=True,
         )
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        with suppress(KeyboardInterrupt):  # Ctrl-C stops it, as in a shell
+            server.serve_forever()
     finally:
         server.stop()
     return 0
