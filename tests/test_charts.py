@@ -79,7 +79,7 @@ def svg_size(svg: str) -> tuple[float, float]:
 def test_a_dashboard_columns_chart_is_drawn_narrow_with_its_title_on_two_lines():
     run = run_agent("Find the star.", model=connect("loopboros"), tools=load_level("1-1").tools())
     svg = cost_svg(run, tokens_per_turn=False)
-    assert svg_size(svg) == charts.cost_size(False) == (charts.COMPACT_W, charts.COMPACT_H)
+    assert svg_size(svg) == (charts.COMPACT_W, charts.COMPACT_H)
     title = next(e for e in ET.fromstring(svg).iter(f"{{{NS['svg']}}}text") if e.get("x") == "10")
     lines = [t.text for t in title.iter(f"{{{NS['svg']}}}tspan")]
     total = f"{sum(t.prompt_tokens + t.completion_tokens for t in run.turns):,} tokens, $"
@@ -95,8 +95,7 @@ def test_a_title_that_fits_stays_one_line():
 def test_a_narrow_map_names_each_area_above_its_row():
     level = load_level("1-3")
     wide, narrow = map_svg(level), map_svg(level, narrow=True)
-    assert svg_size(narrow) == charts.map_size(level, narrow=True)
-    assert svg_size(narrow)[0] < svg_size(wide)[0] == charts.map_size(level)[0]
+    assert svg_size(narrow)[0] < svg_size(wide)[0]
     root = ET.fromstring(narrow)
     areas = [e for e in root.iter(f"{{{NS['svg']}}}text") if e.get("class") == "area"]
     first_row = [

@@ -12,7 +12,7 @@ import pytest
 from whentostop import Run, ToolCall, Turn, load_level
 from whentostop.i18n import using
 from whentostop.usage import DEFAULT_PRICE_MODEL, cumulative_cost, price, split_prompt
-from whentostop.views import charts, describe, plots
+from whentostop.views import charts, describe, figure, plots
 
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -52,7 +52,7 @@ def test_every_figure_builder_emits_alt_text_from_the_run(name: str, clock: Run)
 
 
 def test_the_cost_words_give_the_totals_and_the_shape_of_the_growth(clock: Run) -> None:
-    alt = describe.cumulative_alt(clock, price(DEFAULT_PRICE_MODEL))
+    alt = figure.cumulative_cost_chart(clock, price(DEFAULT_PRICE_MODEL)).alt
     usd = cumulative_cost(clock, DEFAULT_PRICE_MODEL)[-1]
     assert f"{clock.total_tokens:,} tokens, ${usd:.4f}" in alt
     assert "loopboros, max_turns=10" in alt and "still asking for search_blocks" in alt
@@ -62,16 +62,16 @@ def test_the_cost_words_give_the_totals_and_the_shape_of_the_growth(clock: Run) 
 
 def test_a_short_run_is_said_to_grow_about_linearly(play) -> None:
     run = play("1-1", "loopboros", max_turns=2).run
-    assert "about linearly" in describe.growth(run)
-    assert describe.growth(Run.empty()) == "No turns yet, so nothing was spent."
+    assert "about linearly" in describe.growth_text(figure.growth(run))
+    assert describe.growth_text(figure.growth(Run.empty())) == "No turns yet, so nothing was spent."
 
 
 def test_the_map_words_give_the_searched_areas_and_the_markers_verdict(pipe) -> None:
     run, level, _ = pipe
-    alt = describe.map_alt(level, run)
+    alt = figure.level_map(level, run).alt
     assert "the star is marked" in alt
     assert "A marker on block 12 (castle): right, the star is there" in alt
-    assert describe.map_alt(level, None).count("No area searched yet") == 1
+    assert figure.level_map(level, None).alt.count("No area searched yet") == 1
 
 
 def test_a_wrong_marker_is_said_to_be_wrong() -> None:
@@ -92,13 +92,13 @@ def test_a_wrong_marker_is_said_to_be_wrong() -> None:
         message={"role": "assistant", "content": None},
         tool_calls=[call],
     )
-    alt = describe.map_alt(level, Run(stop=None, messages=[], turns=[turn], max_turns=3))
+    alt = figure.level_map(level, Run(stop=None, messages=[], turns=[turn], max_turns=3)).alt
     assert "block 5 (underground): wrong, the star is not there" in alt
 
 
 def test_the_map_words_count_misspelt_searches_apart(play) -> None:
     run, level, _ = play("1-1", "loopboros", max_turns=25)
-    alt = describe.map_alt(level, run)
+    alt = figure.level_map(level, run).alt
     misspelt = level.view(run).misspelt
     assert f"{misspelt} searches named an area the level does not have" in alt
 
@@ -118,9 +118,9 @@ def test_every_svg_view_carries_a_title_and_a_description(view: str, pipe) -> No
 def test_the_words_exist_in_portuguese(clock: Run, pipe) -> None:
     run, level, _ = pipe
     with using("pt"):
-        cost = describe.cost_alt(clock, price(DEFAULT_PRICE_MODEL))
+        cost = ET.fromstring(charts.cost_svg(clock)).findtext(f"{SVG}desc")
         said = describe.announcement("1-1", 2, clock)
-        where = describe.map_alt(level, run)
+        where = figure.level_map(level, run).alt
         fig = plots.tokens_per_turn(clock)
     assert "o relógio — Sem resposta após 10 de 10 turnos" in said
     assert said.startswith("Fase 1-1, execução 2:")
@@ -179,7 +179,7 @@ def test_cached_tokens_are_their_own_part_of_each_bar_in_matplotlib() -> None:
 def test_the_maps_words_judge_an_answer_given_in_text(play) -> None:
     run, level, _ = play("1-2", "searcher", tools=load_level("1-2").tools("search_blocks"))
     assert run.stop.value == "end_turn"
-    alt = describe.map_alt(level, run)
+    alt = figure.level_map(level, run).alt
     assert level.judge(run).text in alt and "Right: the answer names block" in alt
 
 

@@ -212,7 +212,7 @@ def test_markdown_text_is_the_rule_for_any_text() -> None:
 
 
 def test_the_explorers_plain_views_escape_every_text(hostile_run: Run) -> None:
-    from whentostop.views import widgets
+    from whentostop.views import charts, widgets
 
     judgement = Judgement(None, HOSTILE)
     outputs = [
@@ -223,7 +223,7 @@ def test_the_explorers_plain_views_escape_every_text(hostile_run: Run) -> None:
         widgets.badge_html(hostile_run, None, Judgement(False, HOSTILE)),
         widgets.turns_line(hostile_run, 3),
         widgets.reading_html(f"If a few searches come back empty, {HOSTILE}, say so.", HOSTILE),
-        widgets.svg_img("<svg xmlns='http://www.w3.org/2000/svg'/>", HOSTILE, (10, 10)),
+        charts.img(charts.cost_svg(broken_run())),  # its words, read back as the alt text
     ]
     for shown in outputs:
         assert active_html(shown) == [], shown[:300]
@@ -252,7 +252,8 @@ def test_the_svg_charts_and_their_words_escape_every_text(
         charts.map_svg(level, None),
     ):
         assert active_html(svg) == [] and svg.count("<svg") == 1
-    alt = describe.cost_alt(hostile_run, price("gpt-4o"))
+    cumulative = figure.cumulative_cost_chart(hostile_run, price("gpt-4o"))
+    alt = describe.panels_alt(figure.tokens_per_turn(hostile_run), cumulative)
     assert active_html(charts.data_uri(charts.cost_svg(hostile_run))) == []
     assert "&lt;" not in alt  # words are plain text: escaped where they are put into markup
 
@@ -355,19 +356,13 @@ DRIVEN = {
     ("lesson/uncapped.py", "Bill"),
     ("views/mplfigure.py", "DescribedFigure"),
     ("views/plots.py", "SvgFigure"),
-    ("views/widgets.py", "Explorer"),
-    ("views/widgets.py", "Race"),
-    *(
-        ("views/widgets.py", n)
-        for n in ("transcript_html", "turns_line", "reading_html", "svg_img")
-    ),
+    *(("views/widgets.py", n) for n in ("_View", "transcript_html", "reading_html", "_counted")),
     *(("views/widgets.py", n) for n in ("_call_html", "_empty", "_note", "_pill", "_turn_html")),
-    ("views/widgets.py", "_verdict_html"),
-    *(("views/charts.py", n) for n in ("cost_svg", "race_svg", "level_map_svg", "_axes", "_block")),
+    *(("views/widgets.py", n) for n in ("_verdict_html", "_heading", "Explorer", "Race")),
+    *(("views/charts.py", n) for n in ("img_html", "race_svg", "level_map_svg", "_axes", "_block")),
     *(("views/charts.py", n) for n in ("_chart_panel", "_frame_axes", "_bars", "_line", "_marker")),
-    *(("views/charts.py", n) for n in ("_fall_mark", "_legend", "_series_legend")),
-    *(("views/charts.py", n) for n in ("_limit_line", "_line_through", "_lines_legend", "_svg")),
-    *(("views/charts.py", n) for n in ("_race_panel", "_title", "_title_lines")),
+    *(("views/charts.py", n) for n in ("_series_legend", "_beside", "_limit_line")),
+    *(("views/charts.py", n) for n in ("_svg", "_title_lines", "_halo")),
 }
 """Every place that builds Markdown or HTML, by (file, top-level name): each is driven above,
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""

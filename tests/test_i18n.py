@@ -530,8 +530,7 @@ def test_the_librarys_own_outputs_write_numbers_the_portuguese_way(play):
     import html
 
     from whentostop.lesson.uncapped import bill
-    from whentostop.usage import DEFAULT_PRICE_MODEL, price
-    from whentostop.views import charts, describe, plots
+    from whentostop.views import charts, plots
 
     run = play("1-1", "loopboros", max_turns=25).run
     with using("pt"):
@@ -541,7 +540,6 @@ def test_the_librarys_own_outputs_write_numbers_the_portuguese_way(play):
         ]
         shown = [
             run.summary(),
-            describe.cost_alt(run, price(DEFAULT_PRICE_MODEL)),
             plots.tokens_per_turn(run).alt_text,
             plots.cumulative_cost(run, model="gpt-4o").alt_text,
             html.unescape(re.sub(r"<[^>]+>", " ", charts.cost_svg(run))),

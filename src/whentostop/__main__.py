@@ -27,7 +27,9 @@ import sys
 import textwrap
 import warnings
 from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
+from dataclasses import asdict
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
 from ._options import on_the_command_line
@@ -122,11 +124,6 @@ def port(text: str, lowest: int = 0) -> int:
     return number
 
 
-def server_port(text: str) -> int:
-    """An argparse type: a port JupyterLab or Voila can be asked to listen on (1 to 65535)."""
-    return port(text, lowest=1)
-
-
 def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
     """A warning while a command runs (a key trimmed, a catalogue missing): one line on stderr."""
     print(_("warning: {text}").format(text=terminal_text(str(message))), file=sys.stderr)
@@ -201,7 +198,7 @@ def _parser() -> argparse.ArgumentParser:
         ),
     )
     lang_help = _("the language of what is printed (default: WHENTOSTOP_LANG, else en)")
-    parser.add_argument("--lang", default=None, choices=sorted(LANGUAGES), help=lang_help)
+    parser.add_argument("--lang", choices=sorted(LANGUAGES), help=lang_help)
     common = _Parser(add_help=False)
     # SUPPRESS: given after the command it sets args.lang, else it leaves the one before alone
     common.add_argument(
@@ -221,36 +218,31 @@ def _parser() -> argparse.ArgumentParser:
         default="1-1",
         help=_("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED)),
     )
-    run_p.add_argument("--model", default=None, help=_("a mock persona or a real model name"))
-    run_p.add_argument(
-        "--base-url", default=None, help=_("an OpenAI-compatible endpoint (default: the mock)")
-    )
+    run_p.add_argument("--model", help=_("a mock persona or a real model name"))
+    run_p.add_argument("--base-url", help=_("an OpenAI-compatible endpoint (default: the mock)"))
     run_p.add_argument("--max-turns", type=int, default=10)
     run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
-    run_p.add_argument("--system", default=None, help=_("the system prompt"))
-    run_p.add_argument("--prompt", default=None, help=_("the task (default: the lesson's)"))
-    run_p.add_argument("--tools", default=None, help=_("comma-separated: offer only these tools"))
-    run_p.add_argument("--deadline-s", type=float, default=None)
+    run_p.add_argument("--system", help=_("the system prompt"))
+    run_p.add_argument("--prompt", help=_("the task (default: the lesson's)"))
+    run_p.add_argument("--tools", help=_("comma-separated: offer only these tools"))
+    run_p.add_argument("--deadline-s", type=float)
     run_p.add_argument(
         "--wrap-up", action="store_true", help=_("one tool-less request after the clock")
     )
     run_p.add_argument(
         "--max-tokens-total",
         type=int,
-        default=None,
         metavar="N",
         help=_("the budget: stop before a request would take the run past N tokens"),
     )
     run_p.add_argument(
         "--max-cost-usd",
         type=float,
-        default=None,
         metavar="USD",
         help=_("the budget in dollars, at --price's prices"),
     )
     run_p.add_argument(
         "--price",
-        default=None,
         metavar="MODEL",
         help=_("whose prices --max-cost-usd counts (default {model})").format(
             model=DEFAULT_PRICE_MODEL
@@ -259,16 +251,14 @@ def _parser() -> argparse.ArgumentParser:
     run_p.add_argument(
         "--max-tokens",
         type=int,
-        default=None,
         metavar="N",
         help=_("cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)"),
     )
-    run_p.add_argument("--temperature", type=float, default=None, help=_("sent only when set"))
-    run_p.add_argument("--seed", type=int, default=None, help=_("sent only when set"))
+    run_p.add_argument("--temperature", type=float, help=_("sent only when set"))
+    run_p.add_argument("--seed", type=int, help=_("sent only when set"))
     run_p.add_argument(
         "--timeout-s",
         type=float,
-        default=None,
         metavar="S",
         help=_("seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)"),
     )
@@ -280,7 +270,6 @@ def _parser() -> argparse.ArgumentParser:
     )
     run_p.add_argument(
         "--tool-choice",
-        default=None,
         metavar="CHOICE",
         help=_(
             "auto, none, required or a tool's name; sent only when set (required: the flag "
@@ -290,7 +279,6 @@ def _parser() -> argparse.ArgumentParser:
     run_p.add_argument(
         "--parallel-tool-calls",
         action=argparse.BooleanOptionalAction,
-        default=None,
         help=_("allow several tool calls in one reply, or not; sent only when set"),
     )
     run_p.add_argument("--json", action="store_true", help=_("print one JSON object"))
@@ -308,12 +296,8 @@ def _parser() -> argparse.ArgumentParser:
         parents=[common],
         help=_("print the JupyterHub (nbgitpuller) and Binder links for a class"),
     )
-    link_p.add_argument(
-        "--hub", default=None, help=_("the JupyterHub's address, e.g. https://hub.example.edu")
-    )
-    link_p.add_argument(
-        "--repo", default=None, help=_("the repository learners pull (default: this project's)")
-    )
+    link_p.add_argument("--hub", help=_("the JupyterHub's address, e.g. https://hub.example.edu"))
+    link_p.add_argument("--repo", help=_("the repository learners pull (default: this project's)"))
     link_p.add_argument("--branch", default="main")
     link_p.add_argument(
         "--notebook",
@@ -342,7 +326,7 @@ def _parser() -> argparse.ArgumentParser:
         )
         if name != "lesson":
             folder_p.add_argument(
-                "--port", type=server_port, default=None, help=_("the server's port")
+                "--port", type=partial(port, lowest=1), help=_("the server's port")
             )
             folder_p.add_argument(
                 "--no-browser", action="store_true", help=_("do not open a browser window")
@@ -404,7 +388,7 @@ def _run_level(args: argparse.Namespace) -> int:
             json.dumps(
                 {
                     **as_json(run),
-                    "judgement": {"correct": judgement.correct, "text": judgement.text},
+                    "judgement": asdict(judgement),
                     "exit_status": status,
                 }
             )
@@ -447,7 +431,12 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
         )
     elif partial and partial.turns:
         print(transcript(partial))
-    print(_("error: {error}").format(error=after_error(terminal_text(error))), file=sys.stderr)
+    return _error(error)
+
+
+def _error(message: str) -> int:
+    """One `error: …` line on stderr, in mid-sentence case; the exit status of a failure."""
+    print(_("error: {error}").format(error=after_error(terminal_text(message))), file=sys.stderr)
     return EXIT_ERROR
 
 
@@ -469,23 +458,15 @@ def _turns(run: Run) -> list[dict[str, Any]]:
     return [
         {
             "turn": t.index,
-            "prompt_tokens": t.prompt_tokens,
-            "completion_tokens": t.completion_tokens,
-            "cached_tokens": t.cached_tokens,
+            **{k: getattr(t, k) for k in ("prompt_tokens", "completion_tokens", "cached_tokens")},
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
-                {
-                    "name": c.name,
-                    "arguments": c.arguments,
-                    "output": c.output,
-                    "ok": c.ok,
-                    "ran": c.ran,
-                }
+                {k: getattr(c, k) for k in ("name", "arguments", "output", "ok", "ran")}
                 for c in t.tool_calls
             ],
             "wrap_up": t.wrap_up,
-            "notes": [{"kind": n.kind, "text": n.text} for n in t.notes],
+            "notes": [asdict(n) for n in t.notes],
         }
         for t in run.all_turns
     ]
@@ -570,11 +551,7 @@ def _link(args: argparse.Namespace) -> int:
             lang=language(),
         )
     except ValueError as exc:
-        print(
-            _("error: {error}").format(error=after_error(terminal_text(str(exc)))),
-            file=sys.stderr,
-        )
-        return 2
+        return _error(str(exc))
     print(terminal_text(links))
     return 0
 
@@ -599,8 +576,7 @@ def _lesson(args: argparse.Namespace) -> int:
     try:
         copied = copy_lesson(Path(args.folder), language())
     except OSError as exc:
-        print(_("error: {error}").format(error=after_error(str(exc))), file=sys.stderr)
-        return EXIT_ERROR
+        return _error(str(exc))
     print(copied_report(copied))
     if args.command == "lesson":
         return 0
@@ -738,9 +714,8 @@ def _serve(host: str, port: int) -> int:
             flush=True,
         )
     try:
-        server.serve_forever()
-    except KeyboardInterrupt:
-        pass
+        with suppress(KeyboardInterrupt):  # Ctrl-C stops it, as in a shell
+            server.serve_forever()
     finally:
         server.stop()
     return 0

@@ -7,25 +7,28 @@ loaded (`plots`, in the browser edition).
 0.2-0.6 s to render on a workshop laptop, too slow to follow a slider (bench/RESULTS.md, section
 4). These functions draw with the same look (`look.py`) and return an SVG document as text. They
 only read runs; `run=None` is "no run yet". Each SVG carries its text alternative (`describe.py`,
-from the figure model) as `<title>` and `<desc>`, and the explorer puts the same words in the
-`<img alt>`.
+from the figure model) as `<title>` and `<desc>`, and its size: `img` shows it as an `<img>`
+with those words as its alt text and that aspect ratio.
 """
 
 from __future__ import annotations
 
 import base64
 import math
+import textwrap
+import xml.etree.ElementTree as ET
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from html import escape
 from typing import TYPE_CHECKING
 
 from ..i18n import _, number
 from ..level import Judgement, Level
-from ..outcome import Run, Stop
+from ..outcome import Run
 from ..usage import DEFAULT_PRICE_MODEL, Price, price
 from . import describe, figure, look
-from .figure import Chart, LevelMap, Series
+from .figure import Block, Chart, LevelMap, Series
 from .look import SEPARATOR_COLOUR, TOKENS_COLOUR
 
 if TYPE_CHECKING:
@@ -51,10 +54,33 @@ REGULAR_EM = 0.53
 RIGHT_WITH_AXIS = 88
 """The right margin of a chart with a right axis (dollars): room for its ticks and label."""
 
+_wrap = partial(textwrap.wrap, break_long_words=False, break_on_hyphens=False)
+"""`text` in lines of at most `width` characters, broken between words only."""
+
 
 def data_uri(svg: str) -> str:
     """An `<img src=...>` value: the page swaps one attribute, and nothing inside is parsed."""
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
+
+
+def img_html(src: str, alt: str, size: tuple[float, float], style: str, cls: str = "") -> str:
+    """An `<img>` of `size` (its aspect ratio kept at any width: no gap below it, and the page
+    does not jump when it is redrawn) whose alt text is `alt`."""
+    width, height = (round(v) for v in size)
+    named = f'class="{cls}" ' if cls else ""
+    return (
+        f'<img {named}src="{src}" alt="{escape(alt)}" width="{width}" height="{height}" '
+        f'style="{style}">'
+    )
+
+
+def img(svg: str, style: str = "display:block;width:100%;height:auto", cls: str = "") -> str:
+    """An SVG of this module as an `<img>`: its words (`<desc>`) the alt text, its size kept.
+    Renders in Voila and JupyterLab alike, testable as text."""
+    root = ET.fromstring(svg)
+    alt = root.findtext("{http://www.w3.org/2000/svg}desc") or ""
+    size = (float(root.get("width", 0)), float(root.get("height", 0)))
+    return img_html(data_uri(svg), alt, size, style, cls)
 
 
 def cost_svg(
@@ -71,20 +97,14 @@ def cost_svg(
     cumulative = figure.cumulative_cost_chart(run, price(model), judgement)
     if not tokens_per_turn:
         return chart_svg(cumulative, COMPACT_W, COMPACT_H)
-    right = _chart_panel(cumulative, PANEL_W, PANEL_H)
     tokens = figure.tokens_per_turn(run)
-    left = _chart_panel(tokens, PANEL_W, PANEL_H)
     return _svg(
         2 * PANEL_W,
         PANEL_H,
-        left + f'<g transform="translate({PANEL_W},0)">{right}</g>',
+        _chart_panel(tokens, PANEL_W, PANEL_H)
+        + _beside(_chart_panel(cumulative, PANEL_W, PANEL_H)),
         describe.panels_alt(tokens, cumulative),
     )
-
-
-def cost_size(tokens_per_turn: bool = True) -> tuple[int, int]:
-    """The cost view's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
-    return (2 * PANEL_W, PANEL_H) if tokens_per_turn else (COMPACT_W, COMPACT_H)
 
 
 def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> str:
@@ -92,33 +112,37 @@ def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> 
     return _svg(width, height, _chart_panel(model, width, height), model.alt)
 
 
-# -- a chart of the figure model -----------------------------------------------------------------
+# -- a chart of the figure model, and the race, on frames ----------------------------------------
 
 
 @dataclass(frozen=True)
 class _Frame:
-    """Where a chart's data goes in its panel: the plot area and the scales of its axes."""
+    """Where data goes in a panel: the plot area and the scales of its axes. An x from `x_from`
+    to `x_from + x_span` spans the plot's width (a chart's turns: a slot each)."""
 
     width: float
     height: float
     top: float
-    right: float
-    lo: int
-    """The smallest x drawn; each x from `lo` to the largest has a slot of its own."""
-    slots: int
+    x_from: float
+    x_span: float
     y_top: float
-    y2_top: float
+    y2_top: float = 1.0
+    right: float = RIGHT
 
     @property
     def base(self) -> float:
         return self.height - BOTTOM
 
     @property
+    def x_end(self) -> float:
+        return self.width - self.right
+
+    @property
     def slot(self) -> float:
-        return (self.width - LEFT - self.right) / self.slots
+        return (self.x_end - LEFT) / self.x_span
 
     def x(self, value: float) -> float:
-        return LEFT + self.slot * (value - self.lo + 0.5)
+        return LEFT + self.slot * (value - self.x_from)
 
     def y(self, value: float, right: bool = False) -> float:
         top = self.y2_top if right else self.y_top
@@ -138,7 +162,7 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
             f'fill="{look.MUTED_COLOUR}" text-anchor="middle">{escape(model.empty)}</text>'
         )
         return "".join(parts)
-    stacked: dict[int, float] = {}
+    stacked: dict[float, float] = {}
     for series in model.series:
         if series.kind == "bars":
             parts += _bars(series, frame, stacked, model.wrap_up)
@@ -149,49 +173,72 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
 
 def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
     xs = [x for s in model.series for x in s.x] or [1]
-    stacks: dict[int, float] = {}
+    stacks: dict[float, float] = {}
     for s in model.series:
         if s.kind == "bars":
             for x, v in zip(s.x, s.y):
                 stacks[x] = stacks.get(x, 0.0) + v
     lines = [v for s in model.on("left") if s.kind == "line" for v in s.y]
     y_top = _nice_top(max([*stacks.values(), *lines, 0.0]))
-    left, right = model.on("left"), model.on("right")
-    y2_top = 1.0
-    if right and left and left[0].y and left[0].y[-1] and right[0].y and right[0].y[-1]:
-        # the right axis's first line ends where the left axis's first line ends
-        y2_top = y_top * right[0].y[-1] / left[0].y[-1]
     return _Frame(
         width=width,
         height=height,
         top=top,
-        right=RIGHT_WITH_AXIS if model.y2 is not None else RIGHT,
-        lo=min(xs),
-        slots=max(xs) - min(xs) + 1,
+        x_from=min(xs) - 0.5,
+        x_span=max(xs) - min(xs) + 1,
         y_top=y_top,
-        y2_top=y2_top,
+        y2_top=y_top * model.y2_per_y if model.y2_per_y else 1.0,
+        right=RIGHT_WITH_AXIS if model.y2 is not None else RIGHT,
     )
 
 
 def _frame_axes(model: Chart, f: _Frame) -> list[str]:
-    """The axes, the grid and the ticks: six on each y axis, the turns by the tick rule."""
-    x_end = f.width - f.right
+    """The chart's axes: the turns by the model's ticks, and the right axis (dollars)."""
+    ticks = () if model.empty else model.x.ticks
+    out = _axes(f, model.x.label, model.y.label, ticks, number, model.wrap_up)
+    if model.y2 is not None:
+        right = model.on("right")
+        colour = right[0].colour if right else look.TEXT_COLOUR
+        digits = look.usd_digits(max((v for s in right for v in s.y), default=0.0))
+        out.append(
+            f'<line x1="{f.x_end}" y1="{f.top}" x2="{f.x_end}" y2="{f.base}" stroke="{colour}"/>'
+        )
+        for value in (f.y2_top * i / 5 for i in range(6)):
+            out.append(
+                f'<text class="tick y2" x="{f.x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
+                f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(number(value, digits))}</text>'
+            )
+        out.append(
+            f'<text class="axis-label y2" transform="translate({f.width - 16},'
+            f'{(f.top + f.base) / 2:.0f}) rotate(90)" font-size="{TEXT_PX}" fill="{colour}" '
+            f'text-anchor="middle">{escape(model.y2.label)}</text>'
+        )
+    return out
+
+
+def _axes(
+    f: _Frame,
+    x_label: str,
+    y_label: str,
+    x_ticks: Sequence[tuple[float, str]],
+    y_text: Callable[[float], str] = number,
+    wrap_up: float | None = None,
+) -> list[str]:
+    """The axes, the grid and six ticks up the left; `x_ticks` along the bottom, the wrap-up's
+    under its own bar a line lower (it is no turn of the budget)."""
     out = [
-        f'<line x1="{LEFT}" y1="{f.base}" x2="{x_end}" y2="{f.base}" stroke="{look.AXIS_COLOUR}"/>',
+        f'<line x1="{LEFT}" y1="{f.base}" x2="{f.x_end}" y2="{f.base}" stroke="{look.AXIS_COLOUR}"/>',
         f'<line x1="{LEFT}" y1="{f.top}" x2="{LEFT}" y2="{f.base}" stroke="{look.AXIS_COLOUR}"/>',
     ]
     for tick in _ticks(f.y_top):
         y = f.y(tick)
         out.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{x_end}" y2="{y:.1f}" stroke="{look.GRID_COLOUR}"/>'
+            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{f.x_end}" y2="{y:.1f}" stroke="{look.GRID_COLOUR}"/>'
             f'<text class="tick y" x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="end">{number(tick)}</text>'
+            f'text-anchor="end">{escape(y_text(tick))}</text>'
         )
-    ticks = model.x.ticks or tuple(
-        (f.lo + i, str(f.lo + i)) for i in range(f.slots) if look.tick_shown(i, f.slots)
-    )
-    for x, label in ticks if not model.empty else ():
-        if x == model.wrap_up:  # under its own bar, a line lower: it is no turn of the budget
+    for x, label in x_ticks:
+        if x == wrap_up:
             out.append(
                 f'<text class="tick wrap-up" x="{f.x(x):.1f}" y="{f.base + 34}" '
                 f'font-size="{TEXT_PX - 2}" text-anchor="end" fill="{look.MUTED_COLOUR}">'
@@ -203,32 +250,15 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
                 f'font-size="{TEXT_PX - 1}" text-anchor="middle">{escape(label)}</text>'
             )
     out.append(
-        f'<text class="axis-label x" x="{(LEFT + x_end) / 2:.0f}" y="{f.height - 8}" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(model.x.label)}</text>'
+        f'<text class="axis-label x" x="{(LEFT + f.x_end) / 2:.0f}" y="{f.height - 8}" '
+        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(x_label)}</text>'
         f'<text class="axis-label y" transform="translate(16,{(f.top + f.base) / 2:.0f}) '
-        f'rotate(-90)" font-size="{TEXT_PX}" text-anchor="middle">{escape(model.y.label)}</text>'
+        f'rotate(-90)" font-size="{TEXT_PX}" text-anchor="middle">{escape(y_label)}</text>'
     )
-    if model.y2 is not None:
-        colour = model.on("right")[0].colour if model.on("right") else look.TEXT_COLOUR
-        usd = _usd_tick(max((v for s in model.on("right") for v in s.y), default=0.0))
-        out.append(
-            f'<line x1="{x_end}" y1="{f.top}" x2="{x_end}" y2="{f.base}" stroke="{colour}"/>'
-        )
-        for i in range(6):
-            value = f.y2_top * i / 5
-            out.append(
-                f'<text class="tick y2" x="{x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
-                f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(usd(value))}</text>'
-            )
-        out.append(
-            f'<text class="axis-label y2" transform="translate({f.width - 16},'
-            f'{(f.top + f.base) / 2:.0f}) rotate(90)" font-size="{TEXT_PX}" fill="{colour}" '
-            f'text-anchor="middle">{escape(model.y2.label)}</text>'
-        )
     return out
 
 
-def _bars(series: Series, f: _Frame, stacked: dict[int, float], wrap_up: int | None) -> list[str]:
+def _bars(series: Series, f: _Frame, stacked: dict[float, float], wrap_up: int | None) -> list[str]:
     """One series of bars, each on what the earlier series stacked at its x; the wrap-up's
     segments outlined dashed, the others with a white line between them."""
     bar = max(min(f.slot * 0.75, 40), 2)
@@ -254,30 +284,37 @@ def _bars(series: Series, f: _Frame, stacked: dict[int, float], wrap_up: int | N
     return out
 
 
-def _line(series: Series, f: _Frame) -> str:
+def _line(series: Series, f: _Frame, cls: str = "") -> str:
     """A line through the series' points, with its dashes and its marker at every point."""
     right = series.axis == "right"
     points = [(f.x(x), f.y(v, right)) for x, v in zip(series.x, series.y)]
-    dash = (
-        f' stroke-dasharray="{" ".join(f"{d * series.width:g}" for d in series.dashes)}"'
-        if series.dashes
-        else ""
-    )
     values = " ".join(f"{v:g}" for v in series.y)
+    named = f'class="{cls}" ' if cls else ""
     out = [
         f'<g class="series" data-series="{escape(series.key)}" data-values="{values}">'
-        f'<polyline points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in points)}" fill="none" '
-        f'stroke="{series.colour}" stroke-width="{series.width}"{dash}/>'
+        f'<polyline {named}points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in points)}" fill="none" '
+        f'stroke="{series.colour}" stroke-width="{series.width}"{_dashes(series)}/>'
     ]
     if series.marker:
         out += [_marker(series.marker, x, y, series.colour) for x, y in points]
     return "".join(out) + "</g>"
 
 
-def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5) -> str:
+def _dashes(series: Series, width: float | None = None) -> str:
+    """The series' dashes as an SVG attribute, in units of `width` (its own line's by default)."""
+    if not series.dashes:
+        return ""
+    unit = series.width if width is None else width
+    return f' stroke-dasharray="{" ".join(f"{d * unit:g}" for d in series.dashes)}"'
+
+
+def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, attrs: str = "") -> str:
     """Matplotlib's marker `code` as an SVG shape: circle, square, triangles, diamond, plus."""
     if code == "s":
-        return f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" fill="{colour}"/>'
+        return (
+            f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" '
+            f'fill="{colour}"{attrs}/>'
+        )
     shapes = {
         "^": [(0, -r), (r, r), (-r, r)],
         "v": [(0, r), (r, -r), (-r, -r)],
@@ -287,11 +324,11 @@ def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5) -> str:
     }  # fmt: skip
     if code in shapes:
         points = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in shapes[code])
-        return f'<polygon points="{points}" fill="{colour}"/>'
-    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r - 1}" fill="{colour}"/>'
+        return f'<polygon points="{points}" fill="{colour}"{attrs}/>'
+    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r - 1}" fill="{colour}"{attrs}/>'
 
 
-def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -> tuple[str, int]:
+def _series_legend(series: Sequence[Series], x_end: float, below: float = 0) -> tuple[str, int]:
     """Each series' swatch (a square for bars, a stretch of the line for lines) and words, in
     rows above the plot (`below` the usual place, under a title of several lines); how many
     rows it took."""
@@ -305,14 +342,9 @@ def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -
         if s.kind == "bars":
             swatch = f'<rect x="{x}" y="{y - 12}" width="14" height="14" fill="{s.colour}"/>'
         else:
-            dash = (
-                f' stroke-dasharray="{" ".join(f"{d * 2.5:g}" for d in s.dashes)}"'
-                if s.dashes
-                else ""
-            )
             swatch = (
                 f'<line x1="{x - 4}" y1="{y - 5}" x2="{x + 16}" y2="{y - 5}" stroke="{s.colour}" '
-                f'stroke-width="2.5"{dash}/>'
+                f'stroke-width="2.5"{_dashes(s, 2.5)}/>'
             )
             if s.marker:
                 swatch += _marker(s.marker, x + 6, y - 5, s.colour, r=4)
@@ -324,13 +356,6 @@ def _series_legend(series: tuple[Series, ...], x_end: float, below: float = 0) -
     return "".join(out), row + 1
 
 
-def _usd_tick(largest: float) -> Callable[[float], str]:
-    """Dollars with enough decimals to tell the ticks apart, in the language's way (the axis
-    says the currency: "cumulative cost (USD)")."""
-    digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v: number(v, digits)
-
-
 def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:
     """The race between the stops on one chart: what the run spent against turns (left) and
     against seconds (right), the track it would have gone on (dashed), each limit as a line —
@@ -340,230 +365,137 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     track = result.track.spent(unit, limits.price_model)
     ran = result.run.spent(unit, limits.price_model)
     top = _nice_top(max([*track, *ran, limits.budget or 0.0, 0.0]) * 1.05)
-    label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
-    tick: Callable[[float], str] = (lambda v: number(v, 3)) if unit == "usd" else number
     turns = max(len(track), limits.max_turns, 1)
     seconds = _nice_top(
         max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0, 0.1]) * 1.05
     )
-    first = result.predicted
-    by_turn = _race_panel(
-        result,
-        top,
-        label,
-        tick,
-        x_of=lambda n: LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns,  # a turn mid-slot
-        points=(list(range(1, len(track) + 1)), list(range(1, len(ran) + 1))),
-        first=first,
-        kind="turns",
-    )
-    by_time = _race_panel(
-        result,
-        top,
-        label,
-        tick,
-        x_of=lambda t: LEFT + (PANEL_W - LEFT - RIGHT) * t / seconds,
-        points=(list(result.track.ends), list(result.run.ends)),
-        first=first,
-        kind="seconds",
-    )
-    turn_ticks = "".join(
-        f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (n - 0.5) / turns:.1f}" y="{PANEL_H - BOTTOM + 18}" '
-        f'font-size="{TEXT_PX - 1}" text-anchor="middle">{n}</text>'
-        for n in range(1, turns + 1)
-        if look.tick_shown(n - 1, turns)
-    )
-    step = seconds / 5
-    time_ticks = "".join(
-        f'<text x="{LEFT + (PANEL_W - LEFT - RIGHT) * (i * step) / seconds:.1f}" '
-        f'y="{PANEL_H - BOTTOM + 18}" font-size="{TEXT_PX - 1}" text-anchor="middle">'
-        f"{i * step:g}</text>"
-        for i in range(6)
-    )
-    spent_word = _("dollars") if unit == "usd" else _("tokens")
-    legend = _legend([(TOKENS_COLOUR, _(look.THE_RUN)), (look.TRACK_COLOUR, _(look.TRACK))])
-    left = (
-        _title(_(look.RACE_TITLE).format(spent=spent_word))
-        + legend
-        + "".join(_axes(top, turns, _(look.TURN), label, tick))
-        + turn_ticks
-        + by_turn
-    )
-    budget = (
-        [("budget", describe.budget_text(limits.budget, unit, limits.price_model))]
-        if limits.budget is not None
-        else []
-    )
-    right = (
-        "".join(_axes(top, 0, _(look.SECONDS), label, tick))
-        + time_ticks
-        + by_time
-        + _lines_legend(budget)
-    )
+    label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
+    tick: Callable[[float], str] = (lambda v: number(v, 3)) if unit == "usd" else number
+    by_turn = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.5, x_span=turns, y_top=top)
+    by_time = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.0, x_span=seconds, y_top=top)
+    lines = _race_lines(result, range(1, len(track) + 1), range(1, len(ran) + 1))
+    turn_ticks = [(n, str(n)) for n in range(1, turns + 1) if look.tick_shown(n - 1, turns)]
+    time_ticks = [(i * seconds / 5, f"{i * seconds / 5:g}") for i in range(6)]
+    left = [
+        _title_lines(describe.race_title(unit), 2 * PANEL_W)[0],
+        _series_legend(lines[::-1], PANEL_W - RIGHT)[0],
+        *_axes(by_turn, _(look.TURN), label, turn_ticks, tick),
+        *_race_panel(result, by_turn, lines, "turns"),
+    ]
+    right = [
+        *_axes(by_time, _("seconds since the run began"), label, time_ticks, tick),
+        *_race_panel(
+            result, by_time, _race_lines(result, result.track.ends, result.run.ends), "seconds"
+        ),
+    ]
+    if limits.budget is not None:  # its words in a legend: a line across has no room for them
+        words = describe.budget_text(limits.budget, unit, limits.price_model)
+        colour, dashes = look.LIMIT_COLOURS["budget"], look.LIMIT_DASHES["budget"]
+        right.append(
+            f'<line x1="{LEFT + 8}" y1="{TOP - 13}" x2="{LEFT + 30}" y2="{TOP - 13}" '
+            f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dashes}"/>'
+            f'<text x="{LEFT + 36}" y="{TOP - 8}" font-size="{TEXT_PX - 2}" fill="{colour}" '
+            f'font-weight="bold">{escape(words)}</text>'
+        )
     alt = describe.race_alt(result, level, model, pace_s)
-    return _svg(
-        2 * PANEL_W, PANEL_H, left + f'<g transform="translate({PANEL_W},0)">{right}</g>', alt
+    return _svg(2 * PANEL_W, PANEL_H, "".join(left) + _beside("".join(right)), alt)
+
+
+def _race_lines(
+    result: RaceResult, track_x: Sequence[float], run_x: Sequence[float]
+) -> tuple[Series, Series]:
+    """The track (where the run would have gone on, dashed) and the run, at the x given."""
+    unit, model = result.limits.unit, result.limits.price_model
+    return (
+        Series(
+            "track",
+            _("where the run would have gone on"),
+            "line",
+            tuple(track_x),
+            tuple(result.track.spent(unit, model)),
+            look.TRACK_COLOUR,
+            width=2,
+            dashes=(3, 2.5),
+        ),
+        Series(
+            "run",
+            _("the run"),
+            "line",
+            tuple(run_x),
+            tuple(result.run.spent(unit, model)),
+            TOKENS_COLOUR,
+            width=3,
+            marker="o",
+        ),
     )
-
-
-_FALL_SHAPES = {Stop.MAX_TURNS: "square", Stop.DEADLINE: "triangle", Stop.BUDGET: "diamond"}
 
 
 def _race_panel(
-    result: RaceResult,
-    top: float,
-    label: str,
-    tick: Callable[[float], str],
-    *,
-    x_of: Callable[[float], float],
-    points: tuple[list[float], list[float]],
-    first: Fall | None,
-    kind: str,
-) -> str:
+    result: RaceResult, f: _Frame, lines: tuple[Series, Series], kind: str
+) -> list[str]:
     """One panel of the race: the track, the run, the limits' lines, and the falls."""
-    limits, unit = result.limits, result.limits.unit
-    track_y = result.track.spent(unit, limits.price_model)
-    run_y = result.run.spent(unit, limits.price_model)
-    track_x, run_x = points
-    out = []
-    if track_y:
-        out.append(
-            _line_through(
-                [x_of(x) for x in track_x],
-                track_y,
-                top,
-                look.TRACK_COLOUR,
-                f'stroke-dasharray="6 5" class="track {kind}"',
-                width=2,
-            )
-        )
-    if run_y:
-        out.append(
-            _line_through(
-                [x_of(x) for x in run_x], run_y, top, TOKENS_COLOUR, f'class="run {kind}"', width=3
-            )
-        )
-        out += [
-            f'<circle cx="{x_of(x):.1f}" cy="{_y(v, top):.1f}" r="3.5" fill="{TOKENS_COLOUR}"/>'
-            for x, v in zip(run_x, run_y)
-        ]
+    limits = result.limits
+    out = [_line(s, f, f"{s.key} {kind}") for s in lines if s.y]
     if limits.budget is not None:  # its words are in the legend: a line across has no room
-        y = _y(limits.budget, top)
-        out.append(
-            _limit_line("budget", LEFT, y, PANEL_W - RIGHT, y, "", anchor="end", at=(0.0, 0.0))
-        )
+        y = f.y(limits.budget)
+        out.append(_limit_line("budget", (LEFT, y), (f.x_end, y)))
     upright = (
-        ("max_turns", x_of(limits.max_turns + 0.5), f"max_turns={limits.max_turns}")
+        ("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}")
         if kind == "turns"
-        else ("deadline", x_of(limits.deadline_s), f"deadline_s={limits.deadline_s:g}")
+        else ("deadline", limits.deadline_s, f"deadline_s={limits.deadline_s:g}")
         if limits.deadline_s is not None
         else None
     )
     if upright is not None:
-        name, x, words = upright
-        right_half = x > (LEFT + PANEL_W - RIGHT) / 2  # the words on the side with room
-        out.append(
-            _limit_line(
-                name,
-                x,
-                TOP,
-                x,
-                PANEL_H - BOTTOM,
-                words,
-                anchor="end" if right_half else "start",
-                at=(x - 4 if right_half else x + 4, TOP + 14),
-            )
-        )
+        name, at, words = upright
+        x = f.x(at)
+        right_half = x > (LEFT + f.x_end) / 2  # the words on the side with room
+        out.append(_limit_line(name, (x, f.top), (x, f.base)))
+        colour, anchor = look.LIMIT_COLOURS[name], "end" if right_half else "start"
+        out.append(_halo(x - 4 if right_half else x + 4, f.top + 14, words, colour, anchor))
     for fall in result.falls:
         if fall.kept is None or (fall.kept == 0 and kind == "turns"):
             continue
-        x = x_of(fall.kept if kind == "turns" else (fall.at_s or 0.0))
-        out.append(_fall_mark(fall, x, _y(fall.spent, top), fall is first))
-    return "".join(out)
+        x = f.x(fall.kept if kind == "turns" else (fall.at_s or 0.0))
+        out.append(_fall_mark(fall, x, f.y(fall.spent), fall is result.predicted))
+    return out
 
 
-def _lines_legend(items: list[tuple[str, str]]) -> str:
-    """A legend of limit lines: a short stretch of each line in its colour and dash, its words."""
-    out: list[str] = []
-    x: float = LEFT + 8
-    for name, words in items:
-        colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
-        dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-        out.append(
-            f'<line x1="{x}" y1="{TOP - 13}" x2="{x + 22}" y2="{TOP - 13}" stroke="{colour}" '
-            f'stroke-width="2.5"{dash}/><text x="{x + 28}" y="{TOP - 8}" '
-            f'font-size="{TEXT_PX - 2}" fill="{colour}" font-weight="bold">{escape(words)}</text>'
-        )
-        x += 40 + 7.6 * len(words)
-    return "".join(out)
-
-
-def _limit_line(
-    name: str,
-    x1: float,
-    y1: float,
-    x2: float,
-    y2: float,
-    words: str,
-    *,
-    anchor: str,
-    at: tuple[float, float],
-) -> str:
+def _limit_line(name: str, start: tuple[float, float], end: tuple[float, float]) -> str:
+    """A limit's line, in its colour and dashes."""
     colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
     dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-    text = (
-        f'<text x="{at[0]:.1f}" y="{at[1]:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
+    return (
+        f'<line class="limit {name}" x1="{start[0]:.1f}" y1="{start[1]:.1f}" x2="{end[0]:.1f}" '
+        f'y2="{end[1]:.1f}" stroke="{colour}" stroke-width="2.5"{dash}/>'
+    )
+
+
+def _halo(x: float, y: float, words: str, colour: str, anchor: str = "start") -> str:
+    """Bold words on a halo of the background, readable across the lines they cross."""
+    return (
+        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
         f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
         f'stroke-width="4">{escape(words)}</text>'
-        if words
-        else ""
     )
-    return (
-        f'<line class="limit {name}" x1="{x1:.1f}" y1="{y1:.1f}" x2="{x2:.1f}" y2="{y2:.1f}" '
-        f'stroke="{colour}" stroke-width="2.5"{dash}/>{text}'
-    )
+
+
+_FALL_MARKERS = {"max_turns": "s", "deadline": "^", "budget": "D"}
+"""Each limit's shape where it falls on the track (matplotlib's marker codes)."""
 
 
 def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
     """Where a limit falls: its own shape and colour; the first to fire is larger, outlined."""
-    name = {Stop.MAX_TURNS: "max_turns", Stop.DEADLINE: "deadline", Stop.BUDGET: "budget"}[
-        fall.stop
-    ]
-    colour, r = look.LIMIT_COLOURS[name], (9 if first else 6)
+    name = fall.stop.value
     edge = f' stroke="{look.TEXT_COLOUR}" stroke-width="2"' if first else ""
-    shape = _FALL_SHAPES[fall.stop]
-    attrs = f'class="fall {name}{" first" if first else ""}" data-kept="{fall.kept}" fill="{colour}"{edge}'
-    if shape == "square":
-        mark = f'<rect {attrs} x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}"/>'
-    elif shape == "triangle":
-        mark = (
-            f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y + r:.1f} '
-            f'{x - r:.1f},{y + r:.1f}"/>'
-        )
-    else:
-        mark = (
-            f'<polygon {attrs} points="{x:.1f},{y - r:.1f} {x + r:.1f},{y:.1f} {x:.1f},{y + r:.1f} '
-            f'{x - r:.1f},{y:.1f}"/>'
-        )
+    attrs = f' class="fall {name}{" first" if first else ""}" data-kept="{fall.kept}"{edge}'
+    mark = _marker(_FALL_MARKERS[name], x, y, look.LIMIT_COLOURS[name], 9 if first else 6, attrs)
     if first:
-        words = escape(_("fires first"))
-        mark += (
-            f'<text x="{x + r + 4:.1f}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'font-weight="bold" paint-order="stroke" stroke="{look.BACKGROUND}" '
-            f'stroke-width="4">{words}</text>'
-        )
+        mark += _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR)
     return mark
 
 
-def _line_through(
-    xs: Sequence[float], values: Sequence[float], top: float, colour: str, extra: str, width: float
-) -> str:
-    points = " ".join(f"{x:.1f},{_y(v, top):.1f}" for x, v in zip(xs, values))
-    return (
-        f'<polyline points="{points}" fill="none" stroke="{colour}" stroke-width="{width}" '
-        f"{extra}/>"
-    )
-
+# -- the level map -------------------------------------------------------------------------------
 
 _MAP_CELL_W, _MAP_CELL_H, _MAP_LABEL_W, _MAP_TOP = 104, 96, 130, 94
 """A block's cell, the area labels' column, and the room above the rows for the title: the
@@ -583,9 +515,15 @@ def map_svg(level: Level, run: Run | None = None, *, narrow: bool = False) -> st
 
 def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     """The level map of the figure model as an SVG document (`narrow`: see `map_svg`)."""
-    cell_w, cell_h, top = _MAP_CELL_W, _MAP_CELL_H, _MAP_TOP
     label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
-    width, height = _map_dims(view.width, len(view.rows), narrow)
+    width = label_w + _MAP_CELL_W * view.width + 10
+    legend = _map_legend_lines(view.legend, width)
+    height = (
+        _MAP_TOP
+        + (_MAP_CELL_H + name_h) * len(view.rows)
+        + 34
+        + _MAP_LEGEND_LINE * (len(legend) - 1)
+    )
     # the level's name, then the news of the run on a line of its own: the whole title fits
     # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
     lines = "".join(
@@ -597,16 +535,15 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
         f"{escape(view.name)}{lines}</text>"
     ]
     for row, (area, blocks) in enumerate(view.rows):
-        y = top + row * (cell_h + name_h)
-        name_y = y + 16 if narrow else y + 40
+        y = _MAP_TOP + row * (_MAP_CELL_H + name_h)
         parts.append(
-            f'<text class="area" x="8" y="{name_y}" font-size="{TEXT_PX + 2}">{escape(area)}</text>'
+            f'<text class="area" x="8" y="{y + 16 if narrow else y + 40}" '
+            f'font-size="{TEXT_PX + 2}">{escape(area)}</text>'
         )
-        for col, block in enumerate(blocks):
-            parts.append(
-                _block(label_w + col * cell_w, y + name_h, block.number, block.item, block.marker)
-            )
-    legend = _map_legend_lines(view.legend, width)
+        parts += [
+            _block(label_w + col * _MAP_CELL_W, y + name_h, block)
+            for col, block in enumerate(blocks)
+        ]
     parts.append(
         f'<text class="map-legend" x="8" y="{height - 10 - _MAP_LEGEND_LINE * (len(legend) - 1)}" '
         f'font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
@@ -617,25 +554,6 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
         + "</text>"
     )
     return _svg(width, height, "".join(parts), view.alt)
-
-
-def map_size(level: Level, *, narrow: bool = False) -> tuple[int, int]:
-    """The map's width and height in SVG pixels (its `<img>` keeps this aspect ratio)."""
-    areas = level.areas
-    return _map_dims(max(len(b) for b in areas.values()), len(areas), narrow)
-
-
-def level_map_size(view: LevelMap, *, narrow: bool = False) -> tuple[int, int]:
-    """The size of `level_map_svg(view)` in SVG pixels."""
-    return _map_dims(view.width, len(view.rows), narrow)
-
-
-def _map_dims(columns: int, rows: int, narrow: bool = False) -> tuple[int, int]:
-    label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
-    width = label_w + _MAP_CELL_W * columns + 10
-    legend = len(_map_legend_lines(_(look.MAP_LEGEND), width))
-    height = _MAP_TOP + (_MAP_CELL_H + name_h) * rows + 34 + _MAP_LEGEND_LINE * (legend - 1)
-    return width, height
 
 
 def _map_legend_lines(legend: str, width: float) -> list[str]:
@@ -653,24 +571,13 @@ def _map_legend_lines(legend: str, width: float) -> list[str]:
     return lines
 
 
-def _wrap(text: str, width: int) -> list[str]:
-    """`text` in lines of at most `width` characters, broken between words."""
-    lines: list[str] = []
-    for word in text.split():
-        if lines and len(lines[-1]) + 1 + len(word) <= width:
-            lines[-1] += " " + word
-        else:
-            lines.append(word)
-    return lines
-
-
-def _block(x: float, y: float, number: int, item: str | None, mark: bool | None) -> str:
-    face = look.block_face(item)
-    size = 30 if item is None else (16 if len(face.label) <= 5 else 13)
+def _block(x: float, y: float, block: Block) -> str:
+    face, number, mark = block.face, block.number, block.marker
+    size = 30 if block.item is None else (16 if len(face.label) <= 5 else 13)
     out = [
-        f'<g class="block" data-block="{number}" data-item="{escape(item or "?")}">',
+        f'<g class="block" data-block="{number}" data-item="{escape(block.item or "?")}">',
         f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
-        f'stroke="{face.edge}" stroke-width="{3 if item == "star" else 2}"/>',
+        f'stroke="{face.edge}" stroke-width="{3 if block.item == "star" else 2}"/>',
         f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
         f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
         f"{escape(face.label)}</text>",
@@ -710,41 +617,9 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     )
 
 
-def _axes(
-    top: float,
-    n: int,
-    xlabel: str,
-    ylabel: str,
-    tick_text: Callable[[float], str] = number,
-) -> list[str]:
-    base = PANEL_H - BOTTOM
-    out = [
-        f'<line x1="{LEFT}" y1="{base}" x2="{PANEL_W - RIGHT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
-        f'<line x1="{LEFT}" y1="{TOP}" x2="{LEFT}" y2="{base}" stroke="{look.AXIS_COLOUR}"/>',
-    ]
-    for tick in _ticks(top):
-        y = _y(tick, top)
-        out.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{PANEL_W - RIGHT}" y2="{y:.1f}" '
-            f'stroke="{look.GRID_COLOUR}"/>'
-        )
-        out.append(
-            f'<text x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="end">{escape(tick_text(tick))}</text>'
-        )
-    out.append(
-        f'<text x="{(LEFT + PANEL_W - RIGHT) / 2:.0f}" y="{PANEL_H - 8}" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(xlabel)}</text>'
-    )
-    out.append(
-        f'<text transform="translate(16,{(TOP + base) / 2:.0f}) rotate(-90)" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(ylabel)}</text>'
-    )
-    return out
-
-
-def _title(text: str) -> str:
-    return f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{escape(text)}</text>'
+def _beside(panel: str) -> str:
+    """A second panel, to the right of the first."""
+    return f'<g transform="translate({PANEL_W},0)">{panel}</g>'
 
 
 def _title_lines(text: str, width: float) -> tuple[str, int]:
@@ -760,34 +635,16 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
         if colon and len(head) < fits and len(rest) <= fits
         else _wrap(text, fits)
     )
-    if len(lines) == 1:
-        return _title(text), 1
-    spans = "".join(
-        f'<tspan x="10" dy="{0 if i == 0 else TITLE_LINE}">{escape(line)}</tspan>'
-        for i, line in enumerate(lines)
+    spans = (
+        escape(text)
+        if len(lines) == 1
+        else "".join(
+            f'<tspan x="10" dy="{0 if i == 0 else TITLE_LINE}">{escape(line)}</tspan>'
+            for i, line in enumerate(lines)
+        )
     )
     title = f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{spans}</text>'
     return title, len(lines)
-
-
-def _legend(items: list[tuple[str, str]]) -> str:
-    out: list[str] = []
-    x: float = LEFT + 8
-    for colour, label in items:
-        out.append(
-            f'<rect x="{x}" y="{TOP - 20}" width="14" height="14" fill="{colour}"/>'
-            f'<text x="{x + 19}" y="{TOP - 8}" font-size="{TEXT_PX - 2}">{escape(label)}</text>'
-        )
-        x += 26 + 7.6 * len(label)
-    return "".join(out)
-
-
-def _scale(value: float, top: float) -> float:
-    return (PANEL_H - TOP - BOTTOM) * value / top
-
-
-def _y(value: float, top: float) -> float:
-    return PANEL_H - BOTTOM - _scale(value, top)
 
 
 def _nice_top(largest: float) -> float:

@@ -55,24 +55,23 @@ scrolls under the row would show through: not on a page with an explorer."""
 
 _SLIDER_ESM = _web("slider.js")
 
-_CHOICE_ESM = _web("choice.js")
 
-_LIVE_ESM = _web("live.js")
+class _Control(anywidget.AnyWidget):
+    """A control named by its label (`description`), with the explorer's CSS."""
 
-_PANE_ESM = _web("pane.js")
+    _css = EXPLORER_CSS
+    description = traitlets.Unicode("").tag(sync=True)
+    disabled = traitlets.Bool(False).tag(sync=True)
 
 
-class TurnsSlider(anywidget.AnyWidget):
+class TurnsSlider(_Control):
     """An integer slider named by its label; `value` changes when the learner lets go (or on
     every step with `continuous_update=True`), like `ipywidgets.IntSlider`."""
 
     _esm = _SLIDER_ESM
-    _css = EXPLORER_CSS
     value = traitlets.Int(10).tag(sync=True)
     min = traitlets.Int(1).tag(sync=True)
     max = traitlets.Int(25).tag(sync=True)
-    description = traitlets.Unicode("").tag(sync=True)
-    disabled = traitlets.Bool(False).tag(sync=True)
     continuous_update = traitlets.Bool(False).tag(sync=True)
 
     @traitlets.validate("value")
@@ -80,12 +79,11 @@ class TurnsSlider(anywidget.AnyWidget):
         return max(self.min, min(self.max, int(proposal["value"])))
 
 
-class NumberSlider(anywidget.AnyWidget):
+class NumberSlider(_Control):
     """A number slider named by its label, like `TurnsSlider` but in steps of any size, its
     readout with `decimals` and a unit (`suffix`), in the language `locale` names ("0,5 s")."""
 
     _esm = _SLIDER_ESM
-    _css = EXPLORER_CSS
     value = traitlets.Float(1.0).tag(sync=True)
     min = traitlets.Float(0.0).tag(sync=True)
     max = traitlets.Float(1.0).tag(sync=True)
@@ -93,8 +91,6 @@ class NumberSlider(anywidget.AnyWidget):
     decimals = traitlets.Int(1).tag(sync=True)
     suffix = traitlets.Unicode("").tag(sync=True)
     locale = traitlets.Unicode("en").tag(sync=True)
-    description = traitlets.Unicode("").tag(sync=True)
-    disabled = traitlets.Bool(False).tag(sync=True)
     continuous_update = traitlets.Bool(False).tag(sync=True)
 
     @traitlets.validate("value")
@@ -104,16 +100,13 @@ class NumberSlider(anywidget.AnyWidget):
         return round(max(self.min, min(self.max, value)), 10)
 
 
-class Choice(anywidget.AnyWidget):
+class Choice(_Control):
     """A drop-down list named by its label: `value` is one of `options`, like
     `ipywidgets.Dropdown` (whose list loses its arrow keys to JupyterLab's shortcuts)."""
 
-    _esm = _CHOICE_ESM
-    _css = EXPLORER_CSS
+    _esm = _web("choice.js")
     value = traitlets.Unicode("").tag(sync=True)
     options = traitlets.List(traitlets.Unicode()).tag(sync=True)
-    description = traitlets.Unicode("").tag(sync=True)
-    disabled = traitlets.Bool(False).tag(sync=True)
 
     @traitlets.validate("value")
     def _one_of_the_options(self, proposal: traitlets.Bunch) -> str:
@@ -125,7 +118,7 @@ class Choice(anywidget.AnyWidget):
 class LiveRegion(anywidget.AnyWidget):
     """A polite, atomic status region: set `text`, and a screen reader reads it out."""
 
-    _esm = _LIVE_ESM
+    _esm = _web("live.js")
     _css = EXPLORER_CSS
     text = traitlets.Unicode("").tag(sync=True)
 
@@ -133,5 +126,5 @@ class LiveRegion(anywidget.AnyWidget):
 class Pane(anywidget.AnyWidget):
     """HTML that only swaps its content: `value` as in `ipywidgets.HTML`."""
 
-    _esm = _PANE_ESM
+    _esm = _web("pane.js")
     value = traitlets.Unicode("").tag(sync=True)

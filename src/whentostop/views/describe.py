@@ -17,10 +17,8 @@ from typing import TYPE_CHECKING
 
 from .._text import excerpt
 from ..i18n import N_, _, ngettext
-from ..level import Judgement, Level
+from ..level import Judgement
 from ..outcome import EXIT_NAMES, Run, Stop
-from ..usage import Price, split_prompt
-from .look import RACE_TITLE
 
 if TYPE_CHECKING:
     from ..lesson.race import Fall, RaceResult
@@ -92,12 +90,7 @@ def _answered(run: Run, stop: Stop, turns: str, judgement: Judgement | None) -> 
         )
         return wrong.format(exit=run.exit_name, turns=turns, answer=answer)
     said = _(EXIT_SAID[stop]).format(exit=run.exit_name, turns=turns, answer=answer)
-    return said + _right(judgement)
-
-
-def _right(judgement: Judgement | None) -> str:
-    """ " — right" when the level says the answer is right; else nothing."""
-    return " — " + _("right") if judgement is not None and judgement.correct else ""
+    return said + (" — " + _("right") if judgement is not None and judgement.correct else "")
 
 
 def announcement(
@@ -122,16 +115,9 @@ def subject(run: Run, judgement: Judgement | None = None) -> str:
     )
 
 
-def growth(run: Run) -> str:
-    """The shape of the cost: how the prompt grew turn by turn, and the total against a run
-    whose every turn cost like the first."""
-    from . import figure
-
-    return growth_text(figure.growth(run))
-
-
 def growth_text(numbers: Growth | None) -> str:
-    """`growth` in words, from a figure's numbers (None: no turns)."""
+    """The shape of the cost, from a figure's numbers (`figure.growth`; None: no turns): how the
+    prompt grew turn by turn, and the total against a run whose every turn cost like the first."""
     if numbers is None:
         return _("No turns yet, so nothing was spent.")
     if numbers.turns == 1:
@@ -157,19 +143,11 @@ def growth_text(numbers: Growth | None) -> str:
     )
 
 
-def cached(run: Run) -> str:
-    """The cached part of the prompts, when the server reported any (else "")."""
-    return cached_text(sum(split.cached for split in split_prompt(run)))
-
-
 def cached_text(tokens: int) -> str:
+    """The cached part of the prompts, when the server reported any (else "")."""
     if not tokens:
         return ""
     return _("The server reported {cached:,} of the prompt tokens as cached.").format(cached=tokens)
-
-
-def wrap_up(run: Run) -> str:
-    return wrap_up_text(run.wrap_up_turn is not None)
 
 
 def wrap_up_text(drawn: bool) -> str:
@@ -199,26 +177,6 @@ def compared(label: str, run: Run, tokens: int, usd: float) -> str:
     )
 
 
-def cumulative_alt(run: Run, price: Price, judgement: Judgement | None = None) -> str:
-    """The cumulative cost chart's text alternative, with the total at `price`."""
-    from . import figure
-
-    return figure.cumulative_cost_chart(run, price, judgement).alt
-
-
-def cost_alt(
-    run: Run, price: Price, *, tokens_per_turn: bool = True, judgement: Judgement | None = None
-) -> str:
-    """The explorer's cost view: the cumulative chart, and the tokens per turn when drawn; how
-    the run ended as the badge says it (`judgement`: the level's verdict on its answer)."""
-    from . import figure
-
-    cumulative = figure.cumulative_cost_chart(run, price, judgement)
-    if not tokens_per_turn:
-        return cumulative.alt
-    return panels_alt(figure.tokens_per_turn(run), cumulative)
-
-
 def panels_alt(tokens: Chart, cumulative: Chart) -> str:
     """The words of the tokens chart and the cumulative chart drawn side by side."""
     return _sentences(
@@ -229,13 +187,6 @@ def panels_alt(tokens: Chart, cumulative: Chart) -> str:
         cached_text(tokens.cached),
         wrap_up_text(cumulative.wrap_up is not None),
     )
-
-
-def map_alt(level: Level, run: Run | None) -> str:
-    """The level map's text alternative (`map_figure_alt` of the map's figure)."""
-    from . import figure
-
-    return figure.level_map(level, run).alt
 
 
 def map_figure_alt(view: LevelMap) -> str:
@@ -369,11 +320,18 @@ def race_outcome(result: RaceResult) -> str:
     )
 
 
+def race_title(unit: str) -> str:
+    """The race chart's title: what the run spent, against turns and against seconds."""
+    spent = _("dollars") if unit == "usd" else _("tokens")
+    return _("The race between the stops: {spent} against turns and against seconds").format(
+        spent=spent
+    )
+
+
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
     """The race chart's text alternative: what raced, where each limit falls, who fired."""
-    unit = _("dollars") if result.limits.unit == "usd" else _("tokens")
     return _sentences(
-        _(RACE_TITLE).format(spent=unit),
+        race_title(result.limits.unit),
         _("Level {level}, {setup}").format(level=level, setup=race_setup(result, model, pace_s)),
         *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
         _("The run: {outcome}").format(outcome=race_outcome(result)),

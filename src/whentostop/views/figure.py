@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import cycle
 from typing import Literal
 
 from ..i18n import _, money
-from ..level import Judgement, Level
+from ..level import Judgement, Level, Marker
 from ..outcome import Run, Stop
 from ..usage import (
     DEFAULT_PRICE_MODEL,
@@ -61,7 +62,7 @@ class Series:
     """What it is, for a program: "resent", "cumulative_tokens", "run:<label>", ..."""
     label: str
     kind: Literal["bars", "line"]
-    x: tuple[int, ...]
+    x: tuple[float, ...]
     y: tuple[float, ...]
     colour: str
     axis: Literal["left", "right"] = "left"
@@ -77,7 +78,7 @@ class Axis:
     label: str
     unit: Unit
     ticks: tuple[tuple[int, str], ...] = ()
-    """(x, label) pairs; empty: the renderer spaces the ticks itself."""
+    """(x, label) pairs: the turns by the shared tick rule (`look.tick_shown`)."""
 
 
 @dataclass(frozen=True)
@@ -129,14 +130,14 @@ class Chart:
     def on(self, axis: Literal["left", "right"]) -> tuple[Series, ...]:
         return tuple(s for s in self.series if s.axis == axis)
 
-
-@dataclass(frozen=True)
-class Marker:
-    """A marker `mark_star` put on a block, and whether the star is there."""
-
-    block: int
-    area: str
-    correct: bool
+    @property
+    def y2_per_y(self) -> float | None:
+        """The right axis's scale against the left's, so that its first line ends where the
+        left axis's first line ends (the dollars on the tokens at the last turn)."""
+        left, right = self.on("left"), self.on("right")
+        if not (left and right and left[0].y and left[0].y[-1] and right[0].y[-1]):
+            return None
+        return right[0].y[-1] / left[0].y[-1]
 
 
 @dataclass(frozen=True)
@@ -196,17 +197,22 @@ def tokens_per_turn(run: Run) -> Chart:
     splits = split_prompt(run)
     cached = tuple(float(s.cached) for s in splits)
     series = [
-        Series("resent", _(look.RESENT), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
-        Series("new", _(look.NEW), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
-        Series("completion", _(look.REPLY), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
+        Series("resent", _("history sent again"), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
+        Series("new", _("new this turn"), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
+        Series("completion", _("model's reply"), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
     ]  # fmt: skip
     if any(cached):
-        series.insert(0, Series("cached", _(look.CACHED), "bars", x, cached, look.CACHED_COLOUR))
+        series.insert(
+            0,
+            Series(
+                "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
+            ),
+        )
     return Chart(
         kind="tokens_per_turn",
-        title=_(look.TOKENS_TITLE),
+        title=_("Tokens per turn: the history is sent again"),
         x=_turn_axis(run),
-        y=Axis(_(look.TOKENS_IN_TURN), "tokens"),
+        y=Axis(_("tokens in this turn"), "tokens"),
         series=tuple(series),
         about=(describe.subject(run),),
         growth=growth(run),
@@ -227,33 +233,23 @@ def cumulative_cost_chart(
     x = tuple(t.index for t in turns)
     tokens = cumulative_tokens(run)
     usd = cumulative_cost(run, p)
-    series = [
-        Series("cumulative_tokens", _(look.TOKENS_SO_FAR), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
-    ]  # fmt: skip
-    if turns:
-        first = turns[0].total_tokens
-        series.append(
-            Series(
-                "linear_reference",
-                _(look.LINEAR),
-                "line",
-                x,
-                tuple(float(first * (i + 1)) for i in range(len(x))),
-                look.RESENT_COLOUR,
-                width=2,
-                dashes=look.DOTTED,
-            )
-        )
-    series.append(
-        Series("cumulative_usd", _(look.USD_SO_FAR), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED)
+    linear = tuple(float(turns[0].total_tokens * (i + 1)) for i in range(len(x)))
+    series = (
+        Series("cumulative_tokens", _("tokens so far"), "line", x, tuple(float(v) for v in tokens), look.TOKENS_COLOUR, marker="o"),
+        Series("linear_reference", _("if every turn cost like turn 1"), "line", x, linear, look.RESENT_COLOUR, width=2, dashes=look.DOTTED),
+        Series("cumulative_usd", _("USD so far"), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED),
     )  # fmt: skip
     return Chart(
         kind="cumulative_cost",
-        title=look.cumulative_title(p, tokens, usd),
+        title=_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
+            model=p.model, tokens=tokens[-1], usd=usd[-1]
+        )
+        if tokens  # the price it uses, and once there are turns the totals
+        else _("Cumulative cost at {model}").format(model=p.model),
         x=_turn_axis(run),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         y2=Axis(_(look.CUMULATIVE_USD), "usd"),
-        series=tuple(series),
+        series=series,
         about=(describe.subject(run, judgement),),
         growth=growth(run),
         wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
@@ -266,26 +262,22 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
     USD, and each has its own colour, marker and dashes, so they differ without colour too."""
     p = price(model)
     series, about = [], []
-    for i, (label, run) in enumerate(runs.items()):
+    looks = zip(cycle(look.RUN_COLOURS), cycle(look.RUN_DASHES), cycle(look.RUN_MARKERS))
+    for (label, run), (colour, dashes, marker) in zip(runs.items(), looks):
         tokens, usd = cumulative_tokens(run), cumulative_cost(run, p)
         total = usd[-1] if usd else 0.0
+        words = f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}"
+        x, y = tuple(t.index for t in run.all_turns), tuple(float(v) for v in tokens)
         series.append(
-            Series(
-                f"run:{label}",
-                f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}",
-                "line",
-                tuple(t.index for t in run.all_turns),
-                tuple(float(v) for v in tokens),
-                look.RUN_COLOURS[i % len(look.RUN_COLOURS)],
-                dashes=look.RUN_DASHES[i % len(look.RUN_DASHES)],
-                marker=look.RUN_MARKERS[i % len(look.RUN_MARKERS)],
-            )
+            Series(f"run:{label}", words, "line", x, y, colour, dashes=dashes, marker=marker)
         )
         about.append(describe.compared(label, run, tokens[-1] if tokens else 0, total))
+    last = int(max((x for s in series for x in s.x), default=0))
+    ticks = tuple((n, str(n)) for n in range(1, last + 1) if look.tick_shown(n - 1, last))
     return Chart(
         kind="compare_runs",
-        title=_(look.COMPARE_TITLE).format(model=p.model),
-        x=Axis(_(look.TURN), "turn"),
+        title=_("Runs compared: cumulative tokens (USD at {model})").format(model=p.model),
+        x=Axis(_(look.TURN), "turn", ticks),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         series=tuple(series),
         about=tuple(about),
@@ -311,12 +303,12 @@ def level_map(level: Level, run: Run | None = None) -> LevelMap:
     return LevelMap(
         title=view.title,
         rows=rows,
-        legend=_(look.MAP_LEGEND),
+        legend=_("? not searched yet · grey: searched, what it hid · ring: a marker"),
         searched=tuple(dict.fromkeys(view.searched)),
         misspelt=view.misspelt,
         star=level.star,
         star_found=view.star_found,
-        markers=tuple(Marker(m.block, m.area, m.correct) for m in view.markers),
+        markers=view.markers,
         verdict=level.judge(run).text if run is not None and run.stop == Stop.END_TURN else "",
     )
 
@@ -349,5 +341,5 @@ def _turn_axis(run: Run) -> Axis:
         if look.tick_shown(i, n) and (wrap is None or n <= 12 or wrap - t.index > 1)
     ]
     if wrap is not None:
-        ticks.append((wrap, _(look.WRAP_UP)))
+        ticks.append((wrap, _("wrap-up")))
     return Axis(_(look.TURN), "turn", tuple(ticks))

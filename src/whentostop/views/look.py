@@ -7,10 +7,10 @@ Words are translated when a view is drawn (`_()`), so a figure follows `set_lang
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..i18n import N_, _, ngettext
-from ..usage import Price
 
 # The palette: Okabe & Ito's colours for colour-vision deficiencies, darkened where a colour
 # fell below WCAG's 3:1 for graphics on white; each pair of run colours and of stacked segments
@@ -125,6 +125,12 @@ def turns_text(n: int) -> str:
     return ngettext("{n} turn", "{n} turns", n).format(n=n)
 
 
+def usd_digits(largest: float) -> int:
+    """Decimals enough to tell dollar ticks apart up to `largest` (the axis names the currency:
+    "cumulative cost (USD)")."""
+    return 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
+
+
 def tick_shown(i: int, n: int) -> bool:
     """A tick label for every turn up to 12 turns, every other one beyond (they would collide),
     and always the last."""
@@ -133,35 +139,10 @@ def tick_shown(i: int, n: int) -> bool:
 
 # -- words of the charts: msgids, translated with `_()` when a view is drawn -------------------
 
-TOKENS_TITLE = N_("Tokens per turn: the history is sent again")
-CUMULATIVE_TITLE = N_("Cumulative cost at {model}")
-CUMULATIVE_TOTAL_TITLE = N_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}")
-COMPARE_TITLE = N_("Runs compared: cumulative tokens (USD at {model})")
 TURN = N_("turn")
-TOKENS_IN_TURN = N_("tokens in this turn")
 CUMULATIVE_TOKENS = N_("cumulative tokens")
 CUMULATIVE_USD = N_("cumulative cost (USD)")
-RESENT = N_("history sent again")
-CACHED = N_("history, cached by the server")
-NEW = N_("new this turn")
-REPLY = N_("model's reply")
-TOKENS_SO_FAR = N_("tokens so far")
-USD_SO_FAR = N_("USD so far")
-LINEAR = N_("if every turn cost like turn 1")
-WRAP_UP = N_("wrap-up")
 NO_TURNS = N_("no turns yet")
 BLOCK = N_("block {n}")
 MARKED = N_("marked")
 WRONG = N_("WRONG")
-RACE_TITLE = N_("The race between the stops: {spent} against turns and against seconds")
-SECONDS = N_("seconds since the run began")
-TRACK = N_("where the run would have gone on")
-THE_RUN = N_("the run")
-MAP_LEGEND = N_("? not searched yet · grey: searched, what it hid · ring: a marker")
-
-
-def cumulative_title(price: Price, tokens: list[int], usd: list[float]) -> str:
-    """The cumulative chart's title: the price it uses and, once there are turns, the totals."""
-    if not tokens:
-        return _(CUMULATIVE_TITLE).format(model=price.model)
-    return _(CUMULATIVE_TOTAL_TITLE).format(model=price.model, tokens=tokens[-1], usd=usd[-1])

@@ -10,11 +10,8 @@ never loads matplotlib. It uses the object-oriented API only — no pyplot, no g
 from __future__ import annotations
 
 import base64
-import html
 import io
-import math
 import textwrap
-from collections.abc import Callable
 from typing import Any
 
 from matplotlib.axes import Axes
@@ -25,7 +22,8 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..i18n import _, number
 from . import look
-from .figure import Block, Chart, LevelMap, Series
+from .charts import img_html
+from .figure import Axis, Block, Chart, LevelMap, Series
 
 TEXT_PT = 13
 """Axis labels, ticks and legends: readable from the back of a room."""
@@ -49,11 +47,12 @@ class DescribedFigure(Figure):
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         png = base64.b64encode(png_bytes(self)).decode()
-        width, height = (round(v) for v in self.get_size_inches() * 100)
-        shown = (
-            f'<img class="wts-figure" src="data:image/png;base64,{png}" '
-            f'alt="{html.escape(self.alt_text)}" width="{width}" height="{height}" '
-            'style="max-width:100%;height:auto">'
+        shown = img_html(
+            f"data:image/png;base64,{png}",
+            self.alt_text,
+            tuple(self.get_size_inches() * 100),
+            "max-width:100%;height:auto",
+            "wts-figure",
         )
         return {"text/html": shown, "image/png": png, "text/plain": self.alt_text}
 
@@ -84,11 +83,6 @@ def show_figures_in_jupyter() -> None:
 show_figures_in_jupyter()
 
 
-def map_size(view: LevelMap) -> tuple[float, float]:
-    """The map's size in inches: a column per block, a row per area."""
-    return 1.55 * view.width + 2.2, 1.45 * len(view.rows) + 1.1
-
-
 # -- a chart -------------------------------------------------------------------------------------
 
 
@@ -97,46 +91,68 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
     their series, lines with their dashes and markers, the turn ticks, the legend."""
     fig = _figure(figsize, model.alt)
     ax = fig.add_subplot()
-    bottoms: dict[int, float] = {}
+    bottoms: dict[float, float] = {}
     for series in model.on("left"):
         _draw(ax, series, bottoms, model.wrap_up)
     if any(s.kind == "line" for s in model.on("left")):
         ax.set_ylim(bottom=0)
-    _style(ax, _plain(model.title), model.x.label, model.y.label)
-    if model.x.ticks:
-        ax.set_xticks(
-            [x for x, _label in model.x.ticks],
-            [_tick_text(model, x, label) for x, label in model.x.ticks],
-        )
-        xs = [x for s in model.series for x in s.x]
-        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v)))
-    lines = list(ax.get_lines())
+    _style(ax, model)
     if model.y2 is not None:
-        right = ax.twinx()
-        for series in model.on("right"):
-            _draw(right, series, {}, model.wrap_up)
-        colour = model.on("right")[0].colour if model.on("right") else look.TEXT_COLOUR
-        right.set_ylabel(model.y2.label, fontsize=TEXT_PT, color=colour)
-        right.tick_params(labelsize=TEXT_PT - 1, colors=colour)
-        right.set_ylim(0, _matching_top(ax, model))
-        right.yaxis.set_major_formatter(FuncFormatter(_usd_label(_largest(model.on("right")))))
-        lines += right.get_lines()
+        _right_axis(ax, model, model.y2)
+    shown = [pair for a in fig.axes for pair in zip(*a.get_legend_handles_labels())]
     if model.empty:
-        _say(ax, model.empty)
-    elif lines and not any(s.kind == "bars" for s in model.series):
-        ax.legend(
-            lines,
-            [str(line.get_label()) for line in lines],
-            fontsize=TEXT_PT - 1,
-            loc="upper left",
+        ax.text(
+            0.5,
+            0.5,
+            model.empty,
+            transform=ax.transAxes,
+            ha="center",
+            va="center",
+            fontsize=TITLE_PT,
+            color=look.MUTED_COLOUR,
         )
-    elif model.series:
-        ax.legend(fontsize=TEXT_PT - 1, loc="upper left")
+    elif shown:
+        ax.legend(*zip(*shown), fontsize=TEXT_PT - 1, loc="upper left")
     return fig
 
 
-def _draw(ax: Axes, series: Series, bottoms: dict[int, float], wrap_up: int | None) -> None:
+def _style(ax: Axes, model: Chart) -> None:
+    """The title, the axes' words and ticks (the wrap-up's on two lines, "wrap-" / "up": it
+    sits under a bar of its own), the grid."""
+    ax.set_title(_plain(model.title), fontsize=TITLE_PT, loc="left")
+    ax.set_xlabel(model.x.label, fontsize=TEXT_PT)
+    ax.set_ylabel(model.y.label, fontsize=TEXT_PT)
+    ax.tick_params(labelsize=TEXT_PT - 1)
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v)))
+    ax.grid(axis="y", alpha=0.3)
+    ax.spines["top"].set_visible(False)
+    if model.x.ticks:
+        ax.set_xticks(
+            [x for x, _label in model.x.ticks],
+            [
+                label.replace("-", "-\n", 1) if x == model.wrap_up else label
+                for x, label in model.x.ticks
+            ],
+        )
+        xs = [x for s in model.series for x in s.x]
+        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+
+
+def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
+    """The right axis (dollars), in its line's colour, scaled as the model says."""
+    right, drawn = ax.twinx(), model.on("right")
+    for series in drawn:
+        _draw(right, series, {}, model.wrap_up)
+    colour = drawn[0].colour if drawn else look.TEXT_COLOUR
+    right.set_ylabel(axis.label, fontsize=TEXT_PT, color=colour)
+    right.tick_params(labelsize=TEXT_PT - 1, colors=colour)
+    right.set_ylim(0, ax.get_ylim()[1] * model.y2_per_y if model.y2_per_y else 1.0)
+    digits = look.usd_digits(max((v for s in drawn for v in s.y), default=0.0))
+    right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, digits)))
+
+
+def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | None) -> None:
     if series.kind == "bars":
         below = [bottoms.get(x, 0.0) for x in series.x]
         container = ax.bar(
@@ -169,67 +185,18 @@ def _draw(ax: Axes, series: Series, bottoms: dict[int, float], wrap_up: int | No
     )
 
 
-def _tick_text(model: Chart, x: int, label: str) -> str:
-    """The wrap-up's tick on two lines ("wrap-" / "up"): it sits under a bar of its own."""
-    return label.replace("-", "-\n", 1) if x == model.wrap_up else label
-
-
-def _style(ax: Axes, title: str, xlabel: str, ylabel: str) -> None:
-    ax.set_title(title, fontsize=TITLE_PT, loc="left")
-    ax.set_xlabel(xlabel, fontsize=TEXT_PT)
-    ax.set_ylabel(ylabel, fontsize=TEXT_PT)
-    ax.tick_params(labelsize=TEXT_PT - 1)
-    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.grid(axis="y", alpha=0.3)
-    ax.spines["top"].set_visible(False)
-
-
-def _say(ax: Axes, words: str) -> None:
-    ax.text(
-        0.5,
-        0.5,
-        words,
-        transform=ax.transAxes,
-        ha="center",
-        va="center",
-        fontsize=TITLE_PT,
-        color=look.MUTED_COLOUR,
-    )
-
-
-def _largest(series: tuple[Series, ...]) -> float:
-    return max((v for s in series for v in s.y), default=0.0)
-
-
-def _matching_top(ax: Axes, model: Chart) -> float:
-    """Scale the right axis so its first line ends at the height the left axis's first line
-    ends at (the USD line sits on the tokens line at the last turn)."""
-    left, right = model.on("left"), model.on("right")
-    if not left or not right or not left[0].y or not left[0].y[-1] or not right[0].y[-1]:
-        return 1.0
-    return float(ax.get_ylim()[1] * right[0].y[-1] / left[0].y[-1])
-
-
-def _usd_label(largest: float) -> Callable[[float, object], str]:
-    digits = 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
-    return lambda v, _: number(v, digits)  # the axis says the currency, as the SVG's does
-
-
 # -- the level map -------------------------------------------------------------------------------
 
 
 def level_map(view: LevelMap, figsize: tuple[float, float] | None = None) -> DescribedFigure:
     """The level as rows of numbered `?` blocks, one row per area; markers on their blocks, a
-    wrong one in red."""
-    fig = _figure(figsize or map_size(view), view.alt)
+    wrong one in red. Its size by default: a column per block, a row per area."""
+    fig = _figure(figsize or (1.55 * view.width + 2.2, 1.45 * len(view.rows) + 1.1), view.alt)
     ax = fig.add_subplot()
     rows = len(view.rows)
     for row, (_area, blocks) in enumerate(view.rows):
-        y = ROW_GAP * (rows - 1 - row)
         for col, block in enumerate(blocks):
-            _draw_block(ax, COL_GAP * col, y, block)
-            if block.marker is not None:
-                _draw_marker(ax, COL_GAP * col, y, block.number, block.marker)
+            _draw_block(ax, COL_GAP * col, ROW_GAP * (rows - 1 - row), block)
     ax.set_xlabel(_plain(view.legend), fontsize=TEXT_PT - 1, color=look.MUTED_COLOUR)
     ax.set_yticks(
         [ROW_GAP * i for i in range(rows)],
@@ -249,78 +216,74 @@ def level_map(view: LevelMap, figsize: tuple[float, float] | None = None) -> Des
 
 
 def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
-    """One `?` block, closed or showing what it hid."""
-    face = block.face
-    ax.add_patch(
-        FancyBboxPatch(
-            (col - HALF_W, y - HALF_H),
-            2 * HALF_W,
-            2 * HALF_H,
-            boxstyle="round,pad=0.02,rounding_size=0.08",
-            facecolor=face.fill,
-            edgecolor=face.edge,
-            linewidth=3 if block.item == "star" else 2,
-            gid=f"block:{block.number}",
-        )
+    """One `?` block, closed or showing what it hid; a marker's ring and pin on it, green when
+    the star is there, red when not, and its caption saying so."""
+    face, n = block.face, block.number
+    edge = 3 if block.item == "star" else 2
+    _box(
+        ax,
+        col,
+        y,
+        0,
+        0.08,
+        facecolor=face.fill,
+        edgecolor=face.edge,
+        linewidth=edge,
+        gid=f"block:{n}",
     )
-    size = TITLE_PT + 10 if block.item is None else (TEXT_PT + 2 if len(face.label) <= 5 else 12)
     ax.text(
         col,
         y + 0.02,
         _plain(face.label),
         ha="center",
         va="center",
-        fontsize=size,
+        fontsize=TITLE_PT + 10
+        if block.item is None
+        else (TEXT_PT + 2 if len(face.label) <= 5 else 12),
         color=face.colour,
         fontweight="bold",
-        gid=f"label:{block.number}",
+        gid=f"label:{n}",
     )
+    caption, colour, weight = _(look.BLOCK).format(n=n), look.MUTED_COLOUR, "normal"
+    if block.marker is not None:
+        colour, weight = look.MARKER_COLOURS[block.marker], "bold"
+        caption += "\n" + (_(look.MARKED) if block.marker else _(look.WRONG))
+        _box(ax, col, y, 0.05, 0.1, facecolor="none", edgecolor=colour, linewidth=4)
+        ax.plot(
+            [col + HALF_W - 0.1],
+            [y + HALF_H - 0.08],
+            marker="v",
+            markersize=18,
+            color=colour,
+            markeredgecolor="white",
+            markeredgewidth=1.5,
+            gid=f"marker:{n}",
+            linestyle="none",
+        )
     ax.text(
         col,
         y - HALF_H - 0.06,
-        _(look.BLOCK).format(n=block.number),
+        caption,
         ha="center",
         va="top",
         fontsize=TEXT_PT,
-        color=look.MUTED_COLOUR,
-        gid=f"number:{block.number}",
+        color=colour,
+        fontweight=weight,
+        gid=f"number:{n}",
     )
 
 
-def _draw_marker(ax: Axes, col: float, y: float, block: int, correct: bool) -> None:
-    """A marker ring and pin on the marked block: green when the star is there, red when not."""
-    colour = look.MARKER_COLOURS[correct]
+def _box(ax: Axes, col: float, y: float, grow: float, rounding: float, **style: Any) -> None:
+    """A rounded box over the block at (`col`, `y`), `grow` larger on every side."""
     ax.add_patch(
         FancyBboxPatch(
-            (col - HALF_W - 0.05, y - HALF_H - 0.05),
-            2 * HALF_W + 0.1,
-            2 * HALF_H + 0.1,
-            boxstyle="round,pad=0.02,rounding_size=0.1",
-            facecolor="none",
-            edgecolor=colour,
-            linewidth=4,
+            (col - HALF_W - grow, y - HALF_H - grow),
+            2 * (HALF_W + grow),
+            2 * (HALF_H + grow),
+            boxstyle=f"round,pad=0.02,rounding_size={rounding}",
+            **style,
         )
     )
-    ax.plot(
-        [col + HALF_W - 0.1],
-        [y + HALF_H - 0.08],
-        marker="v",
-        markersize=18,
-        color=colour,
-        markeredgecolor="white",
-        markeredgewidth=1.5,
-        gid=f"marker:{block}",
-        linestyle="none",
-    )
-    for text in ax.texts:
-        if text.get_gid() == f"number:{block}":
-            text.set_text(
-                _(look.BLOCK).format(n=block)
-                + "\n"
-                + (_(look.MARKED) if correct else _(look.WRONG))
-            )
-            text.set_color(colour)
-            text.set_fontweight("bold")
 
 
 # -- shared --------------------------------------------------------------------------------------

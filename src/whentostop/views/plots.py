@@ -63,20 +63,13 @@ class SvgFigure:
     """A figure drawn as SVG: shown in Jupyter and Voila as an `<img alt=...>`, like a
     `DescribedFigure`; `svg` is the document, `model` the figure model it was drawn from."""
 
-    def __init__(self, model: Chart | LevelMap, svg: str, size: tuple[float, float]) -> None:
+    def __init__(self, model: Chart | LevelMap, svg: str) -> None:
         self.model = model
         self.svg = svg
         self.alt_text = model.alt
-        self.size = size
-        """Width and height in CSS pixels."""
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        width, height = (round(v) for v in self.size)
-        shown = (
-            f'<img class="wts-figure" src="{charts.data_uri(self.svg)}" '
-            f'alt="{html.escape(self.alt_text)}" width="{width}" height="{height}" '
-            'style="max-width:100%;height:auto">'
-        )
+        shown = charts.img(self.svg, "max-width:100%;height:auto", "wts-figure")
         plain = self.alt_text
         said = _say_once()
         if said:
@@ -85,7 +78,7 @@ class SvgFigure:
         return {"text/html": shown, "text/plain": plain}
 
     def __repr__(self) -> str:
-        return f"<SvgFigure {self.size[0]:.0f}x{self.size[1]:.0f}: {self.alt_text[:60]}>"
+        return f"<SvgFigure: {self.alt_text[:60]}>"
 
 
 def tokens_per_turn(
@@ -131,10 +124,7 @@ def level_map(
     """
     view = figure.level_map(level, run)
     mpl = matplotlib_renderer()
-    if mpl is not None:
-        return mpl.level_map(view, figsize)
-    svg = charts.level_map_svg(view)
-    return SvgFigure(view, svg, charts.level_map_size(view))
+    return mpl.level_map(view, figsize) if mpl else SvgFigure(view, charts.level_map_svg(view))
 
 
 def matplotlib_renderer() -> ModuleType | None:
@@ -161,8 +151,7 @@ def _drawn(model: Chart, figsize: tuple[float, float]) -> DescribedFigure | SvgF
     mpl = matplotlib_renderer()
     if mpl is not None:
         return mpl.chart(model, figsize)
-    width, height = figsize[0] * 100, figsize[1] * 100
-    return SvgFigure(model, charts.chart_svg(model, width, height), (width, height))
+    return SvgFigure(model, charts.chart_svg(model, figsize[0] * 100, figsize[1] * 100))
 
 
 _said = False

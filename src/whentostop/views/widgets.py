@@ -39,7 +39,7 @@ from ..level import LEVELS, Judgement, Level, load_level
 from ..loop import run_agent
 from ..models import connect, is_mock, mock, serves_personas
 from ..outcome import Run, Stop, ToolCall, Turn
-from ..usage import DEFAULT_PRICE_MODEL, price
+from ..usage import DEFAULT_PRICE_MODEL
 from . import charts, describe, look
 from .controls import Choice, LiveRegion, NumberSlider, Pane, TurnsSlider
 
@@ -105,10 +105,16 @@ def turns_text(run: Run | None) -> str:
 def turns_line(run: Run | None, run_number: int) -> str:
     """ "3 of 25 turns · run 4": the turns against the turn limit, and which run this is, so a re-run
     whose result did not change still shows that it ran."""
-    turns = describe.of_turns(len(run.turns), run.max_turns) if run else _("no run yet")
+    return _counted(
+        describe.of_turns(len(run.turns), run.max_turns) if run else _("no run yet"), run_number
+    )
+
+
+def _counted(what: str, run_number: int) -> str:
+    """What the run took, then which run this is: "3 of 25 turns · run 4"."""
     number = _("run {number}").format(number=run_number)
     return (
-        f'<span class="wts-turn-count">{html.escape(turns)}</span> · '
+        f'<span class="wts-turn-count">{html.escape(what)}</span> · '
         f'<span class="wts-run-count">{html.escape(number)}</span>'
     )
 
@@ -234,26 +240,6 @@ def reading_html(system: str, task: str) -> str:
     return f'<span class="wts-reading" style="color:{colour}">{html.escape(text)}</span>'
 
 
-def progress_text(event: Event) -> str | None:
-    """The progress line for one event of a live run: "turn N of M…" when a turn starts."""
-    if isinstance(event, TurnStart):
-        return _("turn {turn} of {max_turns}… waiting for the model").format(
-            turn=event.turn, max_turns=event.max_turns
-        )
-    return None
-
-
-def svg_img(svg: str, alt: str, size: tuple[int, int] | None = None) -> str:
-    """An <img> holding an SVG inline: renders in Voila and JupyterLab alike, testable as text.
-    With its `size`, the image keeps its aspect ratio at any column width (no gap below it, and
-    the page does not jump when it is redrawn)."""
-    dims = f'width="{size[0]}" height="{size[1]}" ' if size else ""
-    return (
-        f'<img src="{charts.data_uri(svg)}" alt="{html.escape(alt)}" {dims}'
-        'style="display:block;width:100%;height:auto">'
-    )
-
-
 def _pill(colour: str, symbol: str, text: str) -> str:
     style = (
         f"display:inline-block;background:{colour};color:white;padding:4px 12px;"
@@ -356,7 +342,38 @@ SWITCH_LABELS = {
 }
 
 
-class Explorer:
+class _View:
+    """What the explorer and the race share: a heading, the row saying how the run ended (the
+    badge, the turns line, the live region), and being shown as their root widget."""
+
+    widget: w.VBox
+
+    def _ending_panes(self) -> None:
+        self.badge = Pane(layout=w.Layout(min_height="34px")).add_class("wts-badge")
+        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px")).add_class(
+            "wts-turns"
+        )
+        self.status = LiveRegion().add_class("wts-status")
+
+    def _ending_row(self) -> w.HBox:
+        return w.HBox(
+            [self.badge, self.turns, self.status],
+            layout=w.Layout(align_items="center", flex_flow="row wrap"),
+        )
+
+    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def _heading(title: str, heading_level: int) -> Pane:
+    """The view's title as a heading of `heading_level` (1 to 6)."""
+    n = min(max(heading_level, 1), 6)
+    return Pane(value=f'<h{n} class="wts-level-title">{html.escape(title)}</h{n}>').add_class(
+        "wts-header"
+    )
+
+
+class Explorer(_View):
     """One level's explorer. `ex.widget` is the root VBox; `ex.run` the last Run; `ex.runs` how
     many runs it has made. `compact=True` lays it out as a dashboard column; `projector=True`
     sets its text in the projector's size (`look.PROJECTOR_TEXT_PX`)."""
@@ -404,14 +421,14 @@ class Explorer:
             continuous_update=False,
             description="max_turns",
             layout=w.Layout(width="100%" if compact else "360px"),
-        )
+        ).add_class("wts-max-turns")
         self.persona = Choice(
             options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])),
             value=start_persona,
             description=_("model"),
             layout=w.Layout(width="auto", display="none" if self.live else None),
             disabled=self.live,
-        )
+        ).add_class("wts-persona")
         self.stop_on = self._switch("stop_on", self.setup.stop_on if stop_on is None else stop_on)
         self.give_up = self._switch("give_up", allow_give_up)
         self.system_prompt = w.Text(
@@ -421,60 +438,41 @@ class Explorer:
             disabled=not allow_give_up,
             style={"description_width": "initial"},
             layout=w.Layout(width="100%"),
-        )
+        ).add_class("wts-system-prompt")
         """The give-up words sent when the switch is on: the lesson's, or the learner's own. Off
         (disabled: greyed, and announced as unavailable) while the switch is off, since nothing
         of it is sent then."""
         self.wrap_up = self._switch("wrap_up", wrap_up)
-        self._panes(compact)
-        self.show_map = self._map_shown(show_map)
+        self._panes()
+        self.show_map = (
+            show_map if show_map is not None else not compact or TERMINAL in self.setup.tools
+        )
         self.widget = self._layout(
-            self._shown_switches(stop_on, allow_give_up, wrap_up), self.show_map, heading_level
+            self._shown_switches(stop_on, allow_give_up, wrap_up), heading_level
         )
         if projector:
             self.widget.add_class("wts-projector")
         self._wire(model)
 
-    def _panes(self, compact: bool) -> None:
-        """The explorer's outputs and its Run button, and every part's CSS class (the browser
+    def _panes(self) -> None:
+        """The explorer's outputs and its Run button, each with its CSS class (the browser
         tests find them by it)."""
-        self.reading = Pane(layout=w.Layout(min_height="20px"))
+        self.reading = Pane(layout=w.Layout(min_height="20px")).add_class("wts-reading")
         self.run_button = w.Button(
             description=_("Run"),
             button_style="primary",
             icon="play",
             layout=w.Layout(display=None if self.live else "none"),
-        )
+        ).add_class("wts-run")
         self.plot_svg = ""
         self.map_svg = ""
-        self.badge = Pane(layout=w.Layout(min_height="34px"))
-        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
-        self.status = LiveRegion()
+        self._ending_panes()
         self.progress = Pane(
             layout=w.Layout(min_height="24px", display=None if self.live else "none")
-        )
-        self.transcript = Pane(layout=w.Layout(width="100%"))
-        self.transcript_height = TRANSCRIPT_HEIGHT[compact]
-        self.plot = Pane(layout=w.Layout(width="100%"))
-        self.map = Pane(layout=w.Layout(width="100%"))
-        for widget, name in [
-            (self.max_turns, "wts-max-turns"),
-            (self.persona, "wts-persona"),
-            (self.badge, "wts-badge"),
-            (self.turns, "wts-turns"),
-            (self.status, "wts-status"),
-            (self.progress, "wts-progress"),
-            (self.transcript, "wts-transcript"),
-            (self.plot, "wts-plot"),
-            (self.map, "wts-map"),
-            (self.run_button, "wts-run"),
-            (self.stop_on, "wts-stop-on"),
-            (self.give_up, "wts-give-up"),
-            (self.wrap_up, "wts-wrap-up"),
-            (self.system_prompt, "wts-system-prompt"),
-            (self.reading, "wts-reading"),
-        ]:
-            widget.add_class(name)
+        ).add_class("wts-progress")
+        self.transcript = Pane(layout=w.Layout(width="100%")).add_class("wts-transcript")
+        self.plot = Pane(layout=w.Layout(width="100%")).add_class("wts-plot")
+        self.map = Pane(layout=w.Layout(width="100%")).add_class("wts-map")
 
     def _wire(self, model: ChatModel | None) -> None:
         """Every control reruns the level; a live model waits for Run, the mock runs at once."""
@@ -574,21 +572,20 @@ class Explorer:
             self.rerun()
 
     def _on_event(self, event: Event) -> None:
-        text = progress_text(event)
-        if text:
-            self.progress.value = html.escape(text)
+        """The progress line of a live run: "turn N of M…" when a turn starts."""
+        if isinstance(event, TurnStart):
+            self.progress.value = html.escape(
+                _("turn {turn} of {max_turns}… waiting for the model").format(
+                    turn=event.turn, max_turns=event.max_turns
+                )
+            )
 
     def _show(self) -> None:
         """Draw first, then set every output in one go, so the page updates all at once. Only
         this explorer's outputs change; an output whose text is the same sends nothing."""
-        run = self.run
-        shown = run or Run.empty(self.max_turns.value)
-        judgement = self.judgement
+        run, judgement = self.run, self.judgement
         self.plot_svg = charts.cost_svg(
             run, self.price_model, tokens_per_turn=not self.compact, judgement=judgement
-        )
-        plot_alt = describe.cost_alt(
-            shown, price(self.price_model), tokens_per_turn=not self.compact, judgement=judgement
         )
         self.map_svg = charts.map_svg(self.level, run, narrow=self.compact) if self.show_map else ""
         if self.live:
@@ -614,19 +611,15 @@ class Explorer:
         self.turns.value = turns_line(run, self.runs)
         self.transcript.value = transcript_html(
             run,
-            height=self.transcript_height,
+            height=TRANSCRIPT_HEIGHT[self.compact],
             judgement=judgement,
             label=_("Transcript of level {level}, run {number}").format(
                 level=self.level_name, number=self.runs
             ),
         )
         if self.show_map:
-            self.map.value = svg_img(
-                self.map_svg,
-                describe.map_alt(self.level, run),
-                charts.map_size(self.level, narrow=self.compact),
-            )
-        self.plot.value = svg_img(self.plot_svg, plot_alt, charts.cost_size(not self.compact))
+            self.map.value = charts.img(self.map_svg)
+        self.plot.value = charts.img(self.plot_svg)
         self.status.text = self.announcement
 
     def _switch(self, name: str, value: bool) -> w.Checkbox:
@@ -635,37 +628,23 @@ class Explorer:
             description=_(SWITCH_LABELS[name]),
             indent=False,
             layout=w.Layout(width="auto"),
-        )
+        ).add_class("wts-" + name.replace("_", "-"))
 
     def _shown_switches(
         self, stop_on: bool | None, give_up: bool, wrap_up: bool
     ) -> list[w.Checkbox]:
         """The switches this level is about, plus any the caller turned on explicitly."""
-        wanted = set(self.setup.switches)
-        wanted |= {
-            name
-            for name, on in [("stop_on", stop_on), ("give_up", give_up), ("wrap_up", wrap_up)]
-            if on
-        }
-        return [getattr(self, name) for name in ("stop_on", "give_up", "wrap_up") if name in wanted]
+        asked = {"stop_on": stop_on, "give_up": give_up, "wrap_up": wrap_up}
+        return [getattr(self, n) for n, on in asked.items() if on or n in self.setup.switches]
 
-    def _map_shown(self, show_map: bool | None) -> bool:
-        if show_map is not None:
-            return show_map
-        return not self.compact or TERMINAL in self.setup.tools
-
-    def _layout(self, switches: Sequence[w.Widget], show_map: bool, heading_level: int) -> w.VBox:
+    def _layout(self, switches: Sequence[w.Widget], heading_level: int) -> w.VBox:
         """Title (a heading), controls, the badge and turns line, then the views; with the map,
         the badge and the transcript beside it, held in view while a tall map (the castle's)
-        scrolls by. Compact (a
-        dashboard column): the slider, the badge and the cost chart right under it, so a 1280×720
-        projector shows every level's badge and chart at once in its large text; the model, the
-        switches, the map and the transcript below them (the badge stays in view, `.wts-ending`)."""
-        level = min(max(heading_level, 1), 6)
-        header = Pane(
-            value=f'<h{level} class="wts-level-title">{html.escape(self.level.title)}</h{level}>'
-        )
-        header.add_class("wts-header")
+        scrolls by. Compact (a dashboard column): the slider, the badge and the cost chart right
+        under it, so a 1280×720 projector shows every level's badge and chart at once in its
+        large text; the model, the switches, the map and the transcript below them (the badge
+        stays in view, `.wts-ending`)."""
+        header = _heading(self.level.title, heading_level)
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
         controls = w.HBox(
             [self.max_turns, self.run_button]
@@ -674,37 +653,26 @@ class Explorer:
             layout=row,
         )
         options = w.HBox(([self.persona] if self.compact else []) + list(switches), layout=row)
-        status = w.HBox(
-            [self.badge, self.turns, self.status],
-            layout=w.Layout(align_items="center", flex_flow="row wrap"),
-        )
-        status.add_class("wts-ending")  # held in view while a tall map scrolls (controls.py)
+        status = self._ending_row().add_class("wts-ending")  # held in view (explorer.css)
         if self.compact:  # the slider, then what it changes; the model and switches below
             parts: list[w.Widget] = [header, controls, status, self.progress, self.plot, options]
-            parts += [self.map, self.transcript] if show_map else [self.transcript]
-            root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
-            root.add_class("wts-explorer")
-            return root
-        parts = [header, controls, options]
-        if self.give_up in switches:  # the learner's own words, and what the mock makes of them
-            parts += [self.system_prompt, self.reading]
-        if show_map:  # a notebook is wide: the map, and beside it the badge and the transcript,
-            self.map.layout.width = "50%"  # which stay in view while a tall map scrolls by
-            beside = w.VBox([status, self.progress, self.transcript], layout=w.Layout(width="50%"))
-            beside.add_class("wts-beside-map")
-            views = w.HBox(
-                [self.map, beside], layout=w.Layout(width="100%", align_items="flex-start")
-            )
-            views.add_class("wts-views")
-            parts += [views, self.plot]
+            parts += [self.map, self.transcript] if self.show_map else [self.transcript]
         else:
-            parts += [status, self.progress, self.transcript, self.plot]
-        root = w.VBox(parts, layout=w.Layout(width="100%", padding="4px"))
-        root.add_class("wts-explorer")
-        return root
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+            parts = [header, controls, options]
+            if self.give_up in switches:  # the learner's own words, and what the mock reads
+                parts += [self.system_prompt, self.reading]
+            if self.show_map:  # a notebook is wide: the map, and beside it the badge and the
+                self.map.layout.width = "50%"  # transcript, in view while a tall map scrolls by
+                beside = w.VBox(
+                    [status, self.progress, self.transcript], layout=w.Layout(width="50%")
+                ).add_class("wts-beside-map")
+                views = w.HBox(
+                    [self.map, beside], layout=w.Layout(width="100%", align_items="flex-start")
+                ).add_class("wts-views")
+                parts += [views, self.plot]
+            else:
+                parts += [status, self.progress, self.transcript, self.plot]
+        return w.VBox(parts, layout=w.Layout(width="100%", padding="4px")).add_class("wts-explorer")
 
     def __repr__(self) -> str:
         where = "live" if self.live else "mock"
@@ -725,7 +693,7 @@ BUDGET_UNITS = {"tokens": "tokens", "USD": "usd"}
 """The budget's units as the list offers them, and as the race counts them."""
 
 
-class Race:
+class Race(_View):
     """The race between the stops: `max_turns`, `deadline_s` and a budget on one run, and which
     fires first. `race.widget` is the root VBox; `race.result` the last `race.RaceResult`.
 
@@ -763,7 +731,7 @@ class Race:
             max=TRACK_TURNS,
             description="max_turns",
             layout=w.Layout(**slider),
-        )
+        ).add_class("wts-max-turns")
         low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(
             value=deadline_s,
@@ -775,31 +743,17 @@ class Race:
             locale=locale,
             description="deadline_s",
             layout=w.Layout(**slider),
-        )
+        ).add_class("wts-deadline")
         self.unit = Choice(
             options=list(BUDGET_UNITS),
             description=_("budget in"),
             value=next(k for k, v in BUDGET_UNITS.items() if v == unit.lower()),
-        )
-        self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider))
+        ).add_class("wts-budget-unit")
+        self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider)).add_class("wts-budget")
         self._set_budget_range(budget)
-        self.badge = Pane(layout=w.Layout(min_height="34px"))
-        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px"))
-        self.status = LiveRegion()
-        self.chart = Pane(layout=w.Layout(width="100%"))
-        self.falls = Pane(layout=w.Layout(width="100%", min_height="84px"))
-        for widget, name in [
-            (self.max_turns, "wts-max-turns"),
-            (self.deadline, "wts-deadline"),
-            (self.unit, "wts-budget-unit"),
-            (self.budget, "wts-budget"),
-            (self.badge, "wts-badge"),
-            (self.turns, "wts-turns"),
-            (self.status, "wts-status"),
-            (self.chart, "wts-plot"),
-            (self.falls, "wts-falls"),
-        ]:
-            widget.add_class(name)
+        self._ending_panes()
+        self.chart = Pane(layout=w.Layout(width="100%")).add_class("wts-plot")
+        self.falls = Pane(layout=w.Layout(width="100%", min_height="84px")).add_class("wts-falls")
         self.widget = self._layout(heading_level)
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
         for control in (self.max_turns, self.deadline, self.budget):
@@ -878,20 +832,17 @@ class Race:
         self.chart_svg = charts.race_svg(
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
-        alt = describe.race_alt(result, self.level_name, run.model, self.pace_s)
         self.badge.value = badge_html(run)
         spent = result.run.spent(result.limits.unit, self.price_model)
-        line = _("{turns} · {seconds:.2f} s · {spent}").format(
-            turns=describe.of_turns(len(run.turns), run.max_turns),
-            seconds=run.elapsed_s,
-            spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit),
+        self.turns.value = _counted(
+            _("{turns} · {seconds:.2f} s · {spent}").format(
+                turns=describe.of_turns(len(run.turns), run.max_turns),
+                seconds=run.elapsed_s,
+                spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit),
+            ),
+            self.runs,
         )
-        number = _("run {number}").format(number=self.runs)
-        self.turns.value = (
-            f'<span class="wts-turn-count">{html.escape(line)}</span> · '
-            f'<span class="wts-run-count">{html.escape(number)}</span>'
-        )
-        self.chart.value = svg_img(self.chart_svg, alt, charts.cost_size())
+        self.chart.value = charts.img(self.chart_svg)
         heading = html.escape(_("Where each limit falls on the track:"))
         first = result.predicted
         items = "".join(
@@ -903,31 +854,19 @@ class Race:
         self.status.text = self.announcement
 
     def _layout(self, heading_level: int) -> w.VBox:
-        level = min(max(heading_level, 1), 6)
         title = _("The race between the stops: {title}").format(title=self.level.title)
-        header = Pane(value=f'<h{level} class="wts-level-title">{html.escape(title)}</h{level}>')
-        header.add_class("wts-header")
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        status = w.HBox(
-            [self.badge, self.turns, self.status],
-            layout=w.Layout(align_items="center", flex_flow="row wrap"),
-        )
-        root = w.VBox(
+        return w.VBox(
             [
-                header,
+                _heading(title, heading_level),
                 w.HBox([self.max_turns, self.deadline], layout=row),
                 w.HBox([self.unit, self.budget], layout=row),
-                status,
+                self._ending_row(),
                 self.chart,
                 self.falls,
             ],
             layout=w.Layout(width="100%", padding="4px"),
-        )
-        root.add_class("wts-race")
-        return root
-
-    def _repr_mimebundle_(self, **kwargs: Any) -> Any:
-        return self.widget._repr_mimebundle_(**kwargs)
+        ).add_class("wts-race")
 
     def __repr__(self) -> str:
         fired = self.result.fired if self.result else None
