@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import functools
 import io
 import os
 import reprlib
@@ -230,14 +231,11 @@ class _Watch:
     def __init__(self, state: _State) -> None:
         self.state = state
 
-    def start(self, poll: bool) -> None:
-        raise NotImplementedError
+    def start(self, poll: bool) -> None: ...
 
-    def expire(self, frame: FrameType | None) -> None:
-        raise NotImplementedError
+    def expire(self, frame: FrameType | None) -> None: ...
 
-    def stop(self) -> None:
-        raise NotImplementedError
+    def stop(self) -> None: ...
 
     def _due(self) -> bool:
         """Whether the deadline has passed (noting it the first time), in the checked thread."""
@@ -381,7 +379,7 @@ def _keeps(code: CodeType, offset: int, names: dict[str, Any]) -> bool:
     exception table leads to an `except` that matches it (bare, `BaseException`, a name that
     cannot be resolved) or a `with` (whose `__exit__` may swallow it). A cleanup that re-raises
     or an `except Exception` passes it on."""
-    table = _table(code)
+    table = _parsed(code)[0]
     seen: set[int] = set()
     while True:
         target = next((t for start, end, t in table if start <= offset < end), None)
@@ -395,27 +393,12 @@ def _keeps(code: CodeType, offset: int, names: dict[str, Any]) -> bool:
         offset = target  # the handler passes it on from inside its own range
 
 
-_TABLES: dict[CodeType, tuple[list[tuple[int, int, int]], list[dis.Instruction]]] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _parsed(code: CodeType) -> tuple[list[tuple[int, int, int]], list[dis.Instruction]]:
     """A code object's exception table, and its instructions in order."""
-    found = _TABLES.get(code)
-    if found is None:
-        bytecode = dis.Bytecode(code)
-        entries = [
-            (e.start, e.end, e.target)
-            for e in getattr(bytecode, "exception_entries", ())  # 3.11+
-        ]
-        found = (entries, list(bytecode))
-        if len(_TABLES) > 4096:
-            _TABLES.clear()
-        _TABLES[code] = found
-    return found
-
-
-def _table(code: CodeType) -> list[tuple[int, int, int]]:
-    return _parsed(code)[0]
+    bytecode = dis.Bytecode(code)
+    entries = getattr(bytecode, "exception_entries", ())  # not in typeshed
+    return [(e.start, e.end, e.target) for e in entries], list(bytecode)
 
 
 _STRAIGHT = {"NOP", "CACHE", "EXTENDED_ARG", "COPY", "POP_EXCEPT", "SWAP", "POP_TOP"}
