@@ -28,7 +28,16 @@ from .cases import (
     searched_elsewhere,
 )
 from .content import Case, ExerciseText, said
-from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
+from .verdict import (
+    Incorrect,
+    NotAttempted,
+    Said,
+    Verdict,
+    a_function,
+    blank_in,
+    correct,
+    ended_text,
+)
 
 MOST_RUNS = 2
 """A caller retries once on the clock: a third run is stopped by the check."""
@@ -75,6 +84,7 @@ def castle() -> Castle:
 
 
 def judge(exercise: ExerciseText, fn: Any) -> Verdict:
+    a_function(exercise.answer, fn)
     low, high = exercise.settings["deadline_range"]
     chosen: Run | None = None
     for case in exercise.cases:
@@ -86,8 +96,7 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
             persona = f"slow:{chosen.deadline_s / 4:g}"
         level = level_named(case.data["level"])
         got = attempt(fn, CountingModel(persona, MOST_RUNS), level)
-        result = _result(where, got)
-        status, shown, runs = result
+        status, shown, runs = _result(where, got)
         if chosen is None:
             chosen = runs[0]
             _settings(chosen, low, high)
@@ -104,8 +113,6 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
 
 
 def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
-    from .checks import is_blank
-
     if not got.ok:
         exc = got.raised
         if isinstance(exc, Runaway):
@@ -131,7 +138,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
             error=Said(exc, text=True),
         )
     value = got.value
-    if is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value)):
+    if blank_in(value):
         raise NotAttempted
     if not isinstance(value, tuple) or len(value) != 3:
         raise Incorrect(
@@ -410,7 +417,7 @@ def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
             _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
             case=where,
             deadline=runs[0].deadline_s or 0,
-            ended=_ended(runs[0]),
+            ended=ended_text(runs[0]),
         )
     if len(runs) != 1:
         raise Incorrect(
@@ -430,12 +437,6 @@ def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
             status=Said(status),
             shown=Said(shown),
         )
-
-
-def _ended(run: Run) -> str:
-    from .judges import ENDED
-
-    return _(ENDED[run.stop]) if run.stop else _("was broken")
 
 
 def _task(run: Run) -> tuple[str, str]:

@@ -151,6 +151,14 @@ def tool_call(name: str, arguments: Any, call_id: str = "call_check") -> dict[st
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
+def maybe_json(text: Any) -> Any:
+    """A tool call's arguments parsed, or None when they are not JSON text."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
 # -- calling the learner's code ------------------------------------------------------------------
 
 
@@ -243,6 +251,7 @@ __all__ = [
     "case_tools",
     "changed",
     "level_named",
+    "maybe_json",
     "mock_model",
     "mock_run",
     "searched_elsewhere",

@@ -11,22 +11,23 @@ runs over the in-process mock and over a real socket (`MockServer`). It returns 
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from .._text import excerpt
-from ..i18n import _, ngettext
+from ..i18n import N_, _, ngettext
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, tool_call
-from .castle import Post, http_post
-from .content import Case, ExerciseText
+from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, maybe_json, tool_call
+from .castle import Post, http_post, last_assistant
+from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import Incorrect, Said, Verdict, correct
+from .verdict import Incorrect, Said, Verdict, a_function, correct, still_blank
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -34,61 +35,33 @@ SLACK = 4
 """Requests past a case's max_turns before the check stops a loop that does not stop."""
 
 
-@dataclass(frozen=True)
-class LoopCase:
-    """One run a learner's loop must get right, read from a case of the data file."""
+class LoopCase(BaseModel):
+    """One run a learner's loop must get right, as a case of the data file says it."""
+
+    model_config = ConfigDict(frozen=True)
 
     title: str
-    persona: str
+    persona: str = "searcher"
     level: str
-    tools: tuple[str, ...]
-    stop_on: tuple[str, ...]
-    max_turns: int
+    tools: tuple[str, ...] = ()
+    stop_on: tuple[str, ...] = ()
+    max_turns: int = 10
     stop: str
     """The exit it must take: "end_turn", "terminal_tool" or "max_turns"."""
-    answer: Any
+    answer: Any = None
     requests: int
     """How many requests the reference loop makes on it."""
     jam: str | None = None
+    """A tool that raises the first time it is called."""
     first_reply: tuple[dict[str, Any], ...] = ()
+    """The tool calls that replace the model's first reply."""
     socket: bool = False
-
-    @classmethod
-    def of(cls, case: Case) -> LoopCase:
-        data = case.data
-        return cls(
-            title=case.title,
-            persona=data.get("persona", "searcher"),
-            level=data["level"],
-            tools=tuple(data.get("tools", ())),
-            stop_on=tuple(data.get("stop_on", ())),
-            max_turns=data.get("max_turns", 10),
-            stop=data["stop"],
-            answer=data.get("answer"),
-            requests=data["requests"],
-            jam=data.get("jam"),
-            first_reply=tuple(data.get("first_reply", ())),
-            socket=bool(data.get("socket", False)),
-        )
-
-
-@dataclass
-class Watched:
-    """The tools a case offers, each recording the inputs its body ran with, without error."""
-
-    tools: list[Tool]
-    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, case: LoopCase) -> Watched:
-        watched = cls([])
-        change = {case.jam: "jammed"} if case.jam else None
-        for tool in case_tools(case.level, case.tools, change):
-            watched.tools.append(_recording(tool, watched.ran))
-        return watched
+    """Whether the case runs again over a real socket."""
 
 
 def _recording(original: Tool, ran: list[tuple[str, dict[str, Any]]]) -> Tool:
+    """The tool, which records in `ran` each input its body ran with, without error."""
+
     def body(**kwargs: Any) -> Any:
         limits.stop_if_expired()
         result = original.fn(**kwargs)
@@ -105,16 +78,17 @@ def _recording(original: Tool, ran: list[tuple[str, dict[str, Any]]]) -> Tool:
 
 
 @dataclass
-class Recorder:
-    """A `post` that counts requests, checks each against the conversation rules of a real
-    endpoint and against the one before it (the history kept), keeps the conversation it was last
-    sent, and stops a loop that never stops."""
+class Played:
+    """One case played by the learner's loop. It is the `post` the loop is given: it counts
+    requests, checks each against the conversation rules of a real endpoint and against the one
+    before it (the history kept), keeps the conversation it was last sent, and stops a loop that
+    never stops. Then it holds what the loop did."""
 
+    case: LoopCase
+    where: str
     post: Post
-    limit: int
-    first_reply: tuple[dict[str, Any], ...] = ()
     requests: int = 0
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
     """The messages of the last request, as they were sent."""
     live: list[dict[str, Any]] = field(default_factory=list)
     """The loop's own list of messages, as it goes on (what it added since, too)."""
@@ -124,12 +98,19 @@ class Recorder:
     forgot: int | None = None
     """The first request that did not carry the conversation so far."""
     stopped: int = 0
+    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """The tool calls whose body ran without error: (name, input)."""
+    error: BaseException | None = None
+    returned: Any = None
+    outcome: tuple[Any, Any, Any] | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The conversation as the loop returned it (or, failing that, as it last sent it)."""
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         limits.stop_if_expired()
         self.requests += 1
         PROGRESS.requests = self.requests
-        if self.requests > self.limit:
+        if self.requests > self.case.max_turns + SLACK:
             self.stopped += 1
             PROGRESS.stopped = self.stopped
             if self.stopped > KEPT_GOING:
@@ -137,22 +118,15 @@ class Recorder:
             raise Runaway(self.requests)
         messages = body.get("messages") if isinstance(body, dict) else None
         if isinstance(messages, list):
-            if self.broke is None:
-                found = breach(messages)
-                if found is not None:
-                    self.broke = (self.requests, found)
-            if (
-                self.forgot is None
-                and self.reply is not None
-                and not _carries(messages, self.messages, self.reply)
-            ):
+            if self.broke is None and (found := breach(messages)) is not None:
+                self.broke = (self.requests, found)
+            if self.forgot is None and self.reply is not None and not _carries(messages, self):
                 self.forgot = self.requests
-            self.messages, self.live = list(messages), messages
-        if self.first_reply and self.requests == 1:
-            scripted = _reply_calling(self.first_reply)
-            self.reply = scripted["choices"][0]["message"]
-            return scripted
-        answered = self.post(body)
+            self.sent, self.live = list(messages), messages
+        if self.case.first_reply and self.requests == 1:
+            answered = _reply_calling(self.case.first_reply)
+        else:
+            answered = self.post(body)
         try:
             self.reply = answered["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
@@ -160,12 +134,13 @@ class Recorder:
         return answered
 
 
-def _carries(messages: list[Any], before: list[Any], reply: dict[str, Any]) -> bool:
+def _carries(messages: list[Any], played: Played) -> bool:
     """Whether a request's messages start with the previous request's and its reply."""
+    before = played.sent
     return (
         len(messages) > len(before)
         and messages[: len(before)] == before
-        and messages[len(before)] == reply
+        and messages[len(before)] == played.reply
     )
 
 
@@ -188,26 +163,6 @@ def _reply_calling(calls: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     }
 
 
-@dataclass
-class Played:
-    """What one case did with the learner's loop."""
-
-    case: LoopCase
-    where: str
-    requests: int
-    messages: list[dict[str, Any]]
-    """The conversation as the loop returned it (or, failing that, as it last sent it)."""
-    broke: tuple[int, Breach] | None
-    forgot: int | None = None
-    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    error: BaseException | None = None
-    outcome: tuple[Any, Any, Any] | None = None
-    returned: Any = None
-    stopped: int = 0
-    sent: list[dict[str, Any]] = field(default_factory=list)
-    """The messages of the last request the loop sent."""
-
-
 def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
     """(stop, answer, messages) from an outcome object or a 3-tuple; None if it is neither."""
     if all(hasattr(value, name) for name in ("stop", "answer", "messages")):
@@ -220,27 +175,21 @@ def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
 def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Played:
     """Run the learner's loop on one case; whatever it raises is kept, never raised (except
     the check's own time limit and Ctrl-C)."""
-    recorder = Recorder(post, limit=case.max_turns + SLACK, first_reply=case.first_reply)
-    watched = Watched.of(case)
-    played = Played(case, where, 0, [], None, ran=watched.ran)
+    played = Played(case, where, post)
+    change = {case.jam: "jammed"} if case.jam else None
+    tools = [_recording(t, played.ran) for t in case_tools(case.level, case.tools, change)]
     try:
         played.returned = loop(
-            recorder, prompt(), watched.tools, max_turns=case.max_turns, stop_on=case.stop_on
+            played, prompt(), tools, max_turns=case.max_turns, stop_on=case.stop_on
         )
         played.outcome = read_outcome(played.returned)
     except (limits.OutOfTime, KeyboardInterrupt):
         raise
     except BaseException as exc:  # noqa: BLE001 — the learner's code may raise anything
         played.error = exc
-    played.requests, played.broke, played.forgot = (
-        recorder.requests,
-        recorder.broke,
-        recorder.forgot,
-    )
-    played.stopped, played.sent = recorder.stopped, recorder.messages
     messages = played.outcome[2] if played.outcome else None
-    whole = _whole_conversation(messages, recorder.messages)
-    played.messages = list(messages) if whole and isinstance(messages, list) else recorder.live
+    whole = _whole_conversation(messages, played.sent)
+    played.messages = list(messages) if whole and isinstance(messages, list) else played.live
     return played
 
 
@@ -287,7 +236,7 @@ def diagnose(played: Played) -> Incorrect | None:
     """The one thing wrong with this run of the learner's loop, or None when it is right."""
     case, error = played.case, played.error
     if played.broke is not None:
-        return _broke(played, *played.broke)
+        return _broke(*played.broke)
     if error is not None:
         return _raised(played, error)
     if played.forgot is not None:
@@ -320,9 +269,14 @@ def diagnose(played: Played) -> Incorrect | None:
     stop = getattr(stop, "value", stop)
     if case.stop == "max_turns":
         return _clock(played, stop, answer)
-    if case.stop == "terminal_tool":
-        return _pipe(played, stop, answer)
-    return _flag(played, stop, answer)
+    found = (_pipe if case.stop == "terminal_tool" else _flag)(played, stop, answer)
+    if found is None and played.requests != case.requests:
+        return Incorrect(
+            _("the run should take {want} requests; your loop made {got}."),
+            want=case.requests,
+            got=played.requests,
+        )
+    return found
 
 
 def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
@@ -335,23 +289,19 @@ def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
     )
 
 
-def _broke(played: Played, number: int, rule: Breach) -> Incorrect:
-    if rule.rule == "unanswered":
-        return Incorrect(
-            _(said_at_length("1-4", "unanswered_call")),
-            n=number,
-            names=", ".join(dict.fromkeys(rule.names)),
-            message=Said(rule.message, text=True, limit=200),
-        )
-    if rule.rule == "orphan":
-        return Incorrect(
-            _(said_at_length("1-4", "orphan_tool_message")),
-            n=number,
-            message=Said(rule.message, text=True, limit=200),
-        )
+def _broke(number: int, rule: Breach) -> Incorrect:
+    """Request `number` breaks a conversation rule of a real endpoint."""
+    said = {
+        "unanswered": said_at_length("1-4", "unanswered_call"),
+        "orphan": said_at_length("1-4", "orphan_tool_message"),
+    }.get(
+        rule.rule,
+        N_("request {n} breaks the protocol, and the mock refuses it (HTTP 400): {message}"),
+    )
     return Incorrect(
-        _("request {n} breaks the protocol, and the mock refuses it (HTTP 400): {message}"),
+        _(said),
         n=number,
+        names=", ".join(dict.fromkeys(rule.names)),
         message=Said(rule.message, text=True, limit=200),
     )
 
@@ -437,7 +387,7 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
             kind=Said(kind, text=True),
             n=played.requests,
         )
-    if _http_400(error):
+    if getattr(getattr(error, "response", None), "status_code", None) == 400:
         return Incorrect(
             _(
                 "with {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
@@ -455,14 +405,9 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     )
 
 
-def _http_400(error: BaseException) -> bool:
-    response = getattr(error, "response", None)
-    return getattr(response, "status_code", None) == 400
-
-
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
-    last = _last_assistant(played.messages)
+    last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
         return Incorrect(
             _(
@@ -514,12 +459,6 @@ def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             want=Said(want),
             got=Said(answer),
         )
-    if played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
-        )
     return None
 
 
@@ -559,7 +498,7 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             got=Said(stop),
         )
     if answer is not None:
-        last = _last_assistant(played.messages)
+        last = last_assistant(played.messages)
         what = (
             _(" — that is the last message, a request for another search, not an answer")
             if answer == last or (isinstance(last, dict) and answer == last.get("content"))
@@ -618,20 +557,14 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         )
     if answer != case.answer:
         return _wrong_pipe_answer(case, played, answer)
-    if played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
-        )
     return None
 
 
 def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect:
     """Through the warp pipe, an answer that is not the terminal tool's validated input: its
     output, its raw arguments, or the arguments as the model sent them."""
-    said = _terminal_output(played.messages, case.stop_on)
-    sent = _terminal_arguments(played.messages, case.stop_on)
+    terminal = _terminal_call(played.messages, case.stop_on)
+    said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
         return Incorrect(
             _("the answer is the terminal tool's validated input, {want}, not its output {got}."),
@@ -664,40 +597,23 @@ def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect
 
 def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:
     """Whether the terminal call the loop stopped on ran without error (the tool recorded it)."""
-    _turn, arguments, _output = terminal
-    try:
-        sent = json.loads(arguments)
-    except (TypeError, ValueError):
-        return False
-    names = set(played.case.stop_on)
-    return (
-        any(
-            name in names and all(str(data.get(k)) == str(v) for k, v in dict(sent).items())
-            for name, data in played.ran
-        )
-        if isinstance(sent, dict)
-        else False
+    sent = maybe_json(terminal[1])
+    return isinstance(sent, dict) and any(
+        name in played.case.stop_on and all(str(data.get(k)) == str(v) for k, v in sent.items())
+        for name, data in played.ran
     )
-
-
-def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    found = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
-    return found[-1] if found else None
-
-
-def _tool_outputs(messages: list[dict[str, Any]]) -> dict[str, str]:
-    return {
-        str(m.get("tool_call_id", "")): str(m.get("content", ""))
-        for m in messages
-        if isinstance(m, dict) and m.get("role") == "tool"
-    }
 
 
 def _terminal_call(
     messages: list[dict[str, Any]], stop_on: tuple[str, ...]
 ) -> tuple[int, str, str] | None:
     """(turn, arguments, output) of the last call to a stop_on tool in the conversation."""
-    outputs, turn, found = _tool_outputs(messages), 0, None
+    outputs = {
+        str(m.get("tool_call_id", "")): str(m.get("content", ""))
+        for m in messages
+        if isinstance(m, dict) and m.get("role") == "tool"
+    }
+    turn, found = 0, None
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
@@ -711,21 +627,6 @@ def _terminal_call(
                     outputs.get(str(call.get("id", "")), _("(no result)")),
                 )
     return found
-
-
-def _terminal_output(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> str | None:
-    found = _terminal_call(messages, stop_on)
-    return found[2] if found else None
-
-
-def _terminal_arguments(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> Any:
-    found = _terminal_call(messages, stop_on)
-    if found is None:
-        return None
-    try:
-        return json.loads(found[1])
-    except (TypeError, ValueError):
-        return None
 
 
 def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
@@ -765,15 +666,13 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
 def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     """Every case in process, then the socket cases: the first that goes wrong, shown with the
     run that showed it; else "Correct", saying where the socket runs went."""
-    cases = [LoopCase.of(c) for c in exercise.cases]
+    a_function(exercise.answer, loop)
+    cases = [LoopCase(title=c.title, **c.data) for c in exercise.cases]
     helper = getattr(loop, "__globals__", {}).get("run_call")
-    if helper is not None:
-        from .checks import still_blank
-
-        if still_blank(helper):
-            raise Incorrect(
-                _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
-            )
+    if helper is not None and still_blank(helper):
+        raise Incorrect(
+            _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
+        )
     for case in cases:
         PROGRESS.case = case_title(case)
         _check(play(loop, case, post_to_mock(case.persona), _("in process")))
@@ -861,7 +760,6 @@ __all__ = [
     "UNKNOWN_TOOL",
     "LoopCase",
     "Played",
-    "Recorder",
     "case_title",
     "diagnose",
     "judge",
