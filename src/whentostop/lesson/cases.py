@@ -9,6 +9,7 @@ language), and made once per language: a learner's function gets its own copy of
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import sys
 from collections.abc import Callable
@@ -128,13 +129,7 @@ def changed(original: Tool, how: str | None) -> Tool:
         result = original.fn(**kwargs)
         return result.splitlines() if how == "listing" else result
 
-    return Tool(
-        name=original.name,
-        description=original.description,
-        input_model=original.input_model,
-        fn=body,
-        timeout_s=None,
-    )
+    return dataclasses.replace(original, fn=body, timeout_s=None)
 
 
 def case_tools(

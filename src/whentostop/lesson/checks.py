@@ -47,12 +47,9 @@ SYMBOLS = {"correct": "✓", "incorrect": "✗", "not attempted": "✎"}
 
 def _show(markdown: str, plain: str) -> None:
     """Rich text in a notebook, plain text anywhere else."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - IPython ships with the notebooks' dependencies
-        print(plain)
-        return
+    from IPython import get_ipython  # ipywidgets's dependency, so the package's too
+    from IPython.display import display
+
     if get_ipython() is None:
         print(plain)
     else:

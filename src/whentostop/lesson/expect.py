@@ -99,7 +99,7 @@ def expect_raised(result: Any) -> None:
         )
     note = _note(
         _("The text says the loop raises."),
-        _("it returned instead: {outcome}").format(outcome=_outcome_text(result)),
+        _("it returned instead: {outcome}").format(outcome=describe_outcome(result)),
         why,
         _(
             "Try: run the notebook on the mock (unset OPENAI_BASE_URL) to see the raise; "
@@ -124,10 +124,16 @@ def _ended(run: Any, stop: Stop) -> bool:
         if run.stop != stop:
             return False
         return run.has_answer if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) else True
-    ended = getattr(getattr(run, "stop", None), "value", getattr(run, "stop", None))
+    ended = _stop_of(run)
     if ended != stop.value:
         return False
     return not (stop == Stop.END_TURN and _text_call(run))
+
+
+def _stop_of(outcome: Any) -> Any:
+    """How a run or a learner's outcome says it ended: "end_turn", ... (a `Stop`'s value)."""
+    stop = getattr(outcome, "stop", None)
+    return getattr(stop, "value", stop)
 
 
 def _rejected_first(run: Any, tool: str) -> bool:
@@ -141,7 +147,7 @@ def _text_call(outcome: Any) -> bool:
         return outcome.answer_is_text_tool_call or any(
             n.kind == "text_tool_call" for n in outcome.notes
         )
-    stop = getattr(getattr(outcome, "stop", None), "value", getattr(outcome, "stop", None))
+    stop = _stop_of(outcome)
     answer = getattr(outcome, "answer", None)
     return stop == "end_turn" and bool(find_text_calls(str(answer or ""), LESSON_TOOLS))
 
@@ -149,7 +155,7 @@ def _text_call(outcome: Any) -> bool:
 def _did(run: Any, rejected: str | None = None) -> str:
     """What the run did, in a few words: how it ended, after how many turns, with what."""
     if not isinstance(run, Run):
-        return _("it ended with {outcome}").format(outcome=_outcome_text(run))
+        return _("it ended with {outcome}").format(outcome=describe_outcome(run))
     n = len(run.turns)
     if rejected is not None:
         tried = [c for c in run.tool_calls if c.name == rejected]
@@ -221,10 +227,6 @@ def _did_clock(run: Run, n: int) -> str:
     return did
 
 
-def _outcome_text(outcome: Any) -> str:
-    return describe_outcome(outcome)
-
-
 # -- why, and what to try -----------------------------------------------------------------------
 
 
@@ -278,7 +280,7 @@ def _reply_advice(run: Any) -> tuple[str, str] | None:
 def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
     """Advice on the exit: the run ended otherwise than the text states."""
     mine = isinstance(run, Run)
-    ended = getattr(getattr(run, "stop", None), "value", getattr(run, "stop", None))
+    ended = _stop_of(run)
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:
         per_turn = run.elapsed_s / max(len(run.turns), 1)

@@ -11,6 +11,7 @@ runs over the in-process mock and over a real socket (`MockServer`). It returns 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -68,13 +69,7 @@ def _recording(original: Tool, ran: list[tuple[str, dict[str, Any]]]) -> Tool:
         ran.append((original.name, dict(kwargs)))
         return result
 
-    return Tool(
-        name=original.name,
-        description=original.description,
-        input_model=original.input_model,
-        fn=body,
-        timeout_s=None,
-    )
+    return dataclasses.replace(original, fn=body, timeout_s=None)
 
 
 @dataclass
