@@ -39,7 +39,7 @@ from .cases import (
     tool_call,
 )
 from .castle import exit_by_last_message
-from .content import Case, ExerciseText, translate_code
+from .content import Case, ExerciseText, said, translate_code
 from .verdict import (
     ENDED,
     Incorrect,
@@ -306,12 +306,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
         exc = got.raised
         if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
             raise Incorrect(
-                _(
-                    "with {case}, your recipe raised NameError ({error}): the arguments are "
-                    "JSON, not Python. Parse them with json.loads."
-                ),
-                case=where,
-                error=Said(exc, text=True),
+                _(said("1-4", "recipe_json_not_python")), case=where, error=Said(exc, text=True)
             )
         if not got.ok:
             raise _raised(got, where)
@@ -319,34 +314,19 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
             raise NotAttempted
         value = got.value
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Incorrect(
-                _(
-                    "with {case}, the recipe should return two things, (stop, answer); it "
-                    "returned {got}."
-                ),
-                case=where,
-                got=Said(value),
-            )
+            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), case=where, got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
         want_stop, want_answer = want.value
         if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
             raise Incorrect(
-                _(
-                    'with {case}, the stop is {got}: say it with the Outcome\'s values, "end_turn", '
-                    '"terminal_tool" or "max_turns" (here {want}).'
-                ),
+                _(said("1-4", "recipe_unknown_stop")),
                 case=where,
                 got=Said(stop),
                 want=Said(want_stop),
             )
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
             raise Incorrect(
-                _(
-                    "with {case}, the answer is the call's arguments as JSON text ({got}): "
-                    "parse them into a dict with json.loads."
-                ),
-                case=where,
-                got=Said(answer),
+                _(said("1-4", "recipe_answer_not_parsed")), case=where, got=Said(answer)
             )
         if stop != want_stop or not _equal(answer, want_answer):
             raise Incorrect(
@@ -394,21 +374,14 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
                 raise Incorrect(
-                    _(
-                        "with {case}, run_call caught {kind} and turned it into a result: catch "
-                        "Exception, not BaseException, so that Ctrl-C and sys.exit() still stop "
-                        "the program."
-                    ),
+                    _(said("1-4", "run_call_caught_base_exception")),
                     case=where,
                     kind=Said(type(want.raised).__name__, text=True),
                 )
             continue
         if not got.ok:
             raise Incorrect(
-                _(
-                    "with {case}, run_call raised {kind}: {error}. Catch it, and return (False, "
-                    "None, an error line): the error goes back to the model as the call's result."
-                ),
+                _(said("1-4", "run_call_raised")),
                 case=where,
                 kind=Said(type(got.raised).__name__, text=True),
                 error=Said(got.raised, text=True),
@@ -434,13 +407,7 @@ def _one_result(
     case: Case, where: str, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]
 ) -> None:
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Incorrect(
-            _(
-                "run_call should return three things, (ok, data, output); with {case} it returned {got}."
-            ),
-            case=where,
-            got=Said(got),
-        )
+        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), case=where, got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
     if ok is want_ok:
@@ -450,13 +417,7 @@ def _one_result(
             _failed(case, where, data, output)
     elif want_ok:
         raise Incorrect(
-            _(
-                "with {case}, the call validated and ran, but run_call said it failed (ok="
-                "{ok}), with {output}."
-            ),
-            case=where,
-            ok=Said(ok),
-            output=Said(output),
+            _(said("1-4", "run_call_said_it_failed")), case=where, ok=Said(ok), output=Said(output)
         )
     else:
         raise Incorrect(
@@ -473,10 +434,7 @@ def _ran(
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
         raise Incorrect(
-            _(
-                "with {case}, the output should be text for the model (str(output)), not {kind} "
-                "({got})."
-            ),
+            _(said("1-4", "run_call_output_not_text")),
             case=where,
             kind=Said(type(output).__name__, text=True),
             got=Said(output),
@@ -484,10 +442,7 @@ def _ran(
     if not _equal(data, want_data):
         sent = call["function"]["arguments"]
         raise Incorrect(
-            _(
-                "with {case}, data should be the validated input, a dict ({want}); yours is "
-                "{cause}: {got}."
-            ),
+            _(said("1-4", "run_call_data_not_validated")),
             case=where,
             want=Said(want_data),
             cause=_("the arguments as the model sent them")
@@ -507,41 +462,15 @@ def _ran(
 def _failed(case: Case, where: str, data: Any, output: Any) -> None:
     """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
-        raise Incorrect(
-            _(
-                "with {case}, the call failed: data should be None (there is no validated input), not {got}."
-            ),
-            case=where,
-            got=Said(data),
-        )
+        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), case=where, got=Said(data))
     if not isinstance(output, str) or not output.strip():
-        raise Incorrect(
-            _(
-                "with {case}, the output should be an error line for the model (a str), not "
-                "{got}: the model can only fix what it is told."
-            ),
-            case=where,
-            got=Said(output),
-        )
+        raise Incorrect(_(said("1-4", "run_call_no_error_line")), case=where, got=Said(output))
     if not reads_as_failure(output):
-        raise Incorrect(
-            _(
-                "with {case}, the output {got} does not say that the call failed: a model reading "
-                'it takes it for a result. Say it is an error (for example "Error: ...").'
-            ),
-            case=where,
-            got=Said(output),
-        )
+        raise Incorrect(_(said("1-4", "run_call_error_not_said")), case=where, got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
         raise Incorrect(
-            _(
-                "with {case}, the output {got} does not say what went wrong. The model can only "
-                "fix what it is told: put the exception's message in it (for example "
-                'f"Error: {{exc}}").'
-            ),
-            case=where,
-            got=Said(output),
+            _(said("1-4", "run_call_error_without_message")), case=where, got=Said(output)
         )
 
 
@@ -896,10 +825,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
         if case.get("must") == "answer":
             if not run.has_answer:
                 raise Incorrect(
-                    _(
-                        "with max_turns={max_turns} the clock stops {case} before it answers: it "
-                        "needs {needed}. Make room."
-                    ),
+                    _(said("1-1", "budget_too_tight")),
                     max_turns=max_turns,
                     case=where,
                     needed=turns_text(len(case_run(case.data["run"]).turns)),
@@ -908,11 +834,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
         spent = cumulative_tokens(run)[-1]
         if max_turns > most:
             raise Incorrect(
-                _(
-                    "with max_turns={max_turns} {case} spends far more than {cap:,} tokens: "
-                    "{spent:,} in its first {most} turns already. Your budget_c counts turns, "
-                    "not tokens: tighten it."
-                ),
+                _(said("1-1", "budget_far_too_loose")),
                 max_turns=max_turns,
                 case=where,
                 cap=cap,
@@ -921,10 +843,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
             )
         if spent > cap:
             raise Incorrect(
-                _(
-                    "with max_turns={max_turns} {case} spends {spent:,} tokens before the "
-                    "clock stops it, over the cap of {cap:,}. Tighten it."
-                ),
+                _(said("1-1", "budget_too_loose")),
                 max_turns=max_turns,
                 case=where,
                 spent=spent,
@@ -949,18 +868,11 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     causes = [
         (
             len(no_pipe.turns) - len(pipe.turns),
-            _(
-                "what stop_on saves over offering mark_star *without* stop_on (the turn spent "
-                'saying "Done"). Compare the pipe with a searcher that answers in text: '
-                '`level.tools("search_blocks")`.'
-            ),
+            _(said("1-3", "saved_is_the_done_turn")),
         ),
         (
             len(pipe.turns) - len(no_pipe.turns),
-            _(
-                "the pipe's turns minus the turns without stop_on: compare with the flag (only "
-                "search_blocks), and subtract the pipe's turns from the flag's."
-            ),
+            _(said("1-3", "saved_is_minus_the_done_turn")),
         ),
         (
             len(flag.messages) - len(pipe.messages),
@@ -972,13 +884,7 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
         raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=named[0])
-    raise Incorrect(
-        _(
-            "run both and count: the flag run (only search_blocks) and the pipe run (stop_on "
-            "mark_star) on level 1-3. Your answer, {saved}, is not their difference."
-        ),
-        saved=saved,
-    )
+    raise Incorrect(_(said("1-3", "saved_not_measured")), saved=saved)
 
 
 def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
@@ -987,12 +893,7 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     if blank_in(answer):
         raise NotAttempted
     if not isinstance(answer, str) or not answer.strip():
-        raise Incorrect(
-            _(
-                "`give_up_prompt` should be the text of a system prompt, a non-empty str: not {value}."
-            ),
-            value=Said(answer),
-        )
+        raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
     gave_up: Run | None = None
     for case in exercise.cases:
         where = _case(case)
@@ -1003,22 +904,11 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
-                raise Incorrect(
-                    _(
-                        "with {case} and your prompt, the searcher gave up without a single "
-                        "search: permission to give up is for when the searches come back empty, "
-                        "not instead of searching."
-                    ),
-                    case=where,
-                )
+                raise Incorrect(_(said("1-2", "gave_up_without_searching")), case=where)
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
             raise Incorrect(
-                _(
-                    "with {case} and your prompt, the run {ended} after {searched} without "
-                    "finding the star: {answer}. Let it give up only after the searches come back "
-                    "empty, not before it has looked everywhere."
-                ),
+                _(said("1-2", "gave_up_too_soon")),
                 case=where,
                 ended=ended_text(run),
                 searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
@@ -1040,14 +930,9 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
 def _not_understood(run: Run, intent: Intent) -> str:
     """Why the searcher kept searching: what the mock read, what it missed, and two wordings it
     understands. The mock is rules, not a model: a sensible prompt may still be missed."""
-    clock = _(
-        "with your prompt the searcher kept searching level 1-1 until the clock ({turns})."
-    ).format(turns=turns_text(len(run.turns)))
+    clock = _(said("1-2", "kept_searching")).format(turns=turns_text(len(run.turns)))
     if intent.allowed:  # permission on a condition the clock does not leave room for
-        read = _(
-            "What the mock read: permission, “{quote}”, on a condition: “{condition}”. It would give "
-            "up after {searches} empty searches, and the clock stopped it first: ask for fewer."
-        ).format(
+        read = _(said("1-2", "mock_read_a_condition")).format(
             quote=intent.quote,
             condition=intent.condition.text if intent.condition else "",
             searches=intent.searches,
@@ -1057,9 +942,7 @@ def _not_understood(run: Run, intent: Intent) -> str:
         read = _("What the mock read: {why}, “{quote}”.").format(
             why=_(WHY[intent.why]), quote=intent.quote
         )
-        missed = _(
-            "What it missed: a later instruction that allows giving up (the last one decides)."
-        )
+        missed = _(said("1-2", "mock_missed_a_later_permission"))
     else:
         noted = [r for r in intent.readings if r.stance == "none"]
         if noted:
@@ -1070,16 +953,10 @@ def _not_understood(run: Run, intent: Intent) -> str:
                 )
             )
         else:
-            read = _(
-                "What the mock read: nothing about giving up, or about what to do if the star "
-                "cannot be found."
-            )
+            read = _(said("1-2", "mock_read_nothing"))
         missed = _("What it missed: permission, in words, to stop and say the star is not there.")
     first, second = (_(example) for example in GIVE_UP_EXAMPLES)
-    examples = _(
-        "The mock follows rules, it is not a language model: a real model may understand "
-        "words it misses. Wordings it understands: “{first}” or “{second}”"
-    ).format(first=first, second=second)
+    examples = _(said("1-2", "mock_follows_rules")).format(first=first, second=second)
     return f"{clock} {read} {missed} {examples}"
 
 

@@ -235,29 +235,15 @@ def diagnose(played: Played) -> Incorrect | None:
     if error is not None:
         return _raised(played, error)
     if played.forgot is not None:
-        return Incorrect(
-            _(
-                "request {n} did not carry the conversation so far: every request sends the "
-                "whole history (the task, each reply, each tool result), or the model forgets "
-                "what it did."
-            ),
-            n=played.forgot,
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_forgot_the_history")), n=played.forgot)
     if played.outcome is None:
         return Incorrect(
-            _(
-                "your loop returned {got}: return an outcome with stop, answer and messages "
-                "(Outcome(stop, answer, messages))."
-            ),
-            got=Said(played.returned),
+            _(said_at_length("1-4", "loop_returned_no_outcome")), got=Said(played.returned)
         )
     stop, answer, messages = played.outcome
     if not _whole_conversation(messages, played.sent):
         return Incorrect(
-            _(
-                "the outcome's messages should be the whole conversation (the {n} messages of "
-                "the last request, and what came after), not {got}."
-            ),
+            _(said_at_length("1-4", "loop_not_the_whole_conversation")),
             n=len(played.sent),
             got=Said(messages),
         )
@@ -305,40 +291,24 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     case, kind, where = played.case, type(error).__name__, case_title(played.case)
     if isinstance(error, Runaway):
         return Incorrect(
-            _(
-                "your loop made more than {n} requests with max_turns={max_turns}: it did not "
-                "stop. Make at most max_turns requests: for turn in range(max_turns)."
-            ),
+            _(said_at_length("1-4", "loop_too_many_requests")),
             n=case.max_turns + SLACK,
             max_turns=case.max_turns,
         )
     if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
         return Incorrect(
-            _(
-                "calling your loop as loop(post, prompt, tools, max_turns={max_turns}, "
-                "stop_on={stop_on}) raised TypeError: {said}. Keep the skeleton's parameters."
-            ),
+            _(said_at_length("1-4", "loop_wrong_parameters")),
             max_turns=case.max_turns,
             stop_on=Said(case.stop_on),
             said=Said(error, text=True),
         )
     if case.jam and JAMMED in str(error):
         return Incorrect(
-            _(
-                '{tool} raised RuntimeError ("{said}") and your loop let it out: the whole run is '
-                "lost. Catch it and send it back as the tool's result (the error-back path, "
-                "run_call); the model tries again."
-            ),
-            tool=case.jam,
-            said=JAMMED,
+            _(said_at_length("1-4", "loop_let_a_tool_error_out")), tool=case.jam, said=JAMMED
         )
     if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
         return Incorrect(
-            _(
-                "the model asked for {name}, a tool that does not exist, and your loop raised "
-                "{kind}: {said}. Send an error back as that call's result (which tools there are), "
-                "and go on."
-            ),
+            _(said_at_length("1-4", "loop_raised_on_an_unknown_tool")),
             name=UNKNOWN_TOOL,
             kind=Said(kind, text=True),
             said=Said(error, text=True),
@@ -347,47 +317,24 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
         "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
     ):
         return Incorrect(
-            _(
-                "the sloppy caller's mark_star failed validation and your loop raised {kind}: "
-                "{said}. A call that fails validation goes back to the model as an error result; "
-                "the loop goes on."
-            ),
+            _(said_at_length("1-4", "loop_raised_on_invalid_input")),
             kind=Said(kind, text=True),
             said=Said(error, text=True),
         )
     if isinstance(error, KeyError) and "tool_calls" in str(error):
-        return Incorrect(
-            _(
-                "your loop raised KeyError: 'tool_calls' on a reply that asks for no tool: that "
-                'reply is the flag. Return before reading message["tool_calls"].'
-            )
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_read_missing_tool_calls")))
     if isinstance(error, SystemExit):
-        return Incorrect(
-            _(
-                "with {case}, your loop called sys.exit() (SystemExit) after {n} requests: a loop "
-                'returns its outcome (on the clock, Outcome("max_turns", None, messages)); it '
-                "never ends the program."
-            ),
-            case=where,
-            n=played.requests,
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_exited")), case=where, n=played.requests)
     if not isinstance(error, Exception):
         return Incorrect(
-            _(
-                "with {case}, your loop raised {kind}, a BaseException, after {n} requests: return "
-                'the outcome instead (on the clock, Outcome("max_turns", None, messages)).'
-            ),
+            _(said_at_length("1-4", "loop_raised_a_base_exception")),
             case=where,
             kind=Said(kind, text=True),
             n=played.requests,
         )
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
         return Incorrect(
-            _(
-                "with {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
-                "be a conversation a real endpoint accepts."
-            ),
+            _(said_at_length("1-4", "loop_request_refused")),
             case=where,
             n=played.requests,
             said=Said(error, text=True),
@@ -405,54 +352,26 @@ def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
         return Incorrect(
-            _(
-                "your loop took a reply that asks for tools for the flag (it had text too: "
-                "{said}). The flag is a reply with no tool_calls; a reply with calls needs them "
-                "run."
-            ),
+            _(said_at_length("1-4", "flag_with_tool_calls")),
             said=Said(last.get("content") or "", text=True, limit=60),
         )
     if stop == "max_turns":
         return Incorrect(
-            _(
-                "the model answered without asking for a tool ({said}), but your loop went on "
-                "until max_turns. A reply with no tool call is the flag: return "
-                'Outcome("end_turn", its text, messages).'
-            ),
+            _(said_at_length("1-4", "flag_missed")),
             said=Said(_flag_text(played.messages) or "", text=True, limit=60),
         )
     if stop == "terminal_tool" and not case.stop_on:
         return Incorrect(
-            _(
-                "your loop opened the warp pipe though stop_on={stop_on}: the pipe opens only on "
-                "a tool the caller named in stop_on, never on a name written into the loop."
-            ),
-            stop_on=Said(case.stop_on),
+            _(said_at_length("1-4", "pipe_without_stop_on")), stop_on=Said(case.stop_on)
         )
     if stop != "end_turn":
-        return Incorrect(
-            _(
-                "this run ended on the flag (a reply with no tool call): stop should be "
-                '"end_turn", not {got}.'
-            ),
-            got=Said(stop),
-        )
+        return Incorrect(_(said_at_length("1-4", "flag_wrong_stop")), got=Said(stop))
     want = _flag_text(played.messages)
     if answer != want:
         if isinstance(answer, dict) and answer.get("content") == want:
-            return Incorrect(
-                _(
-                    'on the flag the answer is the reply\'s text, message["content"], not the '
-                    "whole message."
-                )
-            )
+            return Incorrect(_(said_at_length("1-4", "flag_answer_whole_message")))
         return Incorrect(
-            _(
-                "on the flag the answer is the text of the reply that asked for no tool, "
-                "{want}; your loop returned {got}."
-            ),
-            want=Said(want),
-            got=Said(answer),
+            _(said_at_length("1-4", "flag_wrong_answer")), want=Said(want), got=Said(answer)
         )
     return None
 
@@ -485,13 +404,7 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             n=played.requests,
         )
     if stop != "max_turns":
-        return Incorrect(
-            _(
-                "the turns ran out while the model was still asking for tools: that is the "
-                'clock, stop "max_turns", not {got}.'
-            ),
-            got=Said(stop),
-        )
+        return Incorrect(_(said_at_length("1-4", "clock_wrong_stop")), got=Said(stop))
     if answer is not None:
         last = last_assistant(played.messages)
         what = (
@@ -500,12 +413,7 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             else ""
         )
         return Incorrect(
-            _(
-                "on the clock there is no answer: answer must be None, but your loop returned "
-                "{got}{what}."
-            ),
-            got=Said(answer),
-            what=what,
+            _(said_at_length("1-4", "clock_with_an_answer")), got=Said(answer), what=what
         )
     return None
 
@@ -517,11 +425,7 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         if terminal is not None and not _ran_ok(played, terminal):
             turn, arguments, output = terminal
             return Incorrect(
-                _(
-                    "your loop opened the warp pipe on turn {turn}, on a {tool} call that failed "
-                    "({output}) with input {arguments}. Stop only when the terminal tool "
-                    "validated and ran (ok)."
-                ),
+                _(said_at_length("1-4", "pipe_on_a_failed_call")),
                 turn=turn,
                 tool=", ".join(case.stop_on),
                 output=Said(output, text=True, limit=80),
@@ -543,12 +447,7 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         )
     if stop != "terminal_tool":
         return Incorrect(
-            _(
-                'this run should end through the warp pipe (stop "terminal_tool"); your loop '
-                "said {got} after {n} requests."
-            ),
-            got=Said(stop),
-            n=played.requests,
+            _(said_at_length("1-4", "pipe_wrong_stop")), got=Said(stop), n=played.requests
         )
     if answer != case.answer:
         return _wrong_pipe_answer(case, played, answer)
@@ -574,19 +473,12 @@ def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect
         )
     if sent is not None and answer == sent:
         return Incorrect(
-            _(
-                "the answer is the validated input, {want}, not the arguments as the model "
-                "sent them, {got}: the schema checked them, and made them what they should be."
-            ),
+            _(said_at_length("1-4", "pipe_answer_as_sent")),
             want=Said(case.answer),
             got=Said(answer),
         )
     return Incorrect(
-        _(
-            "through the warp pipe the answer is the validated input {want}; your loop returned {got}."
-        ),
-        want=Said(case.answer),
-        got=Said(answer),
+        _(said_at_length("1-4", "pipe_wrong_answer")), want=Said(case.answer), got=Said(answer)
     )
 
 
@@ -732,19 +624,10 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
         )
     if progress.requests == 0:
         return Incorrect(
-            _(
-                "with {case}, your loop did not return within {seconds:g} s, and it never sent a "
-                "request: a loop that does nothing but loop never returns. Ask the model once per "
-                "turn, for turn in range(max_turns)."
-            ),
-            case=progress.case,
-            seconds=seconds,
+            _(said_at_length("1-4", "loop_never_asked")), case=progress.case, seconds=seconds
         )
     return Incorrect(
-        _(
-            "with {case}, your loop did not return within {seconds:g} s ({n} requests): every "
-            "turn must end in an exit or the next request."
-        ),
+        _(said_at_length("1-4", "loop_timed_out")),
         case=progress.case,
         seconds=seconds,
         n=progress.requests,
