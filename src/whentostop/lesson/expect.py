@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._text import excerpt
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _
 from ..outcome import EXIT_NAMES, Run, Stop
 from ..textcalls import find_text_calls
 from .castle import LESSON_TOOLS, describe_outcome
+from .verdict import turns_text
 
 HISTORY_SIZE = 500
 
@@ -156,7 +157,7 @@ def _did(run: Any, rejected: str | None = None) -> str:
     """What the run did, in a few words: how it ended, after how many turns, with what."""
     if not isinstance(run, Run):
         return _("it ended with {outcome}").format(outcome=describe_outcome(run))
-    n = len(run.turns)
+    turns = turns_text(len(run.turns))
     if rejected is not None:
         tried = [c for c in run.tool_calls if c.name == rejected]
         if tried:
@@ -165,58 +166,42 @@ def _did(run: Any, rejected: str | None = None) -> str:
     if run.stop is None:
         return _("it broke: {error}").format(error=excerpt(run.error or "", 120))
     if run.stop == Stop.END_TURN:
-        return _did_flag(run, n)
+        return _did_flag(run, turns)
     if run.stop == Stop.TERMINAL_TOOL:
-        return ngettext(
-            "it ended through the warp pipe after {n} turn, with the answer {answer!r}",
-            "it ended through the warp pipe after {n} turns, with the answer {answer!r}",
-            n,
-        ).format(n=n, answer=run.answer)
+        return _("it ended through the warp pipe after {turns}, with the answer {answer!r}").format(
+            turns=turns, answer=run.answer
+        )
     if run.stop == Stop.DEADLINE:
-        return ngettext(
-            "the deadline stopped it after {n} turn ({s:.1f} s)",
-            "the deadline stopped it after {n} turns ({s:.1f} s)",
-            n,
-        ).format(n=n, s=run.elapsed_s)
+        return _("the deadline stopped it after {turns} ({s:.1f} s)").format(
+            turns=turns, s=run.elapsed_s
+        )
     if run.stop == Stop.BUDGET:
-        return ngettext(
-            "the budget stopped it after {n} turn", "the budget stopped it after {n} turns", n
-        ).format(n=n)
-    return _did_clock(run, n)
+        return _("the budget stopped it after {turns}").format(turns=turns)
+    return _did_clock(run, turns)
 
 
-def _did_flag(run: Run, n: int) -> str:
+def _did_flag(run: Run, turns: str) -> str:
     """What a run that ended on the flag did: answered, or wrote a tool call or an echo."""
     last = excerpt(run.turns[-1].text, 90) if run.turns else ""
     refused = run.not_an_answer
     if refused is not None and refused.kind == "text_tool_call":
-        return ngettext(
-            "it ended on the flag after {n} turn, and its last reply is a tool call written "
-            "as text — a request for a tool, not an answer: “{text}”",
-            "it ended on the flag after {n} turns, and its last reply is a tool call written "
-            "as text — a request for a tool, not an answer: “{text}”",
-            n,
-        ).format(n=n, text=last)
-    if refused is not None:
-        return ngettext(
-            "it ended on the flag after {n} turn, and its last reply only repeats words it "
-            "was sent — not an answer: “{text}”",
-            "it ended on the flag after {n} turns, and its last reply only repeats words it "
-            "was sent — not an answer: “{text}”",
-            n,
-        ).format(n=n, text=last)
-    return ngettext(
-        "it ended on the flag after {n} turn, with an answer in text: “{text}”",
-        "it ended on the flag after {n} turns, with an answer in text: “{text}”",
-        n,
-    ).format(n=n, text=last)
+        did = _(
+            "it ended on the flag after {turns}, and its last reply is a tool call written "
+            "as text — a request for a tool, not an answer: “{text}”"
+        )
+    elif refused is not None:
+        did = _(
+            "it ended on the flag after {turns}, and its last reply only repeats words it "
+            "was sent — not an answer: “{text}”"
+        )
+    else:
+        did = _("it ended on the flag after {turns}, with an answer in text: “{text}”")
+    return did.format(turns=turns, text=last)
 
 
-def _did_clock(run: Run, n: int) -> str:
+def _did_clock(run: Run, turns: str) -> str:
     """What a run that ran to the clock did, and what its last reply was."""
-    did = ngettext(
-        "it ran to the clock after {n} turn", "it ran to the clock after {n} turns", n
-    ).format(n=n)
+    did = _("it ran to the clock after {turns}").format(turns=turns)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return did + ", " + _("still asking for {tools}").format(tools=asking)
