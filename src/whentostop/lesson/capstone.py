@@ -277,15 +277,9 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
         if made == 2 and len(runs) == 1:
             raise Incorrect(_(said("1-4", "caller_dropped_a_run")), case=where)
         raise Incorrect(
-            ngettext(
-                "with {case}, castle_caller should retry once with a clearer task, then report the "
-                'failure ("clock"): two runs on the clock. It made {n} run and reported {status}.',
-                "with {case}, castle_caller should retry once with a clearer task, then report the "
-                'failure ("clock"): two runs on the clock. It made {n} runs and reported {status}.',
-                len(runs),
-            ),
+            _(said("1-4", "caller_did_not_retry_once")),
             case=where,
-            n=len(runs),
+            runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
             status=Said(status),
         )
     first, second = (_task(r) for r in runs)

@@ -393,15 +393,11 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
         return Incorrect(
-            ngettext(
-                "with max_turns={max_turns} your loop made {n} request: make exactly max_turns "
-                "before the clock stops it.",
-                "with max_turns={max_turns} your loop made {n} requests: make exactly max_turns "
-                "before the clock stops it.",
-                played.requests,
-            ),
+            _(said_at_length("1-4", "clock_not_max_turns_requests")),
             max_turns=case.max_turns,
-            n=played.requests,
+            requests=ngettext("{n} request", "{n} requests", played.requests).format(
+                n=played.requests
+            ),
         )
     if stop != "max_turns":
         return Incorrect(_(said_at_length("1-4", "clock_wrong_stop")), got=Said(stop))
