@@ -12,7 +12,6 @@ import copy
 import dataclasses
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -27,6 +26,7 @@ from ..tools import Tool
 from . import give_up, limits, prompt
 from .castle import empty_castle
 from .content import extra_levels
+from .limits import attempt
 
 JAMMED = "the ? blocks are stuck: try again"
 """What a jammed tool raises the first time it is called (RuntimeError)."""
@@ -158,18 +158,6 @@ def maybe_json(text: Any) -> Any:
 
 
 @dataclass
-class Called:
-    """What one call of the learner's code did: returned `value`, or raised `raised`."""
-
-    value: Any = None
-    raised: BaseException | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.raised is None
-
-
-@dataclass
 class Progress:
     """Where a check is: the case being tried (for a verdict that comes when time runs out) and
     what the learner's code has asked for on it."""
@@ -183,17 +171,6 @@ class Progress:
 
 PROGRESS = Progress()
 """The check running now (a check runs one at a time, in the kernel's thread)."""
-
-
-def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Called:
-    """Call learner code: what it returned or raised (SystemExit and other BaseExceptions too),
-    never raised on. The limit's own stop (`OutOfTime`) and Ctrl-C go on."""
-    try:
-        return Called(value=fn(*args, **kwargs))
-    except (limits.OutOfTime, KeyboardInterrupt):
-        raise
-    except BaseException as exc:  # noqa: BLE001 — what the learner's code raised is data here
-        return Called(raised=exc)
 
 
 class CountingModel:
@@ -237,7 +214,6 @@ def searched_elsewhere(run: Run, level: Level) -> bool:
 __all__ = [
     "JAMMED",
     "PROGRESS",
-    "Called",
     "CountingModel",
     "Progress",
     "Runaway",

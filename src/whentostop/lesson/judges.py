@@ -29,7 +29,6 @@ from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
 from .cases import (
     PROGRESS,
-    Called,
     attempt,
     case_run,
     case_tools,
@@ -40,6 +39,7 @@ from .cases import (
 )
 from .castle import exit_by_last_message
 from .content import Case, ExerciseText, said, translate_code
+from .limits import Ran
 from .verdict import (
     ENDED,
     Incorrect,
@@ -108,7 +108,7 @@ def _reference(exercise: ExerciseText, lang: str) -> Any:
 
 
 @cache
-def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Called:
+def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Ran:
     fn = _reference(exercise, lang)
     return attempt(fn, *_inputs(exercise, exercise.cases[index]))
 
@@ -126,7 +126,7 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
     raise ValueError(f"{exercise.id}: no inputs for takes={exercise.takes!r}")
 
 
-def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Called, Called]]:
+def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Ran, Ran]]:
     """Each case, named, with its inputs, what the solution gave on them and what `fn` gave."""
     a_function(exercise.answer, fn)
     for index, case in enumerate(exercise.cases):
@@ -137,7 +137,7 @@ def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Called, 
             yield where, inputs, want, attempt(fn, *copy.deepcopy(inputs))
 
 
-def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
+def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
     """The verdict on learner code that raised: the case it raised on, and what it raised."""
     exc = called.raised
     assert exc is not None
@@ -175,8 +175,7 @@ def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
 def same(exercise: ExerciseText, fn: Any) -> Verdict:
     """A function of a run (or of messages): on every case, the same value and type as the
     solution's."""
-    a_function(exercise.answer, fn)
-    code = getattr(fn, "__code__", None)
+    code = getattr(fn, "__code__", None)  # not a function: _tried says so
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
         raise Incorrect(

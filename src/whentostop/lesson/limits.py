@@ -135,7 +135,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     signal; "poll": checked on every call and jump, as where no timer exists); None chooses."""
     global _active
     if _active is not None:  # a check inside a check: the outer one holds the limit
-        return _plain(fn)
+        return attempt(fn)
     state = _State(
         deadline=time.monotonic() + seconds,
         thread=threading.get_ident(),
@@ -180,15 +180,15 @@ def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll
         watch.stop()
 
 
-def _plain(fn: Callable[[], Any]) -> Ran:
-    ran = Ran()
+def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Ran:
+    """Call learner code: what it returned or raised (SystemExit and other BaseExceptions too),
+    never raised on. The limit's own stop (`OutOfTime`) and Ctrl-C go on."""
     try:
-        ran.value = fn()
+        return Ran(value=fn(*args, **kwargs))
     except (OutOfTime, KeyboardInterrupt):
         raise
-    except BaseException as exc:  # noqa: BLE001
-        ran.raised = exc
-    return ran
+    except BaseException as exc:  # noqa: BLE001 — what the learner's code raised is data here
+        return Ran(raised=exc)
 
 
 # -- which code is the learner's ------------------------------------------------------------------
@@ -598,6 +598,7 @@ __all__ = [
     "OutOfTime",
     "Ran",
     "active",
+    "attempt",
     "end_now",
     "expired",
     "run_limited",
