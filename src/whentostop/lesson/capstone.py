@@ -28,7 +28,16 @@ from .cases import (
     searched_elsewhere,
 )
 from .content import Case, ExerciseText, said
-from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
+from .verdict import (
+    Incorrect,
+    NotAttempted,
+    Said,
+    Verdict,
+    a_function,
+    blank_in,
+    correct,
+    ended_text,
+)
 
 MOST_RUNS = 2
 """A caller retries once on the clock: a third run is stopped by the check."""
@@ -75,6 +84,7 @@ def castle() -> Castle:
 
 
 def judge(exercise: ExerciseText, fn: Any) -> Verdict:
+    a_function(exercise.answer, fn)
     low, high = exercise.settings["deadline_range"]
     chosen: Run | None = None
     for case in exercise.cases:
@@ -86,8 +96,7 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
             persona = f"slow:{chosen.deadline_s / 4:g}"
         level = level_named(case.data["level"])
         got = attempt(fn, CountingModel(persona, MOST_RUNS), level)
-        result = _result(where, got)
-        status, shown, runs = result
+        status, shown, runs = _result(where, got)
         if chosen is None:
             chosen = runs[0]
             _settings(chosen, low, high)
@@ -104,26 +113,12 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
 
 
 def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
-    from .checks import is_blank
-
     if not got.ok:
         exc = got.raised
         if isinstance(exc, Runaway):
-            raise Incorrect(
-                _(
-                    "with {case}, castle_caller started a third run: retry once with a clearer task, "
-                    "then report the failure."
-                ),
-                case=where,
-            )
+            raise Incorrect(_(said("1-4", "caller_third_run")), case=where)
         if isinstance(exc, SystemExit):
-            raise Incorrect(
-                _(
-                    "with {case}, castle_caller called sys.exit() (SystemExit): return (what "
-                    "happened, what to show, the runs) instead; the user's program goes on."
-                ),
-                case=where,
-            )
+            raise Incorrect(_(said("1-4", "caller_exited")), case=where)
         raise Incorrect(
             _("with {case}, castle_caller raised {kind}: {error}"),
             case=where,
@@ -131,17 +126,10 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
             error=Said(exc, text=True),
         )
     value = got.value
-    if is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value)):
+    if blank_in(value):
         raise NotAttempted
     if not isinstance(value, tuple) or len(value) != 3:
-        raise Incorrect(
-            _(
-                "castle_caller should return (what happened, what to show, the runs it made); "
-                "with {case} it returned {got}."
-            ),
-            case=where,
-            got=Said(value),
-        )
+        raise Incorrect(_(said("1-4", "caller_not_a_triple")), case=where, got=Said(value))
     runs = value[2]
     made = PROGRESS.runs
     if (
@@ -151,13 +139,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         or not all(isinstance(r, Run) for r in runs)
     ):
         raise Incorrect(
-            _(
-                "castle_caller should return the runs it made as a list of Runs ({made} here); with "
-                "{case} it returned {got}."
-            ),
-            made=made,
-            case=where,
-            got=Said(runs),
+            _(said("1-4", "caller_runs_not_a_list")), made=made, case=where, got=Said(runs)
         )
     return value[0], value[1], runs
 
@@ -165,20 +147,10 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
 def _settings(run: Run, low: float, high: float) -> None:
     ground = castle()
     if run.deadline_s is None:
-        raise Incorrect(
-            _(
-                "choose a deadline: deadline_s, in seconds (between {low:g} and {high:g} on the "
-                "mock, where a turn takes milliseconds)."
-            ),
-            low=low,
-            high=high,
-        )
+        raise Incorrect(_(said("1-4", "caller_no_deadline")), low=low, high=high)
     if not low <= run.deadline_s <= high:
         raise Incorrect(
-            _(
-                "deadline_s={deadline}: choose between {low:g} and {high:g} seconds (a user "
-                "waits that long at most; the check waits for it with a slow model)."
-            ),
+            _(said("1-4", "caller_deadline_out_of_range")),
             deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
             low=low,
             high=high,
@@ -192,11 +164,7 @@ def _settings(run: Run, low: float, high: float) -> None:
         )
     if run.max_turns > ground.most:
         raise Incorrect(
-            _(
-                "max_turns={max_turns} is more than the longest honest run ({longest} turns) plus "
-                "a margin: at most {most}, half again. The Loopboros pays for every one of those "
-                "turns, twice with the retry."
-            ),
+            _(said("1-4", "too_many_turns")),
             max_turns=run.max_turns,
             longest=ground.longest,
             most=ground.most,
@@ -208,21 +176,10 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
     for run in runs:
         if run.model and run.model != persona:
             raise Incorrect(
-                _(
-                    "with {case}, castle_caller ran {played} instead of the model it was given: use "
-                    "the `model` argument, so the caller works with any model."
-                ),
-                case=where,
-                played=Said(run.model, text=True),
+                _(said("1-4", "caller_other_model")), case=where, played=Said(run.model, text=True)
             )
         if searched_elsewhere(run, level):
-            raise Incorrect(
-                _(
-                    "with {case}, castle_caller searched another level than the one it was given: "
-                    "use the `level` argument (`level.tools()`), so the caller works on any level."
-                ),
-                case=where,
-            )
+            raise Incorrect(_(said("1-4", "caller_other_level")), case=where)
 
 
 def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
@@ -252,30 +209,20 @@ def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
         return
     if last.stop == Stop.END_TURN and not last.stop_on:
         raise Incorrect(
-            _(
-                "with {case}, the model answered in text ({answer}). Choose the terminal "
-                'tool: stop_on=["mark_star"], and the answer is data.'
-            ),
+            _(said("1-4", "caller_answer_in_text")),
             case=where,
             answer=Said(last._answer, text=True),
         )
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
         raise Incorrect(
-            _(
-                "with {case}, the pipe opened with {answer}, which is not the star: "
-                "stop_on={stop_on} opens it on that call. The terminal tool is mark_star."
-            ),
+            _(said("1-4", "caller_pipe_not_star")),
             case=where,
             answer=Said(last._answer),
             stop_on=Said(list(last.stop_on)),
         )
     if any(r.has_answer for r in runs) and status != "answer":
         raise Incorrect(
-            _(
-                "with {case}, a run {ended} with the answer {answer}, and castle_caller "
-                "reported {status}: a run has an answer on the flag and through the "
-                "warp pipe (run.has_answer); report it."
-            ),
+            _(said("1-4", "caller_answer_not_reported")),
             case=where,
             ended=_("ended through the warp pipe")
             if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
@@ -284,10 +231,7 @@ def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
             status=Said(status),
         )
     raise Incorrect(
-        _(
-            'with {case}, castle_caller should return ("answer", {star}, [its one run]); it '
-            "returned ({status}, {shown}, {n})."
-        ),
+        _(said("1-4", "caller_star_not_returned")),
         case=where,
         star=Said(star),
         status=Said(status),
@@ -316,21 +260,9 @@ def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: in
         else _("did not give up in words on its first run")
     )
     if not system:
-        raise Incorrect(
-            _(
-                "with {case}, the searcher searched every room and {ended}: you gave it no "
-                "system prompt. Tell it what to do when the searches come back empty (level "
-                "1-2)."
-            ),
-            case=where,
-            ended=ended,
-        )
+        raise Incorrect(_(said("1-4", "caller_no_system_prompt")), case=where, ended=ended)
     raise Incorrect(
-        _(
-            "with {case}, the searcher searched every room and {ended}: your system prompt "
-            "({system}) does not let it give up. Tell it what to do when the searches come "
-            "back empty (level 1-2)."
-        ),
+        _(said("1-4", "caller_prompt_no_give_up")),
         case=where,
         ended=ended,
         system=Said(system, text=True),
@@ -339,64 +271,36 @@ def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: in
 
 def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     if status == "answer":
-        raise Incorrect(
-            _(
-                "with {case}, the Loopboros ran into the clock, and castle_caller reported an answer "
-                '({shown}). The clock is a failure: report it as "clock".'
-            ),
-            case=where,
-            shown=Said(shown),
-        )
+        raise Incorrect(_(said("1-4", "caller_clock_as_answer")), case=where, shown=Said(shown))
     if len(runs) != 2 or any(r.stop != Stop.MAX_TURNS for r in runs):
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
-            raise Incorrect(
-                _(
-                    "with {case}, castle_caller made 2 runs but returned 1: keep every run in "
-                    "`runs`, the first one too."
-                ),
-                case=where,
-            )
+            raise Incorrect(_(said("1-4", "caller_dropped_a_run")), case=where)
         raise Incorrect(
-            ngettext(
-                "with {case}, castle_caller should retry once with a clearer task, then report the "
-                'failure ("clock"): two runs on the clock. It made {n} run and reported {status}.',
-                "with {case}, castle_caller should retry once with a clearer task, then report the "
-                'failure ("clock"): two runs on the clock. It made {n} runs and reported {status}.',
-                len(runs),
-            ),
+            _(said("1-4", "caller_did_not_retry_once")),
             case=where,
-            n=len(runs),
+            runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
             status=Said(status),
         )
     first, second = (_task(r) for r in runs)
     if first == second:
         raise Incorrect(
-            _(
-                "with {case}, the retry sent the same task again ({task}): make the second one "
-                "clearer (say what to do, and how to end)."
-            ),
-            case=where,
-            task=Said(first[1], text=True),
+            _(said("1-4", "caller_same_task_again")), case=where, task=Said(first[1], text=True)
         )
-    said = {
+    replies = {
         str(m.get("content") or "")
         for r in runs
         for m in r.messages
         if m.get("role") == "assistant"
     }
-    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in said:
+    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in replies:
         what = (
             _(": that is the model's last message (a request for another search), not a reason")
-            if isinstance(shown, str) and shown in said
+            if isinstance(shown, str) and shown in replies
             else ""
         )
         raise Incorrect(
-            _(
-                'with {case}, after two runs on the clock castle_caller should return ("clock", a '
-                "sentence saying why there is no answer, the runs); it returned ({status}, "
-                "{shown}, ...){what}."
-            ),
+            _(said("1-4", "caller_clock_not_reported")),
             case=where,
             status=Said(status),
             shown=Said(shown),
@@ -410,32 +314,17 @@ def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
             _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
             case=where,
             deadline=runs[0].deadline_s or 0,
-            ended=_ended(runs[0]),
+            ended=ended_text(runs[0]),
         )
     if len(runs) != 1:
-        raise Incorrect(
-            _(
-                "with {case}, castle_caller retried after the deadline: the user has already "
-                "waited deadline_s. Report the deadline, and do not retry."
-            ),
-            case=where,
-        )
+        raise Incorrect(_(said("1-4", "caller_retried_after_deadline")), case=where)
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
         raise Incorrect(
-            _(
-                'with {case}, castle_caller should return ("deadline", a sentence saying why there '
-                "is no answer, the runs); it returned ({status}, {shown}, ...)."
-            ),
+            _(said("1-4", "caller_deadline_not_reported")),
             case=where,
             status=Said(status),
             shown=Said(shown),
         )
-
-
-def _ended(run: Run) -> str:
-    from .judges import ENDED
-
-    return _(ENDED[run.stop]) if run.stop else _("was broken")
 
 
 def _task(run: Run) -> tuple[str, str]:
@@ -451,22 +340,10 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     """The verdict on a caller the time limit stopped."""
     if progress.stopped:
         return Incorrect(
-            _(
-                "with {case}, castle_caller did not stop: it kept starting runs after the check "
-                "stopped the third one, {times} times. A bare `except:` keeps even that; retry "
-                "once, then report the failure."
-            ),
-            case=progress.case,
-            times=progress.stopped,
+            _(said("1-4", "caller_did_not_stop")), case=progress.case, times=progress.stopped
         )
     return Incorrect(
-        _(
-            "with {case}, castle_caller did not return within {seconds:g} s ({n} runs started): "
-            "it must return after at most two runs."
-        ),
-        case=progress.case,
-        seconds=seconds,
-        n=progress.runs,
+        _(said("1-4", "caller_timed_out")), case=progress.case, seconds=seconds, n=progress.runs
     )
 
 

@@ -9,9 +9,9 @@ language), and made once per language: a learner's function gets its own copy of
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import sys
-from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -26,6 +26,7 @@ from ..tools import Tool
 from . import give_up, limits, prompt
 from .castle import empty_castle
 from .content import extra_levels
+from .limits import attempt
 
 JAMMED = "the ? blocks are stuck: try again"
 """What a jammed tool raises the first time it is called (RuntimeError)."""
@@ -128,13 +129,7 @@ def changed(original: Tool, how: str | None) -> Tool:
         result = original.fn(**kwargs)
         return result.splitlines() if how == "listing" else result
 
-    return Tool(
-        name=original.name,
-        description=original.description,
-        input_model=original.input_model,
-        fn=body,
-        timeout_s=None,
-    )
+    return dataclasses.replace(original, fn=body, timeout_s=None)
 
 
 def case_tools(
@@ -151,19 +146,15 @@ def tool_call(name: str, arguments: Any, call_id: str = "call_check") -> dict[st
     return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
 
 
+def maybe_json(text: Any) -> Any:
+    """A tool call's arguments parsed, or None when they are not JSON text."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return None
+
+
 # -- calling the learner's code ------------------------------------------------------------------
-
-
-@dataclass
-class Called:
-    """What one call of the learner's code did: returned `value`, or raised `raised`."""
-
-    value: Any = None
-    raised: BaseException | None = None
-
-    @property
-    def ok(self) -> bool:
-        return self.raised is None
 
 
 @dataclass
@@ -180,17 +171,6 @@ class Progress:
 
 PROGRESS = Progress()
 """The check running now (a check runs one at a time, in the kernel's thread)."""
-
-
-def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Called:
-    """Call learner code: what it returned or raised (SystemExit and other BaseExceptions too),
-    never raised on. The limit's own stop (`OutOfTime`) and Ctrl-C go on."""
-    try:
-        return Called(value=fn(*args, **kwargs))
-    except (limits.OutOfTime, KeyboardInterrupt):
-        raise
-    except BaseException as exc:  # noqa: BLE001 — what the learner's code raised is data here
-        return Called(raised=exc)
 
 
 class CountingModel:
@@ -234,7 +214,6 @@ def searched_elsewhere(run: Run, level: Level) -> bool:
 __all__ = [
     "JAMMED",
     "PROGRESS",
-    "Called",
     "CountingModel",
     "Progress",
     "Runaway",
@@ -243,6 +222,7 @@ __all__ = [
     "case_tools",
     "changed",
     "level_named",
+    "maybe_json",
     "mock_model",
     "mock_run",
     "searched_elsewhere",

@@ -123,7 +123,7 @@ def last_assistant(messages: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     """The last message the model sent: what a "last message" loop hands back as the result."""
     found = None
     for message in messages:
-        if message.get("role") == "assistant":
+        if isinstance(message, dict) and message.get("role") == "assistant":
             found = message
     return found
 

@@ -22,7 +22,6 @@ never raises: a notebook runs top to bottom. Every word a learner reads comes fr
 from __future__ import annotations
 
 from dataclasses import dataclass
-from types import CodeType
 from typing import Any
 
 from ..i18n import N_, _
@@ -31,7 +30,7 @@ from .cases import PROGRESS, Progress, mock_model, mock_run
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
 from .judges import GIVE_UP_EXAMPLES, JUDGES
 from .questions import BANK
-from .verdict import Incorrect, NotAttempted, Said, Verdict
+from .verdict import Incorrect, NotAttempted, Said, Verdict, ____, is_blank, still_blank
 
 LIMIT_S = 9.0
 """The wall time a check gives the learner's code (and its own runs beside it): every verdict
@@ -46,44 +45,11 @@ WORDS: dict[str, str] = {
 SYMBOLS = {"correct": "✓", "incorrect": "✗", "not attempted": "✎"}
 
 
-class _Blank:
-    """The placeholder `____` a learner replaces with an answer."""
-
-    def __repr__(self) -> str:
-        return "____"
-
-
-____ = _Blank()
-
-
-def is_blank(answer: Any) -> bool:
-    """Whether an answer is still the placeholder (`____`, or `...`)."""
-    return answer is ... or isinstance(answer, _Blank)
-
-
-def names_in(code: CodeType) -> set[str]:
-    """Every global or attribute name a function's code (and its inner functions') uses."""
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            found |= names_in(const)
-    return found
-
-
-def still_blank(fn: Any) -> bool:
-    """Whether a function the learner wrote still holds a `____` somewhere in its body."""
-    code = getattr(fn, "__code__", None)
-    return isinstance(code, CodeType) and "____" in names_in(code)
-
-
 def _show(markdown: str, plain: str) -> None:
     """Rich text in a notebook, plain text anywhere else."""
-    try:
-        from IPython import get_ipython
-        from IPython.display import display
-    except ImportError:  # pragma: no cover - IPython ships with the notebooks' dependencies
-        print(plain)
-        return
+    from IPython import get_ipython  # ipywidgets's dependency, so the package's too
+    from IPython.display import display
+
     if get_ipython() is None:
         print(plain)
     else:

@@ -24,10 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._text import excerpt
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _
 from ..outcome import EXIT_NAMES, Run, Stop
 from ..textcalls import find_text_calls
 from .castle import LESSON_TOOLS, describe_outcome
+from .verdict import turns_text
 
 HISTORY_SIZE = 500
 
@@ -99,7 +100,7 @@ def expect_raised(result: Any) -> None:
         )
     note = _note(
         _("The text says the loop raises."),
-        _("it returned instead: {outcome}").format(outcome=_outcome_text(result)),
+        _("it returned instead: {outcome}").format(outcome=describe_outcome(result)),
         why,
         _(
             "Try: run the notebook on the mock (unset OPENAI_BASE_URL) to see the raise; "
@@ -124,10 +125,16 @@ def _ended(run: Any, stop: Stop) -> bool:
         if run.stop != stop:
             return False
         return run.has_answer if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) else True
-    ended = getattr(getattr(run, "stop", None), "value", getattr(run, "stop", None))
+    ended = _stop_of(run)
     if ended != stop.value:
         return False
     return not (stop == Stop.END_TURN and _text_call(run))
+
+
+def _stop_of(outcome: Any) -> Any:
+    """How a run or a learner's outcome says it ended: "end_turn", ... (a `Stop`'s value)."""
+    stop = getattr(outcome, "stop", None)
+    return getattr(stop, "value", stop)
 
 
 def _rejected_first(run: Any, tool: str) -> bool:
@@ -141,7 +148,7 @@ def _text_call(outcome: Any) -> bool:
         return outcome.answer_is_text_tool_call or any(
             n.kind == "text_tool_call" for n in outcome.notes
         )
-    stop = getattr(getattr(outcome, "stop", None), "value", getattr(outcome, "stop", None))
+    stop = _stop_of(outcome)
     answer = getattr(outcome, "answer", None)
     return stop == "end_turn" and bool(find_text_calls(str(answer or ""), LESSON_TOOLS))
 
@@ -149,8 +156,8 @@ def _text_call(outcome: Any) -> bool:
 def _did(run: Any, rejected: str | None = None) -> str:
     """What the run did, in a few words: how it ended, after how many turns, with what."""
     if not isinstance(run, Run):
-        return _("it ended with {outcome}").format(outcome=_outcome_text(run))
-    n = len(run.turns)
+        return _("it ended with {outcome}").format(outcome=describe_outcome(run))
+    turns = turns_text(len(run.turns))
     if rejected is not None:
         tried = [c for c in run.tool_calls if c.name == rejected]
         if tried:
@@ -159,58 +166,42 @@ def _did(run: Any, rejected: str | None = None) -> str:
     if run.stop is None:
         return _("it broke: {error}").format(error=excerpt(run.error or "", 120))
     if run.stop == Stop.END_TURN:
-        return _did_flag(run, n)
+        return _did_flag(run, turns)
     if run.stop == Stop.TERMINAL_TOOL:
-        return ngettext(
-            "it ended through the warp pipe after {n} turn, with the answer {answer!r}",
-            "it ended through the warp pipe after {n} turns, with the answer {answer!r}",
-            n,
-        ).format(n=n, answer=run.answer)
+        return _("it ended through the warp pipe after {turns}, with the answer {answer!r}").format(
+            turns=turns, answer=run.answer
+        )
     if run.stop == Stop.DEADLINE:
-        return ngettext(
-            "the deadline stopped it after {n} turn ({s:.1f} s)",
-            "the deadline stopped it after {n} turns ({s:.1f} s)",
-            n,
-        ).format(n=n, s=run.elapsed_s)
+        return _("the deadline stopped it after {turns} ({s:.1f} s)").format(
+            turns=turns, s=run.elapsed_s
+        )
     if run.stop == Stop.BUDGET:
-        return ngettext(
-            "the budget stopped it after {n} turn", "the budget stopped it after {n} turns", n
-        ).format(n=n)
-    return _did_clock(run, n)
+        return _("the budget stopped it after {turns}").format(turns=turns)
+    return _did_clock(run, turns)
 
 
-def _did_flag(run: Run, n: int) -> str:
+def _did_flag(run: Run, turns: str) -> str:
     """What a run that ended on the flag did: answered, or wrote a tool call or an echo."""
     last = excerpt(run.turns[-1].text, 90) if run.turns else ""
     refused = run.not_an_answer
     if refused is not None and refused.kind == "text_tool_call":
-        return ngettext(
-            "it ended on the flag after {n} turn, and its last reply is a tool call written "
-            "as text — a request for a tool, not an answer: “{text}”",
-            "it ended on the flag after {n} turns, and its last reply is a tool call written "
-            "as text — a request for a tool, not an answer: “{text}”",
-            n,
-        ).format(n=n, text=last)
-    if refused is not None:
-        return ngettext(
-            "it ended on the flag after {n} turn, and its last reply only repeats words it "
-            "was sent — not an answer: “{text}”",
-            "it ended on the flag after {n} turns, and its last reply only repeats words it "
-            "was sent — not an answer: “{text}”",
-            n,
-        ).format(n=n, text=last)
-    return ngettext(
-        "it ended on the flag after {n} turn, with an answer in text: “{text}”",
-        "it ended on the flag after {n} turns, with an answer in text: “{text}”",
-        n,
-    ).format(n=n, text=last)
+        did = _(
+            "it ended on the flag after {turns}, and its last reply is a tool call written "
+            "as text — a request for a tool, not an answer: “{text}”"
+        )
+    elif refused is not None:
+        did = _(
+            "it ended on the flag after {turns}, and its last reply only repeats words it "
+            "was sent — not an answer: “{text}”"
+        )
+    else:
+        did = _("it ended on the flag after {turns}, with an answer in text: “{text}”")
+    return did.format(turns=turns, text=last)
 
 
-def _did_clock(run: Run, n: int) -> str:
+def _did_clock(run: Run, turns: str) -> str:
     """What a run that ran to the clock did, and what its last reply was."""
-    did = ngettext(
-        "it ran to the clock after {n} turn", "it ran to the clock after {n} turns", n
-    ).format(n=n)
+    did = _("it ran to the clock after {turns}").format(turns=turns)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
     if asking:
         return did + ", " + _("still asking for {tools}").format(tools=asking)
@@ -219,10 +210,6 @@ def _did_clock(run: Run, n: int) -> str:
     if run.turns and run.turns[-1].truncated:
         return did + ", " + _("its last reply cut off at the length limit")
     return did
-
-
-def _outcome_text(outcome: Any) -> str:
-    return describe_outcome(outcome)
 
 
 # -- why, and what to try -----------------------------------------------------------------------
@@ -278,7 +265,7 @@ def _reply_advice(run: Any) -> tuple[str, str] | None:
 def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
     """Advice on the exit: the run ended otherwise than the text states."""
     mine = isinstance(run, Run)
-    ended = getattr(getattr(run, "stop", None), "value", getattr(run, "stop", None))
+    ended = _stop_of(run)
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:
         per_turn = run.elapsed_s / max(len(run.turns), 1)

@@ -13,41 +13,47 @@ import copy
 import json
 import operator
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from functools import cache
 from typing import Any
 
 from ..errors import NoAnswer
-from ..i18n import N_, _, language, ngettext
+from ..i18n import N_, _, language, ngettext, using
 from ..level import SHIPPED, load_level
+from ..loop import run_agent
 from ..mock.intent import WHY, Intent, read_intent
 from ..models import is_persona
 from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
-from . import give_up, loopcheck, prompt
+from . import capstone, give_up, loopcheck, prompt
 from .cases import (
     PROGRESS,
-    Called,
     attempt,
     case_run,
     case_tools,
+    maybe_json,
     mock_model,
     searched_elsewhere,
     tool_call,
 )
 from .castle import exit_by_last_message
-from .content import Case, ExerciseText
-from .verdict import Incorrect, NotAttempted, Said, Verdict, correct
+from .content import Case, ExerciseText, said, translate_code
+from .limits import Ran
+from .verdict import (
+    ENDED,
+    Incorrect,
+    NotAttempted,
+    Said,
+    Verdict,
+    a_function,
+    blank_in,
+    correct,
+    ended_text,
+    names_in,
+    turns_text,
+)
 
-ENDED = {
-    Stop.END_TURN: N_("ended on the flag"),
-    Stop.TERMINAL_TOOL: N_("ended through the warp pipe"),
-    Stop.MAX_TURNS: N_("was stopped by the clock"),
-    Stop.DEADLINE: N_("was stopped by the deadline"),
-    Stop.BUDGET: N_("was stopped by the budget"),
-}
-"""How a run ended, as the predicate of a sentence ("this run {ended}"), in each language."""
 PERSONA_NAMES = {
     "searcher": N_("the searcher"),
     "loopboros": N_("the Loopboros"),
@@ -62,20 +68,8 @@ GIVE_UP_EXAMPLES = (
 """Two wordings the mock understands, offered when it did not understand a learner's own."""
 
 
-def _turns(n: int) -> str:
-    return ngettext("{n} turn", "{n} turns", n).format(n=n)
-
-
-def _ended(run: Run) -> str:
-    return _(ENDED[run.stop]) if run.stop else _("was broken")
-
-
 def _persona(run: Run) -> str | None:
     return run.model.partition(":")[0] if is_persona(run.model) else None
-
-
-def _persona_name(persona: str) -> str:
-    return _(PERSONA_NAMES.get(persona, persona))
 
 
 def _case(case: Case) -> str:
@@ -89,15 +83,11 @@ def _case(case: Case) -> str:
 def reference_names() -> dict[str, Any]:
     """What a notebook's first cells give a solution: the lesson's words in the language in
     effect, and `connect` bound to the in-process mock whatever the configuration says."""
-    from .. import NoAnswer as _NoAnswer
-    from .. import load_level as _load_level
-    from .. import run_agent as _run_agent
-
     return {
-        "NoAnswer": _NoAnswer,
+        "NoAnswer": NoAnswer,
         "Stop": Stop,
-        "run_agent": _run_agent,
-        "load_level": _load_level,
+        "run_agent": run_agent,
+        "load_level": load_level,
         "connect": mock_model,
         "PROMPT": prompt(),
         "GIVE_UP": give_up(),
@@ -111,9 +101,6 @@ def reference(exercise: ExerciseText) -> Any:
 
 @cache
 def _reference(exercise: ExerciseText, lang: str) -> Any:
-    from ..i18n import using
-    from .content import translate_code
-
     with using(lang):
         namespace = reference_names()
         exec(translate_code(exercise.solution, _), namespace)
@@ -121,7 +108,7 @@ def _reference(exercise: ExerciseText, lang: str) -> Any:
 
 
 @cache
-def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Called:
+def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Ran:
     fn = _reference(exercise, lang)
     return attempt(fn, *_inputs(exercise, exercise.cases[index]))
 
@@ -139,15 +126,18 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
     raise ValueError(f"{exercise.id}: no inputs for takes={exercise.takes!r}")
 
 
-def _blank_in(value: Any) -> bool:
-    from .checks import is_blank
+def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Ran, Ran]]:
+    """Each case, named, with its inputs, what the solution gave on them and what `fn` gave."""
+    a_function(exercise.answer, fn)
+    for index, case in enumerate(exercise.cases):
+        where = _case(case)
+        inputs = _inputs(exercise, case)
+        want = _reference_result(exercise, language(), index)
+        if want.ok:  # else the solution itself raised: this case says nothing about the answer
+            yield where, inputs, want, attempt(fn, *copy.deepcopy(inputs))
 
-    if is_blank(value):
-        return True
-    return isinstance(value, tuple) and any(is_blank(x) for x in value)
 
-
-def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
+def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
     """The verdict on learner code that raised: the case it raised on, and what it raised."""
     exc = called.raised
     assert exc is not None
@@ -185,8 +175,8 @@ def _raised(called: Called, where: str, escaped: str = "") -> Incorrect:
 def same(exercise: ExerciseText, fn: Any) -> Verdict:
     """A function of a run (or of messages): on every case, the same value and type as the
     solution's."""
-    _callable(exercise, fn)
-    forbidden = set(exercise.settings.get("forbidden", ())) & _names_used(fn)
+    code = getattr(fn, "__code__", None)  # not a function: _tried says so
+    forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
         raise Incorrect(
             _(
@@ -195,36 +185,14 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
             ),
             names=", ".join(sorted(forbidden)),
         )
-    for index, case in enumerate(exercise.cases):
-        where = _case(case)
-        inputs = _inputs(exercise, case)
-        want = _reference_result(exercise, language(), index)
-        if not want.ok:  # the solution itself raised: this case says nothing about the answer
-            continue
-        got = attempt(fn, *copy.deepcopy(inputs))
+    for where, inputs, want, got in _tried(exercise, fn):
         if not got.ok:
             raise _raised(got, where, exercise.settings.get("escaped", ""))
-        if _blank_in(got.value):
+        if blank_in(got.value):
             raise NotAttempted
         if not _equal(got.value, want.value):
-            raise _different(exercise, where, inputs[0], got.value, want.value)
+            raise _different(where, inputs[0], got.value, want.value)
     return correct(_(exercise.settings["correct"]))
-
-
-def _callable(exercise: ExerciseText, fn: Any) -> None:
-    if not callable(fn):
-        raise Incorrect(
-            _("`{name}` should be a function; it holds {value}."),
-            name=exercise.answer,
-            value=Said(fn),
-        )
-
-
-def _names_used(fn: Any) -> set[str]:
-    from .checks import names_in
-
-    code = getattr(fn, "__code__", None)
-    return names_in(code) if code is not None else set()
 
 
 def _equal(got: Any, want: Any) -> bool:
@@ -232,9 +200,7 @@ def _equal(got: Any, want: Any) -> bool:
     try:
         if isinstance(want, str) or isinstance(got, str):
             return isinstance(got, str) and isinstance(want, str) and got == want
-        if want is None or got is None:
-            return got is None and want is None
-        if isinstance(want, bool) or isinstance(got, bool):
+        if want is None or got is None or isinstance(want, bool) or isinstance(got, bool):
             return type(got) is type(want) and got == want
         if isinstance(want, int):
             return isinstance(got, int) and got == want
@@ -255,7 +221,7 @@ def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
             ),
             case=where,
             got=Said(got),
-            ended=_ended(run),
+            ended=ended_text(run),
         )
     if got == run.no_answer_reason:
         return Incorrect(
@@ -294,16 +260,15 @@ def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
     return None
 
 
-def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: Any) -> Incorrect:
+def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
+    found = None
     if run is not None and want is None and isinstance(got, str):
         found = _not_an_answer_returned(run, where, got)
     elif isinstance(want, int) and not isinstance(want, bool):
         found = _not_an_int_returned(where, got, want)
-    else:
-        found = None
     if found is not None:
         return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
@@ -336,65 +301,33 @@ def _different(exercise: ExerciseText, where: str, first: Any, got: Any, want: A
 def pair(exercise: ExerciseText, fn: Any) -> Verdict:
     """A function of (messages, stop_on) that returns (stop, answer): on every case, the pair the
     solution returns."""
-    _callable(exercise, fn)
-    for index, case in enumerate(exercise.cases):
-        where = _case(case)
-        inputs = _inputs(exercise, case)
-        want = _reference_result(exercise, language(), index)
-        got = attempt(fn, *copy.deepcopy(inputs))
+    for where, _given, want, got in _tried(exercise, fn):
+        exc = got.raised
+        if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
+            raise Incorrect(
+                _(said("1-4", "recipe_json_not_python")), case=where, error=Said(exc, text=True)
+            )
         if not got.ok:
-            exc = got.raised
-            if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
-                raise Incorrect(
-                    _(
-                        "with {case}, your recipe raised NameError ({error}): the arguments are "
-                        "JSON, not Python. Parse them with json.loads."
-                    ),
-                    case=where,
-                    error=Said(exc, text=True),
-                )
             raise _raised(got, where)
-        if _blank_in(got.value):
+        if blank_in(got.value):
             raise NotAttempted
         value = got.value
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Incorrect(
-                _(
-                    "with {case}, the recipe should return two things, (stop, answer); it "
-                    "returned {got}."
-                ),
-                case=where,
-                got=Said(value),
-            )
+            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), case=where, got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
         want_stop, want_answer = want.value
-        if stop != want_stop:
-            if stop not in ("end_turn", "terminal_tool", "max_turns"):
-                raise Incorrect(
-                    _(
-                        'with {case}, the stop is {got}: say it with the Outcome\'s values, "end_turn", '
-                        '"terminal_tool" or "max_turns" (here {want}).'
-                    ),
-                    case=where,
-                    got=Said(stop),
-                    want=Said(want_stop),
-                )
+        if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
             raise Incorrect(
-                _("with {case}, the recipe should say {want}; yours said {got}."),
+                _(said("1-4", "recipe_unknown_stop")),
                 case=where,
-                want=Said((want_stop, want_answer)),
-                got=Said((stop, answer)),
+                got=Said(stop),
+                want=Said(want_stop),
             )
-        if not _equal(answer, want_answer):
-            if isinstance(answer, str) and isinstance(want_answer, dict):
-                raise Incorrect(
-                    _(
-                        "with {case}, the answer is the call's arguments as JSON text ({got}): "
-                        "parse them into a dict with json.loads."
-                    ),
-                    case=where,
-                    got=Said(answer),
-                )
+        if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
+            raise Incorrect(
+                _(said("1-4", "recipe_answer_not_parsed")), case=where, got=Said(answer)
+            )
+        if stop != want_stop or not _equal(answer, want_answer):
             raise Incorrect(
                 _("with {case}, the recipe should say {want}; yours said {got}."),
                 case=where,
@@ -430,36 +363,29 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     """`run_call(call, tools)` on every case beside the solution's: the same `ok` and validated
     input; on a success the tool's output as text; on a failure `(False, None, line)` with a line
     that reads as an error and carries the exception's message."""
-    _callable(exercise, fn)
+    a_function(exercise.answer, fn)
     solution = reference(exercise)
     for case in exercise.cases:
         where = _case(case)
-        call, tools = _call_of(case), _tools_of(case)
+        call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
-        got = attempt(fn, copy.deepcopy(call), tools)
+        got = attempt(fn, copy.deepcopy(call), _tools_of(case))
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
                 raise Incorrect(
-                    _(
-                        "with {case}, run_call caught {kind} and turned it into a result: catch "
-                        "Exception, not BaseException, so that Ctrl-C and sys.exit() still stop "
-                        "the program."
-                    ),
+                    _(said("1-4", "run_call_caught_base_exception")),
                     case=where,
                     kind=Said(type(want.raised).__name__, text=True),
                 )
             continue
         if not got.ok:
             raise Incorrect(
-                _(
-                    "with {case}, run_call raised {kind}: {error}. Catch it, and return (False, "
-                    "None, an error line): the error goes back to the model as the call's result."
-                ),
+                _(said("1-4", "run_call_raised")),
                 case=where,
                 kind=Said(type(got.raised).__name__, text=True),
                 error=Said(got.raised, text=True),
             )
-        if _blank_in(got.value):
+        if blank_in(got.value):
             raise NotAttempted
         _one_result(case, where, call, got.value, want.value)
     return correct(_(exercise.settings["correct"]))
@@ -480,41 +406,25 @@ def _one_result(
     case: Case, where: str, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]
 ) -> None:
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Incorrect(
-            _(
-                "run_call should return three things, (ok, data, output); with {case} it returned {got}."
-            ),
-            case=where,
-            got=Said(got),
-        )
+        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), case=where, got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
-    if ok is not want_ok:
-        raise _wrong_ok(case, where, want_ok, ok, output)
-    if want_ok:
-        _ran(where, call, data, output, want_data, want_output)
-    else:
-        _failed(case, where, data, output)
-
-
-def _wrong_ok(case: Case, where: str, want_ok: bool, ok: Any, output: Any) -> Incorrect:
-    """run_call said the call failed when it validated and ran, or the other way round."""
-    if want_ok:
-        return Incorrect(
-            _(
-                "with {case}, the call validated and ran, but run_call said it failed (ok="
-                "{ok}), with {output}."
-            ),
-            case=where,
-            ok=Said(ok),
-            output=Said(output),
+    if ok is want_ok:
+        if want_ok:
+            _ran(where, call, data, output, want_data, want_output)
+        else:
+            _failed(case, where, data, output)
+    elif want_ok:
+        raise Incorrect(
+            _(said("1-4", "run_call_said_it_failed")), case=where, ok=Said(ok), output=Said(output)
         )
-    return Incorrect(
-        _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
-        case=where,
-        failure=_(case.get("failure", "the call failed")),
-        ok=Said(ok),
-    )
+    else:
+        raise Incorrect(
+            _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
+            case=where,
+            failure=_(case.get("failure", "the call failed")),
+            ok=Said(ok),
+        )
 
 
 def _ran(
@@ -523,29 +433,20 @@ def _ran(
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
         raise Incorrect(
-            _(
-                "with {case}, the output should be text for the model (str(output)), not {kind} "
-                "({got})."
-            ),
+            _(said("1-4", "run_call_output_not_text")),
             case=where,
             kind=Said(type(output).__name__, text=True),
             got=Said(output),
         )
     if not _equal(data, want_data):
-        cause = (
-            _("the arguments as the model sent them")
-            if data == call["function"]["arguments"]
-            or _maybe_json(call["function"]["arguments"]) == data
-            else _("something else")
-        )
+        sent = call["function"]["arguments"]
         raise Incorrect(
-            _(
-                "with {case}, data should be the validated input, a dict ({want}); yours is "
-                "{cause}: {got}."
-            ),
+            _(said("1-4", "run_call_data_not_validated")),
             case=where,
             want=Said(want_data),
-            cause=cause,
+            cause=_("the arguments as the model sent them")
+            if data in (sent, maybe_json(sent))
+            else _("something else"),
             got=Said(data),
         )
     if output != want_output:
@@ -560,60 +461,26 @@ def _ran(
 def _failed(case: Case, where: str, data: Any, output: Any) -> None:
     """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
-        raise Incorrect(
-            _(
-                "with {case}, the call failed: data should be None (there is no validated input), not {got}."
-            ),
-            case=where,
-            got=Said(data),
-        )
+        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), case=where, got=Said(data))
     if not isinstance(output, str) or not output.strip():
-        raise Incorrect(
-            _(
-                "with {case}, the output should be an error line for the model (a str), not "
-                "{got}: the model can only fix what it is told."
-            ),
-            case=where,
-            got=Said(output),
-        )
+        raise Incorrect(_(said("1-4", "run_call_no_error_line")), case=where, got=Said(output))
     if not reads_as_failure(output):
-        raise Incorrect(
-            _(
-                "with {case}, the output {got} does not say that the call failed: a model reading "
-                'it takes it for a result. Say it is an error (for example "Error: ...").'
-            ),
-            case=where,
-            got=Said(output),
-        )
+        raise Incorrect(_(said("1-4", "run_call_error_not_said")), case=where, got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
         raise Incorrect(
-            _(
-                "with {case}, the output {got} does not say what went wrong. The model can only "
-                "fix what it is told: put the exception's message in it (for example "
-                'f"Error: {{exc}}").'
-            ),
-            case=where,
-            got=Said(output),
+            _(said("1-4", "run_call_error_without_message")), case=where, got=Said(output)
         )
-
-
-def _maybe_json(text: Any) -> Any:
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return None
 
 
 def _failure_message(case: Case) -> str:
     """The message of the exception this call raises (what the error line must carry), or ""."""
-    tools = {t.name: t for t in _tools_of(case)}
-    call = _call_of(case)
-    tool = tools.get(call["function"]["name"])
+    call = _call_of(case)["function"]
+    tool = {t.name: t for t in _tools_of(case)}.get(call["name"])
     if tool is None:
         return ""
     try:
-        tool.fn(**dict(tool.validate(call["function"]["arguments"])))
+        tool.fn(**dict(tool.validate(call["arguments"])))
     except Exception as exc:  # noqa: BLE001 — its message is what we want
         return str(exc)
     return ""
@@ -624,12 +491,21 @@ def _failure_message(case: Case) -> str:
 
 def run(exercise: ExerciseText, answer: Any) -> Verdict:
     """A `Run` the learner made, compared with the solution's run on each aspect the data file
-    lists, in order."""
+    lists, in order; "Correct" says what the run did, in the words of the exercise's `correct`."""
     _a_run(exercise.answer, answer)
     want: Run = reference(exercise)
     for aspect in exercise.aspects:
         ASPECTS[aspect](exercise, answer, want)
-    return SUCCESS[exercise.id](answer)
+    guess, guessed = exit_by_last_message(answer.messages, answer.stop_on)
+    return correct(
+        _(exercise.settings["correct"]),
+        turns=turns_text(len(answer.turns)),
+        ended=ended_text(answer),
+        answer=Said(answer._answer),
+        asking=Said(", ".join(answer.still_asking_for), text=True),
+        guess=Said(guess),
+        guessed=Said(guessed),
+    )
 
 
 def _a_run(name: str, answer: Any) -> None:
@@ -665,7 +541,7 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
                 "run_agent(...) returns, unchanged."
             ),
             stop=Said(got.stop.value if got.stop else None),
-            turns=_turns(len(got.turns)),
+            turns=turns_text(len(got.turns)),
             max_turns=Said(got.max_turns),
         )
 
@@ -699,19 +575,13 @@ def _stop_agrees(got: Run) -> bool:
     return True
 
 
-def _looks_like(run: Run) -> str | None:
-    """The shipped level whose blocks the run's searches found, if one fits."""
-    for name in SHIPPED:
-        if not searched_elsewhere(run, load_level(name)):
-            return name
-    return None
-
-
 def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     name = exercise.settings["level"]
     if not searched_elsewhere(got, load_level(name)):
         return
-    seen = _looks_like(got)
+    seen = next(
+        (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
+    )
     raise Incorrect(
         _(
             "this run searched another level{which}: what its searches found is not level "
@@ -728,8 +598,8 @@ def persona(exercise: ExerciseText, got: Run, want: Run) -> None:
         return
     raise Incorrect(
         _('this run\'s model is {played}; the task asks for {wanted}: `connect("{persona}")`.'),
-        played=_persona_name(played),
-        wanted=_persona_name(wanted),
+        played=_(PERSONA_NAMES.get(played, played)),
+        wanted=_(PERSONA_NAMES.get(wanted, wanted)),
         persona=wanted,
     )
 
@@ -800,16 +670,16 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
 def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     if got.stop == want.stop:
         return
-    n = len(got.turns)
+    n, wanted = turns_text(len(got.turns)), _(ENDED[want.stop]) if want.stop else ""
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
         raise Incorrect(
             _(
                 "this run {ended} after {turns}, with no answer: it needs {needed} here, and "
                 "max_turns={max_turns} is too few{wrap_up}."
             ),
-            ended=_ended(got),
-            turns=_turns(n),
-            needed=_turns(len(want.turns)),
+            ended=ended_text(got),
+            turns=n,
+            needed=turns_text(len(want.turns)),
             max_turns=got.max_turns,
             wrap_up=_(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else "",
         )
@@ -819,10 +689,10 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
                 "this run {ended} of {deadline} s after {turns}, with no answer: it needs "
                 "{needed}. Give it more time, or no deadline."
             ),
-            ended=_ended(got),
+            ended=ended_text(got),
             deadline=Said(got.deadline_s),
-            turns=_turns(n),
-            needed=_turns(len(want.turns)),
+            turns=n,
+            needed=turns_text(len(want.turns)),
         )
     if got.stop == Stop.BUDGET:
         raise Incorrect(
@@ -830,10 +700,10 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
                 "this run {ended} after {turns} ({why}); the task wants a run that {wanted}: "
                 "leave out max_tokens_total and max_cost_usd here."
             ),
-            ended=_ended(got),
-            turns=_turns(n),
+            ended=ended_text(got),
+            turns=n,
             why=got.budget_stop.text() if got.budget_stop else "",
-            wanted=_(ENDED[want.stop]) if want.stop else "",
+            wanted=wanted,
         )
     if want.stop == Stop.MAX_TURNS:
         raise Incorrect(
@@ -841,14 +711,14 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
                 "this run {ended} after {turns}: it is not the clock. The Loopboros on level 1-1 "
                 "never answers, so only the clock can stop it."
             ),
-            ended=_ended(got),
-            turns=_turns(n),
+            ended=ended_text(got),
+            turns=n,
         )
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
-        ended=_ended(got),
-        turns=_turns(n),
-        wanted=_(ENDED[want.stop]) if want.stop else "",
+        ended=ended_text(got),
+        turns=n,
+        wanted=wanted,
     )
 
 
@@ -857,15 +727,14 @@ def turns(exercise: ExerciseText, got: Run, want: Run) -> None:
         return
     raise Incorrect(
         _("the clock stopped it after {turns}; set `max_turns={want}`{wrap_up}."),
-        turns=_turns(len(got.turns)),
+        turns=turns_text(len(got.turns)),
         want=len(want.turns),
         wrap_up=_(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else "",
     )
 
 
 def star_found(exercise: ExerciseText, got: Run, want: Run) -> None:
-    judged = load_level(exercise.settings["level"]).judge(got)
-    if judged.correct:
+    if load_level(exercise.settings["level"]).judge(got).correct:
         return
     raise Incorrect(
         _("this run ended with an answer, {answer}, but it does not name the star's block."),
@@ -902,7 +771,7 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
                 "lie. Find one where it hands you an answer that is not one."
             ),
             guess=Said(guess_stop),
-            ended=_ended(got),
+            ended=ended_text(got),
         )
 
 
@@ -920,184 +789,89 @@ ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
 }
 
 
-def _first_run_ok(run: Run) -> Verdict:
-    return correct(
-        _("the searcher found the star in {turns} and {ended}: {answer}"),
-        turns=_turns(len(run.turns)),
-        ended=_ended(run),
-        answer=Said(run._answer),
-    )
-
-
-def _clock_ok(run: Run) -> Verdict:
-    return correct(
-        _(
-            "stopped by the clock after 3 turns, still asking for {asking}. No answer: "
-            "`run_a.answer` raises NoAnswer."
-        ),
-        asking=Said(", ".join(run.still_asking_for), text=True),
-    )
-
-
-def _pipe_ok(run: Run) -> Verdict:
-    return correct(
-        _(
-            "the warp pipe, after {turns}: the answer is the validated input {answer}, a dict your "
-            "code can use without parsing."
-        ),
-        turns=_turns(len(run.turns)),
-        answer=Said(run._answer),
-    )
-
-
-def _lie_ok(run: Run) -> Verdict:
-    guess_stop, guess_answer = exit_by_last_message(run.messages, run.stop_on)
-    return correct(
-        _(
-            "the recipe reads the last message and says {guess}, with {answer} as the answer; the "
-            "run {ended} after {turns}, and there is no such answer. Only the outcome knows how a "
-            "run ended."
-        ),
-        guess=Said(guess_stop),
-        answer=Said(guess_answer),
-        ended=_ended(run),
-        turns=_turns(len(run.turns)),
-    )
-
-
-SUCCESS: dict[str, Callable[[Run], Verdict]] = {
-    "00.a": _first_run_ok,
-    "1-1.a": _clock_ok,
-    "1-3.a": _pipe_ok,
-    "1-4.d": _lie_ok,
-}
-
-
 # -- numbers and words --------------------------------------------------------------------------
 
 
 def _whole(name: str, value: Any, low: int | None = None) -> int:
-    """A whole number (an int, numpy's too), never a bool; else `Incorrect`."""
-    if isinstance(value, (bool, float)):
-        kind = Said(value)
-    else:
+    """A whole number (an int, numpy's too), never a bool, nor a float; else `Incorrect`."""
+    if blank_in(value):
+        raise NotAttempted
+    if not isinstance(value, (bool, float)):
         try:
             number = operator.index(value)
         except TypeError:
-            kind = Said(value)
+            pass
         else:
             if low is None or number >= low:
                 return number
-            kind = Said(value)
     raise Incorrect(
         _("`{name}` should be a whole number of turns{low}, an int: not {value}."),
         name=name,
         low=_(" ({low} or more)").format(low=low) if low is not None else "",
-        value=kind,
+        value=Said(value),
     )
 
 
 def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     """One max_turns for every case: each case's run, made with it, must do what the case says
     (answer, or spend at most the token cap)."""
-    if _blank_in(answer):
-        raise NotAttempted
-    turns = _whole(exercise.answer, answer, low=1)
-    cap = exercise.settings["token_cap"]
-    most = exercise.settings["most"]
+    max_turns = _whole(exercise.answer, answer, low=1)
+    cap, most = exercise.settings["token_cap"], exercise.settings["most"]
     spent = 0
     for case in exercise.cases:
         where = _case(case)
+        run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
-            run = case_run({**case.data["run"], "max_turns": min(turns, most)})
             if not run.has_answer:
-                needed = len(case_run(case.data["run"]).turns)
                 raise Incorrect(
-                    _(
-                        "with max_turns={max_turns} the clock stops {case} before it answers: it "
-                        "needs {needed}. Make room."
-                    ),
-                    max_turns=turns,
+                    _(said("1-1", "budget_too_tight")),
+                    max_turns=max_turns,
                     case=where,
-                    needed=_turns(needed),
+                    needed=turns_text(len(case_run(case.data["run"]).turns)),
                 )
-        else:
-            run = case_run({**case.data["run"], "max_turns": min(turns, most)})
-            spent = cumulative_tokens(run)[-1]
-            if turns > most:
-                raise Incorrect(
-                    _(
-                        "with max_turns={max_turns} {case} spends far more than {cap:,} tokens: "
-                        "{spent:,} in its first {most} turns already. Your budget_c counts turns, "
-                        "not tokens: tighten it."
-                    ),
-                    max_turns=turns,
-                    case=where,
-                    cap=cap,
-                    spent=spent,
-                    most=most,
-                )
-            if spent > cap:
-                raise Incorrect(
-                    _(
-                        "with max_turns={max_turns} {case} spends {spent:,} tokens before the "
-                        "clock stops it, over the cap of {cap:,}. Tighten it."
-                    ),
-                    max_turns=turns,
-                    case=where,
-                    spent=spent,
-                    cap=cap,
-                )
-    return correct(
-        _(
-            "max_turns={max_turns}: the searcher answers on 1-2 and 1-3, and the Loopboros is "
-            "stopped after {spent:,} tokens. A turn limit is the longest honest run plus a margin, and "
-            "no more."
-        ),
-        max_turns=turns,
-        spent=spent,
-    )
+            continue
+        spent = cumulative_tokens(run)[-1]
+        if max_turns > most:
+            raise Incorrect(
+                _(said("1-1", "budget_far_too_loose")),
+                max_turns=max_turns,
+                case=where,
+                cap=cap,
+                spent=spent,
+                most=most,
+            )
+        if spent > cap:
+            raise Incorrect(
+                _(said("1-1", "budget_too_loose")),
+                max_turns=max_turns,
+                case=where,
+                spent=spent,
+                cap=cap,
+            )
+    return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 
 
 def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     """The flag's turns minus the pipe's, measured: a wrong number is named by what it is (the
     turn "Done" costs, one run's turns, tokens, messages) when it is one of those."""
-    if _blank_in(answer):
-        raise NotAttempted
-    if isinstance(answer, bool) or not _is_whole(answer):
-        raise Incorrect(
-            _("`turns_saved` should be a whole number of turns, an int: not {value}."),
-            value=Said(answer),
-        )
-    saved = operator.index(answer)
+    saved = _whole(exercise.answer, answer)
     runs = {case.get("role"): case_run(case.data["run"]) for case in exercise.cases}
     flag, pipe, no_pipe = runs["flag"], runs["pipe"], runs["no pipe"]
-    truth = len(flag.turns) - len(pipe.turns)
-    if saved == truth:
+    if saved == len(flag.turns) - len(pipe.turns):
         return correct(
-            _(
-                "{saved}: the searcher needs {flag} on the flag and {pipe} through the pipe. What "
-                "the pipe gives is not a shorter run but an answer checked against a schema."
-            ),
+            _(exercise.settings["correct"]),
             saved=saved,
-            flag=_turns(len(flag.turns)),
-            pipe=_turns(len(pipe.turns)),
+            flag=turns_text(len(flag.turns)),
+            pipe=turns_text(len(pipe.turns)),
         )
     causes = [
         (
             len(no_pipe.turns) - len(pipe.turns),
-            _(
-                "what stop_on saves over offering mark_star *without* stop_on (the turn spent "
-                'saying "Done"). Compare the pipe with a searcher that answers in text: '
-                '`level.tools("search_blocks")`.'
-            ),
+            _(said("1-3", "saved_is_the_done_turn")),
         ),
         (
             len(pipe.turns) - len(no_pipe.turns),
-            _(
-                "the pipe's turns minus the turns without stop_on: compare with the flag (only "
-                "search_blocks), and subtract the pipe's turns from the flag's."
-            ),
+            _(said("1-3", "saved_is_minus_the_done_turn")),
         ),
         (
             len(flag.messages) - len(pipe.messages),
@@ -1108,37 +882,17 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     ]
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
-        cause = named[0]
-        raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=cause)
-    raise Incorrect(
-        _(
-            "run both and count: the flag run (only search_blocks) and the pipe run (stop_on "
-            "mark_star) on level 1-3. Your answer, {saved}, is not their difference."
-        ),
-        saved=saved,
-    )
-
-
-def _is_whole(value: Any) -> bool:
-    try:
-        operator.index(value)
-    except TypeError:
-        return False
-    return True
+        raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=named[0])
+    raise Incorrect(_(said("1-3", "saved_not_measured")), saved=saved)
 
 
 def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     """A system prompt that lets the searcher give up on an empty level, after searching, and
     still find the star where there is one."""
-    if _blank_in(answer):
+    if blank_in(answer):
         raise NotAttempted
     if not isinstance(answer, str) or not answer.strip():
-        raise Incorrect(
-            _(
-                "`give_up_prompt` should be the text of a system prompt, a non-empty str: not {value}."
-            ),
-            value=Said(answer),
-        )
+        raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
     gave_up: Run | None = None
     for case in exercise.cases:
         where = _case(case)
@@ -1149,24 +903,13 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
-                raise Incorrect(
-                    _(
-                        "with {case} and your prompt, the searcher gave up without a single "
-                        "search: permission to give up is for when the searches come back empty, "
-                        "not instead of searching."
-                    ),
-                    case=where,
-                )
+                raise Incorrect(_(said("1-2", "gave_up_without_searching")), case=where)
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
             raise Incorrect(
-                _(
-                    "with {case} and your prompt, the run {ended} after {searched} without "
-                    "finding the star: {answer}. Let it give up only after the searches come back "
-                    "empty, not before it has looked everywhere."
-                ),
+                _(said("1-2", "gave_up_too_soon")),
                 case=where,
-                ended=_ended(run),
+                ended=ended_text(run),
                 searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
             )
@@ -1175,25 +918,20 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})
     return correct(
         _(exercise.settings["correct"]),
-        turns=_turns(len(gave_up.turns)),
+        turns=turns_text(len(gave_up.turns)),
         quote=Said(intent.quote, text=True, limit=160),
         answer=Said(gave_up._answer, text=True, limit=200),
-        exit=_ended(stubborn),
-        stubborn_turns=_turns(len(stubborn.turns)),
+        exit=ended_text(stubborn),
+        stubborn_turns=turns_text(len(stubborn.turns)),
     )
 
 
 def _not_understood(run: Run, intent: Intent) -> str:
     """Why the searcher kept searching: what the mock read, what it missed, and two wordings it
     understands. The mock is rules, not a model: a sensible prompt may still be missed."""
-    clock = _(
-        "with your prompt the searcher kept searching level 1-1 until the clock ({turns})."
-    ).format(turns=_turns(len(run.turns)))
+    clock = _(said("1-2", "kept_searching")).format(turns=turns_text(len(run.turns)))
     if intent.allowed:  # permission on a condition the clock does not leave room for
-        read = _(
-            "What the mock read: permission, “{quote}”, on a condition: “{condition}”. It would give "
-            "up after {searches} empty searches, and the clock stopped it first: ask for fewer."
-        ).format(
+        read = _(said("1-2", "mock_read_a_condition")).format(
             quote=intent.quote,
             condition=intent.condition.text if intent.condition else "",
             searches=intent.searches,
@@ -1203,9 +941,7 @@ def _not_understood(run: Run, intent: Intent) -> str:
         read = _("What the mock read: {why}, “{quote}”.").format(
             why=_(WHY[intent.why]), quote=intent.quote
         )
-        missed = _(
-            "What it missed: a later instruction that allows giving up (the last one decides)."
-        )
+        missed = _(said("1-2", "mock_missed_a_later_permission"))
     else:
         noted = [r for r in intent.readings if r.stance == "none"]
         if noted:
@@ -1216,32 +952,11 @@ def _not_understood(run: Run, intent: Intent) -> str:
                 )
             )
         else:
-            read = _(
-                "What the mock read: nothing about giving up, or about what to do if the star "
-                "cannot be found."
-            )
+            read = _(said("1-2", "mock_read_nothing"))
         missed = _("What it missed: permission, in words, to stop and say the star is not there.")
     first, second = (_(example) for example in GIVE_UP_EXAMPLES)
-    examples = _(
-        "The mock follows rules, it is not a language model: a real model may understand "
-        "words it misses. Wordings it understands: “{first}” or “{second}”"
-    ).format(first=first, second=second)
+    examples = _(said("1-2", "mock_follows_rules")).format(first=first, second=second)
     return f"{clock} {read} {missed} {examples}"
-
-
-# -- 1-4.b and 1-4.e: a loop, and a caller, against the personas ---------------------------------
-
-
-def loop(exercise: ExerciseText, fn: Any) -> Verdict:
-    _callable(exercise, fn)
-    return loopcheck.judge(exercise, fn)
-
-
-def caller(exercise: ExerciseText, fn: Any) -> Verdict:
-    _callable(exercise, fn)
-    from .capstone import judge as judge_caller
-
-    return judge_caller(exercise, fn)
 
 
 JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
@@ -1252,8 +967,8 @@ JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
     "budget": budget,
     "turns_saved": turns_saved,
     "give_up_prompt": give_up_prompt,
-    "loop": loop,
-    "caller": caller,
+    "loop": loopcheck.judge,
+    "caller": capstone.judge,
 }
 
 

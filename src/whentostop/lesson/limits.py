@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import dis
+import functools
 import io
 import os
 import reprlib
@@ -134,7 +135,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     signal; "poll": checked on every call and jump, as where no timer exists); None chooses."""
     global _active
     if _active is not None:  # a check inside a check: the outer one holds the limit
-        return _plain(fn)
+        return attempt(fn)
     state = _State(
         deadline=time.monotonic() + seconds,
         thread=threading.get_ident(),
@@ -179,15 +180,15 @@ def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll
         watch.stop()
 
 
-def _plain(fn: Callable[[], Any]) -> Ran:
-    ran = Ran()
+def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Ran:
+    """Call learner code: what it returned or raised (SystemExit and other BaseExceptions too),
+    never raised on. The limit's own stop (`OutOfTime`) and Ctrl-C go on."""
     try:
-        ran.value = fn()
+        return Ran(value=fn(*args, **kwargs))
     except (OutOfTime, KeyboardInterrupt):
         raise
-    except BaseException as exc:  # noqa: BLE001
-        ran.raised = exc
-    return ran
+    except BaseException as exc:  # noqa: BLE001 — what the learner's code raised is data here
+        return Ran(raised=exc)
 
 
 # -- which code is the learner's ------------------------------------------------------------------
@@ -230,14 +231,11 @@ class _Watch:
     def __init__(self, state: _State) -> None:
         self.state = state
 
-    def start(self, poll: bool) -> None:
-        raise NotImplementedError
+    def start(self, poll: bool) -> None: ...
 
-    def expire(self, frame: FrameType | None) -> None:
-        raise NotImplementedError
+    def expire(self, frame: FrameType | None) -> None: ...
 
-    def stop(self) -> None:
-        raise NotImplementedError
+    def stop(self) -> None: ...
 
     def _due(self) -> bool:
         """Whether the deadline has passed (noting it the first time), in the checked thread."""
@@ -381,7 +379,7 @@ def _keeps(code: CodeType, offset: int, names: dict[str, Any]) -> bool:
     exception table leads to an `except` that matches it (bare, `BaseException`, a name that
     cannot be resolved) or a `with` (whose `__exit__` may swallow it). A cleanup that re-raises
     or an `except Exception` passes it on."""
-    table = _table(code)
+    table = _parsed(code)[0]
     seen: set[int] = set()
     while True:
         target = next((t for start, end, t in table if start <= offset < end), None)
@@ -395,27 +393,12 @@ def _keeps(code: CodeType, offset: int, names: dict[str, Any]) -> bool:
         offset = target  # the handler passes it on from inside its own range
 
 
-_TABLES: dict[CodeType, tuple[list[tuple[int, int, int]], list[dis.Instruction]]] = {}
-
-
+@functools.lru_cache(maxsize=4096)
 def _parsed(code: CodeType) -> tuple[list[tuple[int, int, int]], list[dis.Instruction]]:
     """A code object's exception table, and its instructions in order."""
-    found = _TABLES.get(code)
-    if found is None:
-        bytecode = dis.Bytecode(code)
-        entries = [
-            (e.start, e.end, e.target)
-            for e in getattr(bytecode, "exception_entries", ())  # 3.11+
-        ]
-        found = (entries, list(bytecode))
-        if len(_TABLES) > 4096:
-            _TABLES.clear()
-        _TABLES[code] = found
-    return found
-
-
-def _table(code: CodeType) -> list[tuple[int, int, int]]:
-    return _parsed(code)[0]
+    bytecode = dis.Bytecode(code)
+    entries = getattr(bytecode, "exception_entries", ())  # not in typeshed
+    return [(e.start, e.end, e.target) for e in entries], list(bytecode)
 
 
 _STRAIGHT = {"NOP", "CACHE", "EXTENDED_ARG", "COPY", "POP_EXCEPT", "SWAP", "POP_TOP"}
@@ -615,6 +598,7 @@ __all__ = [
     "OutOfTime",
     "Ran",
     "active",
+    "attempt",
     "end_now",
     "expired",
     "run_limited",

@@ -11,22 +11,24 @@ runs over the in-process mock and over a real socket (`MockServer`). It returns 
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from pydantic import BaseModel, ConfigDict
+
 from .._text import excerpt
-from ..i18n import _, ngettext
+from ..i18n import N_, _, ngettext
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, tool_call
-from .castle import Post, http_post
-from .content import Case, ExerciseText
+from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, maybe_json, tool_call
+from .castle import Post, http_post, last_assistant
+from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import Incorrect, Said, Verdict, correct
+from .verdict import Incorrect, Said, Verdict, a_function, correct, still_blank
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -34,87 +36,54 @@ SLACK = 4
 """Requests past a case's max_turns before the check stops a loop that does not stop."""
 
 
-@dataclass(frozen=True)
-class LoopCase:
-    """One run a learner's loop must get right, read from a case of the data file."""
+class LoopCase(BaseModel):
+    """One run a learner's loop must get right, as a case of the data file says it."""
+
+    model_config = ConfigDict(frozen=True)
 
     title: str
-    persona: str
+    persona: str = "searcher"
     level: str
-    tools: tuple[str, ...]
-    stop_on: tuple[str, ...]
-    max_turns: int
+    tools: tuple[str, ...] = ()
+    stop_on: tuple[str, ...] = ()
+    max_turns: int = 10
     stop: str
     """The exit it must take: "end_turn", "terminal_tool" or "max_turns"."""
-    answer: Any
+    answer: Any = None
     requests: int
     """How many requests the reference loop makes on it."""
     jam: str | None = None
+    """A tool that raises the first time it is called."""
     first_reply: tuple[dict[str, Any], ...] = ()
+    """The tool calls that replace the model's first reply."""
     socket: bool = False
-
-    @classmethod
-    def of(cls, case: Case) -> LoopCase:
-        data = case.data
-        return cls(
-            title=case.title,
-            persona=data.get("persona", "searcher"),
-            level=data["level"],
-            tools=tuple(data.get("tools", ())),
-            stop_on=tuple(data.get("stop_on", ())),
-            max_turns=data.get("max_turns", 10),
-            stop=data["stop"],
-            answer=data.get("answer"),
-            requests=data["requests"],
-            jam=data.get("jam"),
-            first_reply=tuple(data.get("first_reply", ())),
-            socket=bool(data.get("socket", False)),
-        )
-
-
-@dataclass
-class Watched:
-    """The tools a case offers, each recording the inputs its body ran with, without error."""
-
-    tools: list[Tool]
-    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-
-    @classmethod
-    def of(cls, case: LoopCase) -> Watched:
-        watched = cls([])
-        change = {case.jam: "jammed"} if case.jam else None
-        for tool in case_tools(case.level, case.tools, change):
-            watched.tools.append(_recording(tool, watched.ran))
-        return watched
+    """Whether the case runs again over a real socket."""
 
 
 def _recording(original: Tool, ran: list[tuple[str, dict[str, Any]]]) -> Tool:
+    """The tool, which records in `ran` each input its body ran with, without error."""
+
     def body(**kwargs: Any) -> Any:
         limits.stop_if_expired()
         result = original.fn(**kwargs)
         ran.append((original.name, dict(kwargs)))
         return result
 
-    return Tool(
-        name=original.name,
-        description=original.description,
-        input_model=original.input_model,
-        fn=body,
-        timeout_s=None,
-    )
+    return dataclasses.replace(original, fn=body, timeout_s=None)
 
 
 @dataclass
-class Recorder:
-    """A `post` that counts requests, checks each against the conversation rules of a real
-    endpoint and against the one before it (the history kept), keeps the conversation it was last
-    sent, and stops a loop that never stops."""
+class Played:
+    """One case played by the learner's loop. It is the `post` the loop is given: it counts
+    requests, checks each against the conversation rules of a real endpoint and against the one
+    before it (the history kept), keeps the conversation it was last sent, and stops a loop that
+    never stops. Then it holds what the loop did."""
 
+    case: LoopCase
+    where: str
     post: Post
-    limit: int
-    first_reply: tuple[dict[str, Any], ...] = ()
     requests: int = 0
-    messages: list[dict[str, Any]] = field(default_factory=list)
+    sent: list[dict[str, Any]] = field(default_factory=list)
     """The messages of the last request, as they were sent."""
     live: list[dict[str, Any]] = field(default_factory=list)
     """The loop's own list of messages, as it goes on (what it added since, too)."""
@@ -124,12 +93,19 @@ class Recorder:
     forgot: int | None = None
     """The first request that did not carry the conversation so far."""
     stopped: int = 0
+    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
+    """The tool calls whose body ran without error: (name, input)."""
+    error: BaseException | None = None
+    returned: Any = None
+    outcome: tuple[Any, Any, Any] | None = None
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    """The conversation as the loop returned it (or, failing that, as it last sent it)."""
 
     def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
         limits.stop_if_expired()
         self.requests += 1
         PROGRESS.requests = self.requests
-        if self.requests > self.limit:
+        if self.requests > self.case.max_turns + SLACK:
             self.stopped += 1
             PROGRESS.stopped = self.stopped
             if self.stopped > KEPT_GOING:
@@ -137,22 +113,15 @@ class Recorder:
             raise Runaway(self.requests)
         messages = body.get("messages") if isinstance(body, dict) else None
         if isinstance(messages, list):
-            if self.broke is None:
-                found = breach(messages)
-                if found is not None:
-                    self.broke = (self.requests, found)
-            if (
-                self.forgot is None
-                and self.reply is not None
-                and not _carries(messages, self.messages, self.reply)
-            ):
+            if self.broke is None and (found := breach(messages)) is not None:
+                self.broke = (self.requests, found)
+            if self.forgot is None and self.reply is not None and not _carries(messages, self):
                 self.forgot = self.requests
-            self.messages, self.live = list(messages), messages
-        if self.first_reply and self.requests == 1:
-            scripted = _reply_calling(self.first_reply)
-            self.reply = scripted["choices"][0]["message"]
-            return scripted
-        answered = self.post(body)
+            self.sent, self.live = list(messages), messages
+        if self.case.first_reply and self.requests == 1:
+            answered = _reply_calling(self.case.first_reply)
+        else:
+            answered = self.post(body)
         try:
             self.reply = answered["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
@@ -160,12 +129,13 @@ class Recorder:
         return answered
 
 
-def _carries(messages: list[Any], before: list[Any], reply: dict[str, Any]) -> bool:
+def _carries(messages: list[Any], played: Played) -> bool:
     """Whether a request's messages start with the previous request's and its reply."""
+    before = played.sent
     return (
         len(messages) > len(before)
         and messages[: len(before)] == before
-        and messages[len(before)] == reply
+        and messages[len(before)] == played.reply
     )
 
 
@@ -188,26 +158,6 @@ def _reply_calling(calls: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     }
 
 
-@dataclass
-class Played:
-    """What one case did with the learner's loop."""
-
-    case: LoopCase
-    where: str
-    requests: int
-    messages: list[dict[str, Any]]
-    """The conversation as the loop returned it (or, failing that, as it last sent it)."""
-    broke: tuple[int, Breach] | None
-    forgot: int | None = None
-    ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    error: BaseException | None = None
-    outcome: tuple[Any, Any, Any] | None = None
-    returned: Any = None
-    stopped: int = 0
-    sent: list[dict[str, Any]] = field(default_factory=list)
-    """The messages of the last request the loop sent."""
-
-
 def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
     """(stop, answer, messages) from an outcome object or a 3-tuple; None if it is neither."""
     if all(hasattr(value, name) for name in ("stop", "answer", "messages")):
@@ -220,27 +170,21 @@ def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
 def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Played:
     """Run the learner's loop on one case; whatever it raises is kept, never raised (except
     the check's own time limit and Ctrl-C)."""
-    recorder = Recorder(post, limit=case.max_turns + SLACK, first_reply=case.first_reply)
-    watched = Watched.of(case)
-    played = Played(case, where, 0, [], None, ran=watched.ran)
+    played = Played(case, where, post)
+    change = {case.jam: "jammed"} if case.jam else None
+    tools = [_recording(t, played.ran) for t in case_tools(case.level, case.tools, change)]
     try:
         played.returned = loop(
-            recorder, prompt(), watched.tools, max_turns=case.max_turns, stop_on=case.stop_on
+            played, prompt(), tools, max_turns=case.max_turns, stop_on=case.stop_on
         )
         played.outcome = read_outcome(played.returned)
     except (limits.OutOfTime, KeyboardInterrupt):
         raise
     except BaseException as exc:  # noqa: BLE001 — the learner's code may raise anything
         played.error = exc
-    played.requests, played.broke, played.forgot = (
-        recorder.requests,
-        recorder.broke,
-        recorder.forgot,
-    )
-    played.stopped, played.sent = recorder.stopped, recorder.messages
     messages = played.outcome[2] if played.outcome else None
-    whole = _whole_conversation(messages, recorder.messages)
-    played.messages = list(messages) if whole and isinstance(messages, list) else recorder.live
+    whole = _whole_conversation(messages, played.sent)
+    played.messages = list(messages) if whole and isinstance(messages, list) else played.live
     return played
 
 
@@ -287,42 +231,33 @@ def diagnose(played: Played) -> Incorrect | None:
     """The one thing wrong with this run of the learner's loop, or None when it is right."""
     case, error = played.case, played.error
     if played.broke is not None:
-        return _broke(played, *played.broke)
+        return _broke(*played.broke)
     if error is not None:
         return _raised(played, error)
     if played.forgot is not None:
-        return Incorrect(
-            _(
-                "request {n} did not carry the conversation so far: every request sends the "
-                "whole history (the task, each reply, each tool result), or the model forgets "
-                "what it did."
-            ),
-            n=played.forgot,
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_forgot_the_history")), n=played.forgot)
     if played.outcome is None:
         return Incorrect(
-            _(
-                "your loop returned {got}: return an outcome with stop, answer and messages "
-                "(Outcome(stop, answer, messages))."
-            ),
-            got=Said(played.returned),
+            _(said_at_length("1-4", "loop_returned_no_outcome")), got=Said(played.returned)
         )
     stop, answer, messages = played.outcome
     if not _whole_conversation(messages, played.sent):
         return Incorrect(
-            _(
-                "the outcome's messages should be the whole conversation (the {n} messages of "
-                "the last request, and what came after), not {got}."
-            ),
+            _(said_at_length("1-4", "loop_not_the_whole_conversation")),
             n=len(played.sent),
             got=Said(messages),
         )
     stop = getattr(stop, "value", stop)
     if case.stop == "max_turns":
         return _clock(played, stop, answer)
-    if case.stop == "terminal_tool":
-        return _pipe(played, stop, answer)
-    return _flag(played, stop, answer)
+    found = (_pipe if case.stop == "terminal_tool" else _flag)(played, stop, answer)
+    if found is None and played.requests != case.requests:
+        return Incorrect(
+            _("the run should take {want} requests; your loop made {got}."),
+            want=case.requests,
+            got=played.requests,
+        )
+    return found
 
 
 def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
@@ -335,23 +270,19 @@ def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
     )
 
 
-def _broke(played: Played, number: int, rule: Breach) -> Incorrect:
-    if rule.rule == "unanswered":
-        return Incorrect(
-            _(said_at_length("1-4", "unanswered_call")),
-            n=number,
-            names=", ".join(dict.fromkeys(rule.names)),
-            message=Said(rule.message, text=True, limit=200),
-        )
-    if rule.rule == "orphan":
-        return Incorrect(
-            _(said_at_length("1-4", "orphan_tool_message")),
-            n=number,
-            message=Said(rule.message, text=True, limit=200),
-        )
+def _broke(number: int, rule: Breach) -> Incorrect:
+    """Request `number` breaks a conversation rule of a real endpoint."""
+    said = {
+        "unanswered": said_at_length("1-4", "unanswered_call"),
+        "orphan": said_at_length("1-4", "orphan_tool_message"),
+    }.get(
+        rule.rule,
+        N_("request {n} breaks the protocol, and the mock refuses it (HTTP 400): {message}"),
+    )
     return Incorrect(
-        _("request {n} breaks the protocol, and the mock refuses it (HTTP 400): {message}"),
+        _(said),
         n=number,
+        names=", ".join(dict.fromkeys(rule.names)),
         message=Said(rule.message, text=True, limit=200),
     )
 
@@ -360,40 +291,24 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     case, kind, where = played.case, type(error).__name__, case_title(played.case)
     if isinstance(error, Runaway):
         return Incorrect(
-            _(
-                "your loop made more than {n} requests with max_turns={max_turns}: it did not "
-                "stop. Make at most max_turns requests: for turn in range(max_turns)."
-            ),
+            _(said_at_length("1-4", "loop_too_many_requests")),
             n=case.max_turns + SLACK,
             max_turns=case.max_turns,
         )
     if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
         return Incorrect(
-            _(
-                "calling your loop as loop(post, prompt, tools, max_turns={max_turns}, "
-                "stop_on={stop_on}) raised TypeError: {said}. Keep the skeleton's parameters."
-            ),
+            _(said_at_length("1-4", "loop_wrong_parameters")),
             max_turns=case.max_turns,
             stop_on=Said(case.stop_on),
             said=Said(error, text=True),
         )
     if case.jam and JAMMED in str(error):
         return Incorrect(
-            _(
-                '{tool} raised RuntimeError ("{said}") and your loop let it out: the whole run is '
-                "lost. Catch it and send it back as the tool's result (the error-back path, "
-                "run_call); the model tries again."
-            ),
-            tool=case.jam,
-            said=JAMMED,
+            _(said_at_length("1-4", "loop_let_a_tool_error_out")), tool=case.jam, said=JAMMED
         )
     if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
         return Incorrect(
-            _(
-                "the model asked for {name}, a tool that does not exist, and your loop raised "
-                "{kind}: {said}. Send an error back as that call's result (which tools there are), "
-                "and go on."
-            ),
+            _(said_at_length("1-4", "loop_raised_on_an_unknown_tool")),
             name=UNKNOWN_TOOL,
             kind=Said(kind, text=True),
             said=Said(error, text=True),
@@ -402,47 +317,24 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
         "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
     ):
         return Incorrect(
-            _(
-                "the sloppy caller's mark_star failed validation and your loop raised {kind}: "
-                "{said}. A call that fails validation goes back to the model as an error result; "
-                "the loop goes on."
-            ),
+            _(said_at_length("1-4", "loop_raised_on_invalid_input")),
             kind=Said(kind, text=True),
             said=Said(error, text=True),
         )
     if isinstance(error, KeyError) and "tool_calls" in str(error):
-        return Incorrect(
-            _(
-                "your loop raised KeyError: 'tool_calls' on a reply that asks for no tool: that "
-                'reply is the flag. Return before reading message["tool_calls"].'
-            )
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_read_missing_tool_calls")))
     if isinstance(error, SystemExit):
-        return Incorrect(
-            _(
-                "with {case}, your loop called sys.exit() (SystemExit) after {n} requests: a loop "
-                'returns its outcome (on the clock, Outcome("max_turns", None, messages)); it '
-                "never ends the program."
-            ),
-            case=where,
-            n=played.requests,
-        )
+        return Incorrect(_(said_at_length("1-4", "loop_exited")), case=where, n=played.requests)
     if not isinstance(error, Exception):
         return Incorrect(
-            _(
-                "with {case}, your loop raised {kind}, a BaseException, after {n} requests: return "
-                'the outcome instead (on the clock, Outcome("max_turns", None, messages)).'
-            ),
+            _(said_at_length("1-4", "loop_raised_a_base_exception")),
             case=where,
             kind=Said(kind, text=True),
             n=played.requests,
         )
-    if _http_400(error):
+    if getattr(getattr(error, "response", None), "status_code", None) == 400:
         return Incorrect(
-            _(
-                "with {case}, the mock refused request {n} (HTTP 400): {said}. Each request must "
-                "be a conversation a real endpoint accepts."
-            ),
+            _(said_at_length("1-4", "loop_request_refused")),
             case=where,
             n=played.requests,
             said=Said(error, text=True),
@@ -455,70 +347,31 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     )
 
 
-def _http_400(error: BaseException) -> bool:
-    response = getattr(error, "response", None)
-    return getattr(response, "status_code", None) == 400
-
-
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
-    last = _last_assistant(played.messages)
+    last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
         return Incorrect(
-            _(
-                "your loop took a reply that asks for tools for the flag (it had text too: "
-                "{said}). The flag is a reply with no tool_calls; a reply with calls needs them "
-                "run."
-            ),
+            _(said_at_length("1-4", "flag_with_tool_calls")),
             said=Said(last.get("content") or "", text=True, limit=60),
         )
     if stop == "max_turns":
         return Incorrect(
-            _(
-                "the model answered without asking for a tool ({said}), but your loop went on "
-                "until max_turns. A reply with no tool call is the flag: return "
-                'Outcome("end_turn", its text, messages).'
-            ),
+            _(said_at_length("1-4", "flag_missed")),
             said=Said(_flag_text(played.messages) or "", text=True, limit=60),
         )
     if stop == "terminal_tool" and not case.stop_on:
         return Incorrect(
-            _(
-                "your loop opened the warp pipe though stop_on={stop_on}: the pipe opens only on "
-                "a tool the caller named in stop_on, never on a name written into the loop."
-            ),
-            stop_on=Said(case.stop_on),
+            _(said_at_length("1-4", "pipe_without_stop_on")), stop_on=Said(case.stop_on)
         )
     if stop != "end_turn":
-        return Incorrect(
-            _(
-                "this run ended on the flag (a reply with no tool call): stop should be "
-                '"end_turn", not {got}.'
-            ),
-            got=Said(stop),
-        )
+        return Incorrect(_(said_at_length("1-4", "flag_wrong_stop")), got=Said(stop))
     want = _flag_text(played.messages)
     if answer != want:
         if isinstance(answer, dict) and answer.get("content") == want:
-            return Incorrect(
-                _(
-                    'on the flag the answer is the reply\'s text, message["content"], not the '
-                    "whole message."
-                )
-            )
+            return Incorrect(_(said_at_length("1-4", "flag_answer_whole_message")))
         return Incorrect(
-            _(
-                "on the flag the answer is the text of the reply that asked for no tool, "
-                "{want}; your loop returned {got}."
-            ),
-            want=Said(want),
-            got=Said(answer),
-        )
-    if played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
+            _(said_at_length("1-4", "flag_wrong_answer")), want=Said(want), got=Said(answer)
         )
     return None
 
@@ -540,38 +393,23 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
         return Incorrect(
-            ngettext(
-                "with max_turns={max_turns} your loop made {n} request: make exactly max_turns "
-                "before the clock stops it.",
-                "with max_turns={max_turns} your loop made {n} requests: make exactly max_turns "
-                "before the clock stops it.",
-                played.requests,
-            ),
+            _(said_at_length("1-4", "clock_not_max_turns_requests")),
             max_turns=case.max_turns,
-            n=played.requests,
+            requests=ngettext("{n} request", "{n} requests", played.requests).format(
+                n=played.requests
+            ),
         )
     if stop != "max_turns":
-        return Incorrect(
-            _(
-                "the turns ran out while the model was still asking for tools: that is the "
-                'clock, stop "max_turns", not {got}.'
-            ),
-            got=Said(stop),
-        )
+        return Incorrect(_(said_at_length("1-4", "clock_wrong_stop")), got=Said(stop))
     if answer is not None:
-        last = _last_assistant(played.messages)
+        last = last_assistant(played.messages)
         what = (
             _(" — that is the last message, a request for another search, not an answer")
             if answer == last or (isinstance(last, dict) and answer == last.get("content"))
             else ""
         )
         return Incorrect(
-            _(
-                "on the clock there is no answer: answer must be None, but your loop returned "
-                "{got}{what}."
-            ),
-            got=Said(answer),
-            what=what,
+            _(said_at_length("1-4", "clock_with_an_answer")), got=Said(answer), what=what
         )
     return None
 
@@ -583,11 +421,7 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         if terminal is not None and not _ran_ok(played, terminal):
             turn, arguments, output = terminal
             return Incorrect(
-                _(
-                    "your loop opened the warp pipe on turn {turn}, on a {tool} call that failed "
-                    "({output}) with input {arguments}. Stop only when the terminal tool "
-                    "validated and ran (ok)."
-                ),
+                _(said_at_length("1-4", "pipe_on_a_failed_call")),
                 turn=turn,
                 tool=", ".join(case.stop_on),
                 output=Said(output, text=True, limit=80),
@@ -609,29 +443,18 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         )
     if stop != "terminal_tool":
         return Incorrect(
-            _(
-                'this run should end through the warp pipe (stop "terminal_tool"); your loop '
-                "said {got} after {n} requests."
-            ),
-            got=Said(stop),
-            n=played.requests,
+            _(said_at_length("1-4", "pipe_wrong_stop")), got=Said(stop), n=played.requests
         )
     if answer != case.answer:
         return _wrong_pipe_answer(case, played, answer)
-    if played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
-        )
     return None
 
 
 def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect:
     """Through the warp pipe, an answer that is not the terminal tool's validated input: its
     output, its raw arguments, or the arguments as the model sent them."""
-    said = _terminal_output(played.messages, case.stop_on)
-    sent = _terminal_arguments(played.messages, case.stop_on)
+    terminal = _terminal_call(played.messages, case.stop_on)
+    said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
         return Incorrect(
             _("the answer is the terminal tool's validated input, {want}, not its output {got}."),
@@ -646,58 +469,34 @@ def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect
         )
     if sent is not None and answer == sent:
         return Incorrect(
-            _(
-                "the answer is the validated input, {want}, not the arguments as the model "
-                "sent them, {got}: the schema checked them, and made them what they should be."
-            ),
+            _(said_at_length("1-4", "pipe_answer_as_sent")),
             want=Said(case.answer),
             got=Said(answer),
         )
     return Incorrect(
-        _(
-            "through the warp pipe the answer is the validated input {want}; your loop returned {got}."
-        ),
-        want=Said(case.answer),
-        got=Said(answer),
+        _(said_at_length("1-4", "pipe_wrong_answer")), want=Said(case.answer), got=Said(answer)
     )
 
 
 def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:
     """Whether the terminal call the loop stopped on ran without error (the tool recorded it)."""
-    _turn, arguments, _output = terminal
-    try:
-        sent = json.loads(arguments)
-    except (TypeError, ValueError):
-        return False
-    names = set(played.case.stop_on)
-    return (
-        any(
-            name in names and all(str(data.get(k)) == str(v) for k, v in dict(sent).items())
-            for name, data in played.ran
-        )
-        if isinstance(sent, dict)
-        else False
+    sent = maybe_json(terminal[1])
+    return isinstance(sent, dict) and any(
+        name in played.case.stop_on and all(str(data.get(k)) == str(v) for k, v in sent.items())
+        for name, data in played.ran
     )
-
-
-def _last_assistant(messages: list[dict[str, Any]]) -> dict[str, Any] | None:
-    found = [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
-    return found[-1] if found else None
-
-
-def _tool_outputs(messages: list[dict[str, Any]]) -> dict[str, str]:
-    return {
-        str(m.get("tool_call_id", "")): str(m.get("content", ""))
-        for m in messages
-        if isinstance(m, dict) and m.get("role") == "tool"
-    }
 
 
 def _terminal_call(
     messages: list[dict[str, Any]], stop_on: tuple[str, ...]
 ) -> tuple[int, str, str] | None:
     """(turn, arguments, output) of the last call to a stop_on tool in the conversation."""
-    outputs, turn, found = _tool_outputs(messages), 0, None
+    outputs = {
+        str(m.get("tool_call_id", "")): str(m.get("content", ""))
+        for m in messages
+        if isinstance(m, dict) and m.get("role") == "tool"
+    }
+    turn, found = 0, None
     for message in messages:
         if not isinstance(message, dict) or message.get("role") != "assistant":
             continue
@@ -711,21 +510,6 @@ def _terminal_call(
                     outputs.get(str(call.get("id", "")), _("(no result)")),
                 )
     return found
-
-
-def _terminal_output(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> str | None:
-    found = _terminal_call(messages, stop_on)
-    return found[2] if found else None
-
-
-def _terminal_arguments(messages: list[dict[str, Any]], stop_on: tuple[str, ...]) -> Any:
-    found = _terminal_call(messages, stop_on)
-    if found is None:
-        return None
-    try:
-        return json.loads(found[1])
-    except (TypeError, ValueError):
-        return None
 
 
 def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
@@ -765,15 +549,13 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
 def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     """Every case in process, then the socket cases: the first that goes wrong, shown with the
     run that showed it; else "Correct", saying where the socket runs went."""
-    cases = [LoopCase.of(c) for c in exercise.cases]
+    a_function(exercise.answer, loop)
+    cases = [LoopCase(title=c.title, **c.data) for c in exercise.cases]
     helper = getattr(loop, "__globals__", {}).get("run_call")
-    if helper is not None:
-        from .checks import still_blank
-
-        if still_blank(helper):
-            raise Incorrect(
-                _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
-            )
+    if helper is not None and still_blank(helper):
+        raise Incorrect(
+            _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
+        )
     for case in cases:
         PROGRESS.case = case_title(case)
         _check(play(loop, case, post_to_mock(case.persona), _("in process")))
@@ -838,19 +620,10 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
         )
     if progress.requests == 0:
         return Incorrect(
-            _(
-                "with {case}, your loop did not return within {seconds:g} s, and it never sent a "
-                "request: a loop that does nothing but loop never returns. Ask the model once per "
-                "turn, for turn in range(max_turns)."
-            ),
-            case=progress.case,
-            seconds=seconds,
+            _(said_at_length("1-4", "loop_never_asked")), case=progress.case, seconds=seconds
         )
     return Incorrect(
-        _(
-            "with {case}, your loop did not return within {seconds:g} s ({n} requests): every "
-            "turn must end in an exit or the next request."
-        ),
+        _(said_at_length("1-4", "loop_timed_out")),
         case=progress.case,
         seconds=seconds,
         n=progress.requests,
@@ -861,7 +634,6 @@ __all__ = [
     "UNKNOWN_TOOL",
     "LoopCase",
     "Played",
-    "Recorder",
     "case_title",
     "diagnose",
     "judge",

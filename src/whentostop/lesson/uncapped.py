@@ -21,7 +21,7 @@ from .._numbers import token_count
 from .._text import markdown_text
 from ..i18n import _
 from ..usage import DEFAULT_PRICE_MODEL, price
-from .castle import Where, on_the_mock
+from .castle import Table, Where, on_the_mock
 from .content import said
 
 TIMES = (10, 100)
@@ -130,13 +130,9 @@ class Bill:
         ).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
-        def row(cells: list[str]) -> str:  # each cell literal text: "$" starts no maths
-            return "| " + " | ".join(markdown_text(" ".join(c.splitlines())) for c in cells) + " |"
-
-        head = self._head()
-        lines = [row(head), "|" + "---|" * len(head)]
-        lines += [row(cells) for cells in self._rows_text()]
-        return "\n".join(lines) + "\n\n" + markdown_text(self.caption())
+        rows = tuple(tuple(cells) for cells in self._rows_text())  # literal text: "$" is no maths
+        table = Table(tuple(self._head()), rows)._repr_markdown_()
+        return table + "\n\n" + markdown_text(self.caption())
 
     def __str__(self) -> str:
         table = [self._head(), *self._rows_text()]

@@ -10,12 +10,34 @@ stays text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import CodeType
 from typing import Any, Literal
 
 from .._text import excerpt, markdown_text
+from ..i18n import N_, _, ngettext
+from ..outcome import Run, Stop
 from .limits import shown
 
 Status = Literal["correct", "incorrect", "not attempted"]
+
+ENDED = {
+    Stop.END_TURN: N_("ended on the flag"),
+    Stop.TERMINAL_TOOL: N_("ended through the warp pipe"),
+    Stop.MAX_TURNS: N_("was stopped by the clock"),
+    Stop.DEADLINE: N_("was stopped by the deadline"),
+    Stop.BUDGET: N_("was stopped by the budget"),
+}
+"""How a run ended, as the predicate of a sentence ("this run {ended}"), in each language."""
+
+
+def ended_text(run: Run) -> str:
+    """How `run` ended, as the predicate of a verdict's sentence."""
+    return _(ENDED[run.stop]) if run.stop else _("was broken")
+
+
+def turns_text(n: int) -> str:
+    """ "3 turns", in the language in effect."""
+    return ngettext("{n} turn", "{n} turns", n).format(n=n)
 
 
 @dataclass(frozen=True)
@@ -88,10 +110,70 @@ class NotAttempted(Exception):
     """The answer still holds a `____`."""
 
 
+class _Blank:
+    """The placeholder `____` a learner replaces with an answer."""
+
+    def __repr__(self) -> str:
+        return "____"
+
+
+____ = _Blank()
+
+
+def is_blank(answer: Any) -> bool:
+    """Whether an answer is still the placeholder (`____`, or `...`)."""
+    return answer is ... or isinstance(answer, _Blank)
+
+
+def blank_in(value: Any) -> bool:
+    """Whether a value the learner's code returned is, or holds in a tuple, the placeholder."""
+    return is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value))
+
+
+def names_in(code: CodeType) -> set[str]:
+    """Every global or attribute name a function's code (and its inner functions') uses."""
+    found = set(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, CodeType):
+            found |= names_in(const)
+    return found
+
+
+def still_blank(fn: Any) -> bool:
+    """Whether a function the learner wrote still holds a `____` somewhere in its body."""
+    code = getattr(fn, "__code__", None)
+    return isinstance(code, CodeType) and "____" in names_in(code)
+
+
+def a_function(name: str, value: Any) -> None:
+    """`Incorrect` unless the answer `name` holds is a function."""
+    if not callable(value):
+        raise Incorrect(
+            _("`{name}` should be a function; it holds {value}."), name=name, value=Said(value)
+        )
+
+
 def correct(template: str, **fields: Any) -> Verdict:
     return Verdict(
         "correct", render(template, fields, markdown=False), render(template, fields, markdown=True)
     )
 
 
-__all__ = ["Incorrect", "NotAttempted", "Said", "Status", "Verdict", "correct", "render"]
+__all__ = [
+    "ENDED",
+    "Incorrect",
+    "NotAttempted",
+    "Said",
+    "Status",
+    "Verdict",
+    "____",
+    "a_function",
+    "blank_in",
+    "correct",
+    "ended_text",
+    "is_blank",
+    "names_in",
+    "render",
+    "still_blank",
+    "turns_text",
+]
