@@ -137,11 +137,16 @@ def _casts(sentence: list[Unit]) -> bool:
     )
 
 
+_WHO = frozenset(["pronoun", "self", "cast", "others"])
+
+
 def _pronouns(sentence: list[Unit], antecedent: str, cast: bool) -> str:
     """ "Toad never lies: if he has looked everywhere, he says so": once the model plays a role,
     a pronoun is the model, unless someone else was named since ("my kid quits; he ...")."""
     antecedent = antecedent or ("self" if cast else "")
     for unit in sentence:
+        if unit.tags.isdisjoint(_WHO):
+            continue
         if unit.has("pronoun"):
             if antecedent == "self":
                 unit.tags = (unit.tags - {"others"}) | {"self"}
