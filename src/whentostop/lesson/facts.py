@@ -32,8 +32,9 @@ NAME = re.compile(r"[\w-]+")
 LINK = re.compile(r"\[([^\[\]\n]+)\]\(([\w-]+)\)")
 """A link in a cell, `[words](a source's name)`: read in linear time (each class stops at the
 character that ends it)."""
-SHOWN = re.compile(r"""facts_table\(\s*["']([\w-]+)["']\s*,\s*["']([\w-]+)["']\s*\)""")
-"""A notebook cell that shows a table: `facts_table("1-1", "clocks")`."""
+SHOWN = re.compile(r"""facts_table\(\s*["']([\w-]{1,32})["']\s*,\s*["']([\w-]{1,32})["']\s*\)""")
+"""A notebook cell that shows a table: `facts_table("1-1", "clocks")` (names bounded: a search
+tries every start, and an unbounded run of the first letter would be read again from each)."""
 
 
 def _said(value: Any) -> bool:
