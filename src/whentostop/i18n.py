@@ -15,6 +15,7 @@ entry per context (msgctxt).
 
 from __future__ import annotations
 
+import copy
 import gettext
 import os
 import string
@@ -231,6 +232,31 @@ def NC_(context: str, message: str) -> str:
     return InContext(context, message)
 
 
+class _Untranslated(gettext.NullTranslations):
+    """The fallback `has_translation` adds: what reaches it missed the catalogue."""
+
+    def gettext(self, message: str) -> str:
+        return _MISSED
+
+    def pgettext(self, context: str, message: str) -> str:
+        return _MISSED
+
+
+_MISSED = "\x00 not in the catalogue"
+
+
+def has_translation(lang: str, message: str) -> bool:
+    """Whether `lang`'s catalogue has `message` (in its context, if `NC_()` marked one): shown
+    in `lang` it would not fall back to English. English has every message."""
+    if normalize(lang) == "en":
+        return True
+    probe = copy.copy(translator(lang))  # the fallback goes on a copy, not the shared catalogue
+    probe.add_fallback(_Untranslated())
+    context = message.context if isinstance(message, InContext) else None
+    found = probe.gettext(message) if context is None else probe.pgettext(context, message)
+    return found is not _MISSED
+
+
 def ngettext(singular: str, plural: str, n: int) -> str:
     """The singular or plural form for `n`, in the language in effect."""
     lang = language()
@@ -249,6 +275,7 @@ __all__ = [
     "InContext",
     "MissingCatalogue",
     "_",
+    "has_translation",
     "language",
     "money",
     "ngettext",

@@ -308,6 +308,27 @@ _NOT_IN_AN_ADDRESS = "\"'<>`{}|^"
 mind them): in a printed link they end it, or quote it, early."""
 
 
+def page_address(url: str) -> str:
+    """A public page's address as a Markdown link carries it whole (a facts table's source):
+    https, a host with a dot in it, a port if any that is one, no credentials, nothing that ends
+    a link early or that `urlsplit` drops (a space, a quote, a bracket, a backslash, a control
+    character), `(` and `)` percent-encoded; else a ValueError that says why."""
+    parts = urlsplit(_web_url(url, _("source")))
+    try:
+        host = (parts.hostname or "") if parts.port != 0 else ""  # a port that is none: ValueError
+    except ValueError:
+        host = ""
+    unsafe = any(c.isspace() or c in _NOT_IN_AN_ADDRESS + "\\" for c in url)
+    if parts.scheme != "https" or "." not in host or "@" in parts.netloc or unsafe:
+        raise ValueError(
+            _(
+                "The source {url!r} is not a public https address that a link carries whole (no "
+                "space, quote, bracket, backslash or user name), such as https://example.org/page"
+            ).format(url=url)
+        )
+    return url.replace("(", "%28").replace(")", "%29")
+
+
 def _github(repo: str, why: str) -> tuple[str, str]:
     """(owner, name) of a https://github.com/OWNER/NAME repository whose owner can be a GitHub
     account, else an error that says `why` GitHub is needed."""

@@ -234,8 +234,10 @@ def question_words(entry: dict[str, Any]) -> Iterator[str]:
 
 def msgids() -> Iterator[tuple[str, str]]:
     """(where, msgid) of every word in the data files that the catalogue translates: hints,
-    case titles, the comments and prose literals of blanks and solutions, and every question's
-    words."""
+    case titles, the comments and prose literals of blanks and solutions, every question's
+    words, and the facts tables' (each in its table's context)."""
+    from .facts import words
+
     for notebook in NOTEBOOKS:
         where = f"data/lesson/{notebook}.toml"
         for text in notebook_data(notebook).get("said", {}).values():
@@ -248,6 +250,8 @@ def msgids() -> Iterator[tuple[str, str]]:
             yield from ((where, text) for text in _exercise_words(exercise))
             for text, *_ in code_words(exercise.solution):
                 yield f"data/lesson/solutions/{exercise.solution_file}", text
+        for name, table in notebook_data(notebook).get("facts", {}).items():
+            yield from ((where, text) for text in words(notebook, name, table))
 
 
 def _exercise_words(exercise: ExerciseText) -> Iterator[str]:

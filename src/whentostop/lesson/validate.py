@@ -6,8 +6,10 @@
 Reads every `data/lesson/<notebook>.toml` as a teacher may have edited it and says, file and key,
 what a notebook would trip on: a question without options, a right answer that is not one of
 them, a wrong option without its feedback, an exercise without its blank, hints, solution file
-or cases, a judge or aspect the checks do not know, and a question or exercise whose tagged cell
-is missing from its notebook (or a tagged cell with nothing behind it). Exit status 0 when all
+or cases, a judge or aspect the checks do not know, a question or exercise whose tagged cell is
+missing from its notebook (or a tagged cell with nothing behind it), and a facts table's row
+whose fields, dates, sources, links or translations do not hold (`lesson/facts.py`), or that no
+cell shows. Exit status 0 when all
 is well, 1 with one line per problem. `make lint` runs it.
 """
 
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..i18n import _
+from . import facts
 from .content import MARKER, NOTEBOOKS, QUESTION_KINDS
 
 PREFIXES = {"prediction": "p", "quiz": "c"}
@@ -74,6 +77,9 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
     said = spec.get("said", {})
     if not isinstance(said, dict) or not all(_text(v) for v in said.values()):
         found.append(Problem(where, "said", _("must be a table of sentences, by name")))
+    found += [
+        Problem(where, key, what) for key, what in facts.problems(notebook, spec.get("facts", {}))
+    ]
     found += _tag_problems(notebook, spec, where, notebooks)
     return found
 
@@ -233,6 +239,7 @@ def _tag_problems(
         if tag.startswith((f"exercise-{notebook}-", f"question-{notebook}-"))
     }
     wanted = dict(_data_tags(notebook, spec))
+    yield from _facts_shown(notebook, spec, where, name, cells)
     for tag, key in wanted.items():
         if tag not in tagged:
             yield Problem(
@@ -244,6 +251,29 @@ def _tag_problems(
             tag,
             _("a cell carries this tag, and {file} has nothing for it").format(file=where),
         )
+
+
+def _facts_shown(
+    notebook: str, spec: dict[str, Any], where: str, name: str, cells: list[dict[str, Any]]
+) -> Iterator[Problem]:
+    """Each facts table is shown by a code cell of its notebook (`facts_table("1-1", "clocks")`),
+    and each cell that shows one shows a table the data holds."""
+    tables = spec.get("facts", {})
+    held = {(notebook, table) for table in (tables if isinstance(tables, dict) else {})}
+    shown = {
+        (m[1], m[2])
+        for cell in cells
+        if cell.get("cell_type") == "code"
+        for m in facts.SHOWN.finditer("".join(cell.get("source", "")))
+    }
+    for nb, table in sorted(held ^ shown):
+        call = f"facts_table({nb!r}, {table!r})"
+        if (nb, table) in held:
+            what = _("no cell of {notebook} shows it: {call}").format(notebook=name, call=call)
+            yield Problem(where, f"facts.{table}", what)
+        else:
+            what = _("a cell shows this table, and {file} has no [facts.{table}]")
+            yield Problem(name, call, what.format(file=where, table=table))
 
 
 def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]:
