@@ -857,6 +857,8 @@ def test_a_reply_key_denied_in_structured_text_forbids_the_reply(
         ("Never fail to report a missing star.", True),
         ("You're allowed to do anything you like except give up.", False),
         ("Give up only after I've approved it.", False),
+        ("Can you stop if the star isn't there? Absolutely. Just tell me.", True),  # an answer
+        ("Desistir é permitido? Com certeza, se a estrela não estiver lá.", True),
         ("Failing to find the star is acceptable.", True),
         ("It's possible someone lied about the star.", True),
         ("A estrela pode ser só um boato.", True),
