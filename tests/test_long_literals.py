@@ -90,7 +90,7 @@ def test_every_text_the_code_names_is_in_its_notebooks_data_and_every_one_is_use
         assert content.said(notebook, name), f"{module}: said({notebook!r}, {name!r}) is empty"
     written = {
         (notebook, name)
-        for notebook in content.NOTEBOOKS
+        for notebook in (content.SHARED, *content.NOTEBOOKS)
         for name in content.notebook_data(notebook).get("said", {})
     }
     assert written == {(notebook, name) for _module, notebook, name in calls}

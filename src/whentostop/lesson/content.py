@@ -24,6 +24,8 @@ from ..i18n import NC_
 
 NOTEBOOKS = ("00", "1-1", "1-2", "1-3", "1-4")
 """The notebooks with exercises, in order; each has `data/lesson/<notebook>.toml`."""
+SHARED = "shared"
+"""`data/lesson/shared.toml`: the `[said]` table of the checks and helpers of several notebooks."""
 MARKER = "# --- the answer cell ---"
 """The line in a solution file below which the cell's code starts."""
 
@@ -120,8 +122,8 @@ def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
 
 def said(notebook: str, name: str) -> str:
     """What the lesson's code says at length in a notebook (a check's verdict, a notice), by
-    name: an English msgid from the `[said]` table of the notebook's data file, with the
-    placeholders the code fills in; show it with `_()`."""
+    name: an English msgid from the `[said]` table of the notebook's data file (`SHARED`'s for
+    what several notebooks say), with the placeholders the code fills in; show it with `_()`."""
     return str(notebook_data(notebook)["said"][name])
 
 
@@ -235,10 +237,11 @@ def question_words(entry: dict[str, Any]) -> Iterator[str]:
 def msgids() -> Iterator[tuple[str, str]]:
     """(where, msgid) of every word in the data files that the catalogue translates: hints,
     case titles, the comments and prose literals of blanks and solutions, every question's
-    words, and the facts tables' (each in its table's context)."""
+    words, what the code says at length (`said`, the shared table's first), and the facts
+    tables' (each in its table's context)."""
     from .facts import words
 
-    for notebook in NOTEBOOKS:
+    for notebook in (SHARED, *NOTEBOOKS):
         where = f"data/lesson/{notebook}.toml"
         for text in notebook_data(notebook).get("said", {}).values():
             yield where, text
@@ -273,6 +276,7 @@ __all__ = [
     "MARKER",
     "NOTEBOOKS",
     "QUESTION_KINDS",
+    "SHARED",
     "Case",
     "ExerciseText",
     "code_words",

@@ -28,6 +28,7 @@ from ..i18n import N_, _
 from ..outcome import EXIT_NAMES, Run, Stop
 from ..textcalls import find_text_calls
 from .castle import LESSON_TOOLS, describe_outcome
+from .content import said
 from .verdict import turns_text
 
 HISTORY_SIZE = 500
@@ -47,13 +48,8 @@ class Expectation:
 _history: deque[Expectation] = deque(maxlen=HISTORY_SIZE)
 
 STATED = {
-    Stop.END_TURN: N_(
-        "The text says this run ends on the flag, with the reply's text as its answer."
-    ),
-    Stop.TERMINAL_TOOL: N_(
-        "The text says this run ends through the warp pipe, with the terminal tool's validated "
-        "input — a dict — as its answer."
-    ),
+    Stop.END_TURN: said("shared", "stated_flag"),
+    Stop.TERMINAL_TOOL: said("shared", "stated_pipe"),
     Stop.MAX_TURNS: N_("The text says this run ends on the clock (max_turns), with no answer."),
     Stop.DEADLINE: N_("The text says the deadline (deadline_s) stops this run."),
     Stop.BUDGET: N_("The text says the budget stops this run."),
@@ -70,15 +66,12 @@ def expect(run: Any, stop: Stop, *, rejected: str | None = None) -> None:
     if held:
         _history.append(Expectation(stated, True, ""))
         return
-    said = (
-        _(
-            "The text says a {tool} call fails validation first, goes back to the model as an "
-            "error, and the loop goes on to {exit}."
-        ).format(tool=rejected, exit=_(EXIT_NAMES[stop]))
+    says = (
+        _(said("shared", "stated_rejected")).format(tool=rejected, exit=_(EXIT_NAMES[stop]))
         if rejected and _ended(run, stop)
         else _(STATED[stop])
     )
-    note = _note(said, _did(run, rejected if _ended(run, stop) else None), *_advice(run, stop))
+    note = _note(says, _did(run, rejected if _ended(run, stop) else None), *_advice(run, stop))
     _history.append(Expectation(stated, False, note))
     print(note)
 
@@ -90,22 +83,14 @@ def expect_raised(result: Any) -> None:
         _history.append(Expectation("raised", True, ""))
         return
     text_call = _text_call(result)
-    why = _(
-        "The plain loop raises only when a tool call fails validation or names a tool that does "
-        "not exist, and this model made no such call."
-    )
+    why = _(said("shared", "why_no_raise"))
     if text_call:
-        why += " " + _(
-            "It wrote its calls as text, so the plain loop took its first reply for the flag."
-        )
+        why += " " + _(said("shared", "why_no_raise_text_calls"))
     note = _note(
         _("The text says the loop raises."),
         _("it returned instead: {outcome}").format(outcome=describe_outcome(result)),
         why,
-        _(
-            "Try: run the notebook on the mock (unset OPENAI_BASE_URL) to see the raise; "
-            "exercise 1-4.a sends such errors back to the model either way."
-        ),
+        _(said("shared", "try_raise_on_the_mock")),
     )
     _history.append(Expectation("raised", False, note))
     print(note)
@@ -185,15 +170,9 @@ def _did_flag(run: Run, turns: str) -> str:
     last = excerpt(run.turns[-1].text, 90) if run.turns else ""
     refused = run.not_an_answer
     if refused is not None and refused.kind == "text_tool_call":
-        did = _(
-            "it ended on the flag after {turns}, and its last reply is a tool call written "
-            "as text — a request for a tool, not an answer: “{text}”"
-        )
+        did = _(said("shared", "did_flag_text_call"))
     elif refused is not None:
-        did = _(
-            "it ended on the flag after {turns}, and its last reply only repeats words it "
-            "was sent — not an answer: “{text}”"
-        )
+        did = _(said("shared", "did_flag_echo"))
     else:
         did = _("it ended on the flag after {turns}, with an answer in text: “{text}”")
     return did.format(turns=turns, text=last)
@@ -226,39 +205,21 @@ def _reply_advice(run: Any) -> tuple[str, str] | None:
     mine = isinstance(run, Run)
     last = run.turns[-1] if mine and run.turns else None
     if isinstance(run, BaseException):  # a loop of the learner's own raised
-        return _(
-            "The plain loop raised {kind}: it has no way back from an error, so the exception "
-            "ended the run."
-        ).format(kind=type(run).__name__), _(
-            "Try: run the cell again (a slow or busy model can time out), or on the mock; "
-            "run_agent turns such failures into typed errors that keep the run."
+        return _(said("shared", "why_loop_raised")).format(kind=type(run).__name__), _(
+            said("shared", "try_loop_raised")
         )
     if _text_call(run):
-        return _(
-            "A small model often writes its tool calls as text, and a server that does not parse "
-            "them returns them as text: to the loop, a reply without tool_calls is the flag."
-        ), (
-            _(
-                'Try: text_tool_calls="accept" in run_agent, which runs such calls, labelled; '
-                "llama.cpp's llama-server started with --jinja; or a model trained for tool "
-                "calling (run.warnings names the likely cause)."
-            )
+        return _(said("shared", "why_text_calls")), (
+            _(said("shared", "try_text_calls_run_agent"))
             if mine
-            else _(
-                "Try: llama.cpp's llama-server started with --jinja, or a model trained for tool "
-                "calling."
-            )
+            else _(said("shared", "try_text_calls_own_loop"))
         )
     if mine and run.not_an_answer is not None:
-        return _(
-            "Small models sometimes repeat the last message they were sent when they lose the "
-            "thread."
-        ), _("Try: a larger model.")
+        return _(said("shared", "why_echo")), _("Try: a larger model.")
     if last is not None and (last.empty or last.truncated) and run.stop == Stop.MAX_TURNS:
-        return _(
-            "Small models sometimes send empty replies, or ramble until the length limit "
-            "(max_tokens) cuts them off; each one costs a turn."
-        ), _("Try: a larger max_tokens in connect(), or another model.")
+        return _(said("shared", "why_empty_or_cut_off")), _(
+            "Try: a larger max_tokens in connect(), or another model."
+        )
     return None
 
 
@@ -269,61 +230,33 @@ def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:
         per_turn = run.elapsed_s / max(len(run.turns), 1)
-        return _(
-            "On a real endpoint your model plays the slow persona at its own pace: this run "
-            "ended in {s:.1f} s, inside its deadline of {deadline:g} s."
-        ).format(s=run.elapsed_s, deadline=run.deadline_s or 0), _(
-            "Try: a deadline_s shorter than one of its replies (this run's took about {s:.1f} s "
-            "each)."
-        ).format(s=per_turn)
+        return _(said("shared", "why_deadline_not_reached")).format(
+            s=run.elapsed_s, deadline=run.deadline_s or 0
+        ), _(said("shared", "try_deadline_not_reached")).format(s=per_turn)
     if ended == Stop.DEADLINE.value and mine:
-        return _(
-            "A real model takes seconds per reply where the mock takes milliseconds: the deadline "
-            "of {deadline:g} s came first."
-        ).format(deadline=run.deadline_s or 0), _(
-            "Try: a larger deadline_s, or a faster model (a larger timeout_s does not help here: "
-            "the deadline bounds the whole run)."
+        return _(said("shared", "why_deadline_came_first")).format(deadline=run.deadline_s or 0), _(
+            said("shared", "try_deadline_came_first")
         )
     if stop == Stop.BUDGET:
         return _("The run ended before it spent its budget."), _(
             "Try: a smaller max_cost_usd or max_tokens_total."
         )
     if stop == Stop.MAX_TURNS and answered:
-        return _(
-            "A real model may stop by itself — answer, guess or give up — where the mock's "
-            "Loopboros never does: that is the model's choice, and the clock stays the safety "
-            "net."
-        ), _(
-            "Try: level.judge(run) says whether the answer is right; unset OPENAI_BASE_URL to "
-            "see the run the text describes, on the mock."
+        return _(said("shared", "why_model_stopped_itself")), _(
+            said("shared", "try_model_stopped_itself")
         )
     if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) and ended == Stop.MAX_TURNS.value:
-        return _(
-            "The model kept asking for tools until the clock: small models often repeat the "
-            "same call."
-        ), _(
-            "Try: more turns (max_turns), a system prompt that lets it give up, or a model "
-            "trained for tool calling."
-        )
+        return _(said("shared", "why_kept_asking")), _(said("shared", "try_kept_asking"))
     if stop == Stop.TERMINAL_TOOL and ended == Stop.END_TURN.value:
         tool = ", ".join(run.stop_on) if mine and run.stop_on else "mark_star"
-        return _(
-            "The model answered in words instead of calling {tool}: the warp pipe opens only "
-            "when the model calls the terminal tool."
-        ).format(tool=tool), _(
+        return _(said("shared", "why_answered_in_words")).format(tool=tool), _(
             'Try: a model trained for tool calling, or tool_choice="required" (1-3, Going further).'
         )
     if ended == stop.value:  # the right exit, but not the run the text describes
-        return _(
-            "The mock's sloppy persona makes this mistake on purpose; a real model may call "
-            "the tool right the first time."
-        ), _(
-            "Try: unset OPENAI_BASE_URL to see the mistake and the loop's answer to it, on the mock."
-        )
-    return _(
-        "A real model reads the conversation its own way; the mock follows fixed rules, so "
-        "every exit happens on cue."
-    ), _("Try: unset OPENAI_BASE_URL to see the run the text describes, on the mock.")
+        return _(said("shared", "why_sloppy_persona")), _(said("shared", "try_sloppy_persona"))
+    return _(said("shared", "why_real_model")), _(
+        "Try: unset OPENAI_BASE_URL to see the run the text describes, on the mock."
+    )
 
 
 def _note(stated: str, did: str, why: str, tried: str) -> str:

@@ -145,19 +145,12 @@ def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
         return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
     if isinstance(exc, SystemExit):
         return Incorrect(
-            _(
-                "with {case}, your code called sys.exit() (SystemExit): a function the check calls "
-                "must return its answer, not end the program."
-            ),
+            _(said("shared", "called_sys_exit")),
             case=where,
         )
     if not isinstance(exc, Exception):
         return Incorrect(
-            _(
-                "with {case}, your code raised {kind}, a BaseException that is not an Exception: "
-                "such exceptions are for stopping a program (Ctrl-C, sys.exit). Return the answer "
-                "instead."
-            ),
+            _(said("shared", "raised_base_exception")),
             case=where,
             kind=Said(type(exc).__name__, text=True),
         )
@@ -179,10 +172,7 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
         raise Incorrect(
-            _(
-                "your function reads the library's own names for the exits ({names}). Name the "
-                "exit yourself, from run.stop and the Stop values."
-            ),
+            _(said("shared", "reads_the_exit_names")),
             names=", ".join(sorted(forbidden)),
         )
     for where, inputs, want, got in _tried(exercise, fn):
@@ -214,21 +204,14 @@ def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
     last = (run.last_message or {}).get("content")
     if got and (got == last or got == run.wrap_up):
         return Incorrect(
-            _(
-                "with {case}, your function returned {got}: that is the run's last message (a "
-                "request for another search, or a wrap-up), not an answer. A run that {ended} "
-                "has none: return None."
-            ),
+            _(said("shared", "returned_the_last_message")),
             case=where,
             got=Said(got),
             ended=ended_text(run),
         )
     if got == run.no_answer_reason:
         return Incorrect(
-            _(
-                "with {case}, your function returned the reason there is no answer ({got}): "
-                "return None when there is no answer."
-            ),
+            _(said("shared", "returned_the_no_answer_reason")),
             case=where,
             got=Said(got),
         )
@@ -251,10 +234,7 @@ def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
         )
     if isinstance(got, re.Match):
         return Incorrect(
-            _(
-                "with {case}, you returned the match object itself: return the number it "
-                "found, as an int."
-            ),
+            _(said("shared", "returned_the_match_object")),
             case=where,
         )
     return None
@@ -273,20 +253,14 @@ def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
         return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return Incorrect(
-            _(
-                "with {case}, your function returned {got}, the Stop value itself: return the "
-                "exit's name, {want}."
-            ),
+            _(said("shared", "returned_the_stop_value")),
             case=where,
             got=Said(got),
             want=Said(want),
         )
     if isinstance(want, dict) and isinstance(got, str):
         return Incorrect(
-            _(
-                "with {case}, your function returned the text {got}: the warp pipe's answer is "
-                "data, a dict; return it as it is."
-            ),
+            _(said("shared", "returned_the_pipe_answer_as_text")),
             case=where,
             got=Said(got),
         )
@@ -513,17 +487,11 @@ def _a_run(name: str, answer: Any) -> None:
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
         raise Incorrect(
-            _(
-                "`{name}` is a tuple holding the Run (a comma after the call?): keep the Run "
-                "itself."
-            ),
+            _(said("shared", "run_in_a_tuple")),
             name=name,
         )
     raise Incorrect(
-        _(
-            "`{name}` should be the Run that `run_agent(...)` returns, not a {kind}: {value}. Keep "
-            "the whole run: the check reads how it ended and what it did."
-        ),
+        _(said("shared", "not_a_run")),
         name=name,
         kind=Said(type(answer).__name__, text=True),
         value=Said(answer),
@@ -535,11 +503,7 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
     if not (_turns_are_the_replies(got) and _stop_agrees(got)):
         raise Incorrect(
-            _(
-                "this Run was not left as run_agent made it: its turns, its conversation and how "
-                "it says it ended ({stop}, {turns}, max_turns={max_turns}) do not agree. Keep what "
-                "run_agent(...) returns, unchanged."
-            ),
+            _(said("shared", "run_not_as_made")),
             stop=Said(got.stop.value if got.stop else None),
             turns=turns_text(len(got.turns)),
             max_turns=Said(got.max_turns),
@@ -583,10 +547,7 @@ def level(exercise: ExerciseText, got: Run, want: Run) -> None:
         (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
     )
     raise Incorrect(
-        _(
-            "this run searched another level{which}: what its searches found is not level "
-            '{level}\'s blocks. Use `load_level("{level}")`.'
-        ),
+        _(said("shared", "run_on_another_level")),
         which=_(" (level {name})").format(name=seen) if seen else "",
         level=name,
     )
@@ -615,10 +576,7 @@ def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
         )
     if extra:
         raise Incorrect(
-            _(
-                "this run offered {extra} too: the task offers only {wanted} "
-                '(`level.tools("{first}")`).'
-            ),
+            _(said("shared", "run_offered_extra_tools")),
             extra=", ".join(extra),
             wanted=", ".join(sorted(wanted)),
             first=sorted(wanted)[0],
@@ -633,10 +591,7 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
         marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
         if got.stop == Stop.END_TURN and marked:
             raise Incorrect(
-                _(
-                    "the star was marked, but the run went on and ended on the flag ({answer}), "
-                    'one turn later. Open the warp pipe: `stop_on=["{tool}"]`.'
-                ),
+                _(said("shared", "pipe_not_opened_after_the_star")),
                 answer=Said(got._answer, text=True),
                 tool=wanted,
             )
@@ -646,21 +601,14 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
         )
     if got.stop == Stop.TERMINAL_TOOL:
         raise Incorrect(
-            _(
-                "stop_on={got}: the pipe opens on a call to {names}, and the run ended with "
-                "{answer} as its answer. The terminal tool here is {tool}, the one whose input is "
-                "the answer."
-            ),
+            _(said("shared", "stop_on_another_tool_answered")),
             got=Said(list(got.stop_on)),
             names=", ".join(got.stop_on),
             answer=Said(got._answer),
             tool=wanted,
         )
     raise Incorrect(
-        _(
-            "stop_on={got}: the pipe opens on a call to {names}. The terminal tool here is {tool}, "
-            "the one whose input is the answer."
-        ),
+        _(said("shared", "stop_on_another_tool")),
         got=Said(list(got.stop_on)),
         names=", ".join(got.stop_on),
         tool=wanted,
@@ -673,10 +621,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     n, wanted = turns_text(len(got.turns)), _(ENDED[want.stop]) if want.stop else ""
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
         raise Incorrect(
-            _(
-                "this run {ended} after {turns}, with no answer: it needs {needed} here, and "
-                "max_turns={max_turns} is too few{wrap_up}."
-            ),
+            _(said("shared", "clock_too_few_turns")),
             ended=ended_text(got),
             turns=n,
             needed=turns_text(len(want.turns)),
@@ -685,10 +630,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
         )
     if got.stop == Stop.DEADLINE:
         raise Incorrect(
-            _(
-                "this run {ended} of {deadline} s after {turns}, with no answer: it needs "
-                "{needed}. Give it more time, or no deadline."
-            ),
+            _(said("shared", "deadline_too_short")),
             ended=ended_text(got),
             deadline=Said(got.deadline_s),
             turns=n,
@@ -696,10 +638,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
         )
     if got.stop == Stop.BUDGET:
         raise Incorrect(
-            _(
-                "this run {ended} after {turns} ({why}); the task wants a run that {wanted}: "
-                "leave out max_tokens_total and max_cost_usd here."
-            ),
+            _(said("shared", "stopped_by_a_budget")),
             ended=ended_text(got),
             turns=n,
             why=got.budget_stop.text() if got.budget_stop else "",
@@ -707,10 +646,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
         )
     if want.stop == Stop.MAX_TURNS:
         raise Incorrect(
-            _(
-                "this run {ended} after {turns}: it is not the clock. The Loopboros on level 1-1 "
-                "never answers, so only the clock can stop it."
-            ),
+            _(said("shared", "not_the_clock")),
             ended=ended_text(got),
             turns=n,
         )
@@ -757,19 +693,13 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
     truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
     if (guess_stop, guess_answer) == truth:
         raise Incorrect(
-            _(
-                "on this run the recipe tells the truth: both say {stop} ({answer}). Look for a "
-                "run whose last message looks like an answer but is not one."
-            ),
+            _(said("shared", "recipe_tells_the_truth")),
             stop=Said(truth[0]),
             answer=Said(truth[1]),
         )
     if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
         raise Incorrect(
-            _(
-                "the recipe says {guess} where the run {ended}, but neither has an answer: a small "
-                "lie. Find one where it hands you an answer that is not one."
-            ),
+            _(said("shared", "recipe_small_lie")),
             guess=Said(guess_stop),
             ended=ended_text(got),
         )
