@@ -5,6 +5,7 @@ sensibly or refused with the library's own error, never an `OverflowError` later
 from __future__ import annotations
 
 import math
+from typing import TypeGuard
 
 from .i18n import _
 
@@ -26,6 +27,16 @@ def token_count(value: object) -> int:
     return value if 0 <= value <= MAX_TOKEN_COUNT else 0
 
 
+def is_count(value: object) -> TypeGuard[int]:
+    """Whether `value` is a whole number of 1 or more (an int, not a bool): a caller's limit."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 1
+
+
+def is_number(value: object) -> TypeGuard[float]:
+    """Whether `value` is an int or a float (not a bool): NaN and infinity are numbers here."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def as_float(value: float) -> float:
     """`value` as a float; an int too large for one (10**400) is infinity, not an error."""
     try:
@@ -38,7 +49,7 @@ def seconds(value: object, name: str) -> float:
     """A time limit given as `name`: a positive number of seconds (infinity and absurdly large
     ones are read as `FOREVER_S`); anything else — a bool, NaN, zero or less, text — a ValueError
     that says what was given."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0:
+    if not is_number(value) or not value > 0:
         raise ValueError(
             _("{name} must be a positive number of seconds, got {value!r}").format(
                 name=name, value=value
@@ -47,4 +58,12 @@ def seconds(value: object, name: str) -> float:
     return min(as_float(value), FOREVER_S)
 
 
-__all__ = ["FOREVER_S", "MAX_TOKEN_COUNT", "as_float", "seconds", "token_count"]
+__all__ = [
+    "FOREVER_S",
+    "MAX_TOKEN_COUNT",
+    "as_float",
+    "is_count",
+    "is_number",
+    "seconds",
+    "token_count",
+]

@@ -23,7 +23,7 @@ if TYPE_CHECKING:
 
 from ._decoding import ACCEPT_ENCODING, MAX_RESPONSE_BYTES, body_text, read_bounded
 from ._json import NotJSON, max_digits, read_json
-from ._numbers import seconds, token_count
+from ._numbers import is_count, is_number, seconds, token_count
 from ._options import option
 from ._secrets import checked_api_key, hidden, redactor, shown_url, trimmed, userinfo_secrets
 from ._text import excerpt, json_text
@@ -284,17 +284,24 @@ class OpenAIChat:
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
-                return self._read_bounded(response, stop_at, limit, timeout_error)
+                still_arriving = timeout_error(
+                    self._timed_out(
+                        _(
+                            "The reply from {url} was still arriving after {limit:.3g} s (a slow "
+                            "stream)."
+                        ),
+                        limit,
+                    ),
+                    url=self.url,
+                )  # the whole response, read against the wall clock and a size limit
+                return read_bounded(response, self.url, stop_at, still_arriving)
         except httpx.TimeoutException as exc:
             message = (
                 _("Timed out connecting to {url} after {limit:.3g} s.")
                 if isinstance(exc, httpx.ConnectTimeout)
                 else _("Timed out waiting for {url} after {limit:.3g} s.")
             )
-            raise timeout_error(
-                message.format(url=self.url, limit=limit) + " " + _timeout_advice(),
-                url=self.url,
-            ) from None
+            raise timeout_error(self._timed_out(message, limit), url=self.url) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
         except httpx.DecodingError:  # only a transport of its own decodes before we do
@@ -314,23 +321,20 @@ class OpenAIChat:
                 url=self.url,
             ) from None
 
-    def _read_bounded(
-        self,
-        response: httpx.Response,
-        stop_at: float,
-        limit: float,
-        timeout_error: type[EndpointTimeout],
-    ) -> httpx.Response:
-        """The whole response, read against the wall clock and a size limit (`_decoding`)."""
-        still_arriving = timeout_error(
-            _(
-                "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
-            ).format(url=self.url, limit=limit)
+    def _timed_out(self, message: str, limit: float) -> str:
+        """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
+        return (
+            message.format(url=self.url, limit=limit)
             + " "
-            + _timeout_advice(),
-            url=self.url,
+            + _(
+                "A slow model needs a longer {timeout} (or the environment variable {variable}); "
+                "a stuck one needs a {deadline}."
+            ).format(
+                timeout=option("timeout_s"),
+                variable=TIMEOUT_VARIABLE,
+                deadline=option("deadline_s"),
+            )
         )
-        return read_bounded(response, self.url, stop_at, still_arriving)
 
     def _unreachable(self, detail: str) -> str:
         import httpx
@@ -444,13 +448,6 @@ class OpenAIChat:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
 
-def _timeout_advice() -> str:
-    return _(
-        "A slow model needs a longer {timeout} (or the environment variable {variable}); a stuck "
-        "one needs a {deadline}."
-    ).format(timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s"))
-
-
 def _network_transport() -> httpx.BaseTransport:
     """Sockets with TCP_NODELAY (httpx writes a POST's headers and body as two sends; with
     Nagle's algorithm the body can wait for the server's ACK of the headers: bench, section 2),
@@ -479,11 +476,7 @@ def parse_completion(data: Any) -> Completion:
     raw = choice["message"]
     content = raw.get("content")
     if content is not None and not isinstance(content, (str, list)):
-        raise BadResponse(
-            _("the message content is neither text nor parts: {excerpt}").format(
-                excerpt=excerpt(json_text(content))
-            )
-        )
+        raise _bad(_("the message content is neither text nor parts: {excerpt}"), content)
     calls = _normalise_calls(raw.get("tool_calls"))
     text = content if isinstance(content, str) else _parts_text(content or [])
     # No text and no tool call is still the model's reply (a small model does this): the loop
@@ -510,30 +503,22 @@ def parse_completion(data: Any) -> Completion:
 def _first_choice(data: Any) -> dict[str, Any]:
     """The completion's first choice, which holds a message object; else `BadResponse`."""
     if not isinstance(data, dict):
-        raise BadResponse(
-            _("the reply is not a chat completion (a JSON {kind}): {excerpt}").format(
-                kind=type(data).__name__, excerpt=excerpt(json_text(data))
-            )
-        )
+        message = _("the reply is not a chat completion (a JSON {kind}): {excerpt}")
+        raise _bad(message, data, kind=type(data).__name__)
     if "error" in data and "choices" not in data:
-        raise BadResponse(
-            _("the endpoint sent an error instead of a reply: {excerpt}").format(
-                excerpt=excerpt(json_text(data["error"]))
-            )
-        )
+        raise _bad(_("the endpoint sent an error instead of a reply: {excerpt}"), data["error"])
     choices = data.get("choices")
     if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
-        raise BadResponse(
-            _("the reply has no choices: {excerpt}").format(excerpt=excerpt(json_text(data)))
-        )
+        raise _bad(_("the reply has no choices: {excerpt}"), data)
     choice: dict[str, Any] = choices[0]
     if not isinstance(choice.get("message"), dict):
-        raise BadResponse(
-            _("the reply's first choice has no message: {excerpt}").format(
-                excerpt=excerpt(json_text(choice))
-            )
-        )
+        raise _bad(_("the reply's first choice has no message: {excerpt}"), choice)
     return choice
+
+
+def _bad(message: str, quoted: Any, **fields: Any) -> BadResponse:
+    """`BadResponse` with `message`'s `{excerpt}` a short quote of `quoted` (parsed JSON)."""
+    return BadResponse(message.format(excerpt=excerpt(json_text(quoted)), **fields))
 
 
 def _parts_text(parts: list[Any]) -> str:
@@ -547,15 +532,11 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise BadResponse(
-            _("tool_calls is not a list: {excerpt}").format(excerpt=excerpt(json_text(raw)))
-        )
+        raise _bad(_("tool_calls is not a list: {excerpt}"), raw)
     calls = []
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
-            raise BadResponse(
-                _("a tool call has no function: {excerpt}").format(excerpt=excerpt(json_text(item)))
-            )
+            raise _bad(_("a tool call has no function: {excerpt}"), item)
         fn = item["function"]
         arguments = fn.get("arguments")
         if arguments is None:
@@ -596,19 +577,13 @@ def _checked_settings(
     max_tokens: int | None, temperature: float | None, seed: int | None
 ) -> tuple[int | None, float | None, int | None]:
     """The generation settings, checked before anything is sent."""
-    if max_tokens is not None and (
-        isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1
-    ):
+    if max_tokens is not None and not is_count(max_tokens):
         raise ValueError(
             _("{name} must be a positive int (or None for no cap), got {value!r}").format(
                 name=option("max_tokens"), value=max_tokens
             )
         )
-    if temperature is not None and (
-        isinstance(temperature, bool)
-        or not isinstance(temperature, (int, float))
-        or not 0 <= temperature <= 2
-    ):
+    if temperature is not None and not (is_number(temperature) and 0 <= temperature <= 2):
         raise ValueError(
             _("{name} must be a number from 0 to 2, got {value!r}").format(
                 name=option("temperature"), value=temperature
