@@ -113,33 +113,22 @@ class Tool:
                 kwargs = {name: getattr(validated, name) for name in data}
                 text = _run_with_timeout(_formatted(self.fn), (), kwargs, limit)
         except _StillRunning as exc:
-            return ToolResult(
-                False,
+            text = (
                 f"Error: {self.name} was not run: {exc.count} earlier calls of it did not finish "
                 f"within their time limit and are still running (at most {MAX_ABANDONED_CALLS} "
-                f"are left running). It can run again once they finish.",
-                data,
-                time.perf_counter() - start,
+                f"are left running). It can run again once they finish."
             )
         except TimeoutError:
             when = "before the run's deadline" if by_deadline else f"within {self.timeout_s:g} s"
-            return ToolResult(
-                False,
-                f"Error: {self.name} did not finish {when} and was abandoned",
-                data,
-                time.perf_counter() - start,
-            )
+            text = f"Error: {self.name} did not finish {when} and was abandoned"
         except ToolError as exc:
-            return ToolResult(False, f"Error: {exc}", data, time.perf_counter() - start)
+            text = f"Error: {exc}"
         except Exception as exc:  # noqa: BLE001 — a tool's bug must not crash the loop
             message = str(exc) or type(exc).__name__
-            return ToolResult(
-                False,
-                f"Error: {self.name} failed: {type(exc).__name__}: {message}",
-                data,
-                time.perf_counter() - start,
-            )
-        return ToolResult(True, text, data, time.perf_counter() - start)
+            text = f"Error: {self.name} failed: {type(exc).__name__}: {message}"
+        else:
+            return ToolResult(True, text, data, time.perf_counter() - start)
+        return ToolResult(False, text, data, time.perf_counter() - start)
 
 
 class ToolError(Exception):

@@ -16,10 +16,9 @@ reply. A forced call is what a model forced to call would make: the star it know
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
-from .personas import read
+from .personas import assistant, read
 
 GUESSED_BLOCK = 1
 """The block a persona forced to call `mark_star` before it found the star puts its marker on:
@@ -51,22 +50,13 @@ def with_tool_choice(body: dict[str, Any], message: dict[str, Any]) -> dict[str,
     if choice in (None, "auto") or not names:
         return message
     if choice == "none":
-        return {"role": "assistant", "content": message.get("content") or ""} if calls else message
+        return assistant(message.get("content") or "") if calls else message
     wanted = None if choice == "required" else _named(choice)
     if calls and all(wanted in (None, c["function"]["name"]) for c in calls):
         return message
     tool = wanted or _pick(body, names)
-    return {
-        "role": "assistant",
-        "content": message.get("content") or "",
-        "tool_calls": [
-            {
-                "id": f"call_{_turn(body)}_{tool}",
-                "type": "function",
-                "function": {"name": tool, "arguments": json.dumps(_arguments(body, tool))},
-            }
-        ],
-    }
+    call = (f"call_{_turn(body)}_{tool}", tool, _arguments(body, tool))
+    return assistant(message.get("content") or "", call)
 
 
 def _offered(body: dict[str, Any]) -> list[str]:

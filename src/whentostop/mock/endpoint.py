@@ -203,37 +203,28 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(*handle("GET", self.path, b""))
 
     def do_POST(self) -> None:
-        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
-            self._answer(
-                *_error(411, "send the body with a Content-Length, not chunked", "length_required"),
-                close=True,
-            )
-            return
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
             length = -1
-        if length < 0:
-            self._answer(
-                *_error(
-                    400,
-                    "the Content-Length header is not a number of bytes",
-                    "invalid_content_length",
-                ),
-                close=True,
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            refused = _error(
+                411, "send the body with a Content-Length, not chunked", "length_required"
             )
-            return
-        if length > MAX_REQUEST_BYTES:
-            self._answer(
-                *_error(
-                    413,
-                    f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
-                    "request_too_large",
-                ),
-                close=True,
+        elif length < 0:
+            refused = _error(
+                400, "the Content-Length header is not a number of bytes", "invalid_content_length"
             )
+        elif length > MAX_REQUEST_BYTES:
+            refused = _error(
+                413,
+                f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
+                "request_too_large",
+            )
+        else:
+            self._answer(*handle("POST", self.path, self.rfile.read(length)))
             return
-        self._answer(*handle("POST", self.path, self.rfile.read(length)))
+        self._answer(*refused, close=True)  # a body the server will not read: and no more requests
 
     def _other_method(self) -> None:
         self._answer(*handle(self.command, self.path, b""))

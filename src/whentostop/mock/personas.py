@@ -192,16 +192,16 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
     """The next assistant message for this persona, given the request."""
     view = read(body)
     if view.last_role == "user" and view.turn > 1 and not view.can("search_blocks"):
-        return _say(_wrap_up(view))
+        return assistant(_wrap_up(view))
     if any(ok for _, ok in view.marks):
         block = next(args.get("block") for args, ok in view.marks if ok)
-        return _say(view.say(DONE, block=block))
+        return assistant(view.say(DONE, block=block))
     if view.star is not None:
         return _mark_the_star(view, *view.star, sloppy=persona == "sloppy")
     if not view.can("search_blocks"):
         if view.turn == 1:
-            return _say(view.say(NO_TOOL))
-        return _say(_wrap_up(view))
+            return assistant(view.say(NO_TOOL))
+        return assistant(_wrap_up(view))
     return _search_or_give_up(view, persona)
 
 
@@ -209,7 +209,7 @@ def _mark_the_star(view: View, area: str, block: int, sloppy: bool) -> dict[str,
     """The star is found: mark it (the sloppy persona first with a wrong item and block), or
     say where it is when there is no mark_star tool."""
     if not view.can("mark_star"):
-        return _say(view.say(FOUND, area=area, block=block))
+        return assistant(view.say(FOUND, area=area, block=block))
     if sloppy and not view.marks:
         return _call(
             view,
@@ -228,7 +228,7 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
     allowed = view.intent.allowed and persona != "loopboros"
     after = view.intent.searches
     if allowed and after is not None and view.attempts >= after:  # 0: "don't search; say so"
-        return _say(_give_up(view))
+        return assistant(_give_up(view))
     todo = [a for a in view.areas if a.lower() not in view.searched]
     if todo and persona == "parallel" and len(todo) > 1:
         return _calls(view, todo[:2], view.say(SEARCH_NOTE, area=view.listed(todo[:2])))
@@ -243,7 +243,7 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
             view.say(FIRST_SEARCH_NOTE, area="overworld"),
         )
     if allowed and after is None:
-        return _say(_give_up(view))
+        return assistant(_give_up(view))
     return _search_again(view)
 
 
@@ -284,38 +284,29 @@ def _wrap_up(view: View) -> str:
     return view.say(WRAP_UP_NOT_FOUND, searched=searched)
 
 
-def _say(text: str) -> dict[str, Any]:
-    return {"role": "assistant", "content": text}
-
-
-def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, Any]:
-    return {
-        "role": "assistant",
-        "content": note,
-        "tool_calls": [
+def assistant(text: str, *calls: tuple[str, str, dict[str, Any]]) -> dict[str, Any]:
+    """An assistant message: `text`, and a tool call for each (id, tool name, arguments)."""
+    message: dict[str, Any] = {"role": "assistant", "content": text}
+    if calls:
+        message["tool_calls"] = [
             {
-                "id": f"call_{view.turn}_{name}",
+                "id": id,
                 "type": "function",
                 "function": {"name": name, "arguments": json.dumps(args)},
             }
-        ],
-    }
+            for id, name, args in calls
+        ]
+    return message
+
+
+def _call(view: View, name: str, args: dict[str, Any], note: str) -> dict[str, Any]:
+    return assistant(note, (f"call_{view.turn}_{name}", name, args))
 
 
 def _calls(view: View, areas: list[str], note: str) -> dict[str, Any]:
     """One reply asking for a search of each area at once (parallel tool calls)."""
-    return {
-        "role": "assistant",
-        "content": note,
-        "tool_calls": [
-            {
-                "id": f"call_{view.turn}_{i}_search_blocks",
-                "type": "function",
-                "function": {"name": "search_blocks", "arguments": json.dumps({"area": area})},
-            }
-            for i, area in enumerate(areas, 1)
-        ],
-    }
+    ids = (f"call_{view.turn}_{i}_search_blocks" for i in range(1, len(areas) + 1))
+    return assistant(note, *((id, "search_blocks", {"area": a}) for id, a in zip(ids, areas)))
 
 
 def persona_of(model: str) -> tuple[str, float]:
