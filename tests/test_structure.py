@@ -172,12 +172,12 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 13_773
+LIBRARY_LINES_CEILING = 13_577
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in `src/whentostop/**/*.py`
 (data files — levels, prices, the lesson's texts and questions, lexicons, CSS and JavaScript —
 not counted). Lower it as code leaves; raise it only for a split that adds no behaviour (a
 function cut in named helpers adds their def lines), saying so in the commit. What holds it above
-the goal: the lesson's judges, loop checker and limits (`lesson/`, about 4,050) and the reader of
+the goal: the lesson's judges, loop checker and limits (`lesson/`, about 4,100) and the reader of
 intent's mechanism with the personas (`mock/`, about 3,250)."""
 
 
