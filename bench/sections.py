@@ -527,10 +527,21 @@ def notebooks(cfg: Config) -> Section:
 def _execute(path: Path) -> int:
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     nb = nbformat.read(path, as_version=4)
+    # Unix sockets, not TCP ports another process may take between their pick and the kernel's
+    # bind (tests/conftest.py, `jupyter_env`); the runtime folder is the sandbox's.
+    connection = Path(
+        os.environ["JUPYTER_RUNTIME_DIR"], f"k-{os.getpid()}-{time.monotonic_ns()}.json"
+    )
+    ipc = Config({"KernelManager": {"transport": "ipc", "connection_file": str(connection)}})
     NotebookClient(
-        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb,
+        timeout=120,
+        kernel_name="python3",
+        resources={"metadata": {"path": str(path.parent)}},
+        config=ipc,
     ).execute()
     return sum(1 for c in nb.cells if c.cell_type == "code")
 

@@ -4,13 +4,16 @@ tests, and headless Chromium (Debian's, driven by Playwright; never a downloaded
 from __future__ import annotations
 
 import functools
+import json
 import os
 import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
+import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -18,6 +21,7 @@ from typing import Any, NamedTuple
 
 import httpx
 import pytest
+from traitlets.config import Config
 
 from whentostop import Level, Run, connect, load_level, run_agent
 from whentostop.events import Event
@@ -108,7 +112,7 @@ def _offline_by_default(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="session")
-def jupyter_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+def jupyter_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     """Environment for Jupyter processes that writes nothing into the home folder."""
     base = tmp_path_factory.mktemp("jupyter-home")
     env = {
@@ -119,15 +123,32 @@ def jupyter_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
     for name, sub in [
         ("JUPYTER_CONFIG_DIR", "config"),
         ("JUPYTER_DATA_DIR", "data"),
-        ("JUPYTER_RUNTIME_DIR", "runtime"),
         ("IPYTHONDIR", "ipython"),
         ("MPLCONFIGDIR", "mpl"),
     ]:
         (base / sub).mkdir()
         env[name] = str(base / sub)
+    # Kernels talk over Unix sockets in the runtime folder, not TCP: a kernel picks its five TCP
+    # ports by binding and releasing them, and with three workers and the matrix starting kernels
+    # at once, another process can take one in between ("ZMQError: Address already in use", the
+    # kernel dies before it answers). A socket's path must stay under 108 bytes, hence a short
+    # folder. Servers (Voila, JupyterLab) read the setting from jupyter_config.json; nbclient's
+    # kernels from `kernel_config`.
+    runtime = Path(tempfile.mkdtemp(prefix="wts-rt-", dir="/tmp"))
+    env["JUPYTER_RUNTIME_DIR"] = str(runtime)
+    config = {"KernelManager": {"transport": "ipc"}}
+    (base / "config" / "jupyter_config.json").write_text(json.dumps(config))
     env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env.get('PATH', '')}"
     env["PYTHONUNBUFFERED"] = "1"
-    return env
+    yield env
+    shutil.rmtree(runtime, ignore_errors=True)
+
+
+def kernel_config(env: dict[str, str]) -> Config:
+    """nbclient's kernel manager on Unix sockets, its files in `env`'s runtime folder (see
+    `jupyter_env`): a kernel of its own, whatever else starts kernels at the same moment."""
+    connection = Path(env["JUPYTER_RUNTIME_DIR"]) / f"k-{uuid.uuid4().hex[:12]}.json"
+    return Config({"KernelManager": {"transport": "ipc", "connection_file": str(connection)}})
 
 
 def free_port() -> int:
@@ -292,7 +313,9 @@ def quick_bench(sections: list[int], out: Path) -> str:
         cwd=ROOT,
         capture_output=True,
         text=True,
-        timeout=280,
+        # About a minute alone; CI runs it beside two more workers and the matrix on two cores,
+        # where it once took more than 280 s. The bound is for a hang, not a speed.
+        timeout=900,
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     after = committed.read_bytes() if committed.exists() else None

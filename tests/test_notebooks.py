@@ -12,7 +12,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from conftest import ROOT, committed_text
+from conftest import ROOT, committed_text, kernel_config
 from lessonparts import minutes, split_at_going_further
 from nbclient import NotebookClient
 
@@ -81,6 +81,7 @@ def execute(nb: nbformat.NotebookNode, env: dict[str, str]) -> nbformat.Notebook
         timeout=CELL_TIMEOUT_S,
         allow_errors=True,
         resources={"metadata": {"path": str(NOTEBOOKS)}},
+        config=kernel_config(env),
     )
     client.execute(env=env, cwd=str(NOTEBOOKS))
     return nb
