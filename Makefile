@@ -18,7 +18,7 @@ WORKERS ?= 3
 # install (say, an index only pip is configured for), or when asked: `make lab INSTALLER=pip`.
 INSTALLER ?= uv
 
-.PHONY: lab dashboard lite lite-serve test lint readme-links i18n bench bench-quick bench-class serve real-model matrix nbstripout clean
+.PHONY: lab dashboard lite lite-serve test lint readme-links i18n intent-model bench bench-quick bench-class serve real-model matrix nbstripout clean
 
 # The venv. With uv: made without pip (ensurepip is most of `python -m venv`'s time), uv fetched
 # into it by the pip beside $(PYTHON), then pip added by uv (so `%pip install` works in a notebook).
@@ -176,6 +176,7 @@ lint: $(VENV)/.test-installed
 	$(BIN)/ruff format --check src tests bench tools lite noxfile.py
 	$(BIN)/mypy
 	$(BIN)/python -m whentostop lesson check
+	$(BIN)/python tools/intent_model.py --check
 	$(BIN)/actionlint
 	@built=$$(mktemp -d) && trap 'rm -rf "$$built"' EXIT && \
 	    { $(BIN)/python -m hatchling build --directory "$$built" >"$$built/build.log" 2>&1 \
@@ -192,6 +193,11 @@ readme-links: $(VENV)/.core-installed
 i18n: $(VENV)/.test-installed
 	$(BIN)/python tools/i18n.py update
 	$(BIN)/python tools/lesson_i18n.py update
+
+# the reader of intent's second opinion (src/whentostop/mock/gist.py), trained again on the
+# development corpora and the lexicons after either changes (lint says when it is stale)
+intent-model: $(VENV)/.core-installed
+	$(BIN)/python tools/intent_model.py
 
 bench: $(VENV)/.bench-installed
 	$(BIN)/python lite/build.py --out $(LITE_OUT)  # section 8 measures the site in Chromium

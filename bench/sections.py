@@ -772,35 +772,28 @@ ADVERSARIAL = {
     "corrections": "Forget that. Actually, " * 43_000,
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
-CORPORA = (
-    "heldout",
-    "dev-w12",
-    "dev-w11",
-    "dev-w10",
-    "dev-w9",
-    "dev-w8",
-    "dev-w7",
-    "dev-w6",
-    "dev-w5",
-    "dev-w4",
-    "dev",
-    "seed",
-)
-"""The corpus files measured: the held-out one first, the one that counts."""
 NEWEST = {
-    "dev-w12": 0.94,
-    "dev-w11": 0.93,
-    "dev-w10": 0.95,
-    "dev-w9": 0.87,
-    "dev-w8": 0.93,
-    "dev-w7": 0.93,
+    "dev-w18": 0.99,
+    "dev-w17": 0.94,
+    "dev-w16": 0.99,
+    "dev-w15": 0.97,
+    "dev-w14": 0.97,
+    "dev-w13": 0.97,
+    "dev-w12": 1.0,
+    "dev-w11": 0.97,
+    "dev-w10": 0.98,
+    "dev-w9": 0.97,
+    "dev-w8": 0.98,
+    "dev-w7": 0.98,
 }
-"""Round 4's writers' files and their floors (tests/test_intent.py, NEWEST_FLOOR): their misses
-are the reader's work queue, not known gaps."""
-DEVELOPMENT = tuple(n for n in CORPORA[1:] if n not in NEWEST)
+"""Rounds 4 and 5's writers' files and their floors (tests/test_intent.py, NEWEST_FLOOR): their
+misses are the reader's work queue, not known gaps."""
+DEVELOPMENT = ("dev-w6", "dev-w5", "dev-w4", "dev", "seed")
+CORPORA = ("heldout", *NEWEST, *DEVELOPMENT)
+"""The corpus files measured: the held-out one first, the one that counts."""
 
 
-_KNOWN_MISSES = 7
+_KNOWN_MISSES = 4
 """How many development phrasings the reader is known to miss (tests/test_intent.py lists them)."""
 
 
@@ -809,11 +802,15 @@ def intent(cfg: Config) -> Section:
         9, "The mock's reader of intent: accuracy on words it never saw, and its cost"
     )
     from whentostop.mock import corpus
-    from whentostop.mock.intent import read_intent
+    from whentostop.mock.intent import read_intent, read_rules
 
     tallies = {name: corpus.score(corpus.load(name)) for name in CORPORA}
+    rules_alone = {
+        f"{name} (rules alone)": corpus.score(corpus.load(name), read_rules)
+        for name in ("heldout", *NEWEST)
+    }
     section.header = ["corpus", "phrasings", "all", "en", "pt", "gives_up", "keeps_searching"]
-    for name, tally in tallies.items():
+    for name, tally in {**tallies, **rules_alone}.items():
         section.rows.append(
             [name, str(tally.total["all"])]
             + [
@@ -842,9 +839,11 @@ def intent(cfg: Config) -> Section:
         "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
         "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
         "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
-        "and never read; dev, dev-w4 ... dev-w12: ten more such writers' (570, 506, 432, 421, "
-        "380, 380, 360, 360, 340, 340), which the reader was developed on (each was measured once before its "
-        "misses were read: bench/NOTES.md); seed: the 728 phrasings written with the first reader.",
+        "and never read; dev, dev-w4 ... dev-w18: sixteen more such writers', which the reader "
+        "was developed on and its second opinion (mock/gist.py) is trained on (each was measured "
+        "once before its misses were read: bench/NOTES.md); seed: the 728 phrasings written with "
+        "the first reader. '(rules alone)': the same files read without the second opinion "
+        "(`read_rules`), side by side.",
         "Timing: requests as the searcher receives them at turn 5 of level 1-1 (system prompt, "
         f"task, four searches and their results); {cfg.reps} samples of "
         f"{20 if cfg.quick else 200} calls each, the variants interleaved. A first request reads "

@@ -22,40 +22,27 @@ from whentostop.i18n import using
 from whentostop.lesson import give_up, prompt
 from whentostop.mock import corpus
 from whentostop.mock import lexicon as lexicon_module
-from whentostop.mock.intent import detect_language, fold, read_intent
+from whentostop.mock.intent import detect_language, fold, read_intent, read_rules
 from whentostop.mock.lexicon import lexicon
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
 SEED = corpus.load("seed")
 DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
-NEWEST = [
-    p
-    for name in ("dev-w7", "dev-w8", "dev-w9", "dev-w10", "dev-w11", "dev-w12")
-    for p in corpus.load(name)
-]
 GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
 """Permissions the mock understands, for the tests of the exercises and the explorer."""
 
 DEVELOPMENT = ("seed", "dev", "dev-w4", "dev-w5", "dev-w6")
 KNOWN_MISSES: dict[str, set[str]] = {
-    "seed": set(),
+    # "don't keep insisting": the words as a whole lean against ("insistindo" is an order to go
+    # on in most phrasings), and the reading has no count the second opinion would leave alone
+    "seed": {"Não fique insistindo."},
     "dev": set(),
-    "dev-w4": {  # an obligation "discharged" by reporting: a legal register the rules don't parse
-        "The Searcher's obligations hereunder shall be deemed fully discharged upon either (i) "
-        "locating the Star or (ii) reporting in good faith that the Star was not found in any "
-        "Area.",
-        "Considera-se cumprida a obrigação do Buscador com a localização da Estrela ou com a "
-        "declaração, de boa-fé, de sua não localização.",
-    },
+    "dev-w4": set(),
     "dev-w5": {
-        # a quoted report judged by an idiom ("a win in my book"), no judgement word the rules know
-        "An honest \"we didn't find it\" is a win in my book. Nobody's getting dinged for that.",
         # sarcasm: the permission is meant as its opposite, and only "Keep going" says so plainly
         "Sure, quit after one search, that's exactly the grit we hired you for. Keep going.",
         # a trailing "blz" after a comma-less condition keeps the condition on the clause before
         "procura a estrela ai, se n achar me fala blz",
-        # the predicate first, the topic last ("não configura falha | a conclusão ...")
-        "Não configura falha a conclusão da busca sem a localização do item.",
     },
     "dev-w6": {  # a teacher's aside on a counterfactual ("o agente não saberia que pode parar")
         "Você tem direito a três buscas sem sucesso; depois disso, diga que não encontrou. "
@@ -64,26 +51,49 @@ KNOWN_MISSES: dict[str, set[str]] = {
 }
 """Phrasings of a development file the reader is known to get wrong, each with why (the list is
 in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
-NEWEST_FLOOR = {
-    "dev-w7": 0.93,
-    "dev-w8": 0.93,
-    "dev-w9": 0.87,
-    "dev-w10": 0.95,
-    "dev-w11": 0.93,
-    "dev-w12": 0.94,
+ARRIVED = {
+    "dev-w7": "88.4 %",
+    "dev-w8": "89.5 %",
+    "dev-w9": "85.8 %",
+    "dev-w10": "93.9 %",
+    "dev-w11": "89.1 %",
+    "dev-w12": "90.6 %",
+    "dev-w13": "85.5 % by the rules; 86.7 % with the second opinion trained without it",
+    "dev-w14": "89.5 %; 91.9 %",
+    "dev-w15": "89.5 %; 92.9 %",
+    "dev-w16": "88.9 %; 93.4 %",
+    "dev-w17": "83.3 %; 86.3 %",
+    "dev-w18": "91.5 %; 94.9 %",
 }
-"""Six more writers' files (issue 25's fourth round), whose misses are the work queue rather
-than a list of known gaps: each must stay at or above what the reader measured at the end of that
-round (rounded down), and may only go up. Measured once on arrival, before any miss was read:
-dev-w7 88.4 %, dev-w8 89.5 %, dev-w9 85.8 %, then (with the rules learned from those three)
-dev-w10 93.9 %, dev-w11 89.1 %, dev-w12 90.6 % (bench/NOTES.md)."""
+"""Each newer writer's file as the reader read it on arrival, before any of its misses was read
+(rounds 4 and 5 of issue 25; bench/NOTES.md): the honest measure of words it never saw."""
+NEWEST_FLOOR = {
+    "dev-w7": 0.98,
+    "dev-w8": 0.98,
+    "dev-w9": 0.97,
+    "dev-w10": 0.98,
+    "dev-w11": 0.97,
+    "dev-w12": 1.0,
+    "dev-w13": 0.97,
+    "dev-w14": 0.97,
+    "dev-w15": 0.97,
+    "dev-w16": 0.99,
+    "dev-w17": 0.94,
+    "dev-w18": 0.99,
+}
+"""Twelve more writers' files (issue 25's rounds 4 and 5), whose misses are the work queue rather
+than a list of known gaps: each must stay at or above what the reader, rules and second opinion
+together, reads of it today (rounded down), and may only go up. The second opinion is trained on
+these files, so this is no measure of words it never saw: `ARRIVED` is."""
+NEWEST = [p for name in NEWEST_FLOOR for p in corpus.load(name)]
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
 not met; `make bench` section 9 reports the held-out accuracy against it."""
-HELD_OUT_FLOOR = {"lang en": 0.90, "lang pt": 0.91, "label keeps_searching": 0.95}
-"""A ratchet below the goal: what the reader measured on the held-out file at the end of issue
-25's third round (en 90.8 %, pt 91.9 %, keeps_searching 95.2 %), rounded down to the whole
-percent. It may only go up, toward the goal, as the reader learns from development files."""
+HELD_OUT_FLOOR = {"lang en": 0.93, "lang pt": 0.94, "label keeps_searching": 0.97}
+"""A ratchet below the goal: what the reader measured on the held-out file once its second
+opinion (`mock/gist.py`) was trained on the round-5 files (en 93.5 %, pt 94.3 %, keeps_searching
+97.6 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
+go up, toward the goal, as the reader learns from development files."""
 
 
 def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = None):
@@ -220,10 +230,12 @@ def test_a_list_with_a_name_the_reader_does_not_know_is_refused() -> None:
 
 
 # --- the mechanism ----------------------------------------------------------------------------
+# Each rule is pinned by the rules alone (`read_rules`): the words weighed as a whole (`gist`)
+# may overturn a reading, and are measured on the corpora, not on words chosen for one rule.
 
 
 def test_the_lessons_sentence_is_a_request_to_report_on_a_condition() -> None:
-    intent = read_intent("If a few searches come back empty, say you couldn't find it.")
+    intent = read_rules("If a few searches come back empty, say you couldn't find it.")
     assert intent.allowed and not intent.refused
     assert intent.quote == "say you couldn't find it"
     assert intent.condition is not None
@@ -264,7 +276,7 @@ def test_the_issues_examples_are_read_as_a_model_would(phrasing: str, expected: 
 def test_a_number_of_searches_is_read_as_when_to_give_up(
     phrasing: str, searches: int, words: str
 ) -> None:
-    intent = read_intent(phrasing)
+    intent = read_rules(phrasing)
     assert intent.allowed and intent.searches == searches
     assert intent.condition is not None and intent.condition.text == words
 
@@ -281,7 +293,7 @@ def test_a_number_of_searches_is_read_as_when_to_give_up(
     ],
 )
 def test_a_number_named_beside_the_condition_is_its_number(phrasing: str, searches: int) -> None:
-    intent = read_intent(phrasing)
+    intent = read_rules(phrasing)
     assert intent.allowed and intent.searches == searches
 
 
@@ -299,7 +311,7 @@ def test_a_number_named_beside_the_condition_is_its_number(phrasing: str, search
     ],
 )
 def test_a_reply_template_or_a_terse_rule_with_a_way_out_allows(phrasing: str) -> None:
-    assert read_intent(phrasing).allowed
+    assert read_rules(phrasing).allowed
 
 
 @pytest.mark.parametrize(
@@ -315,30 +327,30 @@ def test_a_reply_template_or_a_terse_rule_with_a_way_out_allows(phrasing: str) -
     ],
 )
 def test_an_order_to_find_with_a_report_or_a_deadline_allows_nothing(phrasing: str) -> None:
-    assert not read_intent(phrasing).allowed
+    assert not read_rules(phrasing).allowed
 
 
 def test_a_label_heads_only_the_list_under_it() -> None:
-    assert not read_intent("Stop conditions:\n- the star is found\nAnswer in English.").allowed
-    assert read_intent("Reply format:\nNOT_FOUND if there is no star, else the block.").allowed
+    assert not read_rules("Stop conditions:\n- the star is found\nAnswer in English.").allowed
+    assert read_rules("Reply format:\nNOT_FOUND if there is no star, else the block.").allowed
     later = "Stop conditions:\n- the star is found\nIf every area is empty, that's fine too."
-    assert read_intent(later).allowed  # a line after the list is read on its own
+    assert read_rules(later).allowed  # a line after the list is read on its own
 
 
 def test_neutral_sentences_around_a_rule_change_nothing() -> None:
     rule = "Não tenho certeza se essa fase tem estrela, então não se mata procurando."
     around = "Moedas e cogumelos não são o objetivo. Use tópicos nas respostas."
-    assert read_intent(f"{around} {rule}").allowed
-    assert not read_intent(around).allowed
-    assert not read_intent(
+    assert read_rules(f"{around} {rule}").allowed
+    assert not read_rules(around).allowed
+    assert not read_rules(
         "It's fine to search the same area twice if you think you missed it."
     ).allowed
 
 
 def test_a_budget_denied_is_no_budget() -> None:
-    assert not read_intent("One empty search is not enough to give up.").allowed
-    assert not read_intent("Uma busca vazia não basta.").allowed
-    assert read_intent("Do not use more than 3 searches.").searches == 3
+    assert not read_rules("One empty search is not enough to give up.").allowed
+    assert not read_rules("Uma busca vazia não basta.").allowed
+    assert read_rules("Do not use more than 3 searches.").searches == 3
 
 
 @pytest.mark.parametrize(
@@ -354,7 +366,7 @@ def test_a_budget_denied_is_no_budget() -> None:
     ],
 )
 def test_every_area_is_read_as_a_condition_without_a_number(phrasing: str, words: str) -> None:
-    intent = read_intent(phrasing)
+    intent = read_rules(phrasing)
     assert intent.allowed and intent.searches is None
     assert intent.condition is not None and intent.condition.text == words
 
@@ -374,7 +386,7 @@ def test_every_area_is_read_as_a_condition_without_a_number(phrasing: str, words
 def test_a_condition_allows_only_if_a_run_of_empty_searches_can_meet_it(
     allows: str, refuses: str
 ) -> None:
-    assert read_intent(allows).allowed and not read_intent(refuses).allowed
+    assert read_rules(allows).allowed and not read_rules(refuses).allowed
 
 
 @pytest.mark.parametrize(
@@ -385,11 +397,11 @@ def test_a_condition_allows_only_if_a_run_of_empty_searches_can_meet_it(
     ],
 )
 def test_a_question_can_be_the_condition_of_what_follows(allows: str, refuses: str) -> None:
-    assert read_intent(allows).allowed and not read_intent(refuses).allowed
+    assert read_rules(allows).allowed and not read_rules(refuses).allowed
 
 
 def test_a_refusal_is_quoted_and_the_prompt_around_it_is_not_permission() -> None:
-    intent = read_intent("The star is definitely here. Don't say you couldn't find it.")
+    intent = read_rules("The star is definitely here. Don't say you couldn't find it.")
     assert not intent.allowed and intent.refused
     assert (intent.quote, intent.why) == ("Don't say you couldn't find it", "refusal")
 
@@ -408,7 +420,7 @@ def test_a_refusal_is_quoted_and_the_prompt_around_it_is_not_permission() -> Non
 def test_a_mention_of_giving_up_is_read_for_what_it_is_and_grants_nothing(
     phrasing: str, why: str
 ) -> None:
-    intent = read_intent(phrasing)
+    intent = read_rules(phrasing)
     assert not intent.allowed and not intent.refused and intent.quote == ""
     assert [r.why for r in intent.readings] == [why]
 
@@ -426,14 +438,14 @@ def test_a_mention_of_giving_up_is_read_for_what_it_is_and_grants_nothing(
 def test_each_negation_and_each_word_against_flips_the_meaning_once(
     allows: str, refuses: str
 ) -> None:
-    assert read_intent(allows).allowed and not read_intent(refuses).allowed
+    assert read_rules(allows).allowed and not read_rules(refuses).allowed
 
 
 def test_a_modal_without_its_verb_takes_the_verb_before_it() -> None:
-    assert read_intent("Other agents may stop; you may not.").refused
-    assert read_intent("Pode desistir. Não, pera, não pode não.").refused  # an emphatic "não"
-    assert read_intent("Other agents may not stop; you may.").allowed
-    assert read_intent("Don't give up. You can do it!").refused  # encouragement, not leave
+    assert read_rules("Other agents may stop; you may not.").refused
+    assert read_rules("Pode desistir. Não, pera, não pode não.").refused  # an emphatic "não"
+    assert read_rules("Other agents may not stop; you may.").allowed
+    assert read_rules("Don't give up. You can do it!").refused  # encouragement, not leave
 
 
 @pytest.mark.parametrize(
@@ -445,8 +457,8 @@ def test_a_modal_without_its_verb_takes_the_verb_before_it() -> None:
     ],
 )  # fmt: skip
 def test_of_two_things_compared_the_one_after_than_is_not_wanted(allows: str, refuses: str) -> None:
-    assert read_intent(allows).allowed
-    assert read_intent(refuses).refused
+    assert read_rules(allows).allowed
+    assert read_rules(refuses).refused
 
 
 @pytest.mark.parametrize(
@@ -459,15 +471,15 @@ def test_of_two_things_compared_the_one_after_than_is_not_wanted(allows: str, re
     ],
 )
 def test_a_way_to_end_said_to_be_the_only_one_refuses_the_others(phrasing: str) -> None:
-    assert not read_intent(phrasing).allowed
+    assert not read_rules(phrasing).allowed
 
 
 def test_the_role_the_model_plays_is_the_model_and_someone_else_named_since_is_not() -> None:
     role = "Play the part of Luigi, a careful explorer."
-    assert read_intent(f"{role} If every area is empty, he says so and goes home.").allowed
-    assert read_intent("Interprete a Daisy. Se tudo vier vazio, ela avisa e para.").allowed
-    assert not read_intent(f"{role} My cousin quits fast; he stops after one search.").allowed
-    assert not read_intent("If every area is empty, he says so and goes home.").allowed
+    assert read_rules(f"{role} If every area is empty, he says so and goes home.").allowed
+    assert read_rules("Interprete a Daisy. Se tudo vier vazio, ela avisa e para.").allowed
+    assert not read_rules(f"{role} My cousin quits fast; he stops after one search.").allowed
+    assert not read_rules("If every area is empty, he says so and goes home.").allowed
 
 
 @pytest.mark.parametrize(
@@ -478,7 +490,7 @@ def test_the_role_the_model_plays_is_the_model_and_someone_else_named_since_is_n
     ],
 )
 def test_a_judgement_taken_back_by_its_copula_alone_is_taken_back(phrasing: str) -> None:
-    assert read_intent(phrasing).refused
+    assert read_rules(phrasing).refused
 
 
 @pytest.mark.parametrize(
@@ -506,18 +518,18 @@ def test_a_judgement_taken_back_by_its_copula_alone_is_taken_back(phrasing: str)
 def test_the_mechanism_reads_orders_set_in_a_sentence_by_their_grammar(
     phrasing: str, allowed: bool
 ) -> None:
-    assert read_intent(phrasing).allowed is allowed
+    assert read_rules(phrasing).allowed is allowed
 
 
 def test_portuguese_negations_agree_instead_of_cancelling() -> None:
     for phrasing in ("Não desista nunca.", "Nunca, jamais desista.", "Não, não desista."):
-        assert read_intent(phrasing).refused
+        assert read_rules(phrasing).refused
 
 
 def test_the_last_instruction_decides() -> None:
-    allowed = read_intent("Never give up. Actually, if all areas are empty, you may say so.")
+    allowed = read_rules("Never give up. Actually, if all areas are empty, you may say so.")
     assert allowed.allowed and allowed.quote == "you may say so"
-    refused = read_intent("You can give up if nothing turns up. On second thought, never give up.")
+    refused = read_rules("You can give up if nothing turns up. On second thought, never give up.")
     assert refused.refused and refused.quote == "never give up"
 
 
@@ -526,31 +538,31 @@ def test_the_last_instruction_decides() -> None:
     ["You may give up. On second thought, don't.", "Pode desistir. Pensando bem, não."],
 )
 def test_a_bare_negation_at_the_end_takes_back_what_came_before(phrasing: str) -> None:
-    assert read_intent(phrasing).refused
+    assert read_rules(phrasing).refused
 
 
 def test_taking_back_an_instruction_leaves_nothing_decided() -> None:
-    assert not read_intent("You may give up. Forget that.").allowed
-    assert read_intent("Never give up. Forget that. Say so if it isn't there.").allowed
+    assert not read_rules("You may give up. Forget that.").allowed
+    assert read_rules("Never give up. Forget that. Say so if it isn't there.").allowed
 
 
 def test_a_hint_that_the_star_may_be_missing_allows_only_when_no_instruction_decides() -> None:
     hint = "The star might not be in this level."
-    assert read_intent(hint).allowed and read_intent(hint).why == "absence possible"
-    assert not read_intent(f"{hint} Never give up.").allowed
-    assert not read_intent(f"Never give up. {hint}").allowed
+    assert read_rules(hint).allowed and read_rules(hint).why == "absence possible"
+    assert not read_rules(f"{hint} Never give up.").allowed
+    assert not read_rules(f"Never give up. {hint}").allowed
 
 
 def test_an_order_to_find_the_star_gives_way_to_a_permission_wherever_it_stands() -> None:
-    assert read_intent("You must find the star. If it really isn't there, say so.").allowed
-    assert read_intent("If it really isn't there, say so. You must find the star.").allowed
-    assert not read_intent("If it isn't there, say so. Find it, whatever it takes.").allowed
+    assert read_rules("You must find the star. If it really isn't there, say so.").allowed
+    assert read_rules("If it really isn't there, say so. You must find the star.").allowed
+    assert not read_rules("If it isn't there, say so. Find it, whatever it takes.").allowed
 
 
 def test_the_users_prompt_is_read_too_after_the_system_prompt() -> None:
-    assert read_intent("", "Find the star in this level. If it isn't there, tell me.").allowed
-    assert read_intent("Never give up.", "Find the star. If it isn't there, tell me.").allowed
-    assert not read_intent(
+    assert read_rules("", "Find the star in this level. If it isn't there, tell me.").allowed
+    assert read_rules("Never give up.", "Find the star. If it isn't there, tell me.").allowed
+    assert not read_rules(
         "If it isn't there, tell me.", "Find the star, and never give up."
     ).allowed
 
@@ -563,8 +575,8 @@ def test_accents_capitals_and_missing_apostrophes_do_not_change_the_reading() ->
         ("dont giv up", "Don't give up."),
         ("if u cant find it just say so", "If you can't find it, just say so."),
     ]:
-        assert read_intent(plain).allowed == read_intent(written).allowed
-        assert read_intent(plain).refused == read_intent(written).refused
+        assert read_rules(plain).allowed == read_rules(written).allowed
+        assert read_rules(plain).refused == read_rules(written).refused
 
 
 def test_folding_keeps_every_offset_so_quotes_are_exact() -> None:
@@ -583,7 +595,7 @@ def test_folding_keeps_every_offset_so_quotes_are_exact() -> None:
     ],
 )
 def test_the_language_is_the_conversations(system: str, task: str, language: str) -> None:
-    assert read_intent(system, task).language == language
+    assert read_rules(system, task).language == language
 
 
 def test_short_or_empty_text_has_no_language() -> None:

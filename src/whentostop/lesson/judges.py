@@ -871,7 +871,10 @@ def _not_understood(run: Run, intent: Intent) -> str:
         read = _("What the mock read: {why}, “{quote}”.").format(
             why=_(WHY[intent.why]), quote=intent.quote
         )
-        missed = _(said("1-2", "mock_missed_a_later_permission"))
+        if intent.why == "outweighed":
+            missed = _(said("1-2", "mock_outweighed"))
+        else:
+            missed = _(said("1-2", "mock_missed_a_later_permission"))
     else:
         noted = [r for r in intent.readings if r.stance == "none"]
         if noted:

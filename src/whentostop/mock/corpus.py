@@ -3,6 +3,7 @@ right, per language, per label and per class.
 
     python -m whentostop.mock.corpus                 # every corpus file under data/intent/
     python -m whentostop.mock.corpus dev --misses    # and the phrasings it reads wrong
+    python -m whentostop.mock.corpus dev --rules     # the rules alone (no second opinion)
 
 Each file of `data/intent/` holds one phrasing a line (JSON Lines): `text`, `lang` ("en"/"pt"),
 `label` ("gives_up"/"keeps_searching"), `searches` (the number of empty searches named, or null),
@@ -21,11 +22,11 @@ import argparse
 import json
 import sys
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .intent import Intent, read_intent
+from .intent import Intent, read_intent, read_rules
 
 LABELS = ("gives_up", "keeps_searching")
 TASKS = {"en": "Find the star in this level.", "pt": "Encontre a estrela nesta fase."}
@@ -101,8 +102,11 @@ def exit_of(intent: Intent, max_turns: int = MAX_TURNS) -> str:
     return "keeps_searching"
 
 
-def predict(phrasing: Phrasing) -> tuple[str, Intent]:
-    intent = read_intent(phrasing.text, TASKS[phrasing.lang])
+Reader = Callable[[str, str], Intent]
+
+
+def predict(phrasing: Phrasing, read: Reader = read_intent) -> tuple[str, Intent]:
+    intent = read(phrasing.text, TASKS[phrasing.lang])
     return exit_of(intent), intent
 
 
@@ -132,11 +136,12 @@ class Tally:
         )
 
 
-def score(phrasings: Sequence[Phrasing]) -> Tally:
-    """How many phrasings lead to their label's exit: overall, per language, label and class."""
+def score(phrasings: Sequence[Phrasing], read: Reader = read_intent) -> Tally:
+    """How many phrasings lead to their label's exit: overall, per language, label and class
+    (`read`: the reader measured, `read_rules` for the rules without their second opinion)."""
     tally = Tally()
     for p in phrasings:
-        got, intent = predict(p)
+        got, intent = predict(p, read)
         ok = got == p.label
         tally.add(
             ["all", f"lang {p.lang}", f"label {p.label}", f"{p.lang} {p.label}", f"class {p.cls}"],
@@ -173,9 +178,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "--misses", action="store_true", help="list the misses (never for held-out files)"
     )
+    parser.add_argument(
+        "--rules", action="store_true", help="the rules alone, without their second opinion"
+    )
     args = parser.parse_args(argv)
     for name in args.names or files():
-        tally = score(load(name))
+        tally = score(load(name), read_rules if args.rules else read_intent)
         print("\n".join(summary(name, tally)))
         if args.misses and name.startswith(HELD_OUT):
             print("(held-out misses are not shown: see DEVELOPERS.md)")

@@ -43,7 +43,8 @@ from dataclasses import dataclass
 from functools import cache
 
 from ..i18n import N_
-from .lexicon import lexicon
+from . import gist
+from .lexicon import Lexicon, lexicon, text_units
 from .meaning import Condition, Stance, quoted
 from .reading import read_text
 from .words import fold, window
@@ -109,6 +110,8 @@ WHY = {
     "question": N_("a question, not an instruction"),
     "success": N_("what to do once the star is found, not when it cannot be"),
     "nothing to report": N_("a request to report, but not for when the star cannot be found"),
+    "gist": N_("what the prompt's words, taken together, most likely mean"),
+    "outweighed": N_("a permission that the rest of the prompt speaks against"),
 }
 """What each kind of clause means, for a learner: `_()` translates it where it is shown."""
 
@@ -167,27 +170,68 @@ def _intent_bytes(intent: Intent) -> int:
     return 512 + 256 * len(intent.readings) + sum(sys.getsizeof(t) for t in texts)
 
 
-def _read(system: str, prompt: str) -> Intent:
-    readings: list[Reading] = []
-    languages: list[str | None] = []
-    for text in (system, prompt):
-        language = _language_of(text)
-        languages.append(language)
-        lex = lexicon(language or languages[0] or _language_of(prompt) or "en")
-        readings += [
-            Reading(f.stance, quoted(text, f.start, f.end), f.why, f.condition, f.strong)
-            for f in read_text(text, lex)
-        ]
+def texts(system: str, prompt: str) -> list[tuple[str, Lexicon]]:
+    """The system prompt and the user's prompt, each with the lexicon of its language (a text
+    too short to tell is read in the other's)."""
+    first, second = _language_of(system), _language_of(prompt)
+    return [(system, lexicon(first or second or "en")), (prompt, lexicon(second or first or "en"))]
+
+
+def read_rules(system: str, prompt: str = "") -> Intent:
+    """`read_intent` by the rules alone, without the words weighed as a whole (`gist`): what
+    the tests of each rule and the benchmarks' side-by-side measure read."""
+    return _read(system or "", prompt or "", second_opinion=False)
+
+
+def _read(system: str, prompt: str, *, second_opinion: bool = True) -> Intent:
+    read = [(text, lex, text_units(text, lex)) for text, lex in texts(system, prompt)]
+    said = [s for text, _, parts in read for s in gist.of(text, parts)] if second_opinion else []
+    readings = [
+        Reading(f.stance, quoted(text, f.start, f.end), f.why, f.condition, f.strong)
+        for text, lex, parts in read
+        for f in read_text(text, lex, parts)
+    ]
     deciding = [r for r in readings if r.stance != "none"]
     instructions = [r for r in deciding if r.strong]
     orders = [r for r in deciding if r.why != "absence possible"]
     decisive = (instructions or orders or deciding)[-1] if deciding else None
-    language = languages[1] or languages[0] or "en"
+    if second_opinion:
+        decisive = _weighed(said, decisive, readings)
+    language = read[1][1].language if _language_of(prompt) else read[0][1].language
     if decisive is None:
         return Intent(False, "", None, language, "", tuple(readings))
     allowed = decisive.stance == "allow"
     condition = _counted(readings, decisive) if allowed else None
     return Intent(allowed, decisive.quote, condition, language, decisive.why, tuple(readings))
+
+
+def _weighed(
+    said: list[gist.Sentence], decisive: Reading | None, readings: list[Reading]
+) -> Reading | None:
+    """The words as a whole (`gist`), where the rules decided nothing or allowed: a text that
+    leans far enough to giving up allows, quoting the sentence that leans most; a permission in
+    a text that leans far enough the other way is outweighed, unless it counts its searches (the
+    gist reads no numbers). Either is added to `readings`."""
+    if decisive is not None and decisive.stance != "allow":
+        return decisive
+    model = gist.model()
+    if decisive is None:
+        lean = model.lean(said)
+        best = lean.most_for
+        if best is None or lean.allow <= model.allow_above:
+            return None
+        weighed = Reading("allow", quoted(best.text, best.start, best.end), "gist", None, True)
+    elif model.lean(said).allow < model.outweighs_below and not _counts(readings, decisive):
+        weighed = Reading("forbid", decisive.quote, "outweighed", None, True)
+    else:
+        return decisive
+    readings.append(weighed)
+    return weighed
+
+
+def _counts(readings: list[Reading], decisive: Reading) -> bool:
+    condition = _counted(readings, decisive)
+    return condition is not None and condition.searches is not None
 
 
 def _counted(readings: list[Reading], decisive: Reading) -> Condition | None:
@@ -253,4 +297,13 @@ def _words(language: str) -> tuple[frozenset[str], frozenset[str]]:
     return lexicon(language).language_words, lexicon(language).vocabulary - other
 
 
-__all__ = ["WHY", "Condition", "Intent", "Reading", "detect_language", "fold", "read_intent"]
+__all__ = [
+    "WHY",
+    "Condition",
+    "Intent",
+    "Reading",
+    "detect_language",
+    "fold",
+    "read_intent",
+    "read_rules",
+]

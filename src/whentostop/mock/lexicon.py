@@ -15,7 +15,7 @@ from functools import cache
 from itertools import islice, pairwise, product
 
 from .._data import data_file
-from .words import Token, fold, scan
+from .words import Token, fold, scan, window
 
 LANGUAGES = ("en", "pt")
 MAX_PHRASE_WORDS = 8
@@ -382,6 +382,11 @@ def _insert(root: _Node, words: list[str]) -> _Node:
 MAX_TOKENS = 640
 """At most this many words and marks are read of one window: more than 3 KB of prose holds, so
 that a window of crafted one-character marks costs no more than a window of prose."""
+
+
+def text_units(text: str, lex: Lexicon) -> list[list[Unit]]:
+    """The units of each part of `text` the mock reads (`words.window`)."""
+    return [units(part, lex, offset, last=offset > 0) for offset, part in window(text)]
 
 
 def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[Unit]:

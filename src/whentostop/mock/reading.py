@@ -20,7 +20,7 @@ from .clauses import (
     under_heading,
     when,
 )
-from .lexicon import Lexicon, Unit, units
+from .lexicon import Lexicon, Unit, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
@@ -32,7 +32,6 @@ from .meaning import (
     read_clause,
     recent,
 )
-from .words import window
 
 
 @dataclass
@@ -113,12 +112,13 @@ class _Reader:
         return found
 
 
-def read_text(text: str, lex: Lexicon) -> list[Found]:
+def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) -> list[Found]:
     """Every reading of one text (a system prompt or a task), in order; a later correction or a
-    bare "don't" acts on the readings before it. Each step is linear in the text read."""
+    bare "don't" acts on the readings before it. Each step is linear in the text read. `parts`:
+    the text's units (`text_units`), when they were found already."""
     reader = _Reader(text, lex)
-    for offset, part in window(text):
-        for sentence, end in sentences(units(part, lex, offset, last=offset > 0)):
+    for found in text_units(text, lex) if parts is None else parts:
+        for sentence, end in sentences(found):
             reader.sentence(sentence, end)
     return reader.readings.kept()
 

@@ -1,0 +1,140 @@
+"""The reader of intent's second opinion: which way a prompt's words lean, learned from the corpora.
+
+The rules (`reading`) read what each clause says. Where they find nothing that decides, or a
+permission that the rest of the text speaks strongly against, the reader weighs the words as a
+whole: a logistic regression over the lexicon's units, trained on the labelled development
+corpora (`data/intent/*.jsonl`, never the held-out file) by `tools/intent_model.py`. Its weights
+are data (`data/intent/gist.json`); reading is one pass over the units the rules read.
+
+Each unit gives a few features: its words, what the lexicon says it is (its tags), its pair with
+the unit before, and its meaning after a negation, a condition, someone else or a permission in
+its sentence. A sentence's features are what it is quoted by: the one that leans most.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from functools import cache
+
+from .._data import data_file
+from .lexicon import WORD_CLASSES, Lexicon, Unit, text_units
+
+_ENDS = frozenset(".?!;:")
+"""Marks that end a sentence for the features' context (a unit's `kind`)."""
+_CONTEXTS = (
+    ("neg", ("negation",)),
+    ("cond", ("if", "when", "unless", "until", "after", "before")),
+    ("others", ("others",)),
+    ("perm", ("permission",)),
+)
+"""What a unit's meaning is read after, in its sentence, and the tags that open each."""
+
+
+@dataclass(frozen=True)
+class Sentence:
+    """A sentence's span in its text, and the features it gives."""
+
+    text: str
+    start: int
+    end: int
+    features: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Lean:
+    """What the words lean to: the probability that they let the model give up, and the
+    sentence that leans most each way (None for a text with no words)."""
+
+    allow: float
+    most_for: Sentence | None
+    most_against: Sentence | None
+
+
+def sentences(texts: Iterable[tuple[str, Lexicon]]) -> Iterator[Sentence]:
+    """The sentences of each text (the parts `words.window` reads), with their features."""
+    for text, lex in texts:
+        yield from of(text, text_units(text, lex))
+
+
+def of(text: str, parts: list[list[Unit]]) -> Iterator[Sentence]:
+    """The sentences of a text whose units were found already (`lexicon.text_units`), before
+    the rules read them: the rules change a pronoun's tags as they go."""
+    for found in parts:
+        yield from _sentences(text, found)
+
+
+def _sentences(text: str, found: list[Unit]) -> Iterator[Sentence]:
+    features: set[str] = set()
+    start = end = -1
+    before_word, before_meaning = "<s>", "<s>"
+    context: set[str] = set()
+    for unit in found:
+        if unit.kind != "w":
+            if unit.kind in _ENDS and features:
+                yield Sentence(text, start, end, frozenset(features))
+                features, start = set(), -1
+                before_word, before_meaning, context = "<s>", "<s>", set()
+            continue
+        start = unit.start if start < 0 else start
+        end = unit.end
+        word = "_".join(unit.words)
+        meaning = "+".join(sorted(unit.tags - _NO_MEANING)) or "_"
+        features.add("w:" + word)
+        features.update("t:" + tag for tag in unit.tags)
+        features.add(f"tt:{before_meaning}|{meaning}")
+        features.add(f"ww:{before_word}|{word}")
+        features.update(f"c:{name}|{meaning}" for name in context)
+        context.update(name for name, tags in _CONTEXTS if unit.has(*tags))
+        before_word, before_meaning = word, meaning
+    if features:
+        yield Sentence(text, start, end, frozenset(features))
+
+
+_NO_MEANING = WORD_CLASSES - {"cast", "pronoun", "compare", "than", "hint_word"}
+"""Word classes left out of a unit's meaning in its pairs: they say how a word works, not what."""
+
+
+def features(texts: Iterable[tuple[str, Lexicon]]) -> frozenset[str]:
+    """Every feature of the texts together: what the model is trained on and weighs."""
+    return frozenset().union(*(s.features for s in sentences(texts)))
+
+
+@dataclass(frozen=True)
+class Model:
+    """The learned weights and the two thresholds the reader applies them with."""
+
+    bias: float
+    weights: dict[str, float]
+    allow_above: float
+    """Where the rules decide nothing, the words allow when they lean above this."""
+    outweighs_below: float
+    """Where the rules read a permission, the words take it back when they lean below this."""
+
+    def lean(self, found: list[Sentence]) -> Lean:
+        """How the words of these sentences (`sentences`, `of`) lean."""
+        every = frozenset().union(*(s.features for s in found))
+        z = self.bias + sum(self.weights.get(f, 0.0) for f in every)
+        allow = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+        if not found:
+            return Lean(allow, None, None)
+        scored = [(sum(self.weights.get(f, 0.0) for f in s.features), s) for s in found]
+        return Lean(
+            allow,
+            max(scored, key=lambda pair: pair[0])[1],
+            min(scored, key=lambda pair: pair[0])[1],
+        )
+
+
+@cache
+def model() -> Model:
+    """The weights of `data/intent/gist.json`, read once."""
+    data = json.loads(data_file("intent", "gist.json").read_text(encoding="utf-8"))
+    return Model(
+        float(data["bias"]),
+        {str(k): float(v) for k, v in data["weights"].items()},
+        float(data["allow_above"]),
+        float(data["outweighs_below"]),
+    )
