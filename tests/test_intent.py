@@ -535,6 +535,25 @@ def test_the_last_instruction_decides() -> None:
 
 @pytest.mark.parametrize(
     "phrasing",
+    [
+        "You may stop if it's missing.\nEDIT: changed my mind. Keep searching.",
+        "Pode parar se não achar.\nAtualização: mudei de ideia. Continue procurando.",
+        "You may stop if it's missing. The line above has been revoked. Keep looking.",
+        "Pode desistir se não achar. A regra acima foi revogada. Continue procurando.",
+        "[OLD] You may stop if it's missing.\n[CURRENT RULES] Keep searching.",
+        "[REVOGADO] Pode parar se não achar.\n[VIGENTE] Continue procurando.",
+    ],
+)
+def test_after_a_correction_or_a_revocation_a_plain_order_to_keep_searching_decides(
+    phrasing: str,
+) -> None:
+    """An order to keep searching gives way to a permission, unless it is part of a correction:
+    every sentence after "EDIT:", "Update:", "[VIGENTE]" or "the line above was revoked" is."""
+    assert read_rules(phrasing).refused, read_rules(phrasing)
+
+
+@pytest.mark.parametrize(
+    "phrasing",
     ["You may give up. On second thought, don't.", "Pode desistir. Pensando bem, não."],
 )
 def test_a_bare_negation_at_the_end_takes_back_what_came_before(phrasing: str) -> None:

@@ -67,6 +67,9 @@ class _Reader:
     """Whether the model was given a role ("You are Toad", "the agent"): "he" is then the model."""
     antecedent: str = ""
     """Who was named last: "self" (the model, its role) or "others"; a "he"/"ela" is them."""
+    corrected: bool = False
+    """Whether a correction was made ("EDIT:", "Actually,"): every instruction after it is part
+    of it, and an order to keep searching then decides as firmly as a permission."""
 
     def sentence(self, sentence: list[Unit], end: str) -> None:
         self.cast = self.cast or _casts(sentence)
@@ -95,7 +98,9 @@ class _Reader:
         _judgement_first(found, self.lex)
         found = self._with_the_sentence_before(found)
         attach(found)
-        _read_sentence(found, self.previous, self.readings, self.text, self.lex, self.cast)
+        self.corrected = _read_sentence(
+            found, self.previous, self.readings, self.text, self.lex, self.cast, self.corrected
+        )
         self.previous = found
 
     def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
@@ -206,17 +211,18 @@ def _read_sentence(
     text: str,
     lex: Lexicon,
     cast: bool = False,
-) -> None:
+    corrected: bool = False,
+) -> bool:
     forever = any(u.has("forever") for c in found for u in c.units)
     ctx = Context(text, lex, found, previous, forever, cast)
     here: list[Found] = []
-    corrected = False  # "Actually, keep searching": a correction is meant, however it is said
+    # "Actually, keep searching": a correction is meant, however it is said, until the text ends
     for i, clause in enumerate(found):
         corrected = corrected or _corrects(found, i)
         if i and _quotes_someone(found[i - 1], text):
             break  # "My manager always says, 'It's fine to stop'": their words, not an instruction
         if clause.role == "cancel":
-            readings.floor, here = len(readings.found), []
+            readings.floor, here, corrected = len(readings.found), [], True
         elif bare_negation(clause, lex) is not None:
             _carry_negation(found, i, here, readings, lex)
         elif not clause.conditional:
@@ -226,6 +232,7 @@ def _read_sentence(
                 reading.strong = reading.strong or _answers(reading, clause, here)
                 here.append(reading)
     readings.found.extend(_merged(here))
+    return corrected
 
 
 _QUOTES = "\"'“‘«"
