@@ -8,6 +8,7 @@ notes to refuse what is no answer. A tool call written as text is the recogniser
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -164,13 +165,6 @@ def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
 
 
 def _common_run(a: list[str], b: list[str]) -> int:
-    """The length of the longest run of words `a` and `b` share (both at most a few hundred)."""
-    best, previous = 0, [0] * (len(b) + 1)
-    for x in a:
-        current = [0] * (len(b) + 1)
-        for j, y in enumerate(b, 1):
-            if x == y:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best
+    """The length of the longest run of words `a` and `b` share (both at most a few hundred;
+    no junk heuristic, which would skip words common in `b`)."""
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match().size
