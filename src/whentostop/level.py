@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
@@ -33,8 +33,8 @@ from .tools import Tool, ToolError, tool
 if TYPE_CHECKING:
     from .outcome import Run
 
-ITEMS = ("coin", "mushroom", "flower", "1-up", "nothing", "star")
 Item = Literal["coin", "mushroom", "flower", "1-up", "nothing", "star"]
+ITEMS: tuple[str, ...] = get_args(Item)
 
 
 class LevelSpec(BaseModel):
@@ -202,17 +202,10 @@ class Level:
                 elif not call.ok:
                     misspelt += 1  # the input validated, but the level has no such area
             elif call.name == "mark_star" and call.ok and call.input:
-                block = call.input["block"]
+                item, block = call.input["item"], call.input["block"]
                 area = self.area_of(block)
                 if area is not None:
-                    markers.append(
-                        Marker(
-                            call.input["item"],
-                            block,
-                            area,
-                            self.spec.areas[area][block] == call.input["item"],
-                        )
-                    )
+                    markers.append(Marker(item, block, area, self.spec.areas[area][block] == item))
         star = self.star
         found = star is not None and (star[0] in searched or any(m.correct for m in markers))
         blocks: dict[str, dict[int, str | None]] = {
@@ -290,18 +283,11 @@ class Level:
                     tool=terminal.name if terminal else "?"
                 ),
             )
-        area = self.area_of(block)
-        searched = set(self.view(run).searched)
-        guess = (
-            (
-                " "
-                + _("Block {block}'s area was never searched: the model guessed.").format(
-                    block=block
-                )
+        guess = ""
+        if self.area_of(block) not in self.view(run).searched:
+            guess = " " + _("Block {block}'s area was never searched: the model guessed.").format(
+                block=block
             )
-            if area not in searched
-            else ""
-        )
         star = self.star
         if star is not None and block == star[1]:
             return Judgement(
@@ -536,38 +522,36 @@ _PLAIN_NUMBER = re.compile(r"[1-9][0-9]*")
 def _check_as_written(data: Any, source: str) -> None:
     """What only the file's text shows, before it is validated: keys written twice, two
     spellings of one block number, and area names no search can tell apart or find."""
-    twice = _("{file}: {what} is written twice; JSON keeps only the last one, so the other is lost")
-    if not isinstance(data, dict):
-        return
     if _repeated(data):
-        raise LevelFileError(
-            twice.format(file=source, what=_("the key {key!r}").format(key=_repeated(data)[0]))
-        )
-    areas = data.get("areas")
+        _written_twice(source, _("the key {key!r}").format(key=_repeated(data)[0]))
+    areas = data.get("areas") if isinstance(data, dict) else None
     if not isinstance(areas, dict):
         return
     if _repeated(areas):
-        raise LevelFileError(
-            twice.format(file=source, what=_("the area {area!r}").format(area=_repeated(areas)[0]))
-        )
+        _written_twice(source, _("the area {area!r}").format(area=_repeated(areas)[0]))
     _check_area_names(list(areas), source)
     for area, blocks in areas.items():
-        if not isinstance(blocks, dict):
-            continue
         if _repeated(blocks):
-            raise LevelFileError(
-                twice.format(
-                    file=source,
-                    what=_("area {area!r}: block {block!r}").format(
-                        area=area, block=_repeated(blocks)[0]
-                    ),
-                )
+            block = _repeated(blocks)[0]
+            _written_twice(
+                source, _("area {area!r}: block {block!r}").format(area=area, block=block)
             )
-        _check_block_numbers(area, list(blocks), source)
+        if isinstance(blocks, dict):
+            _check_block_numbers(area, list(blocks), source)
 
 
 def _repeated(value: Any) -> tuple[str, ...]:
+    """The keys a parsed JSON object (`_JSONObject`) had written more than once; () for any
+    other value."""
     return getattr(value, "repeated", ())
+
+
+def _written_twice(source: str, what: str) -> NoReturn:
+    raise LevelFileError(
+        _(
+            "{file}: {what} is written twice; JSON keeps only the last one, so the other is lost"
+        ).format(file=source, what=what)
+    )
 
 
 def _check_area_names(names: list[str], source: str) -> None:
