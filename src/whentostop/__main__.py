@@ -156,7 +156,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _link(args)
         if args.command in ("lesson", "lab", "dashboard"):
             return _lesson(args)
-        return _run(args)
+        with on_the_command_line():  # an error names --max-turns, not max_turns
+            return _run(args)
 
 
 def _asked_language(argv: list[str]) -> str | None:
@@ -336,11 +337,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    with on_the_command_line():  # an error names --max-turns, not max_turns
-        return _run_level(args)
-
-
-def _run_level(args: argparse.Namespace) -> int:
     try:
         level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
         names = [n.strip() for n in args.tools.split(",")] if args.tools else []

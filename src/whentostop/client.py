@@ -172,15 +172,10 @@ class OpenAIChat:
         OpenAI's own API takes the reply cap as `max_completion_tokens` (its newer models
         refuse `max_tokens`); llama.cpp, Ollama, LM Studio and vLLM all read `max_tokens`.
         """
-        sent: dict[str, Any] = {}
-        if self.max_tokens is not None:
-            openai = "api.openai.com" in self.base_url or ".openai.azure.com" in self.base_url
-            sent["max_completion_tokens" if openai else "max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            sent["temperature"] = self.temperature
-        if self.seed is not None:
-            sent["seed"] = self.seed
-        return sent
+        openai = "api.openai.com" in self.base_url or ".openai.azure.com" in self.base_url
+        cap = "max_completion_tokens" if openai else "max_tokens"
+        given = {cap: self.max_tokens, "temperature": self.temperature, "seed": self.seed}
+        return {name: value for name, value in given.items() if value is not None}
 
     @property
     def url(self) -> str:

@@ -211,12 +211,8 @@ class _Offer:
     @property
     def sent(self) -> dict[str, Any]:
         """The request settings that were set, for `complete()`: nothing when none was."""
-        sent: dict[str, Any] = {}
-        if self.tool_choice is not None:
-            sent["tool_choice"] = self.tool_choice
-        if self.parallel_tool_calls is not None:
-            sent["parallel_tool_calls"] = self.parallel_tool_calls
-        return sent
+        given = {"tool_choice": self.tool_choice, "parallel_tool_calls": self.parallel_tool_calls}
+        return {name: value for name, value in given.items() if value is not None}
 
     @property
     def forced(self) -> str | None:
@@ -488,11 +484,9 @@ def _kept(loop: _Loop, exc: BaseException) -> None:
 
 def _announcer(index: int, on_event: Listener | None) -> OnRetry:
     """The client's retry callback, as `RetryEvent`s of turn `index`."""
-
-    def on_retry(attempt: int, reason: str, wait_s: float) -> None:
-        emit(on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s))
-
-    return on_retry
+    return lambda attempt, reason, wait_s: emit(
+        on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s)
+    )
 
 
 def _end(loop: _Loop, stop: Stop, answer: Any = None) -> Run:
