@@ -133,6 +133,7 @@ class OpenAIChat:
         self.name = model
         real_url = trimmed(base_url, "base_url (or OPENAI_BASE_URL)").rstrip("/")
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
+        self.url = f"{self.base_url}/chat/completions"
         self.timeout_s = timeout_s = seconds(timeout_s, option("timeout_s"))
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
@@ -176,10 +177,6 @@ class OpenAIChat:
         cap = "max_completion_tokens" if openai else "max_tokens"
         given = {cap: self.max_tokens, "temperature": self.temperature, "seed": self.seed}
         return {name: value for name, value in given.items() if value is not None}
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
 
     def close(self) -> None:
         self._http.close()

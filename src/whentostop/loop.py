@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._numbers import is_count, seconds
+from ._numbers import positive_int, seconds
 from ._options import option
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
@@ -147,12 +147,7 @@ class _Limits:
         price: str | Price | None,
     ) -> _Limits:
         """The limits of `run_agent`'s arguments, checked before anything is sent."""
-        if not is_count(max_turns):
-            raise ValueError(
-                _("{name} must be a positive int (1 or more), got {value!r}").format(
-                    name=option("max_turns"), value=max_turns
-                )
-            )
+        positive_int(max_turns, option("max_turns"))
         if deadline_s is not None:
             deadline_s = seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is one
         if on_max_turns not in ("stop", "wrap_up"):

@@ -21,7 +21,7 @@ from itertools import accumulate
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
-from ._numbers import as_float, is_count, is_number, token_count
+from ._numbers import as_float, is_number, positive_int, token_count
 from ._options import option
 from .i18n import _
 from .outcome import BudgetStop, Run
@@ -209,12 +209,8 @@ class Budget:
         cls, max_tokens_total: int | None, max_cost_usd: float | None, price_of: str | Price | None
     ) -> Budget | None:
         """The checked budget of `run_agent`'s arguments; None when there is no cap."""
-        if max_tokens_total is not None and not is_count(max_tokens_total):
-            raise ValueError(
-                _("{name} must be a positive int (1 or more), got {value!r}").format(
-                    name=option("max_tokens_total"), value=max_tokens_total
-                )
-            )
+        if max_tokens_total is not None:
+            positive_int(max_tokens_total, option("max_tokens_total"))
         if max_cost_usd is not None and not (is_number(max_cost_usd) and max_cost_usd > 0):
             raise ValueError(
                 _("{name} must be a positive number of dollars, got {value!r}").format(
