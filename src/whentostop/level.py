@@ -247,28 +247,22 @@ class Level:
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
         if run.answer_is_text_tool_call:
-            return Judgement(
-                None,
-                _(
-                    "Not an answer: the model asked for a tool in text that the server did not parse "
-                    "as a call, so there is nothing to judge."
-                ),
+            why = _(
+                "Not an answer: the model asked for a tool in text that the server did not parse "
+                "as a call, so there is nothing to judge."
             )
-        if run.not_an_answer is not None:
-            return Judgement(
-                None,
-                _(
-                    "Not an answer: the model only repeated words it was sent, so there is nothing "
-                    "to judge."
-                ),
+        elif run.not_an_answer is not None:
+            why = _(
+                "Not an answer: the model only repeated words it was sent, so there is nothing "
+                "to judge."
             )
-        if not run.has_answer:
-            return Judgement(
-                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
-            )
-        if run.stop == Stop.TERMINAL_TOOL:
+        elif not run.has_answer:
+            why = _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
+        elif run.stop == Stop.TERMINAL_TOOL:
             return self._judge_marker(run)
-        return self._judge_text(str(run.answer))
+        else:
+            return self._judge_text(str(run.answer))
+        return Judgement(None, why)
 
     def _judge_marker(self, run: Run) -> Judgement:
         terminal = next(
@@ -290,17 +284,12 @@ class Level:
             )
         star = self.star
         if star is not None and block == star[1]:
-            return Judgement(
-                True,
-                _("Right: the marker is on block {block} ({area}), where the star is.").format(
-                    block=block, area=star[0]
-                )
-                + guess,
+            right = _("Right: the marker is on block {block} ({area}), where the star is.").format(
+                block=block, area=star[0]
             )
-        return Judgement(
-            False,
-            self._wrong_block(_("the marker is on block {block}").format(block=block)) + guess,
-        )
+            return Judgement(True, right + guess)
+        said = _("the marker is on block {block}").format(block=block)
+        return Judgement(False, self._wrong_block(said) + guess)
 
     def _judge_text(self, text: str) -> Judgement:
         named = sorted({int(n) for n in _BLOCK_NAMED.findall(text)})
@@ -314,12 +303,10 @@ class Level:
                 ).format(blocks=", ".join(map(str, named))),
             )
         if star is not None and named == [star[1]]:
-            return Judgement(
-                True,
-                _("Right: the answer names block {block} ({area}), where the star is.").format(
-                    block=star[1], area=star[0]
-                ),
+            right = _("Right: the answer names block {block} ({area}), where the star is.").format(
+                block=star[1], area=star[0]
             )
+            return Judgement(True, right)
         if named:
             said = ngettext(
                 "the answer names block {blocks}", "the answer names blocks {blocks}", len(named)
