@@ -580,22 +580,17 @@ def _lesson(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        print(
-            _("{server} is not installed in this Python. Install it with:").format(server=server)
-            + "\n\n    "
-            + install_command(extra)
-            + "\n\n"
-            + _("then run this command again."),
-            file=sys.stderr,
+        missing = _("{server} is not installed in this Python. Install it with:").format(
+            server=server
         )
+        again = _("then run this command again.")
+        print(f"{missing}\n\n    {install_command(extra)}\n\n{again}", file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 
 
 def copied_report(copied: Copied) -> str:
     """What `lesson` prints: where the lesson is, each notebook and what happened to it."""
-    from .lesson.classroom import EDITIONS
-
     what = {
         **dict.fromkeys(copied.new, _("copied")),
         **dict.fromkeys(copied.refreshed, _("updated (you had not edited it)")),

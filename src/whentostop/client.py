@@ -277,16 +277,11 @@ class OpenAIChat:
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
-                still_arriving = timeout_error(
-                    self._timed_out(
-                        _(
-                            "The reply from {url} was still arriving after {limit:.3g} s (a slow "
-                            "stream)."
-                        ),
-                        limit,
-                    ),
-                    url=self.url,
-                )  # the whole response, read against the wall clock and a size limit
+                slow = _(
+                    "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
+                )
+                still_arriving = timeout_error(self._timed_out(slow, limit), url=self.url)
+                # the whole response, read against the wall clock and a size limit
                 return read_bounded(response, self.url, stop_at, still_arriving)
         except httpx.TimeoutException as exc:
             message = (
@@ -316,18 +311,13 @@ class OpenAIChat:
 
     def _timed_out(self, message: str, limit: float) -> str:
         """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
-        return (
-            message.format(url=self.url, limit=limit)
-            + " "
-            + _(
-                "A slow model needs a longer {timeout} (or the environment variable {variable}); "
-                "a stuck one needs a {deadline}."
-            ).format(
-                timeout=option("timeout_s"),
-                variable=TIMEOUT_VARIABLE,
-                deadline=option("deadline_s"),
-            )
+        advice = _(
+            "A slow model needs a longer {timeout} (or the environment variable {variable}); "
+            "a stuck one needs a {deadline}."
+        ).format(
+            timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s")
         )
+        return f"{message.format(url=self.url, limit=limit)} {advice}"
 
     def _unreachable(self, detail: str) -> str:
         import httpx
