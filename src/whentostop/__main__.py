@@ -481,17 +481,12 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
             if t.wrap_up
             else _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns)
         )
-        lines.append(
-            "── "
-            + _("{label} · {prompt} prompt + {completion} completion tokens").format(
-                label=label, prompt=t.prompt_tokens, completion=t.completion_tokens
-            )
-            + (
-                " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
-                if t.cached_tokens
-                else ""
-            )
+        tokens = _("{label} · {prompt} prompt + {completion} completion tokens").format(
+            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens
         )
+        if t.cached_tokens:
+            tokens += " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
+        lines.append(f"── {tokens}")
         if t.text:
             lines.append(
                 "   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"), _TEXT_INDENT))

@@ -68,15 +68,3 @@ def seconds(value: object, name: str) -> float:
             )
         )
     return min(as_float(value), FOREVER_S)
-
-
-__all__ = [
-    "FOREVER_S",
-    "MAX_TOKEN_COUNT",
-    "as_float",
-    "is_count",
-    "is_number",
-    "positive_int",
-    "seconds",
-    "token_count",
-]

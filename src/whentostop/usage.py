@@ -182,10 +182,7 @@ def next_prompt_floor(run: Run) -> int:
     last request's prompt plus its reply, since the next one sends all of it again (and the new
     tool results or prompt on top). 0 before the first reply: no server has counted anything
     yet, and a guess from the text would be no bound for another tokenizer."""
-    if not run.all_turns:
-        return 0
-    last = run.all_turns[-1]
-    return last.prompt_tokens + last.completion_tokens
+    return run.all_turns[-1].total_tokens if run.all_turns else 0
 
 
 @dataclass(frozen=True)
