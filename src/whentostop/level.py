@@ -367,22 +367,16 @@ class Level:
 
         Name some to get only those: `level.tools("search_blocks")` offers no `mark_star`.
         """
+        # each tool is named for its method; mark_star's description is its docstring
         search = tool(
             self.search_blocks,
-            name="search_blocks",
             description=(
                 "Search the ? blocks in one area of the level. Returns what each one hides. "
                 + self.areas_line()
             ),
             timeout_s=None,  # a dict lookup cannot hang: no thread per call (bench/RESULTS.md, 1)
         )
-        mark = tool(
-            self.mark_star,
-            name="mark_star",
-            description="Put a marker on the level map where the star is. Call it once, at the end.",
-            input_model=MarkStarInput,
-            timeout_s=None,
-        )
+        mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
         if unknown:
