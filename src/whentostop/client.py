@@ -39,7 +39,6 @@ from .errors import (
     ServerError,
 )
 from .i18n import _, ngettext
-from .outcome import message_text
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one request may take before it fails (a real model can be slow; the mock is not).
@@ -461,7 +460,7 @@ def parse_completion(data: Any) -> Completion:
     if content is not None and not isinstance(content, (str, list)):
         raise _bad(_("the message content is neither text nor parts: {excerpt}"), content)
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = message_text(raw)
+    text = content if isinstance(content, str) else _parts_text(content or [])
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
@@ -502,6 +501,13 @@ def _first_choice(data: Any) -> dict[str, Any]:
 def _bad(message: str, quoted: Any, **fields: Any) -> BadResponse:
     """`BadResponse` with `message`'s `{excerpt}` a short quote of `quoted` (parsed JSON)."""
     return BadResponse(message.format(excerpt=excerpt(json_text(quoted)), **fields))
+
+
+def _parts_text(parts: list[Any]) -> str:
+    """The text of a message whose content is a list of parts: its text parts, joined."""
+    return "".join(
+        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
+    )
 
 
 def _normalise_calls(raw: Any) -> list[dict[str, Any]]:

@@ -459,13 +459,10 @@ def _after_cut_off() -> str:
 
 
 def message_text(message: dict[str, Any]) -> str:
-    """A chat message's text, whether its content is a string or a list of parts (their text
-    parts, joined; a part whose `text` is not text is skipped)."""
+    """A chat message's text, whether its content is a string or a list of parts."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(
-            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
-        )
+        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
     return ""
