@@ -202,9 +202,10 @@ class Level:
                 elif not call.ok:
                     misspelt += 1  # the input validated, but the level has no such area
             elif call.name == "mark_star" and call.ok and call.input:
-                item, block = call.input["item"], call.input["block"]
+                block = call.input["block"]
                 area = self.area_of(block)
                 if area is not None:
+                    item = call.input["item"]
                     markers.append(Marker(item, block, area, self.spec.areas[area][block] == item))
         star = self.star
         found = star is not None and (star[0] in searched or any(m.correct for m in markers))
