@@ -156,7 +156,8 @@ def _main(argv: Sequence[str] | None) -> int:
             return _link(args)
         if args.command in ("lesson", "lab", "dashboard"):
             return _lesson(args)
-        return _run(args)
+        with on_the_command_line():  # an error names --max-turns, not max_turns
+            return _run(args)
 
 
 def _asked_language(argv: list[str]) -> str | None:
@@ -336,11 +337,6 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _run(args: argparse.Namespace) -> int:
-    with on_the_command_line():  # an error names --max-turns, not max_turns
-        return _run_level(args)
-
-
-def _run_level(args: argparse.Namespace) -> int:
     try:
         level = load_level(args.level)  # a missing file is an OSError, a broken one a ValueError
         names = [n.strip() for n in args.tools.split(",")] if args.tools else []
@@ -485,17 +481,12 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
             if t.wrap_up
             else _("turn {n}/{max_turns}").format(n=t.index, max_turns=run.max_turns)
         )
-        lines.append(
-            "── "
-            + _("{label} · {prompt} prompt + {completion} completion tokens").format(
-                label=label, prompt=t.prompt_tokens, completion=t.completion_tokens
-            )
-            + (
-                " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
-                if t.cached_tokens
-                else ""
-            )
+        tokens = _("{label} · {prompt} prompt + {completion} completion tokens").format(
+            label=label, prompt=t.prompt_tokens, completion=t.completion_tokens
         )
+        if t.cached_tokens:
+            tokens += " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
+        lines.append(f"── {tokens}")
         if t.text:
             lines.append(
                 "   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"), _TEXT_INDENT))
@@ -584,22 +575,17 @@ def _lesson(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        print(
-            _("{server} is not installed in this Python. Install it with:").format(server=server)
-            + "\n\n    "
-            + install_command(extra)
-            + "\n\n"
-            + _("then run this command again."),
-            file=sys.stderr,
+        missing = _("{server} is not installed in this Python. Install it with:").format(
+            server=server
         )
+        again = _("then run this command again.")
+        print(f"{missing}\n\n    {install_command(extra)}\n\n{again}", file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 
 
 def copied_report(copied: Copied) -> str:
     """What `lesson` prints: where the lesson is, each notebook and what happened to it."""
-    from .lesson.classroom import EDITIONS
-
     what = {
         **dict.fromkeys(copied.new, _("copied")),
         **dict.fromkeys(copied.refreshed, _("updated (you had not edited it)")),

@@ -21,7 +21,4 @@ def data_dir() -> Traversable:
 
 
 def data_file(*parts: str) -> Traversable:
-    path = data_dir()
-    for part in parts:
-        path = path / part
-    return path
+    return data_dir().joinpath(*parts)

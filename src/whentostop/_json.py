@@ -65,6 +65,3 @@ def _long_number(text: str) -> int:
         if limit and found.end() - found.start() > limit:
             return found.start()
     return 0
-
-
-__all__ = ["NotJSON", "max_digits", "read_json"]

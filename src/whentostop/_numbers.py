@@ -32,6 +32,18 @@ def is_count(value: object) -> TypeGuard[int]:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 1
 
 
+def positive_int(value: object, name: str) -> int:
+    """A limit given as `name`: a whole number of 1 or more (`is_count`); anything else a
+    ValueError that says what was given."""
+    if not is_count(value):
+        raise ValueError(
+            _("{name} must be a positive int (1 or more), got {value!r}").format(
+                name=name, value=value
+            )
+        )
+    return value
+
+
 def is_number(value: object) -> TypeGuard[float]:
     """Whether `value` is an int or a float (not a bool): NaN and infinity are numbers here."""
     return isinstance(value, (int, float)) and not isinstance(value, bool)
@@ -56,14 +68,3 @@ def seconds(value: object, name: str) -> float:
             )
         )
     return min(as_float(value), FOREVER_S)
-
-
-__all__ = [
-    "FOREVER_S",
-    "MAX_TOKEN_COUNT",
-    "as_float",
-    "is_count",
-    "is_number",
-    "seconds",
-    "token_count",
-]

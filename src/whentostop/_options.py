@@ -33,6 +33,3 @@ def on_the_command_line() -> Iterator[None]:
         yield
     finally:
         _SPELLING.reset(token)
-
-
-__all__ = ["on_the_command_line", "option"]

@@ -143,16 +143,12 @@ def _hide_fragments(text: str, secret: str) -> str:
             if right - left >= SECRET_FRAGMENT:
                 spans.append((left, right))
             at = low.find(block, at + 1)
-    merged: list[list[int]] = []
-    for left, right in sorted(spans):
-        if merged and left <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], right)
-        else:
-            merged.append([left, right])
-    pieces, end = [], 0
-    for left, right in merged:
-        pieces += [text[end:left], "***"]
-        end = right
+    pieces: list[str] = []
+    end = 0
+    for left, right in sorted(spans):  # spans that overlap or touch are hidden as one
+        if not pieces or left > end:
+            pieces += [text[end:left], "***"]
+        end = max(end, right)
     return "".join(pieces) + text[end:]
 
 

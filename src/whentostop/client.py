@@ -132,6 +132,7 @@ class OpenAIChat:
         self.name = model
         real_url = trimmed(base_url, "base_url (or OPENAI_BASE_URL)").rstrip("/")
         self.base_url = shown_url(real_url)  # what is shown: a key in the URL is not
+        self.url = f"{self.base_url}/chat/completions"
         self.timeout_s = timeout_s = seconds(timeout_s, option("timeout_s"))
         self.max_retries = max_retries
         self.max_tokens, self.temperature, self.seed = _checked_settings(
@@ -171,19 +172,10 @@ class OpenAIChat:
         OpenAI's own API takes the reply cap as `max_completion_tokens` (its newer models
         refuse `max_tokens`); llama.cpp, Ollama, LM Studio and vLLM all read `max_tokens`.
         """
-        sent: dict[str, Any] = {}
-        if self.max_tokens is not None:
-            openai = "api.openai.com" in self.base_url or ".openai.azure.com" in self.base_url
-            sent["max_completion_tokens" if openai else "max_tokens"] = self.max_tokens
-        if self.temperature is not None:
-            sent["temperature"] = self.temperature
-        if self.seed is not None:
-            sent["seed"] = self.seed
-        return sent
-
-    @property
-    def url(self) -> str:
-        return f"{self.base_url}/chat/completions"
+        openai = "api.openai.com" in self.base_url or ".openai.azure.com" in self.base_url
+        cap = "max_completion_tokens" if openai else "max_tokens"
+        given = {cap: self.max_tokens, "temperature": self.temperature, "seed": self.seed}
+        return {name: value for name, value in given.items() if value is not None}
 
     def close(self) -> None:
         self._http.close()
@@ -284,16 +276,11 @@ class OpenAIChat:
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
-                still_arriving = timeout_error(
-                    self._timed_out(
-                        _(
-                            "The reply from {url} was still arriving after {limit:.3g} s (a slow "
-                            "stream)."
-                        ),
-                        limit,
-                    ),
-                    url=self.url,
-                )  # the whole response, read against the wall clock and a size limit
+                slow = _(
+                    "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
+                )
+                still_arriving = timeout_error(self._timed_out(slow, limit), url=self.url)
+                # the whole response, read against the wall clock and a size limit
                 return read_bounded(response, self.url, stop_at, still_arriving)
         except httpx.TimeoutException as exc:
             message = (
@@ -323,18 +310,13 @@ class OpenAIChat:
 
     def _timed_out(self, message: str, limit: float) -> str:
         """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
-        return (
-            message.format(url=self.url, limit=limit)
-            + " "
-            + _(
-                "A slow model needs a longer {timeout} (or the environment variable {variable}); "
-                "a stuck one needs a {deadline}."
-            ).format(
-                timeout=option("timeout_s"),
-                variable=TIMEOUT_VARIABLE,
-                deadline=option("deadline_s"),
-            )
+        advice = _(
+            "A slow model needs a longer {timeout} (or the environment variable {variable}); "
+            "a stuck one needs a {deadline}."
+        ).format(
+            timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s")
         )
+        return f"{message.format(url=self.url, limit=limit)} {advice}"
 
     def _unreachable(self, detail: str) -> str:
         import httpx

@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
@@ -33,8 +33,8 @@ from .tools import Tool, ToolError, tool
 if TYPE_CHECKING:
     from .outcome import Run
 
-ITEMS = ("coin", "mushroom", "flower", "1-up", "nothing", "star")
 Item = Literal["coin", "mushroom", "flower", "1-up", "nothing", "star"]
+ITEMS: tuple[str, ...] = get_args(Item)
 
 
 class LevelSpec(BaseModel):
@@ -205,14 +205,8 @@ class Level:
                 block = call.input["block"]
                 area = self.area_of(block)
                 if area is not None:
-                    markers.append(
-                        Marker(
-                            call.input["item"],
-                            block,
-                            area,
-                            self.spec.areas[area][block] == call.input["item"],
-                        )
-                    )
+                    item = call.input["item"]
+                    markers.append(Marker(item, block, area, self.spec.areas[area][block] == item))
         star = self.star
         found = star is not None and (star[0] in searched or any(m.correct for m in markers))
         blocks: dict[str, dict[int, str | None]] = {
@@ -254,28 +248,22 @@ class Level:
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
         if run.answer_is_text_tool_call:
-            return Judgement(
-                None,
-                _(
-                    "Not an answer: the model asked for a tool in text that the server did not parse "
-                    "as a call, so there is nothing to judge."
-                ),
+            why = _(
+                "Not an answer: the model asked for a tool in text that the server did not parse "
+                "as a call, so there is nothing to judge."
             )
-        if run.not_an_answer is not None:
-            return Judgement(
-                None,
-                _(
-                    "Not an answer: the model only repeated words it was sent, so there is nothing "
-                    "to judge."
-                ),
+        elif run.not_an_answer is not None:
+            why = _(
+                "Not an answer: the model only repeated words it was sent, so there is nothing "
+                "to judge."
             )
-        if not run.has_answer:
-            return Judgement(
-                None, _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
-            )
-        if run.stop == Stop.TERMINAL_TOOL:
+        elif not run.has_answer:
+            why = _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
+        elif run.stop == Stop.TERMINAL_TOOL:
             return self._judge_marker(run)
-        return self._judge_text(str(run.answer))
+        else:
+            return self._judge_text(str(run.answer))
+        return Judgement(None, why)
 
     def _judge_marker(self, run: Run) -> Judgement:
         terminal = next(
@@ -290,31 +278,19 @@ class Level:
                     tool=terminal.name if terminal else "?"
                 ),
             )
-        area = self.area_of(block)
-        searched = set(self.view(run).searched)
-        guess = (
-            (
-                " "
-                + _("Block {block}'s area was never searched: the model guessed.").format(
-                    block=block
-                )
+        guess = ""
+        if self.area_of(block) not in self.view(run).searched:
+            guess = " " + _("Block {block}'s area was never searched: the model guessed.").format(
+                block=block
             )
-            if area not in searched
-            else ""
-        )
         star = self.star
         if star is not None and block == star[1]:
-            return Judgement(
-                True,
-                _("Right: the marker is on block {block} ({area}), where the star is.").format(
-                    block=block, area=star[0]
-                )
-                + guess,
+            right = _("Right: the marker is on block {block} ({area}), where the star is.").format(
+                block=block, area=star[0]
             )
-        return Judgement(
-            False,
-            self._wrong_block(_("the marker is on block {block}").format(block=block)) + guess,
-        )
+            return Judgement(True, right + guess)
+        said = _("the marker is on block {block}").format(block=block)
+        return Judgement(False, self._wrong_block(said) + guess)
 
     def _judge_text(self, text: str) -> Judgement:
         named = sorted({int(n) for n in _BLOCK_NAMED.findall(text)})
@@ -328,12 +304,10 @@ class Level:
                 ).format(blocks=", ".join(map(str, named))),
             )
         if star is not None and named == [star[1]]:
-            return Judgement(
-                True,
-                _("Right: the answer names block {block} ({area}), where the star is.").format(
-                    block=star[1], area=star[0]
-                ),
+            right = _("Right: the answer names block {block} ({area}), where the star is.").format(
+                block=star[1], area=star[0]
             )
+            return Judgement(True, right)
         if named:
             said = ngettext(
                 "the answer names block {blocks}", "the answer names blocks {blocks}", len(named)
@@ -394,22 +368,16 @@ class Level:
 
         Name some to get only those: `level.tools("search_blocks")` offers no `mark_star`.
         """
+        # each tool is named for its method; mark_star's description is its docstring
         search = tool(
             self.search_blocks,
-            name="search_blocks",
             description=(
                 "Search the ? blocks in one area of the level. Returns what each one hides. "
                 + self.areas_line()
             ),
             timeout_s=None,  # a dict lookup cannot hang: no thread per call (bench/RESULTS.md, 1)
         )
-        mark = tool(
-            self.mark_star,
-            name="mark_star",
-            description="Put a marker on the level map where the star is. Call it once, at the end.",
-            input_model=MarkStarInput,
-            timeout_s=None,
-        )
+        mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
         if unknown:
@@ -536,38 +504,36 @@ _PLAIN_NUMBER = re.compile(r"[1-9][0-9]*")
 def _check_as_written(data: Any, source: str) -> None:
     """What only the file's text shows, before it is validated: keys written twice, two
     spellings of one block number, and area names no search can tell apart or find."""
-    twice = _("{file}: {what} is written twice; JSON keeps only the last one, so the other is lost")
-    if not isinstance(data, dict):
-        return
     if _repeated(data):
-        raise LevelFileError(
-            twice.format(file=source, what=_("the key {key!r}").format(key=_repeated(data)[0]))
-        )
-    areas = data.get("areas")
+        _written_twice(source, _("the key {key!r}").format(key=_repeated(data)[0]))
+    areas = data.get("areas") if isinstance(data, dict) else None
     if not isinstance(areas, dict):
         return
     if _repeated(areas):
-        raise LevelFileError(
-            twice.format(file=source, what=_("the area {area!r}").format(area=_repeated(areas)[0]))
-        )
+        _written_twice(source, _("the area {area!r}").format(area=_repeated(areas)[0]))
     _check_area_names(list(areas), source)
     for area, blocks in areas.items():
-        if not isinstance(blocks, dict):
-            continue
         if _repeated(blocks):
-            raise LevelFileError(
-                twice.format(
-                    file=source,
-                    what=_("area {area!r}: block {block!r}").format(
-                        area=area, block=_repeated(blocks)[0]
-                    ),
-                )
+            block = _repeated(blocks)[0]
+            _written_twice(
+                source, _("area {area!r}: block {block!r}").format(area=area, block=block)
             )
-        _check_block_numbers(area, list(blocks), source)
+        if isinstance(blocks, dict):
+            _check_block_numbers(area, list(blocks), source)
 
 
 def _repeated(value: Any) -> tuple[str, ...]:
+    """The keys a parsed JSON object (`_JSONObject`) had written more than once; () for any
+    other value."""
     return getattr(value, "repeated", ())
+
+
+def _written_twice(source: str, what: str) -> NoReturn:
+    raise LevelFileError(
+        _(
+            "{file}: {what} is written twice; JSON keeps only the last one, so the other is lost"
+        ).format(file=source, what=what)
+    )
 
 
 def _check_area_names(names: list[str], source: str) -> None:

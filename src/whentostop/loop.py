@@ -31,7 +31,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from ._numbers import is_count, seconds
+from ._numbers import positive_int, seconds
 from ._options import option
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
@@ -147,12 +147,7 @@ class _Limits:
         price: str | Price | None,
     ) -> _Limits:
         """The limits of `run_agent`'s arguments, checked before anything is sent."""
-        if not is_count(max_turns):
-            raise ValueError(
-                _("{name} must be a positive int (1 or more), got {value!r}").format(
-                    name=option("max_turns"), value=max_turns
-                )
-            )
+        positive_int(max_turns, option("max_turns"))
         if deadline_s is not None:
             deadline_s = seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is one
         if on_max_turns not in ("stop", "wrap_up"):
@@ -211,12 +206,8 @@ class _Offer:
     @property
     def sent(self) -> dict[str, Any]:
         """The request settings that were set, for `complete()`: nothing when none was."""
-        sent: dict[str, Any] = {}
-        if self.tool_choice is not None:
-            sent["tool_choice"] = self.tool_choice
-        if self.parallel_tool_calls is not None:
-            sent["parallel_tool_calls"] = self.parallel_tool_calls
-        return sent
+        given = {"tool_choice": self.tool_choice, "parallel_tool_calls": self.parallel_tool_calls}
+        return {name: value for name, value in given.items() if value is not None}
 
     @property
     def forced(self) -> str | None:
@@ -488,11 +479,9 @@ def _kept(loop: _Loop, exc: BaseException) -> None:
 
 def _announcer(index: int, on_event: Listener | None) -> OnRetry:
     """The client's retry callback, as `RetryEvent`s of turn `index`."""
-
-    def on_retry(attempt: int, reason: str, wait_s: float) -> None:
-        emit(on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s))
-
-    return on_retry
+    return lambda attempt, reason, wait_s: emit(
+        on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s)
+    )
 
 
 def _end(loop: _Loop, stop: Stop, answer: Any = None) -> Run:

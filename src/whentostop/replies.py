@@ -8,6 +8,7 @@ notes to refuse what is no answer. A tool call written as text is the recogniser
 
 from __future__ import annotations
 
+import difflib
 import re
 from typing import Any
 
@@ -33,61 +34,43 @@ def warn(run: Run, kind: str, text: str, *, replace: bool = False) -> None:
 
 def note_cut_off(turn: Turn, run: Run) -> None:
     """A reply cut off at the length limit: a note on the turn, and the run's warning counts."""
-    turn.notes.append(
-        Note(
-            "cut_off",
-            _(
-                "The reply was cut off at the length limit (finish_reason: length, {n} tokens). "
-                "It is not an answer; the loop asked for the rest, which cost a turn."
-            ).format(n=turn.completion_tokens),
-        )
-    )
+    said = _(
+        "The reply was cut off at the length limit (finish_reason: length, {n} tokens). "
+        "It is not an answer; the loop asked for the rest, which cost a turn."
+    ).format(n=turn.completion_tokens)
+    turn.notes.append(Note("cut_off", said))
     cut = [t.index for t in run.turns if t.noted("cut_off")]
-    warn(
-        run,
-        "cut_off",
-        ngettext(
-            "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
-            "what follows it may be only the end of what the model meant to say.",
-            "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
-            "turn, and what follows it may be only the end of what the model meant to say.",
-            len(cut),
-        ).format(n=len(cut), turns=_listed(cut))
-        + " "
-        + _(
-            "A model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
-            "itself needs another model."
-        ).format(max_tokens=option("max_tokens")),
-        replace=True,
-    )
+    counted = ngettext(
+        "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
+        "what follows it may be only the end of what the model meant to say.",
+        "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
+        "turn, and what follows it may be only the end of what the model meant to say.",
+        len(cut),
+    ).format(n=len(cut), turns=_listed(cut))
+    advice = _(
+        "A model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
+        "itself needs another model."
+    ).format(max_tokens=option("max_tokens"))
+    warn(run, "cut_off", f"{counted} {advice}", replace=True)
 
 
 def note_empty(turn: Turn, run: Run) -> None:
     """An empty reply: a note on the turn, and the run's warning counts them all."""
-    turn.notes.append(
-        Note(
-            "empty_reply",
-            _(
-                "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
-                "again, which cost a turn."
-            ),
-        )
+    said = _(
+        "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
+        "again, which cost a turn."
     )
+    turn.notes.append(Note("empty_reply", said))
     empty = [t.index for t in run.turns if t.noted("empty_reply")]
-    warn(
-        run,
-        "empty_reply",
-        ngettext(
-            "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
-            "taken for an answer: the loop asked again, which cost a turn.",
-            "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
-            "taken for an answer: the loop asked again each time, and each time it cost a turn.",
-            len(empty),
-        ).format(n=len(empty), turns=_listed(empty))
-        + " "
-        + _("Small models do this; if it keeps happening, try another model."),
-        replace=True,
-    )
+    counted = ngettext(
+        "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
+        "taken for an answer: the loop asked again, which cost a turn.",
+        "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
+        "taken for an answer: the loop asked again each time, and each time it cost a turn.",
+        len(empty),
+    ).format(n=len(empty), turns=_listed(empty))
+    advice = _("Small models do this; if it keeps happening, try another model.")
+    warn(run, "empty_reply", f"{counted} {advice}", replace=True)
 
 
 def note_echo(turn: Turn, run: Run) -> bool:
@@ -96,39 +79,27 @@ def note_echo(turn: Turn, run: Run) -> bool:
     echoed = echoes(turn.text, run.messages[:-1])
     if echoed is None:
         return False
-    turn.notes.append(
-        Note(
-            "echoed_prompt",
-            _(
-                "The reply only repeats {whose} back: “{text}”. It is not an answer; the "
-                "run ends on the flag without one."
-            ).format(whose=echoed, text=excerpt(turn.text, 120)),
-        )
-    )
-    warn(
-        run,
-        "echoed_prompt",
-        _(
-            "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
-            "the loop a reply without tool_calls is the flag, but this one is no answer."
-        ).format(n=turn.index, whose=echoed)
-        + " "
-        + _("Small models do this when they lose the thread; try a larger model."),
-    )
+    said = _(
+        "The reply only repeats {whose} back: “{text}”. It is not an answer; the "
+        "run ends on the flag without one."
+    ).format(whose=echoed, text=excerpt(turn.text, 120))
+    turn.notes.append(Note("echoed_prompt", said))
+    what = _(
+        "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
+        "the loop a reply without tool_calls is the flag, but this one is no answer."
+    ).format(n=turn.index, whose=echoed)
+    advice = _("Small models do this when they lose the thread; try a larger model.")
+    warn(run, "echoed_prompt", f"{what} {advice}")
     return True
 
 
 def note_after_cut_off(turn: Turn) -> None:
     """A reply that follows a cut-off one: it may be only the end of what the model meant."""
-    turn.notes.append(
-        Note(
-            "after_cut_off",
-            _(
-                "This reply follows one that was cut off at the length limit: it may be only "
-                "the end of what the model meant to say (the turn before holds the start)."
-            ),
-        )
+    said = _(
+        "This reply follows one that was cut off at the length limit: it may be only "
+        "the end of what the model meant to say (the turn before holds the start)."
     )
+    turn.notes.append(Note("after_cut_off", said))
 
 
 def _listed(turns: list[int]) -> str:
@@ -164,13 +135,6 @@ def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
 
 
 def _common_run(a: list[str], b: list[str]) -> int:
-    """The length of the longest run of words `a` and `b` share (both at most a few hundred)."""
-    best, previous = 0, [0] * (len(b) + 1)
-    for x in a:
-        current = [0] * (len(b) + 1)
-        for j, y in enumerate(b, 1):
-            if x == y:
-                current[j] = previous[j - 1] + 1
-                best = max(best, current[j])
-        previous = current
-    return best
+    """The length of the longest run of words `a` and `b` share (both at most a few hundred;
+    no junk heuristic, which would skip words common in `b`)."""
+    return difflib.SequenceMatcher(None, a, b, autojunk=False).find_longest_match().size

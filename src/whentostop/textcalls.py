@@ -141,18 +141,14 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
     names = ", ".join(dict.fromkeys(c.name for c in found))
     text = excerpt(turn.text, 160)
     if accept:
-        turn.notes.append(
-            Note(
-                "text_tool_call",
-                ngettext(
-                    "A call to {tools} written as text was run as a tool call (text_tool_calls="
-                    '"accept"): {text}',
-                    "Calls to {tools} written as text were run as tool calls "
-                    '(text_tool_calls="accept"): {text}',
-                    len(found),
-                ).format(tools=names, text=text),
-            )
-        )
+        said = ngettext(
+            "A call to {tools} written as text was run as a tool call (text_tool_calls="
+            '"accept"): {text}',
+            "Calls to {tools} written as text were run as tool calls "
+            '(text_tool_calls="accept"): {text}',
+            len(found),
+        ).format(tools=names, text=text)
+        turn.notes.append(Note("text_tool_call", said))
         turn.message["tool_calls"] = [
             {
                 "id": f"text_call_{turn.index}_{i}",
@@ -162,15 +158,12 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
             for i, c in enumerate(found, 1)
         ]
         turn.message["content"] = None
-        warn(
-            run,
-            "text_tool_call",
-            _(
-                "The model wrote its tool calls as text (first on turn {n}), and the server did not "
-                'turn them into tool_calls; they were run anyway because text_tool_calls="accept". '
-                "{cause}"
-            ).format(n=turn.index, cause=server_advice()),
-        )
+        what = _(
+            "The model wrote its tool calls as text (first on turn {n}), and the server did not "
+            'turn them into tool_calls; they were run anyway because text_tool_calls="accept". '
+            "{cause}"
+        ).format(n=turn.index, cause=server_advice())
+        warn(run, "text_tool_call", what)
         return
     if turn.truncated:
         read_as = _("the reply was cut off (finish_reason: length), so the loop asked for the rest")
@@ -178,33 +171,21 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
         read_as = _(
             "so the loop read it as the flag — the model asked for a tool, it did not answer"
         )
-    turn.notes.append(
-        Note(
-            "text_tool_call",
-            _(
-                "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
-                "it into tool_calls; {read_as}."
-            ).format(tools=names, text=text, read_as=read_as),
-        )
+    said = _(
+        "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
+        "it into tool_calls; {read_as}."
+    ).format(tools=names, text=text, read_as=read_as)
+    turn.notes.append(Note("text_tool_call", said))
+    what = _(
+        "On turn {n} the model wrote a tool call as text ({tools}), and the server "
+        "returned it as text, not as tool_calls."
+    ).format(n=turn.index, tools=names)
+    rule = _(
+        "To the loop a reply without tool_calls is the flag, so such a call ends the "
+        "run with no answer."
     )
-    warn(
-        run,
-        "text_tool_call",
-        " ".join(
-            (
-                _(
-                    "On turn {n} the model wrote a tool call as text ({tools}), and the server "
-                    "returned it as text, not as tool_calls."
-                ).format(n=turn.index, tools=names),
-                _(
-                    "To the loop a reply without tool_calls is the flag, so such a call ends the "
-                    "run with no answer."
-                ),
-                server_advice(),
-                _('To run such calls anyway, labelled, pass text_tool_calls="accept".'),
-            )
-        ),
-    )
+    accept_them = _('To run such calls anyway, labelled, pass text_tool_calls="accept".')
+    warn(run, "text_tool_call", " ".join((what, rule, server_advice(), accept_them)))
 
 
 def server_advice() -> str:

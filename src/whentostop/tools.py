@@ -61,13 +61,12 @@ class Tool:
     @property
     def schema(self) -> dict[str, Any]:
         """The OpenAI `tools` entry: name, description, and the input's JSON Schema."""
-        parameters = copy.deepcopy(_parameters(self.input_model))
         return {
             "type": "function",
             "function": {
                 "name": self.name,
                 "description": self.description,
-                "parameters": parameters,
+                "parameters": copy.deepcopy(_parameters(self.input_model)),
             },
         }
 
@@ -105,13 +104,11 @@ class Tool:
             return ToolResult(False, f"Error: {exc}", None, time.perf_counter() - start)
         data = validated.model_dump()
         limit, by_deadline = _time_limit(self.timeout_s, deadline)
+        args = (validated,) if self.takes_model else ()
+        kwargs = {} if self.takes_model else {name: getattr(validated, name) for name in data}
         try:
             # the result is made into text inside the limit too: a slow __str__ is part of the call
-            if self.takes_model:
-                text = _run_with_timeout(_formatted(self.fn), (validated,), {}, limit)
-            else:
-                kwargs = {name: getattr(validated, name) for name in data}
-                text = _run_with_timeout(_formatted(self.fn), (), kwargs, limit)
+            text = _run_with_timeout(_formatted(self.fn), args, kwargs, limit)
         except _StillRunning as exc:
             text = (
                 f"Error: {self.name} was not run: {exc.count} earlier calls of it did not finish "
@@ -275,14 +272,11 @@ def _input_model_of(
     key = getattr(fn, "__func__", fn)  # a bound method: one model for every instance
     try:
         return _MODELS[key]
-    except (KeyError, TypeError):
-        pass
-    built = _build_input_model(fn, None)
-    try:
-        _MODELS[key] = built
-    except TypeError:  # not weak-referenceable (a builtin): just don't cache
-        pass
-    return built
+    except KeyError:
+        built = _MODELS[key] = _build_input_model(fn, None)
+        return built
+    except TypeError:  # not weak-referenceable (a builtin): built each time, not cached
+        return _build_input_model(fn, None)
 
 
 def _build_input_model(

@@ -76,7 +76,9 @@ class BoundedStream(httpcore.NetworkStream):
 
 
 class BoundedBackend(httpcore.NetworkBackend):
-    """httpcore's synchronous socket backend, handing out `BoundedStream`s."""
+    """httpcore's synchronous socket backend, handing out `BoundedStream`s. TCP only: the pool
+    of `BoundedTransport` is given no Unix socket (`uds`) and no connect retries (which sleep),
+    so the base class's `connect_unix_socket` and `sleep` are never called."""
 
     def __init__(self, inner: httpcore.NetworkBackend | None = None) -> None:
         self._inner = inner or httpcore.SyncBackend()
@@ -98,18 +100,6 @@ class BoundedBackend(httpcore.NetworkBackend):
                 socket_options=socket_options,
             )
         )
-
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: Iterable[Any] | None = None
-    ) -> httpcore.NetworkStream:
-        return BoundedStream(
-            self._inner.connect_unix_socket(
-                path, timeout=_left(timeout), socket_options=socket_options
-            )
-        )
-
-    def sleep(self, seconds: float) -> None:
-        self._inner.sleep(seconds)
 
 
 class BoundedTransport(httpx.BaseTransport):

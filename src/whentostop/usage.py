@@ -21,7 +21,7 @@ from itertools import accumulate
 from pydantic import BaseModel, ConfigDict, Field
 
 from ._data import data_file
-from ._numbers import as_float, is_count, is_number, token_count
+from ._numbers import as_float, is_number, positive_int, token_count
 from ._options import option
 from .i18n import _
 from .outcome import BudgetStop, Run
@@ -182,10 +182,7 @@ def next_prompt_floor(run: Run) -> int:
     last request's prompt plus its reply, since the next one sends all of it again (and the new
     tool results or prompt on top). 0 before the first reply: no server has counted anything
     yet, and a guess from the text would be no bound for another tokenizer."""
-    if not run.all_turns:
-        return 0
-    last = run.all_turns[-1]
-    return last.prompt_tokens + last.completion_tokens
+    return run.all_turns[-1].total_tokens if run.all_turns else 0
 
 
 @dataclass(frozen=True)
@@ -209,12 +206,8 @@ class Budget:
         cls, max_tokens_total: int | None, max_cost_usd: float | None, price_of: str | Price | None
     ) -> Budget | None:
         """The checked budget of `run_agent`'s arguments; None when there is no cap."""
-        if max_tokens_total is not None and not is_count(max_tokens_total):
-            raise ValueError(
-                _("{name} must be a positive int (1 or more), got {value!r}").format(
-                    name=option("max_tokens_total"), value=max_tokens_total
-                )
-            )
+        if max_tokens_total is not None:
+            positive_int(max_tokens_total, option("max_tokens_total"))
         if max_cost_usd is not None and not (is_number(max_cost_usd) and max_cost_usd > 0):
             raise ValueError(
                 _("{name} must be a positive number of dollars, got {value!r}").format(
