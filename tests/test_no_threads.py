@@ -113,4 +113,7 @@ def test_a_slow_model_still_ends_on_the_deadline_where_threads_cannot_start(
         deadline_s=1.0,
     )
     assert run.stop == Stop.DEADLINE
-    assert all(call.ok for call in run.tool_calls)
+    # Each call ran in the loop's thread: done in time, or (a reply that came in just before the
+    # deadline, on a loaded machine) past it and said so, never an error of its own.
+    late = "did not finish before the run's deadline"
+    assert all(call.ok or late in call.output for call in run.tool_calls), run.tool_calls
