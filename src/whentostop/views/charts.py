@@ -405,29 +405,14 @@ def _race_lines(
     result: RaceResult, track_x: Sequence[float], run_x: Sequence[float]
 ) -> tuple[Series, Series]:
     """The track (where the run would have gone on, dashed) and the run, at the x given."""
-    unit, model = result.limits.unit, result.limits.price_model
-    return (
-        Series(
-            "track",
-            _("where the run would have gone on"),
-            "line",
-            tuple(track_x),
-            tuple(result.track.spent(unit, model)),
-            look.TRACK_COLOUR,
-            width=2,
-            dashes=(3, 2.5),
-        ),
-        Series(
-            "run",
-            _("the run"),
-            "line",
-            tuple(run_x),
-            tuple(result.run.spent(unit, model)),
-            TOKENS_COLOUR,
-            width=3,
-            marker="o",
-        ),
+    track, run = (
+        tuple(t.spent(result.limits.unit, result.limits.price_model))
+        for t in (result.track, result.run)
     )
+    return (
+        Series("track", _("where the run would have gone on"), "line", tuple(track_x), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
+        Series("run", _("the run"), "line", tuple(run_x), run, TOKENS_COLOUR, width=3, marker="o"),
+    )  # fmt: skip
 
 
 def _race_panel(
@@ -547,11 +532,7 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     parts.append(
         f'<text class="map-legend" x="8" y="{height - 10 - _MAP_LEGEND_LINE * (len(legend) - 1)}" '
         f'font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
-        + "".join(
-            f'<tspan x="8" dy="{0 if i == 0 else _MAP_LEGEND_LINE}">{escape(line)}</tspan>'
-            for i, line in enumerate(legend)
-        )
-        + "</text>"
+        f"{_tspans(legend, 8, _MAP_LEGEND_LINE)}</text>"
     )
     return _svg(width, height, "".join(parts), view.alt)
 
@@ -635,16 +616,17 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
         if colon and len(head) < fits and len(rest) <= fits
         else _wrap(text, fits)
     )
-    spans = (
-        escape(text)
-        if len(lines) == 1
-        else "".join(
-            f'<tspan x="10" dy="{0 if i == 0 else TITLE_LINE}">{escape(line)}</tspan>'
-            for i, line in enumerate(lines)
-        )
-    )
+    spans = escape(text) if len(lines) == 1 else _tspans(lines, 10, TITLE_LINE)
     title = f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{spans}</text>'
     return title, len(lines)
+
+
+def _tspans(lines: Sequence[str], x: int, dy: int) -> str:
+    """The lines of one `<text>`, each `dy` below the one before."""
+    return "".join(
+        f'<tspan x="{x}" dy="{0 if i == 0 else dy}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
 
 
 def _nice_top(largest: float) -> float:
