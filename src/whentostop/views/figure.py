@@ -196,24 +196,18 @@ def tokens_per_turn(run: Run) -> Chart:
     x = tuple(t.index for t in turns)
     splits = split_prompt(run)
     cached = tuple(float(s.cached) for s in splits)
-    series = [
+    series = (
+        Series("cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR),
         Series("resent", _("history sent again"), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
         Series("new", _("new this turn"), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
         Series("completion", _("model's reply"), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
-    ]  # fmt: skip
-    if any(cached):
-        series.insert(
-            0,
-            Series(
-                "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
-            ),
-        )
+    )  # fmt: skip
     return Chart(
         kind="tokens_per_turn",
         title=_("Tokens per turn: the history is sent again"),
         x=_turn_axis(run),
         y=Axis(_("tokens in this turn"), "tokens"),
-        series=tuple(series),
+        series=series if any(cached) else series[1:],  # a cached part only where a server said so
         about=(describe.subject(run),),
         growth=growth(run),
         cached=int(sum(cached)),

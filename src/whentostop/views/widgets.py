@@ -416,9 +416,7 @@ class Explorer(_View):
         start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = TurnsSlider(
             value=max_turns,
-            min=1,
             max=MAX_TURNS_LIMIT,
-            continuous_update=False,
             description="max_turns",
             layout=w.Layout(width="100%" if compact else "360px"),
         ).add_class("wts-max-turns")
@@ -721,11 +719,7 @@ class Race(_View):
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
         self.max_turns = TurnsSlider(
-            value=max_turns,
-            min=1,
-            max=TRACK_TURNS,
-            description="max_turns",
-            layout=w.Layout(**slider),
+            value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
         ).add_class("wts-max-turns")
         low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(
@@ -733,7 +727,6 @@ class Race(_View):
             min=low,
             max=high,
             step=step,
-            decimals=1,
             suffix=" s",
             locale=locale,
             description="deadline_s",
