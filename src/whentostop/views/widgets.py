@@ -639,13 +639,9 @@ class Explorer(_View):
         stays in view, `.wts-ending`)."""
         header = _heading(self.level.title, heading_level)
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        controls = w.HBox(
-            [self.max_turns, self.run_button]
-            if self.compact
-            else [self.max_turns, self.persona, self.run_button],
-            layout=row,
-        )
-        options = w.HBox(([self.persona] if self.compact else []) + list(switches), layout=row)
+        beside, below = ([], [self.persona]) if self.compact else ([self.persona], [])  # the model
+        controls = w.HBox([self.max_turns, *beside, self.run_button], layout=row)
+        options = w.HBox([*below, *switches], layout=row)
         status = self._ending_row().add_class("wts-ending")  # held in view (explorer.css)
         if self.compact:  # the slider, then what it changes; the model and switches below
             parts: list[w.Widget] = [header, controls, status, self.progress, self.plot, options]
