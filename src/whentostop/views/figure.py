@@ -284,16 +284,13 @@ def level_map(level: Level, run: Run | None = None) -> LevelMap:
     block once found or marked, and each marker with its verdict."""
     view = level.view(run)
     marks = {m.block: m.correct for m in view.markers}
-    rows = tuple(
-        (
-            area,
-            tuple(
-                Block(number, item, look.block_face(item), marks.get(number))
-                for number, item in blocks.items()
-            ),
+
+    def row(blocks: dict[int, str | None]) -> tuple[Block, ...]:
+        return tuple(
+            Block(n, item, look.block_face(item), marks.get(n)) for n, item in blocks.items()
         )
-        for area, blocks in view.blocks.items()
-    )
+
+    rows = tuple((area, row(blocks)) for area, blocks in view.blocks.items())
     return LevelMap(
         title=view.title,
         rows=rows,
