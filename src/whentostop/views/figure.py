@@ -197,17 +197,19 @@ def tokens_per_turn(run: Run) -> Chart:
     splits = split_prompt(run)
     cached = tuple(float(s.cached) for s in splits)
     series = (
-        Series("cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR),
         Series("resent", _("history sent again"), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
         Series("new", _("new this turn"), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
         Series("completion", _("model's reply"), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
     )  # fmt: skip
+    part = Series(
+        "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
+    )
     return Chart(
         kind="tokens_per_turn",
         title=_("Tokens per turn: the history is sent again"),
         x=_turn_axis(run),
         y=Axis(_("tokens in this turn"), "tokens"),
-        series=series if any(cached) else series[1:],  # a cached part only where a server said so
+        series=(part, *series) if any(cached) else series,  # cached: only where a server said so
         about=(describe.subject(run),),
         growth=growth(run),
         cached=int(sum(cached)),
