@@ -362,7 +362,7 @@ DRIVEN = {
     *(("views/charts.py", n) for n in ("img_html", "race_svg", "level_map_svg", "_axes", "_block")),
     *(("views/charts.py", n) for n in ("_chart_panel", "_frame_axes", "_bars", "_line", "_marker")),
     *(("views/charts.py", n) for n in ("_series_legend", "_beside", "_limit_line")),
-    *(("views/charts.py", n) for n in ("_svg", "_title_lines", "_halo")),
+    *(("views/charts.py", n) for n in ("_svg", "_title_lines", "_tspans", "_halo")),
 }
 """Every place that builds Markdown or HTML, by (file, top-level name): each is driven above,
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""

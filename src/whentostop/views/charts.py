@@ -17,6 +17,7 @@ import base64
 import math
 import textwrap
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -173,11 +174,10 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
 
 def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
     xs = [x for s in model.series for x in s.x] or [1]
-    stacks: dict[float, float] = {}
+    stacks: Counter[float] = Counter()
     for s in model.series:
         if s.kind == "bars":
-            for x, v in zip(s.x, s.y):
-                stacks[x] = stacks.get(x, 0.0) + v
+            stacks.update(dict(zip(s.x, s.y)))
     lines = [v for s in model.on("left") if s.kind == "line" for v in s.y]
     y_top = _nice_top(max([*stacks.values(), *lines, 0.0]))
     return _Frame(
@@ -262,19 +262,14 @@ def _bars(series: Series, f: _Frame, stacked: dict[float, float], wrap_up: int |
     """One series of bars, each on what the earlier series stacked at its x; the wrap-up's
     segments outlined dashed, the others with a white line between them."""
     bar = max(min(f.slot * 0.75, 40), 2)
+    separator = f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else ""
     out = []
     for x, value in zip(series.x, series.y):
         below = stacked.get(x, 0.0)
         stacked[x] = below + value
         if series.key == "cached" and not value:
             continue  # no server-cached part on this turn: nothing to draw
-        edge = (
-            f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"'
-            if x == wrap_up
-            else f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"'
-            if bar >= 6
-            else ""
-        )
+        edge = f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"' if x == wrap_up else separator
         top = f.y(below + value)
         out.append(
             f'<rect class="bar {escape(series.key)}" data-turn="{x}" data-value="{value:g}" '
@@ -405,29 +400,14 @@ def _race_lines(
     result: RaceResult, track_x: Sequence[float], run_x: Sequence[float]
 ) -> tuple[Series, Series]:
     """The track (where the run would have gone on, dashed) and the run, at the x given."""
-    unit, model = result.limits.unit, result.limits.price_model
-    return (
-        Series(
-            "track",
-            _("where the run would have gone on"),
-            "line",
-            tuple(track_x),
-            tuple(result.track.spent(unit, model)),
-            look.TRACK_COLOUR,
-            width=2,
-            dashes=(3, 2.5),
-        ),
-        Series(
-            "run",
-            _("the run"),
-            "line",
-            tuple(run_x),
-            tuple(result.run.spent(unit, model)),
-            TOKENS_COLOUR,
-            width=3,
-            marker="o",
-        ),
+    track, run = (
+        tuple(t.spent(result.limits.unit, result.limits.price_model))
+        for t in (result.track, result.run)
     )
+    return (
+        Series("track", _("where the run would have gone on"), "line", tuple(track_x), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
+        Series("run", _("the run"), "line", tuple(run_x), run, TOKENS_COLOUR, width=3, marker="o"),
+    )  # fmt: skip
 
 
 def _race_panel(
@@ -518,12 +498,8 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
     width = label_w + _MAP_CELL_W * view.width + 10
     legend = _map_legend_lines(view.legend, width)
-    height = (
-        _MAP_TOP
-        + (_MAP_CELL_H + name_h) * len(view.rows)
-        + 34
-        + _MAP_LEGEND_LINE * (len(legend) - 1)
-    )
+    more = _MAP_LEGEND_LINE * (len(legend) - 1)  # the legend's further lines
+    height = _MAP_TOP + (_MAP_CELL_H + name_h) * len(view.rows) + 34 + more
     # the level's name, then the news of the run on a line of its own: the whole title fits
     # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
     lines = "".join(
@@ -545,13 +521,9 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
             for col, block in enumerate(blocks)
         ]
     parts.append(
-        f'<text class="map-legend" x="8" y="{height - 10 - _MAP_LEGEND_LINE * (len(legend) - 1)}" '
+        f'<text class="map-legend" x="8" y="{height - 10 - more}" '
         f'font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
-        + "".join(
-            f'<tspan x="8" dy="{0 if i == 0 else _MAP_LEGEND_LINE}">{escape(line)}</tspan>'
-            for i, line in enumerate(legend)
-        )
-        + "</text>"
+        f"{_tspans(legend, 8, _MAP_LEGEND_LINE)}</text>"
     )
     return _svg(width, height, "".join(parts), view.alt)
 
@@ -635,16 +607,17 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
         if colon and len(head) < fits and len(rest) <= fits
         else _wrap(text, fits)
     )
-    spans = (
-        escape(text)
-        if len(lines) == 1
-        else "".join(
-            f'<tspan x="10" dy="{0 if i == 0 else TITLE_LINE}">{escape(line)}</tspan>'
-            for i, line in enumerate(lines)
-        )
-    )
+    spans = escape(text) if len(lines) == 1 else _tspans(lines, 10, TITLE_LINE)
     title = f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{spans}</text>'
     return title, len(lines)
+
+
+def _tspans(lines: Sequence[str], x: int, dy: int) -> str:
+    """The lines of one `<text>`, each `dy` below the one before."""
+    return "".join(
+        f'<tspan x="{x}" dy="{0 if i == 0 else dy}">{escape(line)}</tspan>'
+        for i, line in enumerate(lines)
+    )
 
 
 def _nice_top(largest: float) -> float:

@@ -196,24 +196,20 @@ def tokens_per_turn(run: Run) -> Chart:
     x = tuple(t.index for t in turns)
     splits = split_prompt(run)
     cached = tuple(float(s.cached) for s in splits)
-    series = [
+    series = (
         Series("resent", _("history sent again"), "bars", x, tuple(float(s.resent - s.cached) for s in splits), look.RESENT_COLOUR),
         Series("new", _("new this turn"), "bars", x, tuple(float(s.new) for s in splits), look.NEW_COLOUR),
         Series("completion", _("model's reply"), "bars", x, tuple(float(t.completion_tokens) for t in turns), look.COMPLETION_COLOUR),
-    ]  # fmt: skip
-    if any(cached):
-        series.insert(
-            0,
-            Series(
-                "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
-            ),
-        )
+    )  # fmt: skip
+    part = Series(
+        "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
+    )
     return Chart(
         kind="tokens_per_turn",
         title=_("Tokens per turn: the history is sent again"),
         x=_turn_axis(run),
         y=Axis(_("tokens in this turn"), "tokens"),
-        series=tuple(series),
+        series=(part, *series) if any(cached) else series,  # cached: only where a server said so
         about=(describe.subject(run),),
         growth=growth(run),
         cached=int(sum(cached)),
@@ -290,16 +286,13 @@ def level_map(level: Level, run: Run | None = None) -> LevelMap:
     block once found or marked, and each marker with its verdict."""
     view = level.view(run)
     marks = {m.block: m.correct for m in view.markers}
-    rows = tuple(
-        (
-            area,
-            tuple(
-                Block(number, item, look.block_face(item), marks.get(number))
-                for number, item in blocks.items()
-            ),
+
+    def row(blocks: dict[int, str | None]) -> tuple[Block, ...]:
+        return tuple(
+            Block(n, item, look.block_face(item), marks.get(n)) for n, item in blocks.items()
         )
-        for area, blocks in view.blocks.items()
-    )
+
+    rows = tuple((area, row(blocks)) for area, blocks in view.blocks.items())
     return LevelMap(
         title=view.title,
         rows=rows,

@@ -15,7 +15,6 @@ import textwrap
 from typing import Any
 
 from matplotlib.axes import Axes
-from matplotlib.container import BarContainer
 from matplotlib.figure import Figure
 from matplotlib.patches import FancyBboxPatch
 from matplotlib.ticker import FuncFormatter, MaxNLocator
@@ -165,12 +164,10 @@ def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | 
             edgecolor=look.SEPARATOR_COLOUR,  # white lines between the stacked parts
             linewidth=1.2,
         )
-        for x, y in zip(series.x, series.y):
+        for x, y, patch in zip(series.x, series.y, container.patches):
             bottoms[x] = bottoms.get(x, 0.0) + y
-        if wrap_up is not None and isinstance(container, BarContainer):
-            for x, patch in zip(series.x, container.patches):
-                if x == wrap_up:
-                    patch.set_hatch("//")
+            if x == wrap_up:
+                patch.set_hatch("//")
         return
     ax.plot(
         series.x,

@@ -161,7 +161,5 @@ def _say_once() -> str:
     """The words that figures are drawn without matplotlib, the first time in this kernel;
     "" after that."""
     global _said
-    if _said:
-        return ""
-    _said = True
-    return _(WITHOUT_MATPLOTLIB)
+    said, _said = _said, True
+    return "" if said else _(WITHOUT_MATPLOTLIB)

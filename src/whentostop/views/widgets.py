@@ -90,6 +90,12 @@ BADGE_SYMBOLS = {
     Stop.BUDGET: "$",
 }
 """Each exit's symbol on the badge; an exit without one (a later `Stop`) shows "■"."""
+VERDICT_MARKS = {
+    None: ("?", look.MUTED_COLOUR),
+    True: ("✓", look.OK_COLOUR),
+    False: ("✗", look.ERROR_COLOUR),
+}
+"""The level's verdict on an answer in the transcript: its mark and colour (None: cannot tell)."""
 TRANSCRIPT_HEIGHT = {True: 220, False: 400}
 """The transcript box's fixed height in pixels, compact (a dashboard column) or not."""
 
@@ -198,13 +204,7 @@ def transcript_html(
 
 def _verdict_html(judgement: Judgement) -> str:
     """The level's verdict on the answer: right, wrong, or that it cannot tell."""
-    mark, colour = (
-        ("?", look.MUTED_COLOUR)
-        if judgement.correct is None
-        else ("✓", look.OK_COLOUR)
-        if judgement.correct
-        else ("✗", look.ERROR_COLOUR)
-    )
+    mark, colour = VERDICT_MARKS[judgement.correct]
     return (
         f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
         f'style="color:{colour};font-weight:bold;margin:6px 0">'
@@ -416,9 +416,7 @@ class Explorer(_View):
         start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = TurnsSlider(
             value=max_turns,
-            min=1,
             max=MAX_TURNS_LIMIT,
-            continuous_update=False,
             description="max_turns",
             layout=w.Layout(width="100%" if compact else "360px"),
         ).add_class("wts-max-turns")
@@ -489,11 +487,8 @@ class Explorer(_View):
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
             self._show()
-            self.progress.value = html.escape(
-                _("Connected to {url} — nothing runs until you press Run.").format(
-                    url=getattr(model, "base_url", "")
-                )
-            )
+            url = getattr(model, "base_url", "")
+            self._say(_("Connected to {url} — nothing runs until you press Run.").format(url=url))
         else:
             self.rerun()
 
@@ -504,9 +499,7 @@ class Explorer(_View):
         )
         if self.live:
             self.run_button.disabled = True
-            self.progress.value = html.escape(
-                _("turn 1 of {max_turns}… starting").format(max_turns=self.max_turns.value)
-            )
+            self._say(_("turn 1 of {max_turns}… starting").format(max_turns=self.max_turns.value))
         try:
             run = run_agent(
                 self.prompt or lesson_prompt(),
@@ -565,20 +558,22 @@ class Explorer(_View):
 
     def _changed(self, change: dict[str, Any]) -> None:
         if self.live:
-            self.progress.value = html.escape(
-                _("Controls changed — press Run to run the level with them.")
-            )
+            self._say(_("Controls changed — press Run to run the level with them."))
         else:
             self.rerun()
 
     def _on_event(self, event: Event) -> None:
         """The progress line of a live run: "turn N of M…" when a turn starts."""
         if isinstance(event, TurnStart):
-            self.progress.value = html.escape(
+            self._say(
                 _("turn {turn} of {max_turns}… waiting for the model").format(
                     turn=event.turn, max_turns=event.max_turns
                 )
             )
+
+    def _say(self, text: str) -> None:
+        """A live run's progress line (plain text)."""
+        self.progress.value = html.escape(text)
 
     def _show(self) -> None:
         """Draw first, then set every output in one go, so the page updates all at once. Only
@@ -588,18 +583,16 @@ class Explorer(_View):
             run, self.price_model, tokens_per_turn=not self.compact, judgement=judgement
         )
         self.map_svg = charts.map_svg(self.level, run, narrow=self.compact) if self.show_map else ""
-        if self.live:
+        if self.live and self.error:
             self.progress.value = (
                 f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
                 f"{html.escape(self.error)}</span>"
-                if self.error
-                else html.escape(
-                    _("done: {turns} in {seconds:.1f} s").format(
-                        turns=turns_text(run), seconds=run.elapsed_s
-                    )
+            )
+        elif self.live and run:
+            self._say(
+                _("done: {turns} in {seconds:.1f} s").format(
+                    turns=turns_text(run), seconds=run.elapsed_s
                 )
-                if run
-                else self.progress.value
             )
         self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
@@ -646,13 +639,9 @@ class Explorer(_View):
         stays in view, `.wts-ending`)."""
         header = _heading(self.level.title, heading_level)
         row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        controls = w.HBox(
-            [self.max_turns, self.run_button]
-            if self.compact
-            else [self.max_turns, self.persona, self.run_button],
-            layout=row,
-        )
-        options = w.HBox(([self.persona] if self.compact else []) + list(switches), layout=row)
+        beside, below = ([], [self.persona]) if self.compact else ([self.persona], [])  # the model
+        controls = w.HBox([self.max_turns, *beside, self.run_button], layout=row)
+        options = w.HBox([*below, *switches], layout=row)
         status = self._ending_row().add_class("wts-ending")  # held in view (explorer.css)
         if self.compact:  # the slider, then what it changes; the model and switches below
             parts: list[w.Widget] = [header, controls, status, self.progress, self.plot, options]
@@ -726,11 +715,7 @@ class Race(_View):
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
         self.max_turns = TurnsSlider(
-            value=max_turns,
-            min=1,
-            max=TRACK_TURNS,
-            description="max_turns",
-            layout=w.Layout(**slider),
+            value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
         ).add_class("wts-max-turns")
         low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(
@@ -738,7 +723,6 @@ class Race(_View):
             min=low,
             max=high,
             step=step,
-            decimals=1,
             suffix=" s",
             locale=locale,
             description="deadline_s",
