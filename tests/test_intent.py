@@ -28,8 +28,6 @@ from whentostop.mock.lexicon import lexicon
 DATA = Path(__file__).resolve().parents[1] / "data" / "intent"
 SEED = corpus.load("seed")
 DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(name)]
-GIVES_UP = [p.text for p in SEED if p.label == "gives_up"]
-"""Permissions the mock understands, for the tests of the exercises and the explorer."""
 
 DEVELOPMENT = ("seed", "dev", "dev-w4", "dev-w5", "dev-w6")
 KNOWN_MISSES: dict[str, set[str]] = {
@@ -51,6 +49,8 @@ KNOWN_MISSES: dict[str, set[str]] = {
 }
 """Phrasings of a development file the reader is known to get wrong, each with why (the list is
 in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
+GIVES_UP = [p.text for p in SEED if p.label == "gives_up" and p.text not in KNOWN_MISSES["seed"]]
+"""Permissions the mock understands, for the tests of the exercises and the explorer."""
 ARRIVED = {
     "dev-w7": "88.4 %",
     "dev-w8": "89.5 %",
