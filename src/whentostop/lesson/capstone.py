@@ -37,6 +37,7 @@ from .verdict import (
     blank_in,
     correct,
     ended_text,
+    raised,
 )
 
 MOST_RUNS = 2
@@ -120,10 +121,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         if isinstance(exc, SystemExit):
             raise Incorrect(_(said("1-4", "caller_exited")), case=where)
         raise Incorrect(
-            _("with {case}, castle_caller raised {kind}: {error}"),
-            case=where,
-            kind=Said(type(exc).__name__, text=True),
-            error=Said(exc, text=True),
+            _("with {case}, castle_caller raised {kind}: {error}"), case=where, **raised(exc)
         )
     value = got.value
     if blank_in(value):

@@ -30,7 +30,7 @@ from .cases import PROGRESS, Progress, mock_model, mock_run
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
 from .judges import GIVE_UP_EXAMPLES, JUDGES
 from .questions import BANK
-from .verdict import Incorrect, NotAttempted, Said, Verdict, ____, is_blank, still_blank
+from .verdict import Incorrect, NotAttempted, Verdict, ____, is_blank, raised, still_blank
 
 LIMIT_S = 9.0
 """The wall time a check gives the learner's code (and its own runs beside it): every verdict
@@ -201,16 +201,9 @@ def _raised_elsewhere(exc: BaseException) -> Incorrect:
     where = PROGRESS.case
     if where:
         return Incorrect(
-            _("with {case}, your answer raised {kind}: {error}"),
-            case=where,
-            kind=Said(type(exc).__name__, text=True),
-            error=Said(exc, text=True),
+            _("with {case}, your answer raised {kind}: {error}"), case=where, **raised(exc)
         )
-    return Incorrect(
-        _("your answer raised {kind}: {error}"),
-        kind=Said(type(exc).__name__, text=True),
-        error=Said(exc, text=True),
-    )
+    return Incorrect(_("your answer raised {kind}: {error}"), **raised(exc))
 
 
 def _with_printed(verdict: Verdict, ran: limits.Ran) -> Verdict:

@@ -51,6 +51,7 @@ from .verdict import (
     correct,
     ended_text,
     names_in,
+    raised,
     turns_text,
 )
 
@@ -154,12 +155,7 @@ def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
             case=where,
             kind=Said(type(exc).__name__, text=True),
         )
-    return Incorrect(
-        _("with {case}, your code raised {kind}: {error}"),
-        case=where,
-        kind=Said(type(exc).__name__, text=True),
-        error=Said(exc, text=True),
-    )
+    return Incorrect(_("with {case}, your code raised {kind}: {error}"), case=where, **raised(exc))
 
 
 # -- functions: called on every case beside the solution -----------------------------------------
@@ -353,12 +349,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
                 )
             continue
         if not got.ok:
-            raise Incorrect(
-                _(said("1-4", "run_call_raised")),
-                case=where,
-                kind=Said(type(got.raised).__name__, text=True),
-                error=Said(got.raised, text=True),
-            )
+            raise Incorrect(_(said("1-4", "run_call_raised")), case=where, **raised(got.raised))
         if blank_in(got.value):
             raise NotAttempted
         _one_result(case, where, call, got.value, want.value)
