@@ -145,10 +145,7 @@ def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
     if isinstance(exc, NoAnswer) and escaped:
         return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
     if isinstance(exc, SystemExit):
-        return Incorrect(
-            _(said("shared", "called_sys_exit")),
-            case=where,
-        )
+        return Incorrect(_(said("shared", "called_sys_exit")), case=where)
     if not isinstance(exc, Exception):
         return Incorrect(
             _(said("shared", "raised_base_exception")),
@@ -168,8 +165,7 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
         raise Incorrect(
-            _(said("shared", "reads_the_exit_names")),
-            names=", ".join(sorted(forbidden)),
+            _(said("shared", "reads_the_exit_names")), names=", ".join(sorted(forbidden))
         )
     for where, inputs, want, got in _tried(exercise, fn):
         if not got.ok:
@@ -207,9 +203,7 @@ def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
         )
     if got == run.no_answer_reason:
         return Incorrect(
-            _(said("shared", "returned_the_no_answer_reason")),
-            case=where,
-            got=Said(got),
+            _(said("shared", "returned_the_no_answer_reason")), case=where, got=Said(got)
         )
     return None
 
@@ -229,10 +223,7 @@ def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
             got=Said(got),
         )
     if isinstance(got, re.Match):
-        return Incorrect(
-            _(said("shared", "returned_the_match_object")),
-            case=where,
-        )
+        return Incorrect(_(said("shared", "returned_the_match_object")), case=where)
     return None
 
 
@@ -249,16 +240,11 @@ def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
         return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return Incorrect(
-            _(said("shared", "returned_the_stop_value")),
-            case=where,
-            got=Said(got),
-            want=Said(want),
+            _(said("shared", "returned_the_stop_value")), case=where, got=Said(got), want=Said(want)
         )
     if isinstance(want, dict) and isinstance(got, str):
         return Incorrect(
-            _(said("shared", "returned_the_pipe_answer_as_text")),
-            case=where,
-            got=Said(got),
+            _(said("shared", "returned_the_pipe_answer_as_text")), case=where, got=Said(got)
         )
     return Incorrect(
         _("with {case}, your function returned {got}; expected {want}."),
@@ -477,10 +463,7 @@ def _a_run(name: str, answer: Any) -> None:
     if isinstance(answer, Run):
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
-        raise Incorrect(
-            _(said("shared", "run_in_a_tuple")),
-            name=name,
-        )
+        raise Incorrect(_(said("shared", "run_in_a_tuple")), name=name)
     raise Incorrect(
         _(said("shared", "not_a_run")),
         name=name,
@@ -636,11 +619,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
             wanted=wanted,
         )
     if want.stop == Stop.MAX_TURNS:
-        raise Incorrect(
-            _(said("shared", "not_the_clock")),
-            ended=ended_text(got),
-            turns=n,
-        )
+        raise Incorrect(_(said("shared", "not_the_clock")), ended=ended_text(got), turns=n)
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
         ended=ended_text(got),
@@ -684,15 +663,11 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
     truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
     if (guess_stop, guess_answer) == truth:
         raise Incorrect(
-            _(said("shared", "recipe_tells_the_truth")),
-            stop=Said(truth[0]),
-            answer=Said(truth[1]),
+            _(said("shared", "recipe_tells_the_truth")), stop=Said(truth[0]), answer=Said(truth[1])
         )
     if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
         raise Incorrect(
-            _(said("shared", "recipe_small_lie")),
-            guess=Said(guess_stop),
-            ended=ended_text(got),
+            _(said("shared", "recipe_small_lie")), guess=Said(guess_stop), ended=ended_text(got)
         )
 
 
@@ -786,14 +761,8 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
             pipe=turns_text(len(pipe.turns)),
         )
     causes = [
-        (
-            len(no_pipe.turns) - len(pipe.turns),
-            _(said("1-3", "saved_is_the_done_turn")),
-        ),
-        (
-            len(pipe.turns) - len(no_pipe.turns),
-            _(said("1-3", "saved_is_minus_the_done_turn")),
-        ),
+        (len(no_pipe.turns) - len(pipe.turns), _(said("1-3", "saved_is_the_done_turn"))),
+        (len(pipe.turns) - len(no_pipe.turns), _(said("1-3", "saved_is_minus_the_done_turn"))),
         (
             len(flag.messages) - len(pipe.messages),
             _("the difference in messages, not turns: count `len(run.turns)`."),
