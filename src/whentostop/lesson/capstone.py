@@ -16,6 +16,7 @@ from typing import Any
 from ..i18n import _, ngettext
 from ..level import CASTLE, Level, load_level
 from ..loop import run_agent
+from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import (
@@ -24,7 +25,6 @@ from .cases import (
     Runaway,
     attempt,
     level_named,
-    mock_model,
     searched_elsewhere,
 )
 from .content import Case, ExerciseText, said
@@ -74,7 +74,7 @@ def castle() -> Castle:
     honest, sloppy = (
         run_agent(
             prompt(),
-            model=mock_model(persona),
+            model=mock(persona),
             tools=level.tools(),
             max_turns=60,
             stop_on=["mark_star"],
@@ -249,9 +249,7 @@ def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: in
     ):
         return
     last = runs[0]
-    system = next(
-        (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
-    )
+    system = _task(last)[0]
     ended = (
         _("went on until the clock")
         if last.stop == Stop.MAX_TURNS

@@ -26,7 +26,7 @@ from typing import Any
 
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
-from .cases import PROGRESS, Progress, mock_model, mock_run
+from .cases import PROGRESS, Progress, mock_run
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
 from .judges import GIVE_UP_EXAMPLES, JUDGES
 from .questions import BANK
@@ -121,8 +121,7 @@ class Exercise:
 
     def cell(self, solved: bool = False) -> str:
         """The answer cell's source: blank as committed, or with the solution filled in."""
-        head = _("Exercise {id}").format(id=self.id)
-        return f"# {head}\n{self.code(solved)}\n\n{self.check_line}"
+        return f"# {self.label}\n{self.code(solved)}\n\n{self.check_line}"
 
     def check(self, answer: Any = ____) -> None:
         """Run the answer on the mock and say what came of it. Never raises (Ctrl-C aside)."""
@@ -377,7 +376,6 @@ __all__ = [
     "by_tag",
     "exercises",
     "is_blank",
-    "mock_model",
     "mock_run",
     "predictions",
     "question_by_tag",

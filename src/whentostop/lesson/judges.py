@@ -22,7 +22,7 @@ from ..i18n import N_, _, language, ngettext, using
 from ..level import SHIPPED, load_level
 from ..loop import run_agent
 from ..mock.intent import WHY, Intent, read_intent
-from ..models import is_persona
+from ..models import is_persona, mock
 from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
@@ -33,7 +33,6 @@ from .cases import (
     case_run,
     case_tools,
     maybe_json,
-    mock_model,
     searched_elsewhere,
     tool_call,
 )
@@ -89,7 +88,7 @@ def reference_names() -> dict[str, Any]:
         "Stop": Stop,
         "run_agent": run_agent,
         "load_level": load_level,
-        "connect": mock_model,
+        "connect": mock,
         "PROMPT": prompt(),
         "GIVE_UP": give_up(),
     }
