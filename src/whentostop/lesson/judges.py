@@ -783,12 +783,12 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     if not isinstance(answer, str) or not answer.strip():
         raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
     gave_up: Run | None = None
+    intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
     for case in exercise.cases:
         where = _case(case)
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
-            intent = read_intent(answer, prompt())
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
@@ -803,7 +803,6 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
             )
     assert gave_up is not None
-    intent = read_intent(answer, prompt())
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})
     return correct(
         _(exercise.settings["correct"]),
