@@ -569,31 +569,25 @@ def _check(played: Played) -> None:
     fence = "\n\n```\n{shown}\n```" if shown else ""
     raise Incorrect(
         "{problem}\n\n{where}" + fence,
-        problem=_Rendered(problem),
+        problem=_Rendered(problem.message, as_markdown=problem.markdown),
         where=where,
-        shown=_Verbatim(shown),
+        shown=_Rendered(shown, as_markdown=shown.replace("```", "`\u200b``")),
     )
 
 
+@dataclass(frozen=True)
 class _Rendered(Said):
-    """An `Incorrect` nested in another's message: its own rendering, plain or Markdown."""
+    """Words already rendered, plain (`value`) and as Markdown: an `Incorrect` nested in another's
+    message, or a run shown in a code block (as it is in both: a fence shows HTML as text; its
+    backticks broken so that it cannot close the fence)."""
 
-    def plain(self) -> str:
-        return str(self.value.message)
-
-    def markdown(self) -> str:
-        return str(self.value.markdown)
-
-
-class _Verbatim(Said):
-    """Text shown in a code block: as it is in both renderings (a fence shows HTML as text), its
-    backticks broken so that it cannot close the fence."""
+    as_markdown: str = ""
 
     def plain(self) -> str:
         return str(self.value)
 
     def markdown(self) -> str:
-        return str(self.value).replace("```", "`\u200b``")
+        return self.as_markdown
 
 
 def timed_out(progress: Any, seconds: float) -> Incorrect:
