@@ -182,21 +182,19 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
 
 def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     want = case.data["want"]
-    if want["status"] == "answer":
-        if isinstance(shown, Run):
-            raise Incorrect(
-                _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
-                case=where,
-            )
-        if want["answer"] == "the star":
-            _star(where, status, shown, runs)
-        else:
-            _gave_up(where, status, shown, runs, want["runs"])
-        return
     if want["status"] == "clock":
         _clock(where, status, shown, runs)
-        return
-    _deadline(where, status, shown, runs)
+    elif want["status"] != "answer":
+        _deadline(where, status, shown, runs)
+    elif isinstance(shown, Run):
+        raise Incorrect(
+            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
+            case=where,
+        )
+    elif want["answer"] == "the star":
+        _star(where, status, shown, runs)
+    else:
+        _gave_up(where, status, shown, runs, want["runs"])
 
 
 def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
