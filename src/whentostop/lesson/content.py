@@ -122,11 +122,11 @@ def said(notebook: str, name: str) -> str:
 @cache
 def extra_levels() -> dict[str, dict[str, Any]]:
     """Levels only the checks use (a star somewhere else), by name, from every data file."""
-    levels: dict[str, dict[str, Any]] = {}
-    for notebook in NOTEBOOKS:
-        for name, spec in notebook_data(notebook).get("level", {}).items():
-            levels[name] = {"name": name, **spec}
-    return levels
+    return {
+        name: {"name": name, **spec}
+        for notebook in NOTEBOOKS
+        for name, spec in notebook_data(notebook).get("level", {}).items()
+    }
 
 
 # -- the words in code: comments and prose literals, translated one by one -----------------------
