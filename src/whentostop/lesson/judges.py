@@ -190,67 +190,49 @@ def _equal(got: Any, want: Any) -> bool:
         return False
 
 
-def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
-    """A function that should return None (no answer) returned a text the run holds instead."""
-    last = (run.last_message or {}).get("content")
-    if got and (got == last or got == run.wrap_up):
-        return Incorrect(
-            _(said("shared", "returned_the_last_message")),
-            case=where,
-            got=Said(got),
-            ended=ended_text(run),
-        )
-    if got == run.no_answer_reason:
-        return Incorrect(
-            _(said("shared", "returned_the_no_answer_reason")), case=where, got=Said(got)
-        )
-    return None
-
-
-def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
-    """A function that should return a block's number returned it as text, float or match."""
-    if isinstance(got, str) and got.strip().isdigit():
-        return Incorrect(
-            _("with {case}, you returned the text {got}: return the block as a number, an int."),
-            case=where,
-            got=Said(got),
-        )
-    if isinstance(got, float) and got == want:
-        return Incorrect(
-            _("with {case}, you returned {got}, a float: return the block as an int."),
-            case=where,
-            got=Said(got),
-        )
-    if isinstance(got, re.Match):
-        return Incorrect(_(said("shared", "returned_the_match_object")), case=where)
-    return None
-
-
 def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
+    why = _cause(run, got, want) or _("with {case}, your function returned {got}; expected {want}.")
+    ended = {"ended": ended_text(run)} if run is not None else {}
+    return Incorrect(why, case=where, got=Said(got), want=Said(want), **ended)
+
+
+def _cause(run: Run | None, got: Any, want: Any) -> str | None:
+    """The sentence that names the mistake, when it is one the checks know."""
     found = None
     if run is not None and want is None and isinstance(got, str):
-        found = _not_an_answer_returned(run, where, got)
+        found = _not_an_answer_returned(run, got)
     elif isinstance(want, int) and not isinstance(want, bool):
-        found = _not_an_int_returned(where, got, want)
+        found = _not_an_int_returned(got, want)
     if found is not None:
         return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
-        return Incorrect(
-            _(said("shared", "returned_the_stop_value")), case=where, got=Said(got), want=Said(want)
-        )
+        return _(said("shared", "returned_the_stop_value"))
     if isinstance(want, dict) and isinstance(got, str):
-        return Incorrect(
-            _(said("shared", "returned_the_pipe_answer_as_text")), case=where, got=Said(got)
-        )
-    return Incorrect(
-        _("with {case}, your function returned {got}; expected {want}."),
-        case=where,
-        got=Said(got),
-        want=Said(want),
-    )
+        return _(said("shared", "returned_the_pipe_answer_as_text"))
+    return None
+
+
+def _not_an_answer_returned(run: Run, got: str) -> str | None:
+    """A function that should return None (no answer) returned a text the run holds instead."""
+    if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
+        return _(said("shared", "returned_the_last_message"))
+    if got == run.no_answer_reason:
+        return _(said("shared", "returned_the_no_answer_reason"))
+    return None
+
+
+def _not_an_int_returned(got: Any, want: int) -> str | None:
+    """A function that should return a block's number returned it as text, float or match."""
+    if isinstance(got, str) and got.strip().isdigit():
+        return _("with {case}, you returned the text {got}: return the block as a number, an int.")
+    if isinstance(got, float) and got == want:
+        return _("with {case}, you returned {got}, a float: return the block as an int.")
+    if isinstance(got, re.Match):
+        return _(said("shared", "returned_the_match_object"))
+    return None
 
 
 def pair(exercise: ExerciseText, fn: Any) -> Verdict:

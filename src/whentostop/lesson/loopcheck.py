@@ -443,26 +443,14 @@ def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect
     terminal = _terminal_call(played.messages, case.stop_on)
     said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
-        return Incorrect(
-            _("the answer is the terminal tool's validated input, {want}, not its output {got}."),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    if isinstance(answer, str):
-        return Incorrect(
-            _("the answer is the validated input as a dict, {want}, not the raw arguments {got}."),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    if sent is not None and answer == sent:
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_answer_as_sent")),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    return Incorrect(
-        _(said_at_length("1-4", "pipe_wrong_answer")), want=Said(case.answer), got=Said(answer)
-    )
+        why = _("the answer is the terminal tool's validated input, {want}, not its output {got}.")
+    elif isinstance(answer, str):
+        why = _("the answer is the validated input as a dict, {want}, not the raw arguments {got}.")
+    elif sent is not None and answer == sent:
+        why = _(said_at_length("1-4", "pipe_answer_as_sent"))
+    else:
+        why = _(said_at_length("1-4", "pipe_wrong_answer"))
+    return Incorrect(why, want=Said(case.answer), got=Said(answer))
 
 
 def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:
