@@ -16,6 +16,7 @@ from typing import Any
 from ..i18n import _, ngettext
 from ..level import CASTLE, Level, load_level
 from ..loop import run_agent
+from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import (
@@ -24,7 +25,6 @@ from .cases import (
     Runaway,
     attempt,
     level_named,
-    mock_model,
     searched_elsewhere,
 )
 from .content import Case, ExerciseText, said
@@ -37,6 +37,7 @@ from .verdict import (
     blank_in,
     correct,
     ended_text,
+    raised,
 )
 
 MOST_RUNS = 2
@@ -73,7 +74,7 @@ def castle() -> Castle:
     honest, sloppy = (
         run_agent(
             prompt(),
-            model=mock_model(persona),
+            model=mock(persona),
             tools=level.tools(),
             max_turns=60,
             stop_on=["mark_star"],
@@ -120,10 +121,7 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         if isinstance(exc, SystemExit):
             raise Incorrect(_(said("1-4", "caller_exited")), case=where)
         raise Incorrect(
-            _("with {case}, castle_caller raised {kind}: {error}"),
-            case=where,
-            kind=Said(type(exc).__name__, text=True),
-            error=Said(exc, text=True),
+            _("with {case}, castle_caller raised {kind}: {error}"), case=where, **raised(exc)
         )
     value = got.value
     if blank_in(value):
@@ -184,21 +182,19 @@ def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
 
 def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     want = case.data["want"]
-    if want["status"] == "answer":
-        if isinstance(shown, Run):
-            raise Incorrect(
-                _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
-                case=where,
-            )
-        if want["answer"] == "the star":
-            _star(where, status, shown, runs)
-        else:
-            _gave_up(where, status, shown, runs, want["runs"])
-        return
     if want["status"] == "clock":
         _clock(where, status, shown, runs)
-        return
-    _deadline(where, status, shown, runs)
+    elif want["status"] != "answer":
+        _deadline(where, status, shown, runs)
+    elif isinstance(shown, Run):
+        raise Incorrect(
+            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
+            case=where,
+        )
+    elif want["answer"] == "the star":
+        _star(where, status, shown, runs)
+    else:
+        _gave_up(where, status, shown, runs, want["runs"])
 
 
 def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
@@ -251,9 +247,7 @@ def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: in
     ):
         return
     last = runs[0]
-    system = next(
-        (str(m.get("content")) for m in runs[0].messages if m.get("role") == "system"), None
-    )
+    system = _task(last)[0]
     ended = (
         _("went on until the clock")
         if last.stop == Stop.MAX_TURNS

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..client import Completion, OpenAIChat
+from ..client import Completion
 from ..i18n import _, language
 from ..level import CASTLE, Level, LevelSpec, load_level
 from ..loop import run_agent
@@ -42,11 +42,6 @@ class Runaway(BaseException):
     needs (requests, runs). A BaseException, so that `except Exception` lets it through."""
 
 
-def mock_model(persona: str) -> OpenAIChat:
-    """A mock persona, in-process, whatever OPENAI_BASE_URL says: checks must be deterministic."""
-    return mock(persona)
-
-
 def level_named(name: str) -> Level:
     """A shipped level, "castle" (1-4), "empty castle" (its star taken), or a level a data file
     makes up for the checks (`[level.<name>]`)."""
@@ -60,13 +55,9 @@ def level_named(name: str) -> Level:
     return load_level(name)
 
 
-def _frozen(spec: dict[str, Any]) -> str:
-    return json.dumps(spec, sort_keys=True)
-
-
 def case_run(spec: dict[str, Any]) -> Run:
     """A copy of the run a case's `run` table describes (made once per language)."""
-    return copy.deepcopy(_case_run(_frozen(spec), language()))
+    return copy.deepcopy(_case_run(json.dumps(spec, sort_keys=True), language()))
 
 
 @cache
@@ -76,7 +67,7 @@ def _case_run(frozen: str, lang: str) -> Run:
     system = spec.get("system")
     return run_agent(
         spec.get("prompt") or prompt(),
-        model=mock_model(spec.get("persona", "searcher")),
+        model=mock(spec.get("persona", "searcher")),
         tools=tools,
         max_turns=spec.get("max_turns", 10),
         stop_on=spec.get("stop_on", ()),
@@ -179,7 +170,7 @@ class CountingModel:
     time limit, it raises instead of answering."""
 
     def __init__(self, persona: str, most_runs: int) -> None:
-        self.inner = mock_model(persona)
+        self.inner = mock(persona)
         self.name = self.inner.name
         self.most_runs = most_runs
 
@@ -223,7 +214,6 @@ __all__ = [
     "changed",
     "level_named",
     "maybe_json",
-    "mock_model",
     "mock_run",
     "searched_elsewhere",
     "tool_call",

@@ -26,11 +26,11 @@ from typing import Any
 
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
-from .cases import PROGRESS, Progress, mock_model, mock_run
+from .cases import PROGRESS, Progress, mock_run
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
 from .judges import GIVE_UP_EXAMPLES, JUDGES
 from .questions import BANK
-from .verdict import Incorrect, NotAttempted, Said, Verdict, ____, is_blank, still_blank
+from .verdict import Incorrect, NotAttempted, Verdict, ____, is_blank, raised, still_blank
 
 LIMIT_S = 9.0
 """The wall time a check gives the learner's code (and its own runs beside it): every verdict
@@ -121,8 +121,7 @@ class Exercise:
 
     def cell(self, solved: bool = False) -> str:
         """The answer cell's source: blank as committed, or with the solution filled in."""
-        head = _("Exercise {id}").format(id=self.id)
-        return f"# {head}\n{self.code(solved)}\n\n{self.check_line}"
+        return f"# {self.label}\n{self.code(solved)}\n\n{self.check_line}"
 
     def check(self, answer: Any = ____) -> None:
         """Run the answer on the mock and say what came of it. Never raises (Ctrl-C aside)."""
@@ -201,16 +200,9 @@ def _raised_elsewhere(exc: BaseException) -> Incorrect:
     where = PROGRESS.case
     if where:
         return Incorrect(
-            _("with {case}, your answer raised {kind}: {error}"),
-            case=where,
-            kind=Said(type(exc).__name__, text=True),
-            error=Said(exc, text=True),
+            _("with {case}, your answer raised {kind}: {error}"), case=where, **raised(exc)
         )
-    return Incorrect(
-        _("your answer raised {kind}: {error}"),
-        kind=Said(type(exc).__name__, text=True),
-        error=Said(exc, text=True),
-    )
+    return Incorrect(_("your answer raised {kind}: {error}"), **raised(exc))
 
 
 def _with_printed(verdict: Verdict, ran: limits.Ran) -> Verdict:
@@ -384,7 +376,6 @@ __all__ = [
     "by_tag",
     "exercises",
     "is_blank",
-    "mock_model",
     "mock_run",
     "predictions",
     "question_by_tag",

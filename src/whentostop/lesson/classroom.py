@@ -256,46 +256,47 @@ def hub_address(url: str, what: str | None = None) -> tuple[str, str, str]:
     which would swallow the path the link adds."""
     what = what or _("hub")
     url = _web_url(url, what)
+
+    def refused(why: str) -> ValueError:
+        """The error for this address: `why` (a sentence about the {what}'s address {url!r})."""
+        return ValueError(why.format(what=what, url=url))
+
     if any(c.isspace() or c in _NOT_IN_AN_ADDRESS for c in url):
-        raise ValueError(
+        raise refused(
             _(
                 "The {what}'s address {url!r} has a space, a quote or a bracket in it, which no "
                 "address has: copy it again"
-            ).format(what=what, url=url)
+            )
         )
     parts = urlsplit(url)
     if parts.query or parts.fragment or "?" in url or "#" in url:
-        raise ValueError(
+        raise refused(
             _(
                 "The {what}'s address {url!r} has a query (?…) or a fragment (#…), which would "
                 "swallow the link's own path: give the address alone, such as "
                 "https://hub.example.edu or https://example.edu/jupyter"
-            ).format(what=what, url=url)
+            )
         )
     if "@" in parts.netloc:
-        raise ValueError(
+        raise refused(
             _(
                 "The {what}'s address {url!r} has a user name or password in it (…@): a link "
                 "handed to a class must not carry credentials"
-            ).format(what=what, url=url)
+            )
         )
     try:
         port = parts.port
     except ValueError:
         port = -1
     if port == -1 or not parts.hostname:
-        raise ValueError(
-            _("The {what}'s address {url!r} has no host, or a port that is not 0 to 65535").format(
-                what=what, url=url
-            )
+        raise refused(
+            _("The {what}'s address {url!r} has no host, or a port that is not 0 to 65535")
         )
     try:
         host = parts.hostname.encode("idna").decode("ascii")
     except UnicodeError:
-        raise ValueError(
-            _("The {what}'s address {url!r} has a host name that cannot be one").format(
-                what=what, url=url
-            )
+        raise refused(
+            _("The {what}'s address {url!r} has a host name that cannot be one")
         ) from None
     if ":" in host:  # an IPv6 address, written in brackets
         host = f"[{host}]"

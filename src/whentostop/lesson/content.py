@@ -62,24 +62,16 @@ class ExerciseText:
     """Anything else the file says (bounds, names), for the judge."""
 
     @property
-    def solution_source(self) -> str:
-        return solution_source(self.solution_file)
-
-    @property
     def solution(self) -> str:
         """The cell's code of the solution: the part of its file below the marker line."""
         return solution_parts(self.solution_file)[1]
 
 
 @cache
-def solution_source(name: str) -> str:
-    return data_file("lesson", "solutions", name).read_text(encoding="utf-8")
-
-
-@cache
 def solution_parts(name: str) -> tuple[str, str]:
     """(header, cell) of a solution file."""
-    header, marker, cell = solution_source(name).partition(MARKER + "\n")
+    source = data_file("lesson", "solutions", name).read_text(encoding="utf-8")
+    header, marker, cell = source.partition(MARKER + "\n")
     if not marker:
         raise ValueError(f"data/lesson/solutions/{name} has no line {MARKER!r}")
     return header, cell.strip("\n")
@@ -130,11 +122,11 @@ def said(notebook: str, name: str) -> str:
 @cache
 def extra_levels() -> dict[str, dict[str, Any]]:
     """Levels only the checks use (a star somewhere else), by name, from every data file."""
-    levels: dict[str, dict[str, Any]] = {}
-    for notebook in NOTEBOOKS:
-        for name, spec in notebook_data(notebook).get("level", {}).items():
-            levels[name] = {"name": name, **spec}
-    return levels
+    return {
+        name: {"name": name, **spec}
+        for notebook in NOTEBOOKS
+        for name, spec in notebook_data(notebook).get("level", {}).items()
+    }
 
 
 # -- the words in code: comments and prose literals, translated one by one -----------------------

@@ -107,13 +107,9 @@ def history() -> list[Expectation]:
 def _ended(run: Any, stop: Stop) -> bool:
     """Whether `run` ended on `stop` — on the flag and the pipe, with an answer."""
     if isinstance(run, Run):
-        if run.stop != stop:
-            return False
-        return run.has_answer if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) else True
-    ended = _stop_of(run)
-    if ended != stop.value:
-        return False
-    return not (stop == Stop.END_TURN and _text_call(run))
+        answers = stop in (Stop.END_TURN, Stop.TERMINAL_TOOL)
+        return run.stop == stop and (not answers or run.has_answer)
+    return _stop_of(run) == stop.value and not (stop == Stop.END_TURN and _text_call(run))
 
 
 def _stop_of(outcome: Any) -> Any:

@@ -22,7 +22,7 @@ from ..i18n import N_, _, language, ngettext, using
 from ..level import SHIPPED, load_level
 from ..loop import run_agent
 from ..mock.intent import WHY, Intent, read_intent
-from ..models import is_persona
+from ..models import is_persona, mock
 from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
@@ -33,7 +33,6 @@ from .cases import (
     case_run,
     case_tools,
     maybe_json,
-    mock_model,
     searched_elsewhere,
     tool_call,
 )
@@ -51,6 +50,7 @@ from .verdict import (
     correct,
     ended_text,
     names_in,
+    raised,
     turns_text,
 )
 
@@ -88,7 +88,7 @@ def reference_names() -> dict[str, Any]:
         "Stop": Stop,
         "run_agent": run_agent,
         "load_level": load_level,
-        "connect": mock_model,
+        "connect": mock,
         "PROMPT": prompt(),
         "GIVE_UP": give_up(),
     }
@@ -144,22 +144,14 @@ def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
     if isinstance(exc, NoAnswer) and escaped:
         return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
     if isinstance(exc, SystemExit):
-        return Incorrect(
-            _(said("shared", "called_sys_exit")),
-            case=where,
-        )
+        return Incorrect(_(said("shared", "called_sys_exit")), case=where)
     if not isinstance(exc, Exception):
         return Incorrect(
             _(said("shared", "raised_base_exception")),
             case=where,
             kind=Said(type(exc).__name__, text=True),
         )
-    return Incorrect(
-        _("with {case}, your code raised {kind}: {error}"),
-        case=where,
-        kind=Said(type(exc).__name__, text=True),
-        error=Said(exc, text=True),
-    )
+    return Incorrect(_("with {case}, your code raised {kind}: {error}"), case=where, **raised(exc))
 
 
 # -- functions: called on every case beside the solution -----------------------------------------
@@ -172,8 +164,7 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
         raise Incorrect(
-            _(said("shared", "reads_the_exit_names")),
-            names=", ".join(sorted(forbidden)),
+            _(said("shared", "reads_the_exit_names")), names=", ".join(sorted(forbidden))
         )
     for where, inputs, want, got in _tried(exercise, fn):
         if not got.ok:
@@ -199,77 +190,49 @@ def _equal(got: Any, want: Any) -> bool:
         return False
 
 
-def _not_an_answer_returned(run: Run, where: str, got: str) -> Incorrect | None:
-    """A function that should return None (no answer) returned a text the run holds instead."""
-    last = (run.last_message or {}).get("content")
-    if got and (got == last or got == run.wrap_up):
-        return Incorrect(
-            _(said("shared", "returned_the_last_message")),
-            case=where,
-            got=Said(got),
-            ended=ended_text(run),
-        )
-    if got == run.no_answer_reason:
-        return Incorrect(
-            _(said("shared", "returned_the_no_answer_reason")),
-            case=where,
-            got=Said(got),
-        )
-    return None
-
-
-def _not_an_int_returned(where: str, got: Any, want: int) -> Incorrect | None:
-    """A function that should return a block's number returned it as text, float or match."""
-    if isinstance(got, str) and got.strip().isdigit():
-        return Incorrect(
-            _("with {case}, you returned the text {got}: return the block as a number, an int."),
-            case=where,
-            got=Said(got),
-        )
-    if isinstance(got, float) and got == want:
-        return Incorrect(
-            _("with {case}, you returned {got}, a float: return the block as an int."),
-            case=where,
-            got=Said(got),
-        )
-    if isinstance(got, re.Match):
-        return Incorrect(
-            _(said("shared", "returned_the_match_object")),
-            case=where,
-        )
-    return None
-
-
 def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
+    why = _cause(run, got, want) or _("with {case}, your function returned {got}; expected {want}.")
+    ended = {"ended": ended_text(run)} if run is not None else {}
+    return Incorrect(why, case=where, got=Said(got), want=Said(want), **ended)
+
+
+def _cause(run: Run | None, got: Any, want: Any) -> str | None:
+    """The sentence that names the mistake, when it is one the checks know."""
     found = None
     if run is not None and want is None and isinstance(got, str):
-        found = _not_an_answer_returned(run, where, got)
+        found = _not_an_answer_returned(run, got)
     elif isinstance(want, int) and not isinstance(want, bool):
-        found = _not_an_int_returned(where, got, want)
+        found = _not_an_int_returned(got, want)
     if found is not None:
         return found
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
-        return Incorrect(
-            _(said("shared", "returned_the_stop_value")),
-            case=where,
-            got=Said(got),
-            want=Said(want),
-        )
+        return _(said("shared", "returned_the_stop_value"))
     if isinstance(want, dict) and isinstance(got, str):
-        return Incorrect(
-            _(said("shared", "returned_the_pipe_answer_as_text")),
-            case=where,
-            got=Said(got),
-        )
-    return Incorrect(
-        _("with {case}, your function returned {got}; expected {want}."),
-        case=where,
-        got=Said(got),
-        want=Said(want),
-    )
+        return _(said("shared", "returned_the_pipe_answer_as_text"))
+    return None
+
+
+def _not_an_answer_returned(run: Run, got: str) -> str | None:
+    """A function that should return None (no answer) returned a text the run holds instead."""
+    if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
+        return _(said("shared", "returned_the_last_message"))
+    if got == run.no_answer_reason:
+        return _(said("shared", "returned_the_no_answer_reason"))
+    return None
+
+
+def _not_an_int_returned(got: Any, want: int) -> str | None:
+    """A function that should return a block's number returned it as text, float or match."""
+    if isinstance(got, str) and got.strip().isdigit():
+        return _("with {case}, you returned the text {got}: return the block as a number, an int.")
+    if isinstance(got, float) and got == want:
+        return _("with {case}, you returned {got}, a float: return the block as an int.")
+    if isinstance(got, re.Match):
+        return _(said("shared", "returned_the_match_object"))
+    return None
 
 
 def pair(exercise: ExerciseText, fn: Any) -> Verdict:
@@ -353,12 +316,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
                 )
             continue
         if not got.ok:
-            raise Incorrect(
-                _(said("1-4", "run_call_raised")),
-                case=where,
-                kind=Said(type(got.raised).__name__, text=True),
-                error=Said(got.raised, text=True),
-            )
+            raise Incorrect(_(said("1-4", "run_call_raised")), case=where, **raised(got.raised))
         if blank_in(got.value):
             raise NotAttempted
         _one_result(case, where, call, got.value, want.value)
@@ -486,10 +444,7 @@ def _a_run(name: str, answer: Any) -> None:
     if isinstance(answer, Run):
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
-        raise Incorrect(
-            _(said("shared", "run_in_a_tuple")),
-            name=name,
-        )
+        raise Incorrect(_(said("shared", "run_in_a_tuple")), name=name)
     raise Incorrect(
         _(said("shared", "not_a_run")),
         name=name,
@@ -599,18 +554,13 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
             _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
             tool=wanted,
         )
-    if got.stop == Stop.TERMINAL_TOOL:
-        raise Incorrect(
-            _(said("shared", "stop_on_another_tool_answered")),
-            got=Said(list(got.stop_on)),
-            names=", ".join(got.stop_on),
-            answer=Said(got._answer),
-            tool=wanted,
-        )
     raise Incorrect(
-        _(said("shared", "stop_on_another_tool")),
+        _(said("shared", "stop_on_another_tool_answered"))
+        if got.stop == Stop.TERMINAL_TOOL  # through the wrong pipe: the verdict quotes its answer
+        else _(said("shared", "stop_on_another_tool")),
         got=Said(list(got.stop_on)),
         names=", ".join(got.stop_on),
+        answer=Said(got._answer),
         tool=wanted,
     )
 
@@ -645,11 +595,7 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
             wanted=wanted,
         )
     if want.stop == Stop.MAX_TURNS:
-        raise Incorrect(
-            _(said("shared", "not_the_clock")),
-            ended=ended_text(got),
-            turns=n,
-        )
+        raise Incorrect(_(said("shared", "not_the_clock")), ended=ended_text(got), turns=n)
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
         ended=ended_text(got),
@@ -693,15 +639,11 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
     truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
     if (guess_stop, guess_answer) == truth:
         raise Incorrect(
-            _(said("shared", "recipe_tells_the_truth")),
-            stop=Said(truth[0]),
-            answer=Said(truth[1]),
+            _(said("shared", "recipe_tells_the_truth")), stop=Said(truth[0]), answer=Said(truth[1])
         )
     if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
         raise Incorrect(
-            _(said("shared", "recipe_small_lie")),
-            guess=Said(guess_stop),
-            ended=ended_text(got),
+            _(said("shared", "recipe_small_lie")), guess=Said(guess_stop), ended=ended_text(got)
         )
 
 
@@ -795,14 +737,8 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
             pipe=turns_text(len(pipe.turns)),
         )
     causes = [
-        (
-            len(no_pipe.turns) - len(pipe.turns),
-            _(said("1-3", "saved_is_the_done_turn")),
-        ),
-        (
-            len(pipe.turns) - len(no_pipe.turns),
-            _(said("1-3", "saved_is_minus_the_done_turn")),
-        ),
+        (len(no_pipe.turns) - len(pipe.turns), _(said("1-3", "saved_is_the_done_turn"))),
+        (len(pipe.turns) - len(no_pipe.turns), _(said("1-3", "saved_is_minus_the_done_turn"))),
         (
             len(flag.messages) - len(pipe.messages),
             _("the difference in messages, not turns: count `len(run.turns)`."),
@@ -824,12 +760,12 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     if not isinstance(answer, str) or not answer.strip():
         raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
     gave_up: Run | None = None
+    intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
     for case in exercise.cases:
         where = _case(case)
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
-            intent = read_intent(answer, prompt())
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
@@ -844,7 +780,6 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
             )
     assert gave_up is not None
-    intent = read_intent(answer, prompt())
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})
     return correct(
         _(exercise.settings["correct"]),

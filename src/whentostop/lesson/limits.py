@@ -98,11 +98,7 @@ def expired() -> bool:
     """Whether the limit of the learner code running now has passed: the check's own plumbing
     (a `post`, a tool) calls this, and raises `OutOfTime`, where the learner's code calls it."""
     state = _active
-    if state is None or state.thread != threading.get_ident():
-        return False
-    if not state.expired and time.monotonic() >= state.deadline and state.watch is not None:
-        state.watch.expire(None)
-    return state.expired
+    return state is not None and state.watch is not None and state.watch._due()
 
 
 def end_now() -> None:
@@ -112,8 +108,7 @@ def end_now() -> None:
     if state is None or state.thread != threading.get_ident():
         return
     state.deadline = min(state.deadline, time.monotonic())
-    if not state.expired and state.watch is not None:
-        state.watch.expire(None)
+    expired()  # noted: from now on the watch raises in the learner's code
     raise _stop_error()
 
 
@@ -262,9 +257,8 @@ class _Monitor(_Watch):
         self.mon = mon
         events = mon.events
         mon.use_tool_id(self.tool, "whentostop-limits")
-        mon.register_callback(self.tool, events.LINE, self._line)
-        mon.register_callback(self.tool, events.JUMP, self._jump)
-        mon.register_callback(self.tool, events.PY_START, self._start)
+        for event in (events.LINE, events.JUMP, events.PY_START):
+            mon.register_callback(self.tool, event, self._event)
         if poll:
             mon.set_events(self.tool, events.JUMP | events.PY_START)
 
@@ -283,18 +277,10 @@ class _Monitor(_Watch):
             self.mon.register_callback(self.tool, event, None)
         self.mon.free_tool_id(self.tool)
 
-    def _raise_in(self, code: CodeType) -> None:
-        if self._due() and _is_learners(self.state, code, sys._getframe(2).f_globals):
+    def _event(self, code: CodeType, *where: int) -> None:
+        """A line, a jump or a call in `code` (the frame above this one runs it)."""
+        if self._due() and _is_learners(self.state, code, sys._getframe(1).f_globals):
             raise _stop_error()
-
-    def _line(self, code: CodeType, line: int) -> None:
-        self._raise_in(code)
-
-    def _jump(self, code: CodeType, source: int, destination: int) -> None:
-        self._raise_in(code)
-
-    def _start(self, code: CodeType, offset: int) -> None:
-        self._raise_in(code)
 
 
 class _Tracer(_Watch):

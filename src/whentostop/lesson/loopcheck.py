@@ -25,7 +25,7 @@ from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
 from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, maybe_json, tool_call
-from .castle import Post, http_post, last_assistant
+from .castle import Post, http_post, last_assistant, on_the_mock
 from .content import ExerciseText
 from .content import said as said_at_length
 from .verdict import Incorrect, Said, Verdict, a_function, correct, still_blank
@@ -211,20 +211,7 @@ def socket_url() -> Iterator[tuple[str | None, str]]:
         server.stop()
 
 
-def post_to_mock(persona: str) -> Post:
-    """A post to a mock persona through the in-process transport, whatever the environment says."""
-    from ..mock.endpoint import mock_transport
-    from ..models import MOCK_BASE_URL
-
-    return http_post(MOCK_BASE_URL, persona, transport=mock_transport())
-
-
 # -- what went wrong, in one sentence ----------------------------------------------------------
-
-
-def case_title(case: LoopCase) -> str:
-    """The case in words, in the language in effect."""
-    return _(case.title)
 
 
 def diagnose(played: Played) -> Incorrect | None:
@@ -288,7 +275,7 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
-    case, kind, where = played.case, type(error).__name__, case_title(played.case)
+    case, kind, where = played.case, type(error).__name__, _(played.case.title)
     if isinstance(error, Runaway):
         return Incorrect(
             _(said_at_length("1-4", "loop_too_many_requests")),
@@ -456,26 +443,14 @@ def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect
     terminal = _terminal_call(played.messages, case.stop_on)
     said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
-        return Incorrect(
-            _("the answer is the terminal tool's validated input, {want}, not its output {got}."),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    if isinstance(answer, str):
-        return Incorrect(
-            _("the answer is the validated input as a dict, {want}, not the raw arguments {got}."),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    if sent is not None and answer == sent:
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_answer_as_sent")),
-            want=Said(case.answer),
-            got=Said(answer),
-        )
-    return Incorrect(
-        _(said_at_length("1-4", "pipe_wrong_answer")), want=Said(case.answer), got=Said(answer)
-    )
+        why = _("the answer is the terminal tool's validated input, {want}, not its output {got}.")
+    elif isinstance(answer, str):
+        why = _("the answer is the validated input as a dict, {want}, not the raw arguments {got}.")
+    elif sent is not None and answer == sent:
+        why = _(said_at_length("1-4", "pipe_answer_as_sent"))
+    else:
+        why = _(said_at_length("1-4", "pipe_wrong_answer"))
+    return Incorrect(why, want=Said(case.answer), got=Said(answer))
 
 
 def _ran_ok(played: Played, terminal: tuple[int, str, str]) -> bool:
@@ -557,14 +532,14 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
             _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
         )
     for case in cases:
-        PROGRESS.case = case_title(case)
-        _check(play(loop, case, post_to_mock(case.persona), _("in process")))
+        PROGRESS.case = _(case.title)
+        _check(play(loop, case, http_post(*on_the_mock(case.persona)), _("in process")))
     with socket_url() as (base_url, why):
         if base_url is None:
             where = _("the real-socket runs were skipped here ({why})").format(why=why)
         else:
             for case in (c for c in cases if c.socket):
-                PROGRESS.case = case_title(case)
+                PROGRESS.case = _(case.title)
                 place = _("over a real socket ({url})").format(url=base_url)
                 _check(play(loop, case, http_post(base_url, case.persona, timeout_s=10.0), place))
             where = _("the same over a real socket ({url})").format(url=base_url)
@@ -576,37 +551,31 @@ def _check(played: Played) -> None:
     if problem is None:
         return
     where = _("The run that showed it: {case}, {where}.").format(
-        case=case_title(played.case), where=played.where
+        case=_(played.case.title), where=played.where
     )
     shown = transcript(played.messages)
     fence = "\n\n```\n{shown}\n```" if shown else ""
     raise Incorrect(
         "{problem}\n\n{where}" + fence,
-        problem=_Rendered(problem),
+        problem=_Rendered(problem.message, as_markdown=problem.markdown),
         where=where,
-        shown=_Verbatim(shown),
+        shown=_Rendered(shown, as_markdown=shown.replace("```", "`\u200b``")),
     )
 
 
+@dataclass(frozen=True)
 class _Rendered(Said):
-    """An `Incorrect` nested in another's message: its own rendering, plain or Markdown."""
+    """Words already rendered, plain (`value`) and as Markdown: an `Incorrect` nested in another's
+    message, or a run shown in a code block (as it is in both: a fence shows HTML as text; its
+    backticks broken so that it cannot close the fence)."""
 
-    def plain(self) -> str:
-        return str(self.value.message)
-
-    def markdown(self) -> str:
-        return str(self.value.markdown)
-
-
-class _Verbatim(Said):
-    """Text shown in a code block: as it is in both renderings (a fence shows HTML as text), its
-    backticks broken so that it cannot close the fence."""
+    as_markdown: str = ""
 
     def plain(self) -> str:
         return str(self.value)
 
     def markdown(self) -> str:
-        return str(self.value).replace("```", "`\u200b``")
+        return self.as_markdown
 
 
 def timed_out(progress: Any, seconds: float) -> Incorrect:
@@ -634,7 +603,6 @@ __all__ = [
     "UNKNOWN_TOOL",
     "LoopCase",
     "Played",
-    "case_title",
     "diagnose",
     "judge",
     "play",

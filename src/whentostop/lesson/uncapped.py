@@ -140,8 +140,7 @@ class Bill:
         lines = ["  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in table]
         return "\n".join([*lines, self.caption()])
 
-    def __repr__(self) -> str:
-        return str(self)
+    __repr__ = __str__
 
 
 def bill(

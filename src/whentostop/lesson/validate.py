@@ -108,10 +108,8 @@ def _options(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
         yield ".options", _("must be a list of sentences")
         return
     if not 2 <= len(options) <= len(LETTERS):
-        yield (
-            ".options",
-            _("must offer 2 to {most} options, not {n}").format(most=len(LETTERS), n=len(options)),
-        )
+        what = _("must offer 2 to {most} options, not {n}")
+        yield ".options", what.format(most=len(LETTERS), n=len(options))
         return
     said = [o if isinstance(o, str) else (o["context"], o["text"]) for o in options]
     if len(set(said)) != len(said):
@@ -119,12 +117,8 @@ def _options(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
     letters = LETTERS[: len(options)]
     answer = entry.get("answer")
     if answer is not None and (not isinstance(answer, str) or answer not in letters):
-        yield (
-            ".answer",
-            _("must be one letter of {letters}, not {value!r}").format(
-                letters=", ".join(letters), value=answer
-            ),
-        )
+        what = _("must be one letter of {letters}, not {value!r}")
+        yield ".answer", what.format(letters=", ".join(letters), value=answer)
         return
     yield from _feedback(entry.get("feedback", {}), letters, answer)
 
@@ -174,12 +168,8 @@ def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
     judge = entry.get("judge")
     if _text(judge) and judge not in JUDGES:
-        yield (
-            f"{key}.judge",
-            _("no judge named {name!r} (known: {known})").format(
-                name=judge, known=", ".join(JUDGES)
-            ),
-        )
+        what = _("no judge named {name!r} (known: {known})")
+        yield f"{key}.judge", what.format(name=judge, known=", ".join(JUDGES))
     if judge == "run":
         aspects = entry.get("aspects")
         if not isinstance(aspects, list) or not aspects:
@@ -187,12 +177,8 @@ def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
         else:
             for name in aspects:
                 if name not in ASPECTS:
-                    yield (
-                        f"{key}.aspects",
-                        _("no aspect named {name!r} (known: {known})").format(
-                            name=name, known=", ".join(ASPECTS)
-                        ),
-                    )
+                    what = _("no aspect named {name!r} (known: {known})")
+                    yield f"{key}.aspects", what.format(name=name, known=", ".join(ASPECTS))
     elif _text(judge):
         yield from _cases(key, entry.get("case"))
 
@@ -204,10 +190,8 @@ def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
         yield key, _("no file {path}").format(path=f"solutions/{path.name}")
         return
     if MARKER + "\n" not in source:
-        yield (
-            key,
-            _("{path} has no line {marker!r}").format(path=f"solutions/{path.name}", marker=MARKER),
-        )
+        what = _("{path} has no line {marker!r}")
+        yield key, what.format(path=f"solutions/{path.name}", marker=MARKER)
 
 
 def _cases(key: str, cases: Any) -> Iterator[tuple[str, str]]:
@@ -242,15 +226,11 @@ def _tag_problems(
     yield from _facts_shown(notebook, spec, where, name, cells)
     for tag, key in wanted.items():
         if tag not in tagged:
-            yield Problem(
-                where, key, _("no cell tagged {tag!r} in {notebook}").format(tag=tag, notebook=name)
-            )
+            what = _("no cell tagged {tag!r} in {notebook}")
+            yield Problem(where, key, what.format(tag=tag, notebook=name))
     for tag in sorted(tagged - set(wanted)):
-        yield Problem(
-            name,
-            tag,
-            _("a cell carries this tag, and {file} has nothing for it").format(file=where),
-        )
+        what = _("a cell carries this tag, and {file} has nothing for it")
+        yield Problem(name, tag, what.format(file=where))
 
 
 def _facts_shown(

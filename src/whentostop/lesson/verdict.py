@@ -153,6 +153,11 @@ def a_function(name: str, value: Any) -> None:
         )
 
 
+def raised(exc: object) -> dict[str, Said]:
+    """The fields of a verdict on code that raised `exc`: its class (`kind`), its message (`error`)."""
+    return {"kind": Said(type(exc).__name__, text=True), "error": Said(exc, text=True)}
+
+
 def correct(template: str, **fields: Any) -> Verdict:
     return Verdict(
         "correct", render(template, fields, markdown=False), render(template, fields, markdown=True)
@@ -173,6 +178,7 @@ __all__ = [
     "ended_text",
     "is_blank",
     "names_in",
+    "raised",
     "render",
     "still_blank",
     "turns_text",
