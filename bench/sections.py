@@ -531,10 +531,10 @@ def _execute(path: Path) -> int:
 
     nb = nbformat.read(path, as_version=4)
     # Unix sockets, not TCP ports another process may take between their pick and the kernel's
-    # bind (tests/conftest.py, `jupyter_env`); the runtime folder is the sandbox's.
-    connection = Path(
-        os.environ["JUPYTER_RUNTIME_DIR"], f"k-{os.getpid()}-{time.monotonic_ns()}.json"
-    )
+    # bind (tests/conftest.py, `jupyter_env`); the runtime folder is the sandbox's, made here.
+    runtime = Path(os.environ["JUPYTER_RUNTIME_DIR"])
+    runtime.mkdir(parents=True, exist_ok=True)
+    connection = runtime / f"k-{os.getpid()}-{time.monotonic_ns()}.json"
     ipc = Config({"KernelManager": {"transport": "ipc", "connection_file": str(connection)}})
     NotebookClient(
         nb,
