@@ -43,16 +43,6 @@ class Sentence:
     features: frozenset[str]
 
 
-@dataclass(frozen=True)
-class Lean:
-    """What the words lean to: the probability that they let the model give up, and the
-    sentence that leans most each way (None for a text with no words)."""
-
-    allow: float
-    most_for: Sentence | None
-    most_against: Sentence | None
-
-
 def sentences(texts: Iterable[tuple[str, Lexicon]]) -> Iterator[Sentence]:
     """The sentences of each text (the parts `words.window` reads), with their features."""
     for text, lex in texts:
@@ -113,18 +103,18 @@ class Model:
     outweighs_below: float
     """Where the rules read a permission, the words take it back when they lean below this."""
 
-    def lean(self, found: list[Sentence]) -> Lean:
-        """How the words of these sentences (`sentences`, `of`) lean."""
+    def allow(self, found: list[Sentence]) -> float:
+        """The probability that the words of these sentences (`sentences`, `of`) let the model
+        give up."""
         every = frozenset().union(*(s.features for s in found))
         z = self.bias + sum(self.weights.get(f, 0.0) for f in every)
-        allow = 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
-        if not found:
-            return Lean(allow, None, None)
-        scored = [(sum(self.weights.get(f, 0.0) for f in s.features), s) for s in found]
-        return Lean(
-            allow,
-            max(scored, key=lambda pair: pair[0])[1],
-            min(scored, key=lambda pair: pair[0])[1],
+        return 1 / (1 + math.exp(-max(-30.0, min(30.0, z))))
+
+    def most_for(self, found: list[Sentence]) -> Sentence | None:
+        """The sentence that leans most to giving up, what a permission the words give quotes
+        (None for a text with no words)."""
+        return max(
+            found, key=lambda s: sum(self.weights.get(f, 0.0) for f in s.features), default=None
         )
 
 

@@ -197,7 +197,7 @@ def _read(system: str, prompt: str, *, second_opinion: bool = True) -> Intent:
     decisive = (instructions or orders or deciding)[-1] if deciding else None
     if second_opinion:
         decisive = _weighed(said, decisive, readings)
-    language = read[1][1].language if _language_of(prompt) else read[0][1].language
+    language = read[1][1].language  # the prompt's, else the system prompt's (`texts`)
     if decisive is None:
         return Intent(False, "", None, language, "", tuple(readings))
     allowed = decisive.stance == "allow"
@@ -216,12 +216,11 @@ def _weighed(
         return decisive
     model = gist.model()
     if decisive is None:
-        lean = model.lean(said)
-        best = lean.most_for
-        if best is None or lean.allow <= model.allow_above:
+        best = model.most_for(said)
+        if best is None or model.allow(said) <= model.allow_above:
             return None
         weighed = Reading("allow", quoted(best.text, best.start, best.end), "gist", None, True)
-    elif model.lean(said).allow < model.outweighs_below and not _counts(readings, decisive):
+    elif model.allow(said) < model.outweighs_below and not _counts(readings, decisive):
         weighed = Reading("forbid", decisive.quote, "outweighed", None, True)
     else:
         return decisive
