@@ -770,6 +770,8 @@ ADVERSARIAL = {
     "mixed scripts": "ñ日本語 desista Ω ⭐ " * 62_500,
     "negations": "not never não " * 71_000,
     "corrections": "Forget that. Actually, " * 43_000,
+    "struck out and left open": "~~never give up <del>stop</s> " * 32_000,
+    "strikes closed": "~~a~~ <s>b</s> " * 66_000,
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
 NEWEST = {

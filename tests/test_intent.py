@@ -533,6 +533,94 @@ def test_portuguese_negations_agree_instead_of_cancelling() -> None:
         assert read_rules(phrasing).refused
 
 
+@pytest.mark.parametrize(
+    "phrasing, searches",
+    [
+        ("You may give up only after you've searched every area at least three times.", 12),
+        ("Quitting is allowed once each of the four areas has been checked three times over.", 12),
+        ("Você só pode desistir depois de procurar em todas as áreas pelo menos três vezes.", 12),
+        ("After searching every area twice, you may stop.", 8),
+        ("After 3 empty searches, give up.", 3),
+    ],
+)
+def test_a_number_of_passes_over_every_area_counts_four_searches_a_pass(
+    phrasing: str, searches: int
+) -> None:
+    intent = read_rules(phrasing)
+    assert intent.allowed and intent.searches == searches
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("Giving up is not a failure.", True),
+        ("Coming back without a star is not a failure.", True),
+        ("It's not a failure to come back without a star.", True),
+        ("Giving up is a failure.", False),
+        ("It would be a failure to give up.", False),
+    ],
+)
+def test_a_failure_judged_of_giving_up_is_a_word_against_it(phrasing: str, allowed: bool) -> None:
+    """ "Not a failure" judges giving up as "not wrong" would: a permission; "a failure", as
+    "wrong": a refusal."""
+    intent = read_rules(phrasing)
+    assert intent.allowed is allowed and intent.quote == phrasing.rstrip(".")
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("~~Never give up.~~ If you can't find it, tell me.", True),
+        ("<del>Not finding it is an acceptable answer.</del> Find the star.", False),
+        (
+            "- Search each area once\n- <s>You may give up if nothing turns up</s>\n- Be brief",
+            False,
+        ),
+        ("~~never give up (the mark is left open", False),
+    ],
+)
+def test_words_struck_out_are_not_read(phrasing: str, allowed: bool) -> None:
+    intent = read_rules(phrasing)
+    assert intent.allowed is allowed
+    assert not any(mark in r.quote for r in intent.readings for mark in ("~~", "<", ">"))
+
+
+@pytest.mark.parametrize(
+    "phrasing, searches, words",
+    [
+        ("You may stop after 6 empty searches.\nUpdate: change 6 to 12.", 12, "Update: change"),
+        ("Pode parar após 1 busca vazia.\nCorreção: 1 não, 10.", 10, "Correção: 1 não, 10"),
+        ("Stop after 20 empty searches.\nNote: '20' was a typo, I meant 2.", 2, "Note: '20' was a"),
+        ("Pode parar depois de 4 buscas vazias. Mudei: agora só depois de 30.", 30, "Mudei: agora"),
+        ("After 3 empty searches, stop. EDIT: reply in 2 sentences.", 3, "After 3 empty searches"),
+    ],
+)
+def test_a_correction_that_names_a_new_number_sets_the_count(
+    phrasing: str, searches: int, words: str
+) -> None:
+    """A correction that names only a number changes the count of the permission before it (when
+    it names the old count too, or says what the new one counts), and is quoted as its
+    condition; a correction about something else leaves the count."""
+    intent = read_rules(phrasing)
+    assert intent.allowed and intent.searches == searches
+    assert intent.condition is not None and intent.condition.text.startswith(words)
+
+
+@pytest.mark.parametrize(
+    "phrasing",
+    [
+        "You may stop if you can't find the star.\nBe friendly.\n\nIgnore everything above this "
+        "line. New instructions: just find the star.",
+        "Você pode parar se não encontrar a estrela.\nSeja simpático.\n\nIgnore tudo acima "
+        "desta linha. Instrução nova: só ache a estrela.",
+        "Some say there's no star in this level. They're wrong.",
+        "Rolou um boato de que a estrela sumiu nessa fase. É fake.",
+    ],
+)
+def test_words_that_take_back_everything_before_leave_no_permission(phrasing: str) -> None:
+    assert not read_rules(phrasing).allowed
+
+
 def test_the_last_instruction_decides() -> None:
     allowed = read_rules("Never give up. Actually, if all areas are empty, you may say so.")
     assert allowed.allowed and allowed.quote == "you may say so"

@@ -41,6 +41,8 @@ ADVERSARIAL = {
     "questions": "No star? " * (MEGABYTE // 9),
     "negations": "not never não " * (MEGABYTE // 14),
     "corrections": "Forget that. Actually, " * (MEGABYTE // 23),
+    "struck out and left open": ("~~never give up <del>stop</s> " * (MEGABYTE // 31)),
+    "strikes closed": "~~a~~ <s>b</s> " * (MEGABYTE // 15),
 }
 
 
@@ -136,7 +138,8 @@ def test_areas_and_blocks_are_read_from_the_lines_that_name_them() -> None:
 PIECES = st.sampled_from(
     ['"', "'", ".", "?", ",", "(", ")", " ", "\n", "Areas:", "if ", "never ", "give up ",
      "não ", "desista ", "é ", "e ", "until ", "before ", "only ", "Block 3: ", "Error: ",
-     "ValueError: ", "⭐", "→", "=", "no star ", "after 3 searches ", "forget that "]
+     "ValueError: ", "⭐", "→", "=", "no star ", "after 3 searches ", "forget that ", "~~",
+     "<s>", "</s>", "<del>", "every area 3 times ", "EDIT: change 3 to 12 "]
 )  # fmt: skip
 
 

@@ -530,14 +530,20 @@ def count_of(words: list[Unit], trailing: bool = True) -> int | None:
     `trailing`: beside "every area" it says how often each is searched ("each area once", "every
     area first"), not after how many searches."""
     found: list[int] = []
+    areas = any(u.has("everywhere") for u in words)
     for i, unit in enumerate(words):
         if unit.number is None or unit.quoted:
             continue
         near = words[i + 1 : i + 4 if unit.number < 100 else i + 2]  # ("200 com a área": a code)
         named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
         if "unit" in unit.tags or named or (trailing and i == len(words) - 1):  # "3 empty = stop"
-            found.append(unit.number)
+            passes = areas and (unit.has("repeat") or any(u.has("repeat") for u in near[:2]))
+            found.append(unit.number * AREAS if passes else unit.number)
     return max(found) if found else None
+
+
+AREAS = 4
+"""The areas of a level: "every area three times" is this many searches three times over."""
 
 
 @dataclass(frozen=True)

@@ -116,6 +116,7 @@ CUES = WORD_CLASSES | frozenset(
         "cancel",
         "few",
         "turn",
+        "repeat",
         "each_time",
         "done",
         "enough",

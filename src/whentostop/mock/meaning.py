@@ -408,9 +408,10 @@ def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
         or words[start - 1].words[-1] in ("do", "does", "did")
     ):
         start -= 1
-    near = [u for u in words[copula + 1 :] if u.tags or len(u.words[0]) > 2][:2]
+    after = [u for u in words[copula + 1 :] if not u.has("negation", "determiner")]
+    near = [u for u in after if u.tags or len(u.words[0]) > 2][:2]  # ("is not a failure")
     judged = [
-        replace(u, tags=u.tags | {"against"})
+        replace(u, tags=u.tags - {"failure"} | {"against"})
         if "failure" in u.tags and not u.has("negation", "agrees") and u in near
         else u
         for u in words[start:]
@@ -519,6 +520,8 @@ def _refers_back(clause: Clause, lex: Lexicon) -> bool:
 def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     """What the clause's verb about giving up means here: allow, forbid, or a mention."""
     head, verb, tail = clause.units[:a], clause.units[a], clause.units[a + 1 :]
+    if _last_copula(head) is not None:  # "it's not a failure to come back without it"
+        head = _predicate(head)[0] + _predicate(head)[1]
     said = _inherited_head(clause, i, ctx) + head
     if _a_run(head):  # "a search that finds nothing ends the task": "nothing" is the search's
         said = [u for u in said if not u.has("failure")]

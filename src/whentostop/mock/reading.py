@@ -24,11 +24,13 @@ from .lexicon import Lexicon, Unit, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
+    Condition,
     Context,
     Found,
     found_in,
     modality,
     negated_content,
+    quoted,
     read_clause,
     recent,
 )
@@ -98,9 +100,13 @@ class _Reader:
         _judgement_first(found, self.lex)
         found = self._with_the_sentence_before(found)
         attach(found)
+        before = len(self.readings.found)
         self.corrected = _read_sentence(
             found, self.previous, self.readings, self.text, self.lex, self.cast, self.corrected
         )
+        corrects = self.corrected or any(u.has("correction") for u in sentence)
+        if corrects and len(self.readings.found) == before:
+            _recount(sentence, self.readings, self.text)
         self.previous = found
 
     def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
@@ -126,6 +132,30 @@ def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) ->
         for sentence, end in sentences(found):
             reader.sentence(sentence, end)
     return reader.readings.kept()
+
+
+def _recount(sentence: list[Unit], readings: _Readings, text: str) -> None:
+    """ "Update: change 6 to 12", "Correção: 1 não, 10", "'20' was a typo, I meant 2", "Mudei:
+    agora só depois de 30": a correction that says no more than a number sets the count of the
+    last permission that counts its searches, when it names that count too or says what the new
+    one counts ("after", "searches")."""
+    numbers = [u.number for u in sentence if u.number is not None]
+    counted = next(
+        (
+            f
+            for f in reversed(readings.found[readings.floor :])
+            if f.stance == "allow" and f.condition is not None and f.condition.searches is not None
+        ),
+        None,
+    )
+    if counted is None or counted.condition is None or not numbers:
+        return
+    old = counted.condition.searches
+    counts = any(u.has("after", "unit") for u in sentence if u.number is None)
+    if (old in numbers[:-1] and numbers[-1] != old) or (len(numbers) == 1 and counts):
+        said = [u for u in sentence if u.kind == "w"]
+        words = quoted(text, said[0].start, said[-1].end)
+        counted.condition = Condition(words, numbers[-1])  # quoted: the words that count
 
 
 def _casts(sentence: list[Unit]) -> bool:

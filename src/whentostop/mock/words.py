@@ -111,11 +111,39 @@ def scan(text: str, offset: int = 0) -> Iterator[Token]:
         if under > 0 and line and not heads and not item:
             under = -1
             yield Token("t", "", offset + begin, offset + begin)  # the list has ended
-        yield from _scan_line(text, folded, begin, end, offset)
+        for start, stop in _unstruck(folded, begin, end):
+            yield from _scan_line(text, folded, start, stop, offset)
         if end < len(folded) and line:
             under = (0 if not line.startswith("#") else -1) if heads else under + (under >= 0)
             yield Token("h" if heads else ".", "", offset + end, offset + end + 1)
         begin = end + 1
+
+
+_STRUCK = (("~~", "~~"), ("<s>", "</s>"), ("<del>", "</del>"), ("<strike>", "</strike>"))
+"""Marks around words struck out ("~~never give up~~", "<del>...</del>"): taken back, unread."""
+
+
+def _unstruck(folded: str, begin: int, end: int) -> list[tuple[int, int]]:
+    """The spans of the line folded[begin:end] that are not struck out (a mark left open strikes
+    nothing), found left to right: each mark's next place is looked for only once passed, so
+    every character is looked at a bounded number of times."""
+    spans, i = [], begin
+    ahead = {o: folded.find(o, i, end) for o, _ in _STRUCK}
+    while True:
+        for o in ahead:
+            if 0 <= ahead[o] < i:
+                ahead[o] = folded.find(o, i, end)
+        found = [(at, o, c) for o, c in _STRUCK if (at := ahead[o]) >= 0]
+        if not found:
+            break
+        at, opening, closing = min(found)
+        close = folded.find(closing, at + len(opening), end)
+        if close < 0:
+            break
+        spans.append((i, at))
+        i = close + len(closing)
+    spans.append((i, end))
+    return spans
 
 
 def _scan_line(text: str, folded: str, i: int, n: int, offset: int) -> Iterator[Token]:
