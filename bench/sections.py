@@ -10,6 +10,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -775,24 +776,16 @@ ADVERSARIAL = {
 }
 """The crafted inputs of issue 25 (1 MB each), as tests/test_mock_reading.py reads them."""
 NEWEST = {
-    "dev-w21": 0.94,
-    "dev-w20": 0.95,
-    "dev-w19": 0.96,
-    "dev-w18": 0.98,
-    "dev-w17": 0.93,
-    "dev-w16": 0.97,
-    "dev-w15": 0.96,
-    "dev-w14": 0.96,
-    "dev-w13": 0.96,
-    "dev-w12": 0.99,
-    "dev-w11": 0.96,
-    "dev-w10": 0.97,
-    "dev-w9": 0.97,
-    "dev-w8": 0.97,
-    "dev-w7": 0.97,
+    name: float(row["floor"])
+    for name, row in sorted(
+        tomllib.loads(
+            (ROOT / "data" / "intent" / "floors.toml").read_text(encoding="utf-8")
+        ).items(),
+        key=lambda item: -int(item[0].removeprefix("dev-w")),
+    )
 }
-"""Rounds 4 to 6's writers' files and their floors (tests/test_intent.py, NEWEST_FLOOR): their
-misses are the reader's work queue, not known gaps."""
+"""Rounds 4 to 7's writers' files and their floors (data/intent/floors.toml, which
+tests/test_intent.py holds them at), newest first: their misses are the reader's work queue."""
 DEVELOPMENT = ("dev-w6", "dev-w5", "dev-w4", "dev", "seed")
 CORPORA = ("heldout", *NEWEST, *DEVELOPMENT)
 """The corpus files measured: the held-out one first, the one that counts."""

@@ -10,6 +10,7 @@ rule: the corpora say what the reader gets right, these say how.
 from __future__ import annotations
 
 import json
+import tomllib
 from collections import Counter
 from pathlib import Path
 
@@ -51,47 +52,16 @@ KNOWN_MISSES: dict[str, set[str]] = {
 in DEVELOPERS.md too): a wording here is a gap in the rules, not a label to argue with."""
 GIVES_UP = [p.text for p in SEED if p.label == "gives_up" and p.text not in KNOWN_MISSES["seed"]]
 """Permissions the mock understands, for the tests of the exercises and the explorer."""
-ARRIVED = {
-    "dev-w7": "88.4 %",
-    "dev-w8": "89.5 %",
-    "dev-w9": "85.8 %",
-    "dev-w10": "93.9 %",
-    "dev-w11": "89.1 %",
-    "dev-w12": "90.6 %",
-    "dev-w13": "85.5 % by the rules; 86.7 % with the second opinion trained without it",
-    "dev-w14": "89.5 %; 91.9 %",
-    "dev-w15": "89.5 %; 92.9 %",
-    "dev-w16": "88.9 %; 93.4 %",
-    "dev-w17": "83.3 %; 86.3 %",
-    "dev-w18": "91.5 %; 94.9 %",
-    "dev-w19": "88.0 %; 88.0 %",
-    "dev-w20": "82.6 %; 85.8 %",
-    "dev-w21": "84.2 %; 86.2 %",
-}
-"""Each newer writer's file as the reader read it on arrival, before any of its misses was read
-(rounds 4 to 6 of issue 25; bench/NOTES.md): the honest measure of words it never saw."""
-NEWEST_FLOOR = {
-    "dev-w7": 0.97,
-    "dev-w8": 0.97,
-    "dev-w9": 0.97,
-    "dev-w10": 0.97,
-    "dev-w11": 0.96,
-    "dev-w12": 0.99,
-    "dev-w13": 0.96,
-    "dev-w14": 0.96,
-    "dev-w15": 0.96,
-    "dev-w16": 0.97,
-    "dev-w17": 0.93,
-    "dev-w18": 0.98,
-    "dev-w19": 0.96,
-    "dev-w20": 0.95,
-    "dev-w21": 0.94,
-}
-"""Fifteen more writers' files (issue 25's rounds 4 to 6), whose misses are the work queue rather
-than a list of known gaps: each must stay within a point of what the reader, rules and second
-opinion together, reads of it today (rounded down), and may only go up. The point is for the
-second opinion's retraining as the corpora grow, which moves a file by a phrasing or two. It is
-trained on these files, so this is no measure of words it never saw: `ARRIVED` is."""
+ROUNDS = tomllib.loads((DATA / "floors.toml").read_text(encoding="utf-8"))
+"""The newer writers' files (issue 25's rounds 4 to 7): each one's round, how the reader read it on
+arrival (`arrived`, before any of its misses was read: the honest measure of words it never saw)
+and its `floor` (data/intent/floors.toml says how each is set)."""
+NEWEST_FLOOR = {name: float(row["floor"]) for name, row in ROUNDS.items()}
+"""Their misses are the work queue rather than a list of known gaps: each file must stay at or
+above its floor, a point below what the reader, rules and second opinion together, reads of it
+once worked on, and the floor may only go up. The point is for the second opinion's retraining
+as the corpora grow, which moves a file by a phrasing or two. It is trained on these files, so
+this is no measure of words it never saw: `arrived` is."""
 NEWEST = [p for name in NEWEST_FLOOR for p in corpus.load(name)]
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
