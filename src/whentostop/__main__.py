@@ -345,29 +345,14 @@ def _run(args: argparse.Namespace) -> int:
         max_tokens: int | Literal["default"] | None = (
             "default" if args.max_tokens is None else (args.max_tokens or None)
         )
-        model = connect(
-            args.model,
-            base_url=endpoint or None,
-            max_tokens=max_tokens,
-            temperature=args.temperature,
-            seed=args.seed,
-            timeout_s=args.timeout_s,
-        )
+        settings = _given(args, "temperature", "seed", "timeout_s")
+        model = connect(args.model, base_url=endpoint or None, max_tokens=max_tokens, **settings)
         run = run_agent(
             args.prompt or prompt(),
             model=model,
             tools=level.tools(*names),
-            max_turns=args.max_turns,
-            stop_on=args.stop_on,
-            system=args.system,
-            deadline_s=args.deadline_s,
             on_max_turns="wrap_up" if args.wrap_up else "stop",
-            max_tokens_total=args.max_tokens_total,
-            max_cost_usd=args.max_cost_usd,
-            price=args.price,
-            text_tool_calls=args.text_tool_calls,
-            tool_choice=args.tool_choice,
-            parallel_tool_calls=args.parallel_tool_calls,
+            **_given(args, *_LIMITS, *_OFFER),
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -380,18 +365,19 @@ def _run(args: argparse.Namespace) -> int:
     judgement = level.judge(run)
     status = exit_status(run, judgement)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    **as_json(run),
-                    "judgement": asdict(judgement),
-                    "exit_status": status,
-                }
-            )
-        )
+        print(json.dumps({**as_json(run), "judgement": asdict(judgement), "exit_status": status}))
     else:
         print(transcript(run, judgement))
     return status
+
+
+_LIMITS = ("max_turns", "deadline_s", "max_tokens_total", "max_cost_usd", "price")
+_OFFER = ("system", "stop_on", "text_tool_calls", "tool_choice", "parallel_tool_calls")
+"""With `_LIMITS`: the options `run` hands to `run_agent` as given (same name, same value)."""
+
+
+def _given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in names}
 
 
 def exit_status(run: Run, judgement: Judgement | None = None) -> int:
@@ -415,16 +401,8 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
     error = " ".join(error.split())  # one line, whatever the endpoint said
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "stop": None,
-                    "error": error,
-                    "answer": None,
-                    "turns": _turns(partial) if partial else [],
-                }
-            )
-        )
+        turns = _turns(partial) if partial else []
+        print(json.dumps({"stop": None, "error": error, "answer": None, "turns": turns}))
     elif partial and partial.turns:
         print(transcript(partial))
     return _error(error)

@@ -110,9 +110,7 @@ class BoundedTransport(httpx.BaseTransport):
         self, *, ssl_context: ssl.SSLContext, socket_options: Iterable[Any] | None = None
     ) -> None:
         self._connections = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            network_backend=BoundedBackend(),
-            socket_options=socket_options,
+            ssl_context=ssl_context, network_backend=BoundedBackend(), socket_options=socket_options
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
