@@ -39,6 +39,7 @@ from .errors import (
     ServerError,
 )
 from .i18n import _, ngettext
+from .outcome import message_text
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one request may take before it fails (a real model can be slow; the mock is not).
@@ -380,11 +381,8 @@ class OpenAIChat:
         else:
             cls, what = EndpointHTTPError, _("the endpoint rejected the request")
             advice = _("Check the model name and that this endpoint supports tool calling.")
-        tried = (
-            ngettext(" after {n} retry", " after {n} retries", len(retries)).format(n=len(retries))
-            if retries
-            else ""
-        )
+        n = len(retries)
+        tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
         message = _(
             "HTTP {status} from {url}{tried}: {what}.{why_not} {advice} The endpoint said: {said}"
         ).format(
@@ -460,7 +458,7 @@ def parse_completion(data: Any) -> Completion:
     if content is not None and not isinstance(content, (str, list)):
         raise _bad(_("the message content is neither text nor parts: {excerpt}"), content)
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = content if isinstance(content, str) else _parts_text(content or [])
+    text = message_text(raw)
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
@@ -503,13 +501,6 @@ def _bad(message: str, quoted: Any, **fields: Any) -> BadResponse:
     return BadResponse(message.format(excerpt=excerpt(json_text(quoted)), **fields))
 
 
-def _parts_text(parts: list[Any]) -> str:
-    """The text of a message whose content is a list of parts: its text parts, joined."""
-    return "".join(
-        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
-
-
 def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
@@ -519,22 +510,14 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
             raise _bad(_("a tool call has no function: {excerpt}"), item)
-        fn = item["function"]
+        fn, call_id = item["function"], item.get("id")
         arguments = fn.get("arguments")
-        if arguments is None:
-            arguments = ""
-        elif not isinstance(arguments, str):
-            arguments = json_text(arguments)  # some servers send an object, not a string
-        call_id = item.get("id")
-        calls.append(
-            {
-                "id": call_id
-                if isinstance(call_id, str) and call_id
-                else f"call_{os.urandom(6).hex()}",
-                "type": "function",
-                "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
-            }
-        )
+        if not isinstance(arguments, str):  # some servers send an object, not a string
+            arguments = "" if arguments is None else json_text(arguments)
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"call_{os.urandom(6).hex()}"
+        function = {"name": str(fn.get("name") or ""), "arguments": arguments}
+        calls.append({"id": call_id, "type": "function", "function": function})
     return calls
 
 

@@ -459,10 +459,13 @@ def _after_cut_off() -> str:
 
 
 def message_text(message: dict[str, Any]) -> str:
-    """A chat message's text, whether its content is a string or a list of parts."""
+    """A chat message's text, whether its content is a string or a list of parts (its text
+    parts, joined)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
     return ""
