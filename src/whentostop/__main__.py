@@ -391,7 +391,7 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
     correct = judgement.correct if judgement is not None else None
     if correct is not None:
         return EXIT_ANSWER if correct else EXIT_WRONG
-    if run.stop == Stop.END_TURN and run.turns[-1].noted("after_cut_off"):
+    if run.ended_on_reply_noted("after_cut_off"):
         return EXIT_UNSURE
     return EXIT_ANSWER
 
@@ -618,7 +618,8 @@ def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
             # no "get notified about official Jupyter news?" toast over the lesson, no update check
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            *(["--allow-root"] if _as_root() else []),  # Jupyter refuses root without it
+            # Jupyter refuses root without it
+            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
             *options,
         ]
     return [
@@ -631,10 +632,6 @@ def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
         *options,
         str((copied.folder / copied.explorer).resolve()),
     ]
-
-
-def _as_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def _start(command: list[str], folder: Path) -> int:

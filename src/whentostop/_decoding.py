@@ -79,26 +79,20 @@ def inflated(response: httpx.Response, chunks: Iterator[bytes], url: str) -> Ite
     said = response.headers.get("content-encoding", "")
     codings = [c.strip().lower() for c in said.split(",")]
     codings = [c for c in codings if c and c != "identity"]
+
+    def bad(message: str) -> BadResponse:
+        shown = message.format(url=url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING)
+        return BadResponse(shown, url=url)
+
     if any(c not in ("gzip", "x-gzip", "deflate") for c in codings):
-        raise BadResponse(
+        raise bad(
             _(
                 "{url} answered with Content-Encoding: {encoding}, which this client did not "
                 "ask for (it asks for {accepted})"
-            ).format(url=url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
-            url=url,
+            )
         )
-    lie = BadResponse(
-        _(
-            "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"
-        ).format(url=url, encoding=excerpt(said, 60)),
-        url=url,
-    )
-    cut = BadResponse(
-        _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
-            url=url, encoding=excerpt(said, 60)
-        ),
-        url=url,
-    )
+    lie = bad(_("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"))
+    cut = bad(_("{url}: the compressed reply is cut short (Content-Encoding: {encoding})"))
     for coding in reversed(codings):  # the header lists them in the order they were applied
         chunks = _inflate(chunks, coding, lie, cut)
     return chunks

@@ -323,16 +323,7 @@ class OpenAIChat:
         import httpx
 
         host = httpx.URL(self.base_url).host
-        if any(
-            s in detail
-            for s in (
-                "Name or service not known",
-                "nodename nor servname",
-                "getaddrinfo failed",
-                "No address associated",
-                "Temporary failure in name resolution",
-            )
-        ):
+        if any(said in detail for said in _UNKNOWN_HOST):
             return _(
                 "Could not reach {url}: the host {host!r} is unknown. Check the spelling "
                 "of OPENAI_BASE_URL / base_url."
@@ -426,6 +417,16 @@ class OpenAIChat:
             ) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
+
+
+_UNKNOWN_HOST = (
+    "Name or service not known",
+    "nodename nor servname",
+    "getaddrinfo failed",
+    "No address associated",
+    "Temporary failure in name resolution",
+)
+"""How the resolvers of Linux, macOS and Windows say a host name is unknown."""
 
 
 def _network_transport() -> httpx.BaseTransport:

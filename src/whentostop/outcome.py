@@ -326,11 +326,11 @@ class Run:
     def answer_is_text_tool_call(self) -> bool:
         """The flag was raised by a reply whose text is a tool call the server did not parse:
         the "answer" is a request for a tool, not an answer."""
-        return (
-            self.stop == Stop.END_TURN
-            and bool(self.turns)
-            and self.turns[-1].noted("text_tool_call")
-        )
+        return self.ended_on_reply_noted("text_tool_call")
+
+    def ended_on_reply_noted(self, kind: str) -> bool:
+        """Whether the run ended on the flag with a reply the library noted as `kind`."""
+        return self.stop == Stop.END_TURN and bool(self.turns) and self.turns[-1].noted(kind)
 
     @property
     def no_answer_reason(self) -> str:
@@ -391,7 +391,7 @@ class Run:
         if not self.has_answer:
             return self.no_answer_reason
         line = _("answer: {answer!r}").format(answer=self._answer)
-        if self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+        if self.ended_on_reply_noted("after_cut_off"):
             line += " — ⚠ " + _after_cut_off()
         return line
 
@@ -431,7 +431,7 @@ class Run:
         refused = self.not_an_answer
         if refused is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
-        if self.has_answer and self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+        if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
             said.append(_after_cut_off())
         empty = sum(note.kind == "empty_reply" for note in self.notes)
         if empty:

@@ -91,15 +91,8 @@ class BoundedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        return BoundedStream(
-            self._inner.connect_tcp(
-                host,
-                port,
-                timeout=_left(timeout),
-                local_address=local_address,
-                socket_options=socket_options,
-            )
-        )
+        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        return BoundedStream(stream)
 
 
 class BoundedTransport(httpx.BaseTransport):
@@ -122,13 +115,11 @@ class BoundedTransport(httpx.BaseTransport):
                 name: Until(value, stop_at)
                 for name, value in (extensions.get("timeout") or {}).items()
             }
+        url = request.url
         core = httpcore.Request(
             method=request.method,
             url=httpcore.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
-                target=request.url.raw_path,
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
             ),
             headers=request.headers.raw,
             content=request.stream,
