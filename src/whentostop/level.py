@@ -365,15 +365,10 @@ class Level:
 
         Name some to get only those: `level.tools("search_blocks")` offers no `mark_star`.
         """
-        # each tool is named for its method; mark_star's description is its docstring
-        search = tool(
-            self.search_blocks,
-            description=(
-                "Search the ? blocks in one area of the level. Returns what each one hides. "
-                + self.areas_line()
-            ),
-            timeout_s=None,  # a dict lookup cannot hang: no thread per call (bench/RESULTS.md, 1)
-        )
+        # each tool is named for its method and described by its docstring (search_blocks's
+        # with the level's areas); a dict lookup cannot hang: no thread per call (bench, 1)
+        described = f"{Level.search_blocks.__doc__} {self.areas_line()}"
+        search = tool(self.search_blocks, description=described, timeout_s=None)
         mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
