@@ -183,14 +183,3 @@ def _listed_models(endpoint: str) -> frozenset[str]:
         return frozenset(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict))
     except (httpx.HTTPError, httpx.InvalidURL, ValueError, AttributeError, TypeError):
         return frozenset()  # an invalid URL: the client says so, naming it
-
-
-__all__ = [
-    "MOCK_BASE_URL",
-    "configured_timeout",
-    "connect",
-    "is_mock",
-    "is_persona",
-    "mock",
-    "serves_personas",
-]
