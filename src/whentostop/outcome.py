@@ -4,7 +4,8 @@ and the whole transcript turn by turn (`Turn`, `ToolCall`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -151,18 +152,10 @@ class Turn:
 
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
-        """The turn a parsed reply makes: its message, usage, latency and retries."""
-        return cls(
-            index=index,
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            latency_s=completion.latency_s,
-            message=completion.message,
-            finish_reason=completion.finish_reason,
-            retries=completion.retries,
-            wrap_up=wrap_up,
-            cached_tokens=completion.cached_tokens,
-        )
+        """The turn a parsed reply makes: its message, usage, latency and retries (each field
+        of a `Completion` is a field of the turn, the message the same object, not a copy)."""
+        shared = {f.name: getattr(completion, f.name) for f in fields(completion)}
+        return cls(index=index, wrap_up=wrap_up, **shared)
 
     @property
     def total_tokens(self) -> int:
@@ -413,31 +406,27 @@ class Run:
 
     def _noticed(self) -> list[str]:
         """The short form of the notes, for `summary()`."""
-        said = []
+        said, counted = [], Counter(note.kind for note in self.notes)
         if self.answer_is_text_tool_call:
             said.append(
                 _("the last reply is a tool call written as text, not an answer (see run.warnings)")
             )
-        else:
-            n = sum(note.kind == "text_tool_call" for note in self.notes)
-            if n:
-                said.append(
-                    ngettext(
-                        "{n} tool call written as text (see run.warnings)",
-                        "{n} tool calls written as text (see run.warnings)",
-                        n,
-                    ).format(n=n)
-                )
+        elif n := counted["text_tool_call"]:
+            said.append(
+                ngettext(
+                    "{n} tool call written as text (see run.warnings)",
+                    "{n} tool calls written as text (see run.warnings)",
+                    n,
+                ).format(n=n)
+            )
         refused = self.not_an_answer
         if refused is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
         if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
             said.append(_after_cut_off())
-        empty = sum(note.kind == "empty_reply" for note in self.notes)
-        if empty:
+        if empty := counted["empty_reply"]:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
-        cut = sum(note.kind == "cut_off" for note in self.notes)
-        if cut:
+        if cut := counted["cut_off"]:
             said.append(
                 ngettext(
                     "{n} reply cut off at the length limit",
