@@ -90,13 +90,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error said in one line (and where to read more), exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            EXIT_ERROR,
-            _("error: {error} (see {prog} --help)").format(
-                error=after_error(terminal_text(message)), prog=self.prog
-            )
-            + "\n",
-        )
+        error = after_error(terminal_text(message))
+        said = _("error: {error} (see {prog} --help)").format(error=error, prog=self.prog)
+        self.exit(EXIT_ERROR, said + "\n")
 
 
 _CAPITALISED = re.compile(r"[A-ZÀ-Ý][a-zà-ÿ]*(?=[\s,:;.!?]|$)")
@@ -116,11 +112,8 @@ def port(text: str, lowest: int = 0) -> int:
     except ValueError:
         number = -1
     if not lowest <= number <= 65535:
-        raise argparse.ArgumentTypeError(
-            _("{text!r} is not a port: use a whole number from {lowest} to 65535").format(
-                text=text, lowest=lowest
-            )
-        )
+        said = _("{text!r} is not a port: use a whole number from {lowest} to 65535")
+        raise argparse.ArgumentTypeError(said.format(text=text, lowest=lowest))
     return number
 
 
@@ -650,30 +643,18 @@ def _serve(host: str, port: int) -> int:
     from .mock.endpoint import MockServer
     from .mock.personas import PERSONAS
 
+    shown = terminal_text(host)
     try:
         server = MockServer(host, port)
     except OSError as exc:
-        print(
-            _("error: cannot listen on {host}:{port}: {reason}").format(
-                host=terminal_text(host), port=port, reason=exc.strerror
-            ),
-            file=sys.stderr,
-        )
+        said = _("error: cannot listen on {host}:{port}: {reason}")
+        print(said.format(host=shown, port=port, reason=exc.strerror), file=sys.stderr)
         return 2
-    print(
-        _("whentostop mock endpoint at {url} (models: {models})").format(
-            url=server.base_url, models=", ".join(PERSONAS)
-        ),
-        flush=True,
-    )
+    said = _("whentostop mock endpoint at {url} (models: {models})")
+    print(said.format(url=server.base_url, models=", ".join(PERSONAS)), flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            _("warning: listening on {host}, not only on this machine").format(
-                host=terminal_text(host)
-            ),
-            file=sys.stderr,
-            flush=True,
-        )
+        said = _("warning: listening on {host}, not only on this machine")
+        print(said.format(host=shown), file=sys.stderr, flush=True)
     try:
         with suppress(KeyboardInterrupt):  # Ctrl-C stops it, as in a shell
             server.serve_forever()

@@ -41,12 +41,8 @@ def read_bounded(
         return response
     except httpx.ResponseNotRead:
         pass
-    too_big = BadResponse(
-        _("{url} sent more than {limit:,} bytes: not a chat completion").format(
-            url=url, limit=MAX_RESPONSE_BYTES
-        ),
-        url=url,
-    )
+    said = _("{url} sent more than {limit:,} bytes: not a chat completion")
+    too_big = BadResponse(said.format(url=url, limit=MAX_RESPONSE_BYTES), url=url)
 
     def bounded(pieces: Iterator[bytes]) -> Iterator[bytes]:
         size = 0

@@ -149,11 +149,8 @@ class OpenAIChat:
             problem = self._safe(str(exc))
         if problem:
             shown = self.base_url if self.base_url.isprintable() else repr(self.base_url)
-            raise ValueError(
-                _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.").format(
-                    url=shown, reason=problem
-                )
-            )
+            said = _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.")
+            raise ValueError(said.format(url=shown, reason=problem))
         self._http = httpx.Client(
             base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
@@ -401,12 +398,9 @@ class OpenAIChat:
                     url=self.url,
                 ) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
-            raise BadResponse(
-                _("{url} answered with something that is not JSON: {excerpt}").format(
-                    url=self.url, excerpt=excerpt(text) or _("(an empty body)")
-                ),
-                url=self.url,
-            ) from None
+            said = _("{url} answered with something that is not JSON: {excerpt}")
+            shown = excerpt(text) or _("(an empty body)")
+            raise BadResponse(said.format(url=self.url, excerpt=shown), url=self.url) from None
         try:
             # the key hidden in what JSON decoded, before anything is quoted or kept
             return parse_completion(hidden(data, self._safe))
@@ -544,17 +538,11 @@ def _checked_settings(
 ) -> tuple[int | None, float | None, int | None]:
     """The generation settings, checked before anything is sent."""
     if max_tokens is not None and not is_count(max_tokens):
-        raise ValueError(
-            _("{name} must be a positive int (or None for no cap), got {value!r}").format(
-                name=option("max_tokens"), value=max_tokens
-            )
-        )
+        said = _("{name} must be a positive int (or None for no cap), got {value!r}")
+        raise ValueError(said.format(name=option("max_tokens"), value=max_tokens))
     if temperature is not None and not (is_number(temperature) and 0 <= temperature <= 2):
-        raise ValueError(
-            _("{name} must be a number from 0 to 2, got {value!r}").format(
-                name=option("temperature"), value=temperature
-            )
-        )
+        said = _("{name} must be a number from 0 to 2, got {value!r}")
+        raise ValueError(said.format(name=option("temperature"), value=temperature))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(
             _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)

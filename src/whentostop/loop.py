@@ -151,11 +151,8 @@ class _Limits:
         if deadline_s is not None:
             deadline_s = seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is one
         if on_max_turns not in ("stop", "wrap_up"):
-            raise ValueError(
-                _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(
-                    value=on_max_turns
-                )
-            )
+            said = _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}")
+            raise ValueError(said.format(value=on_max_turns))
         budget = Budget.of(max_tokens_total, max_cost_usd, price)
         return cls(max_turns, deadline_s, on_max_turns, budget)
 
@@ -185,17 +182,12 @@ class _Offer:
         by_name = as_tools(tools)
         pipe = _pipe(stop_on, by_name)
         if text_tool_calls not in ("note", "accept"):
-            raise ValueError(
-                _("{name} must be 'note' or 'accept', got {value!r}").format(
-                    name=option("text_tool_calls"), value=text_tool_calls
-                )
-            )
+            said = _("{name} must be 'note' or 'accept', got {value!r}")
+            raise ValueError(said.format(name=option("text_tool_calls"), value=text_tool_calls))
         if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
-            raise ValueError(
-                _("{name} must be True, False or None, got {value!r}").format(
-                    name=option("parallel_tool_calls"), value=parallel_tool_calls
-                )
-            )
+            said = _("{name} must be True, False or None, got {value!r}")
+            name = option("parallel_tool_calls")
+            raise ValueError(said.format(name=name, value=parallel_tool_calls))
         choice = _choice(tool_choice, by_name)
         return cls(by_name, pipe, text_tool_calls, choice, parallel_tool_calls)
 

@@ -143,11 +143,8 @@ def configured_timeout() -> float:
     except ValueError:
         seconds = float("nan")
     if not seconds > 0:
-        raise ValueError(
-            _("{variable} must be a positive number of seconds, got {value!r}").format(
-                variable=TIMEOUT_VARIABLE, value=said
-            )
-        )
+        refused = _("{variable} must be a positive number of seconds, got {value!r}")
+        raise ValueError(refused.format(variable=TIMEOUT_VARIABLE, value=said))
     return seconds
 
 

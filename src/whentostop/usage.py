@@ -94,11 +94,8 @@ def price(model: str | Price) -> Price:
         return model
     table = prices()
     if model not in table:
-        raise KeyError(
-            _("no price for {model!r}; known models: {known}").format(
-                model=model, known=", ".join(table)
-            )
-        )
+        said = _("no price for {model!r}; known models: {known}")
+        raise KeyError(said.format(model=model, known=", ".join(table)))
     return table[model]
 
 
@@ -204,11 +201,8 @@ class Budget:
         if max_tokens_total is not None:
             positive_int(max_tokens_total, option("max_tokens_total"))
         if max_cost_usd is not None and not (is_number(max_cost_usd) and max_cost_usd > 0):
-            raise ValueError(
-                _("{name} must be a positive number of dollars, got {value!r}").format(
-                    name=option("max_cost_usd"), value=max_cost_usd
-                )
-            )
+            said = _("{name} must be a positive number of dollars, got {value!r}")
+            raise ValueError(said.format(name=option("max_cost_usd"), value=max_cost_usd))
         if max_tokens_total is None and max_cost_usd is None:
             return None
         try:
