@@ -153,30 +153,15 @@ class _ResponseStream(httpx.SyncByteStream):
             close()
 
 
-_ERRORS: list[tuple[type[Exception], type[httpx.TransportError]]] = [
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
-]
-"""httpcore's errors as httpx's public ones, most specific first: what the client catches."""
-
-
 @contextmanager
 def _as_httpx_errors(request: httpx.Request) -> Iterator[None]:
+    """httpcore's errors as httpx's public ones of the same name (`httpcore.ReadTimeout` as
+    `httpx.ReadTimeout`), the most specific first: what the client catches."""
     try:
         yield
     except Exception as exc:
-        for core, public in _ERRORS:
-            if isinstance(exc, core):
+        for core in type(exc).__mro__:
+            public = getattr(httpx, core.__name__, None) if core.__module__ == "httpcore" else None
+            if isinstance(public, type) and issubclass(public, httpx.TransportError):
                 raise public(str(exc), request=request) from exc
         raise
