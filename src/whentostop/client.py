@@ -298,13 +298,10 @@ class OpenAIChat:
                 url=self.url,
             ) from None
         except httpx.TransportError as exc:
-            raise EndpointUnreachable(
-                _(
-                    "The connection to {url} failed ({kind}: {detail}). Is the server still "
-                    "running?"
-                ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc))),
-                url=self.url,
-            ) from None
+            said = _(
+                "The connection to {url} failed ({kind}: {detail}). Is the server still running?"
+            ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc)))
+            raise EndpointUnreachable(said, url=self.url) from None
 
     def _timed_out(self, message: str, limit: float) -> str:
         """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
@@ -390,13 +387,11 @@ class OpenAIChat:
             data = read_json(text)
         except NotJSON as exc:
             if exc.kind == "number":
-                raise BadResponse(
-                    _(
-                        "{url} answered with a number of more than {digits:,} digits (at "
-                        "character {position}): not a chat completion"
-                    ).format(url=self.url, digits=max_digits(), position=exc.position),
-                    url=self.url,
-                ) from None
+                said = _(
+                    "{url} answered with a number of more than {digits:,} digits (at "
+                    "character {position}): not a chat completion"
+                ).format(url=self.url, digits=max_digits(), position=exc.position)
+                raise BadResponse(said, url=self.url) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             said = _("{url} answered with something that is not JSON: {excerpt}")
             shown = excerpt(text) or _("(an empty body)")

@@ -454,10 +454,9 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
             + str(e["msg"]).removeprefix("Value error, ")
             for e in exc.errors(include_url=False)
         )
+        said = _("{file} is not a valid level: {problems}")
         raise LevelFileError(
-            _("{file} is not a valid level: {problems}").format(
-                file=source, problems=" ".join(problems.split())
-            )
+            said.format(file=source, problems=" ".join(problems.split()))
         ) from None
 
 

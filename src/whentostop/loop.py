@@ -230,15 +230,13 @@ def _pipe(stop_on: Sequence[str] | str, by_name: dict[str, Tool]) -> tuple[str, 
     names = (stop_on,) if isinstance(stop_on, str) else tuple(stop_on)
     unknown = [name for name in names if name not in by_name]
     if unknown:
+        said = _(
+            "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
+            "would never open"
+        )
+        tools = ", ".join(by_name) or _("none")
         raise ValueError(
-            _(
-                "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
-                "would never open"
-            ).format(
-                name=option("stop_on"),
-                unknown=", ".join(unknown),
-                tools=", ".join(by_name) or _("none"),
-            )
+            said.format(name=option("stop_on"), unknown=", ".join(unknown), tools=tools)
         )
     return names
 
@@ -255,14 +253,12 @@ def _choice(
         name = function.get("name") if isinstance(function, dict) else None
     if isinstance(name, str) and name in by_name:
         return {"type": "function", "function": {"name": name}}
-    raise ValueError(
-        _(
-            "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
-            "got {value!r}"
-        ).format(
-            name=option("tool_choice"), tools=", ".join(by_name) or _("none"), value=tool_choice
-        )
+    said = _(
+        "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
+        "got {value!r}"
     )
+    tools = ", ".join(by_name) or _("none")
+    raise ValueError(said.format(name=option("tool_choice"), tools=tools, value=tool_choice))
 
 
 def _started(
