@@ -601,11 +601,10 @@ def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
     options = [f"--port={args.port}"] if args.port else []
     if args.no_browser:
         options.append("--no-browser")
+    python = [sys.executable, "-m", SERVERS[args.command][0]]
     if args.command == "lab":
         return [
-            sys.executable,
-            "-m",
-            "jupyterlab",
+            *python,
             f"--ServerApp.root_dir={copied.folder.resolve()}",
             f"--LabApp.default_url=/lab/tree/{copied.first}",
             # no "get notified about official Jupyter news?" toast over the lesson, no update check
@@ -616,9 +615,7 @@ def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
             *options,
         ]
     return [
-        sys.executable,
-        "-m",
-        "voila",
+        *python,
         "--Voila.ip=127.0.0.1",
         # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
         "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",

@@ -39,7 +39,7 @@ from .errors import (
     ServerError,
 )
 from .i18n import _, ngettext
-from .outcome import message_text
+from .outcome import message_text, tool_call
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one request may take before it fails (a real model can be slow; the mock is not).
@@ -506,8 +506,7 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
             arguments = "" if arguments is None else json_text(arguments)
         if not isinstance(call_id, str) or not call_id:
             call_id = f"call_{os.urandom(6).hex()}"
-        function = {"name": str(fn.get("name") or ""), "arguments": arguments}
-        calls.append({"id": call_id, "type": "function", "function": function})
+        calls.append(tool_call(call_id, str(fn.get("name") or ""), arguments))
     return calls
 
 

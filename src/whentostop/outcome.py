@@ -358,13 +358,12 @@ class Run:
                 n,
             ).format(deadline=self.deadline_s or 0, n=n)
         elif self.stop == Stop.BUDGET:
+            why = self.budget_stop.text() if self.budget_stop else _("the budget ran out")
             where = ngettext(
                 "the budget stopped the run after {n} turn ({why})",
                 "the budget stopped the run after {n} turns ({why})",
                 n,
-            ).format(
-                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out")
-            )
+            ).format(n=n, why=why)
         elif self.has_answer:
             return ""
         else:
@@ -445,6 +444,11 @@ def _after_cut_off() -> str:
     return _(
         "the answer follows a reply cut off at the length limit: it may be only the end of one"
     )
+
+
+def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """One entry of an assistant message's `tool_calls`, as the OpenAI protocol writes it."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
 
 
 def message_text(message: dict[str, Any]) -> str:

@@ -294,8 +294,7 @@ def _build_input_model(
             raise TypeError(f"tool {fn.__name__}: parameter {p.name!r} needs a type hint")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
-    model = create_model(f"{fn.__name__}_input", **fields)
-    return model, False
+    return create_model(f"{fn.__name__}_input", **fields), False
 
 
 _ABANDONED: dict[Any, list[threading.Thread]] = {}
