@@ -207,11 +207,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=exit_table(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run_p.add_argument(
-        "--level",
-        default="1-1",
-        help=_("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED)),
-    )
+    levels = _("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED))
+    run_p.add_argument("--level", default="1-1", help=levels)
     run_p.add_argument("--model", help=_("a mock persona or a real model name"))
     run_p.add_argument("--base-url", help=_("an OpenAI-compatible endpoint (default: the mock)"))
     run_p.add_argument("--max-turns", type=int, default=10)
@@ -235,13 +232,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="USD",
         help=_("the budget in dollars, at --price's prices"),
     )
-    run_p.add_argument(
-        "--price",
-        metavar="MODEL",
-        help=_("whose prices --max-cost-usd counts (default {model})").format(
-            model=DEFAULT_PRICE_MODEL
-        ),
-    )
+    prices = _("whose prices --max-cost-usd counts (default {model})")
+    run_p.add_argument("--price", metavar="MODEL", help=prices.format(model=DEFAULT_PRICE_MODEL))
     run_p.add_argument(
         "--max-tokens",
         type=int,
@@ -293,13 +285,9 @@ def _parser() -> argparse.ArgumentParser:
     link_p.add_argument("--hub", help=_("the JupyterHub's address, e.g. https://hub.example.edu"))
     link_p.add_argument("--repo", help=_("the repository learners pull (default: this project's)"))
     link_p.add_argument("--branch", default="main")
-    link_p.add_argument(
-        "--notebook",
-        default="00",
-        help=_("{names}, or a notebook's file name in either edition (default 00)").format(
-            names=", ".join(EDITIONS["en"])
-        ),
-    )
+    notebooks = _("{names}, or a notebook's file name in either edition (default 00)")
+    notebooks = notebooks.format(names=", ".join(EDITIONS["en"]))
+    link_p.add_argument("--notebook", default="00", help=notebooks)
 
     from .lesson.folder import DEFAULT_FOLDER
 
@@ -312,12 +300,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
     ):
         folder_p = commands.add_parser(name, parents=[common], help=help_text)
-        folder_p.add_argument(
-            "folder",
-            nargs="?",
-            default=DEFAULT_FOLDER,
-            help=_("default ./{folder}").format(folder=DEFAULT_FOLDER),
-        )
+        folder_help = _("default ./{folder}").format(folder=DEFAULT_FOLDER)
+        folder_p.add_argument("folder", nargs="?", default=DEFAULT_FOLDER, help=folder_help)
         if name != "lesson":
             folder_p.add_argument(
                 "--port", type=partial(port, lowest=1), help=_("the server's port")
@@ -546,11 +530,10 @@ def _lesson(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        missing = _("{server} is not installed in this Python. Install it with:").format(
-            server=server
-        )
+        missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
-        print(f"{missing}\n\n    {install_command(extra)}\n\n{again}", file=sys.stderr)
+        said = f"{missing.format(server=server)}\n\n    {install_command(extra)}\n\n{again}"
+        print(said, file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 

@@ -358,12 +358,13 @@ class Run:
                 n,
             ).format(deadline=self.deadline_s or 0, n=n)
         elif self.stop == Stop.BUDGET:
-            why = self.budget_stop.text() if self.budget_stop else _("the budget ran out")
             where = ngettext(
                 "the budget stopped the run after {n} turn ({why})",
                 "the budget stopped the run after {n} turns ({why})",
                 n,
-            ).format(n=n, why=why)
+            ).format(
+                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out")
+            )
         elif self.has_answer:
             return ""
         else:
