@@ -396,20 +396,19 @@ def as_json(run: Run) -> dict[str, Any]:
         "stop": str(run.stop) if run.stop else None,
         "answer": run.answer if run.has_answer else None,
         "no_answer": None if run.has_answer else run.no_answer_reason,
-        "wrap_up": run.wrap_up,
-        "prompt_tokens": run.prompt_tokens,
-        "completion_tokens": run.completion_tokens,
-        "cached_tokens": run.cached_tokens,
-        "warnings": run.warnings,
+        **{k: getattr(run, k) for k in ("wrap_up", *_TOKENS, "warnings")},
         "turns": _turns(run),
     }
+
+
+_TOKENS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 
 
 def _turns(run: Run) -> list[dict[str, Any]]:
     return [
         {
             "turn": t.index,
-            **{k: getattr(t, k) for k in ("prompt_tokens", "completion_tokens", "cached_tokens")},
+            **{k: getattr(t, k) for k in _TOKENS},
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
