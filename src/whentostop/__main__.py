@@ -90,13 +90,9 @@ class _Parser(argparse.ArgumentParser):
     """argparse, with a usage error said in one line (and where to read more), exit 2."""
 
     def error(self, message: str) -> NoReturn:
-        self.exit(
-            EXIT_ERROR,
-            _("error: {error} (see {prog} --help)").format(
-                error=after_error(terminal_text(message)), prog=self.prog
-            )
-            + "\n",
-        )
+        error = after_error(terminal_text(message))
+        said = _("error: {error} (see {prog} --help)").format(error=error, prog=self.prog)
+        self.exit(EXIT_ERROR, said + "\n")
 
 
 _CAPITALISED = re.compile(r"[A-ZÀ-Ý][a-zà-ÿ]*(?=[\s,:;.!?]|$)")
@@ -116,11 +112,8 @@ def port(text: str, lowest: int = 0) -> int:
     except ValueError:
         number = -1
     if not lowest <= number <= 65535:
-        raise argparse.ArgumentTypeError(
-            _("{text!r} is not a port: use a whole number from {lowest} to 65535").format(
-                text=text, lowest=lowest
-            )
-        )
+        said = _("{text!r} is not a port: use a whole number from {lowest} to 65535")
+        raise argparse.ArgumentTypeError(said.format(text=text, lowest=lowest))
     return number
 
 
@@ -214,11 +207,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=exit_table(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run_p.add_argument(
-        "--level",
-        default="1-1",
-        help=_("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED)),
-    )
+    levels = _("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED))
+    run_p.add_argument("--level", default="1-1", help=levels)
     run_p.add_argument("--model", help=_("a mock persona or a real model name"))
     run_p.add_argument("--base-url", help=_("an OpenAI-compatible endpoint (default: the mock)"))
     run_p.add_argument("--max-turns", type=int, default=10)
@@ -242,13 +232,8 @@ def _parser() -> argparse.ArgumentParser:
         metavar="USD",
         help=_("the budget in dollars, at --price's prices"),
     )
-    run_p.add_argument(
-        "--price",
-        metavar="MODEL",
-        help=_("whose prices --max-cost-usd counts (default {model})").format(
-            model=DEFAULT_PRICE_MODEL
-        ),
-    )
+    prices = _("whose prices --max-cost-usd counts (default {model})")
+    run_p.add_argument("--price", metavar="MODEL", help=prices.format(model=DEFAULT_PRICE_MODEL))
     run_p.add_argument(
         "--max-tokens",
         type=int,
@@ -300,13 +285,9 @@ def _parser() -> argparse.ArgumentParser:
     link_p.add_argument("--hub", help=_("the JupyterHub's address, e.g. https://hub.example.edu"))
     link_p.add_argument("--repo", help=_("the repository learners pull (default: this project's)"))
     link_p.add_argument("--branch", default="main")
-    link_p.add_argument(
-        "--notebook",
-        default="00",
-        help=_("{names}, or a notebook's file name in either edition (default 00)").format(
-            names=", ".join(EDITIONS["en"])
-        ),
-    )
+    notebooks = _("{names}, or a notebook's file name in either edition (default 00)")
+    notebooks = notebooks.format(names=", ".join(EDITIONS["en"]))
+    link_p.add_argument("--notebook", default="00", help=notebooks)
 
     from .lesson.folder import DEFAULT_FOLDER
 
@@ -319,12 +300,8 @@ def _parser() -> argparse.ArgumentParser:
         ),
     ):
         folder_p = commands.add_parser(name, parents=[common], help=help_text)
-        folder_p.add_argument(
-            "folder",
-            nargs="?",
-            default=DEFAULT_FOLDER,
-            help=_("default ./{folder}").format(folder=DEFAULT_FOLDER),
-        )
+        folder_help = _("default ./{folder}").format(folder=DEFAULT_FOLDER)
+        folder_p.add_argument("folder", nargs="?", default=DEFAULT_FOLDER, help=folder_help)
         if name != "lesson":
             folder_p.add_argument(
                 "--port", type=partial(port, lowest=1), help=_("the server's port")
@@ -345,29 +322,14 @@ def _run(args: argparse.Namespace) -> int:
         max_tokens: int | Literal["default"] | None = (
             "default" if args.max_tokens is None else (args.max_tokens or None)
         )
-        model = connect(
-            args.model,
-            base_url=endpoint or None,
-            max_tokens=max_tokens,
-            temperature=args.temperature,
-            seed=args.seed,
-            timeout_s=args.timeout_s,
-        )
+        settings = _given(args, "temperature", "seed", "timeout_s")
+        model = connect(args.model, base_url=endpoint or None, max_tokens=max_tokens, **settings)
         run = run_agent(
             args.prompt or prompt(),
             model=model,
             tools=level.tools(*names),
-            max_turns=args.max_turns,
-            stop_on=args.stop_on,
-            system=args.system,
-            deadline_s=args.deadline_s,
             on_max_turns="wrap_up" if args.wrap_up else "stop",
-            max_tokens_total=args.max_tokens_total,
-            max_cost_usd=args.max_cost_usd,
-            price=args.price,
-            text_tool_calls=args.text_tool_calls,
-            tool_choice=args.tool_choice,
-            parallel_tool_calls=args.parallel_tool_calls,
+            **_given(args, *_LIMITS, *_OFFER),
         )
     except EndpointError as exc:
         return _failed(args, str(exc), exc.run)
@@ -380,18 +342,19 @@ def _run(args: argparse.Namespace) -> int:
     judgement = level.judge(run)
     status = exit_status(run, judgement)
     if args.json:
-        print(
-            json.dumps(
-                {
-                    **as_json(run),
-                    "judgement": asdict(judgement),
-                    "exit_status": status,
-                }
-            )
-        )
+        print(json.dumps({**as_json(run), "judgement": asdict(judgement), "exit_status": status}))
     else:
         print(transcript(run, judgement))
     return status
+
+
+_LIMITS = ("max_turns", "deadline_s", "max_tokens_total", "max_cost_usd", "price")
+_OFFER = ("system", "stop_on", "text_tool_calls", "tool_choice", "parallel_tool_calls")
+"""With `_LIMITS`: the options `run` hands to `run_agent` as given (same name, same value)."""
+
+
+def _given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
+    return {name: getattr(args, name) for name in names}
 
 
 def exit_status(run: Run, judgement: Judgement | None = None) -> int:
@@ -405,7 +368,7 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
     correct = judgement.correct if judgement is not None else None
     if correct is not None:
         return EXIT_ANSWER if correct else EXIT_WRONG
-    if run.stop == Stop.END_TURN and run.turns[-1].noted("after_cut_off"):
+    if run.ended_on_reply_noted("after_cut_off"):
         return EXIT_UNSURE
     return EXIT_ANSWER
 
@@ -415,16 +378,8 @@ def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) ->
     With --json, stdout holds one JSON object with the error (the line still goes to stderr)."""
     error = " ".join(error.split())  # one line, whatever the endpoint said
     if args.json:
-        print(
-            json.dumps(
-                {
-                    "stop": None,
-                    "error": error,
-                    "answer": None,
-                    "turns": _turns(partial) if partial else [],
-                }
-            )
-        )
+        turns = _turns(partial) if partial else []
+        print(json.dumps({"stop": None, "error": error, "answer": None, "turns": turns}))
     elif partial and partial.turns:
         print(transcript(partial))
     return _error(error)
@@ -441,20 +396,19 @@ def as_json(run: Run) -> dict[str, Any]:
         "stop": str(run.stop) if run.stop else None,
         "answer": run.answer if run.has_answer else None,
         "no_answer": None if run.has_answer else run.no_answer_reason,
-        "wrap_up": run.wrap_up,
-        "prompt_tokens": run.prompt_tokens,
-        "completion_tokens": run.completion_tokens,
-        "cached_tokens": run.cached_tokens,
-        "warnings": run.warnings,
+        **{k: getattr(run, k) for k in ("wrap_up", *_TOKENS, "warnings")},
         "turns": _turns(run),
     }
+
+
+_TOKENS = ("prompt_tokens", "completion_tokens", "cached_tokens")
 
 
 def _turns(run: Run) -> list[dict[str, Any]]:
     return [
         {
             "turn": t.index,
-            **{k: getattr(t, k) for k in ("prompt_tokens", "completion_tokens", "cached_tokens")},
+            **{k: getattr(t, k) for k in _TOKENS},
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
@@ -575,11 +529,10 @@ def _lesson(args: argparse.Namespace) -> int:
     import importlib.util
 
     if importlib.util.find_spec(module) is None:
-        missing = _("{server} is not installed in this Python. Install it with:").format(
-            server=server
-        )
+        missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
-        print(f"{missing}\n\n    {install_command(extra)}\n\n{again}", file=sys.stderr)
+        said = f"{missing.format(server=server)}\n\n    {install_command(extra)}\n\n{again}"
+        print(said, file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 
@@ -630,33 +583,27 @@ def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
     options = [f"--port={args.port}"] if args.port else []
     if args.no_browser:
         options.append("--no-browser")
+    python = [sys.executable, "-m", SERVERS[args.command][0]]
     if args.command == "lab":
         return [
-            sys.executable,
-            "-m",
-            "jupyterlab",
+            *python,
             f"--ServerApp.root_dir={copied.folder.resolve()}",
             f"--LabApp.default_url=/lab/tree/{copied.first}",
             # no "get notified about official Jupyter news?" toast over the lesson, no update check
             "--LabApp.news_url=None",
             "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            *(["--allow-root"] if _as_root() else []),  # Jupyter refuses root without it
+            # Jupyter refuses root without it
+            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
             *options,
         ]
     return [
-        sys.executable,
-        "-m",
-        "voila",
+        *python,
         "--Voila.ip=127.0.0.1",
         # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
         "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
         *options,
         str((copied.folder / copied.explorer).resolve()),
     ]
-
-
-def _as_root() -> bool:
-    return hasattr(os, "geteuid") and os.geteuid() == 0
 
 
 def _start(command: list[str], folder: Path) -> int:
@@ -675,30 +622,18 @@ def _serve(host: str, port: int) -> int:
     from .mock.endpoint import MockServer
     from .mock.personas import PERSONAS
 
+    shown = terminal_text(host)
     try:
         server = MockServer(host, port)
     except OSError as exc:
-        print(
-            _("error: cannot listen on {host}:{port}: {reason}").format(
-                host=terminal_text(host), port=port, reason=exc.strerror
-            ),
-            file=sys.stderr,
-        )
+        said = _("error: cannot listen on {host}:{port}: {reason}")
+        print(said.format(host=shown, port=port, reason=exc.strerror), file=sys.stderr)
         return 2
-    print(
-        _("whentostop mock endpoint at {url} (models: {models})").format(
-            url=server.base_url, models=", ".join(PERSONAS)
-        ),
-        flush=True,
-    )
+    said = _("whentostop mock endpoint at {url} (models: {models})")
+    print(said.format(url=server.base_url, models=", ".join(PERSONAS)), flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
-        print(
-            _("warning: listening on {host}, not only on this machine").format(
-                host=terminal_text(host)
-            ),
-            file=sys.stderr,
-            flush=True,
-        )
+        said = _("warning: listening on {host}, not only on this machine")
+        print(said.format(host=shown), file=sys.stderr, flush=True)
     try:
         with suppress(KeyboardInterrupt):  # Ctrl-C stops it, as in a shell
             server.serve_forever()

@@ -41,12 +41,8 @@ def read_bounded(
         return response
     except httpx.ResponseNotRead:
         pass
-    too_big = BadResponse(
-        _("{url} sent more than {limit:,} bytes: not a chat completion").format(
-            url=url, limit=MAX_RESPONSE_BYTES
-        ),
-        url=url,
-    )
+    said = _("{url} sent more than {limit:,} bytes: not a chat completion")
+    too_big = BadResponse(said.format(url=url, limit=MAX_RESPONSE_BYTES), url=url)
 
     def bounded(pieces: Iterator[bytes]) -> Iterator[bytes]:
         size = 0
@@ -79,26 +75,20 @@ def inflated(response: httpx.Response, chunks: Iterator[bytes], url: str) -> Ite
     said = response.headers.get("content-encoding", "")
     codings = [c.strip().lower() for c in said.split(",")]
     codings = [c for c in codings if c and c != "identity"]
+
+    def bad(message: str) -> BadResponse:
+        shown = message.format(url=url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING)
+        return BadResponse(shown, url=url)
+
     if any(c not in ("gzip", "x-gzip", "deflate") for c in codings):
-        raise BadResponse(
+        raise bad(
             _(
                 "{url} answered with Content-Encoding: {encoding}, which this client did not "
                 "ask for (it asks for {accepted})"
-            ).format(url=url, encoding=excerpt(said, 60), accepted=ACCEPT_ENCODING),
-            url=url,
+            )
         )
-    lie = BadResponse(
-        _(
-            "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"
-        ).format(url=url, encoding=excerpt(said, 60)),
-        url=url,
-    )
-    cut = BadResponse(
-        _("{url}: the compressed reply is cut short (Content-Encoding: {encoding})").format(
-            url=url, encoding=excerpt(said, 60)
-        ),
-        url=url,
-    )
+    lie = bad(_("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"))
+    cut = bad(_("{url}: the compressed reply is cut short (Content-Encoding: {encoding})"))
     for coding in reversed(codings):  # the header lists them in the order they were applied
         chunks = _inflate(chunks, coding, lie, cut)
     return chunks

@@ -36,11 +36,8 @@ def positive_int(value: object, name: str) -> int:
     """A limit given as `name`: a whole number of 1 or more (`is_count`); anything else a
     ValueError that says what was given."""
     if not is_count(value):
-        raise ValueError(
-            _("{name} must be a positive int (1 or more), got {value!r}").format(
-                name=name, value=value
-            )
-        )
+        said = _("{name} must be a positive int (1 or more), got {value!r}")
+        raise ValueError(said.format(name=name, value=value))
     return value
 
 
@@ -62,9 +59,6 @@ def seconds(value: object, name: str) -> float:
     ones are read as `FOREVER_S`); anything else — a bool, NaN, zero or less, text — a ValueError
     that says what was given."""
     if not is_number(value) or not value > 0:
-        raise ValueError(
-            _("{name} must be a positive number of seconds, got {value!r}").format(
-                name=name, value=value
-            )
-        )
+        said = _("{name} must be a positive number of seconds, got {value!r}")
+        raise ValueError(said.format(name=name, value=value))
     return min(as_float(value), FOREVER_S)

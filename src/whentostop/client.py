@@ -39,6 +39,7 @@ from .errors import (
     ServerError,
 )
 from .i18n import _, ngettext
+from .outcome import message_text, tool_call
 
 DEFAULT_TIMEOUT_S = 60.0
 """Seconds one request may take before it fails (a real model can be slow; the mock is not).
@@ -148,11 +149,8 @@ class OpenAIChat:
             problem = self._safe(str(exc))
         if problem:
             shown = self.base_url if self.base_url.isprintable() else repr(self.base_url)
-            raise ValueError(
-                _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.").format(
-                    url=shown, reason=problem
-                )
-            )
+            said = _("{url} is not a valid URL ({reason}). Check OPENAI_BASE_URL / base_url.")
+            raise ValueError(said.format(url=shown, reason=problem))
         self._http = httpx.Client(
             base_url=real_url,
             headers={**self._headers, "Accept-Encoding": ACCEPT_ENCODING},
@@ -300,13 +298,10 @@ class OpenAIChat:
                 url=self.url,
             ) from None
         except httpx.TransportError as exc:
-            raise EndpointUnreachable(
-                _(
-                    "The connection to {url} failed ({kind}: {detail}). Is the server still "
-                    "running?"
-                ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc))),
-                url=self.url,
-            ) from None
+            said = _(
+                "The connection to {url} failed ({kind}: {detail}). Is the server still running?"
+            ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc)))
+            raise EndpointUnreachable(said, url=self.url) from None
 
     def _timed_out(self, message: str, limit: float) -> str:
         """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
@@ -322,16 +317,7 @@ class OpenAIChat:
         import httpx
 
         host = httpx.URL(self.base_url).host
-        if any(
-            s in detail
-            for s in (
-                "Name or service not known",
-                "nodename nor servname",
-                "getaddrinfo failed",
-                "No address associated",
-                "Temporary failure in name resolution",
-            )
-        ):
+        if any(said in detail for said in _UNKNOWN_HOST):
             return _(
                 "Could not reach {url}: the host {host!r} is unknown. Check the spelling "
                 "of OPENAI_BASE_URL / base_url."
@@ -380,11 +366,8 @@ class OpenAIChat:
         else:
             cls, what = EndpointHTTPError, _("the endpoint rejected the request")
             advice = _("Check the model name and that this endpoint supports tool calling.")
-        tried = (
-            ngettext(" after {n} retry", " after {n} retries", len(retries)).format(n=len(retries))
-            if retries
-            else ""
-        )
+        n = len(retries)
+        tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
         message = _(
             "HTTP {status} from {url}{tried}: {what}.{why_not} {advice} The endpoint said: {said}"
         ).format(
@@ -404,20 +387,15 @@ class OpenAIChat:
             data = read_json(text)
         except NotJSON as exc:
             if exc.kind == "number":
-                raise BadResponse(
-                    _(
-                        "{url} answered with a number of more than {digits:,} digits (at "
-                        "character {position}): not a chat completion"
-                    ).format(url=self.url, digits=max_digits(), position=exc.position),
-                    url=self.url,
-                ) from None
+                said = _(
+                    "{url} answered with a number of more than {digits:,} digits (at "
+                    "character {position}): not a chat completion"
+                ).format(url=self.url, digits=max_digits(), position=exc.position)
+                raise BadResponse(said, url=self.url) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
-            raise BadResponse(
-                _("{url} answered with something that is not JSON: {excerpt}").format(
-                    url=self.url, excerpt=excerpt(text) or _("(an empty body)")
-                ),
-                url=self.url,
-            ) from None
+            said = _("{url} answered with something that is not JSON: {excerpt}")
+            shown = excerpt(text) or _("(an empty body)")
+            raise BadResponse(said.format(url=self.url, excerpt=shown), url=self.url) from None
         try:
             # the key hidden in what JSON decoded, before anything is quoted or kept
             return parse_completion(hidden(data, self._safe))
@@ -428,6 +406,16 @@ class OpenAIChat:
             ) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
+
+
+_UNKNOWN_HOST = (
+    "Name or service not known",
+    "nodename nor servname",
+    "getaddrinfo failed",
+    "No address associated",
+    "Temporary failure in name resolution",
+)
+"""How the resolvers of Linux, macOS and Windows say a host name is unknown."""
 
 
 def _network_transport() -> httpx.BaseTransport:
@@ -460,7 +448,7 @@ def parse_completion(data: Any) -> Completion:
     if content is not None and not isinstance(content, (str, list)):
         raise _bad(_("the message content is neither text nor parts: {excerpt}"), content)
     calls = _normalise_calls(raw.get("tool_calls"))
-    text = content if isinstance(content, str) else _parts_text(content or [])
+    text = message_text(raw)
     # No text and no tool call is still the model's reply (a small model does this): the loop
     # records it as a turn and never takes it for an answer (`Turn.empty`).
     message: dict[str, Any] = {"role": "assistant", "content": text if text or not calls else None}
@@ -503,13 +491,6 @@ def _bad(message: str, quoted: Any, **fields: Any) -> BadResponse:
     return BadResponse(message.format(excerpt=excerpt(json_text(quoted)), **fields))
 
 
-def _parts_text(parts: list[Any]) -> str:
-    """The text of a message whose content is a list of parts: its text parts, joined."""
-    return "".join(
-        p["text"] for p in parts if isinstance(p, dict) and isinstance(p.get("text"), str)
-    )
-
-
 def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     if raw is None:
         return []
@@ -519,22 +500,13 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     for item in raw:
         if not isinstance(item, dict) or not isinstance(item.get("function"), dict):
             raise _bad(_("a tool call has no function: {excerpt}"), item)
-        fn = item["function"]
+        fn, call_id = item["function"], item.get("id")
         arguments = fn.get("arguments")
-        if arguments is None:
-            arguments = ""
-        elif not isinstance(arguments, str):
-            arguments = json_text(arguments)  # some servers send an object, not a string
-        call_id = item.get("id")
-        calls.append(
-            {
-                "id": call_id
-                if isinstance(call_id, str) and call_id
-                else f"call_{os.urandom(6).hex()}",
-                "type": "function",
-                "function": {"name": str(fn.get("name") or ""), "arguments": arguments},
-            }
-        )
+        if not isinstance(arguments, str):  # some servers send an object, not a string
+            arguments = "" if arguments is None else json_text(arguments)
+        if not isinstance(call_id, str) or not call_id:
+            call_id = f"call_{os.urandom(6).hex()}"
+        calls.append(tool_call(call_id, str(fn.get("name") or ""), arguments))
     return calls
 
 
@@ -560,17 +532,11 @@ def _checked_settings(
 ) -> tuple[int | None, float | None, int | None]:
     """The generation settings, checked before anything is sent."""
     if max_tokens is not None and not is_count(max_tokens):
-        raise ValueError(
-            _("{name} must be a positive int (or None for no cap), got {value!r}").format(
-                name=option("max_tokens"), value=max_tokens
-            )
-        )
+        said = _("{name} must be a positive int (or None for no cap), got {value!r}")
+        raise ValueError(said.format(name=option("max_tokens"), value=max_tokens))
     if temperature is not None and not (is_number(temperature) and 0 <= temperature <= 2):
-        raise ValueError(
-            _("{name} must be a number from 0 to 2, got {value!r}").format(
-                name=option("temperature"), value=temperature
-            )
-        )
+        said = _("{name} must be a number from 0 to 2, got {value!r}")
+        raise ValueError(said.format(name=option("temperature"), value=temperature))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
         raise ValueError(
             _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)

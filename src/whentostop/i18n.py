@@ -266,25 +266,3 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Mark a constant for the catalogue without translating it yet (`_()` does, when shown)."""
     return message
-
-
-__all__ = [
-    "LANGUAGES",
-    "NC_",
-    "N_",
-    "InContext",
-    "MissingCatalogue",
-    "_",
-    "has_translation",
-    "language",
-    "money",
-    "ngettext",
-    "normalize",
-    "number",
-    "pgettext",
-    "ratio",
-    "seconds",
-    "set_language",
-    "translator",
-    "using",
-]

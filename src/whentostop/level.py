@@ -20,7 +20,7 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, NoReturn, get_args
+from typing import TYPE_CHECKING, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
@@ -171,11 +171,8 @@ class Level:
     @property
     def star(self) -> tuple[str, int] | None:
         """(area, block) of the star, or None on a level that hides none (1-1)."""
-        for area, blocks in self.spec.areas.items():
-            for number, item in blocks.items():
-                if item == "star":
-                    return area, number
-        return None
+        areas = self.spec.areas
+        return next(((a, n) for a in areas for n, item in areas[a].items() if item == "star"), None)
 
     def area_named(self, name: str) -> str | None:
         """The level's area that `name` means (case and surrounding spaces aside), or None."""
@@ -368,15 +365,10 @@ class Level:
 
         Name some to get only those: `level.tools("search_blocks")` offers no `mark_star`.
         """
-        # each tool is named for its method; mark_star's description is its docstring
-        search = tool(
-            self.search_blocks,
-            description=(
-                "Search the ? blocks in one area of the level. Returns what each one hides. "
-                + self.areas_line()
-            ),
-            timeout_s=None,  # a dict lookup cannot hang: no thread per call (bench/RESULTS.md, 1)
-        )
+        # each tool is named for its method and described by its docstring (search_blocks's
+        # with the level's areas); a dict lookup cannot hang: no thread per call (bench, 1)
+        described = f"{Level.search_blocks.__doc__} {self.areas_line()}"
+        search = tool(self.search_blocks, description=described, timeout_s=None)
         mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
@@ -462,10 +454,9 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
             + str(e["msg"]).removeprefix("Value error, ")
             for e in exc.errors(include_url=False)
         )
+        said = _("{file} is not a valid level: {problems}")
         raise LevelFileError(
-            _("{file} is not a valid level: {problems}").format(
-                file=source, problems=" ".join(problems.split())
-            )
+            said.format(file=source, problems=" ".join(problems.split()))
         ) from None
 
 
@@ -504,36 +495,30 @@ _PLAIN_NUMBER = re.compile(r"[1-9][0-9]*")
 def _check_as_written(data: Any, source: str) -> None:
     """What only the file's text shows, before it is validated: keys written twice, two
     spellings of one block number, and area names no search can tell apart or find."""
-    if _repeated(data):
-        _written_twice(source, _("the key {key!r}").format(key=_repeated(data)[0]))
+    _once_each(source, data, _("the key {key!r}"), "key")
     areas = data.get("areas") if isinstance(data, dict) else None
     if not isinstance(areas, dict):
         return
-    if _repeated(areas):
-        _written_twice(source, _("the area {area!r}").format(area=_repeated(areas)[0]))
+    _once_each(source, areas, _("the area {area!r}"), "area")
     _check_area_names(list(areas), source)
     for area, blocks in areas.items():
-        if _repeated(blocks):
-            block = _repeated(blocks)[0]
-            _written_twice(
-                source, _("area {area!r}: block {block!r}").format(area=area, block=block)
-            )
+        _once_each(source, blocks, _("area {area!r}: block {block!r}"), "block", area=area)
         if isinstance(blocks, dict):
             _check_block_numbers(area, list(blocks), source)
 
 
-def _repeated(value: Any) -> tuple[str, ...]:
-    """The keys a parsed JSON object (`_JSONObject`) had written more than once; () for any
-    other value."""
-    return getattr(value, "repeated", ())
-
-
-def _written_twice(source: str, what: str) -> NoReturn:
-    raise LevelFileError(
-        _(
-            "{file}: {what} is written twice; JSON keeps only the last one, so the other is lost"
-        ).format(file=source, what=what)
-    )
+def _once_each(source: str, value: Any, what: str, field: str, **named: str) -> None:
+    """A `LevelFileError` if a key of `value` (a parsed JSON object, `_JSONObject`) was written
+    more than once: `what` names it, the first such key filling its `field`."""
+    repeated = getattr(value, "repeated", ())
+    if repeated:
+        twice = what.format(**named, **{field: repeated[0]})
+        raise LevelFileError(
+            _(
+                "{file}: {what} is written twice; JSON keeps only the last one, so the other is "
+                "lost"
+            ).format(file=source, what=twice)
+        )
 
 
 def _check_area_names(names: list[str], source: str) -> None:

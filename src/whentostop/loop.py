@@ -151,11 +151,8 @@ class _Limits:
         if deadline_s is not None:
             deadline_s = seconds(deadline_s, option("deadline_s"))  # a ValueError unless it is one
         if on_max_turns not in ("stop", "wrap_up"):
-            raise ValueError(
-                _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}").format(
-                    value=on_max_turns
-                )
-            )
+            said = _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}")
+            raise ValueError(said.format(value=on_max_turns))
         budget = Budget.of(max_tokens_total, max_cost_usd, price)
         return cls(max_turns, deadline_s, on_max_turns, budget)
 
@@ -185,17 +182,12 @@ class _Offer:
         by_name = as_tools(tools)
         pipe = _pipe(stop_on, by_name)
         if text_tool_calls not in ("note", "accept"):
-            raise ValueError(
-                _("{name} must be 'note' or 'accept', got {value!r}").format(
-                    name=option("text_tool_calls"), value=text_tool_calls
-                )
-            )
+            said = _("{name} must be 'note' or 'accept', got {value!r}")
+            raise ValueError(said.format(name=option("text_tool_calls"), value=text_tool_calls))
         if parallel_tool_calls is not None and not isinstance(parallel_tool_calls, bool):
-            raise ValueError(
-                _("{name} must be True, False or None, got {value!r}").format(
-                    name=option("parallel_tool_calls"), value=parallel_tool_calls
-                )
-            )
+            said = _("{name} must be True, False or None, got {value!r}")
+            name = option("parallel_tool_calls")
+            raise ValueError(said.format(name=name, value=parallel_tool_calls))
         choice = _choice(tool_choice, by_name)
         return cls(by_name, pipe, text_tool_calls, choice, parallel_tool_calls)
 
@@ -238,15 +230,13 @@ def _pipe(stop_on: Sequence[str] | str, by_name: dict[str, Tool]) -> tuple[str, 
     names = (stop_on,) if isinstance(stop_on, str) else tuple(stop_on)
     unknown = [name for name in names if name not in by_name]
     if unknown:
+        said = _(
+            "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
+            "would never open"
+        )
+        tools = ", ".join(by_name) or _("none")
         raise ValueError(
-            _(
-                "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
-                "would never open"
-            ).format(
-                name=option("stop_on"),
-                unknown=", ".join(unknown),
-                tools=", ".join(by_name) or _("none"),
-            )
+            said.format(name=option("stop_on"), unknown=", ".join(unknown), tools=tools)
         )
     return names
 
@@ -263,14 +253,12 @@ def _choice(
         name = function.get("name") if isinstance(function, dict) else None
     if isinstance(name, str) and name in by_name:
         return {"type": "function", "function": {"name": name}}
-    raise ValueError(
-        _(
-            "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
-            "got {value!r}"
-        ).format(
-            name=option("tool_choice"), tools=", ".join(by_name) or _("none"), value=tool_choice
-        )
+    said = _(
+        "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
+        "got {value!r}"
     )
+    tools = ", ".join(by_name) or _("none")
+    raise ValueError(said.format(name=option("tool_choice"), tools=tools, value=tool_choice))
 
 
 def _started(

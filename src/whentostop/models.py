@@ -102,7 +102,9 @@ def connect(
     """
     from .mock.personas import PERSONAS
 
-    timeout_s = configured_timeout() if timeout_s is None else timeout_s
+    # what the mock and a real endpoint are given alike
+    common: dict[str, Any] = {"max_retries": max_retries, "temperature": temperature, "seed": seed}
+    common["timeout_s"] = configured_timeout() if timeout_s is None else timeout_s
     configured = setting("WHENTOSTOP_MODEL")
     endpoint = base_url or setting("OPENAI_BASE_URL")
     if endpoint is None:
@@ -114,14 +116,8 @@ def connect(
                     "offline mock ({personas})."
                 ).format(model=configured, personas=", ".join(PERSONAS))
             )
-        return mock(
-            model or configured or "searcher",
-            timeout_s=timeout_s,
-            max_retries=max_retries,
-            temperature=temperature,
-            seed=seed,
-            max_tokens=None if max_tokens == "default" else max_tokens,
-        )
+        cap = None if max_tokens == "default" else max_tokens
+        return mock(model or configured or "searcher", max_tokens=cap, **common)
     if base_url is None and is_persona(model) and not _serves(endpoint, model):
         model = configured  # a persona is a role on the mock; the configured model plays it
     model = model or configured
@@ -133,16 +129,8 @@ def connect(
             ).format(endpoint=shown_url(endpoint), model=option("model"))
         )
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
-    return OpenAIChat(
-        model,
-        endpoint,
-        api_key=api_key,
-        timeout_s=timeout_s,
-        max_retries=max_retries,
-        temperature=temperature,
-        seed=seed,
-        max_tokens=DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens,
-    )
+    cap = DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens
+    return OpenAIChat(model, endpoint, api_key=api_key, max_tokens=cap, **common)
 
 
 def configured_timeout() -> float:
@@ -155,11 +143,8 @@ def configured_timeout() -> float:
     except ValueError:
         seconds = float("nan")
     if not seconds > 0:
-        raise ValueError(
-            _("{variable} must be a positive number of seconds, got {value!r}").format(
-                variable=TIMEOUT_VARIABLE, value=said
-            )
-        )
+        refused = _("{variable} must be a positive number of seconds, got {value!r}")
+        raise ValueError(refused.format(variable=TIMEOUT_VARIABLE, value=said))
     return seconds
 
 
@@ -195,14 +180,3 @@ def _listed_models(endpoint: str) -> frozenset[str]:
         return frozenset(str(m.get("id")) for m in data.get("data", []) if isinstance(m, dict))
     except (httpx.HTTPError, httpx.InvalidURL, ValueError, AttributeError, TypeError):
         return frozenset()  # an invalid URL: the client says so, naming it
-
-
-__all__ = [
-    "MOCK_BASE_URL",
-    "configured_timeout",
-    "connect",
-    "is_mock",
-    "is_persona",
-    "mock",
-    "serves_personas",
-]

@@ -4,7 +4,8 @@ and the whole transcript turn by turn (`Turn`, `ToolCall`)."""
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from collections import Counter
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -151,18 +152,10 @@ class Turn:
 
     @classmethod
     def of(cls, index: int, completion: Completion, *, wrap_up: bool = False) -> Turn:
-        """The turn a parsed reply makes: its message, usage, latency and retries."""
-        return cls(
-            index=index,
-            prompt_tokens=completion.prompt_tokens,
-            completion_tokens=completion.completion_tokens,
-            latency_s=completion.latency_s,
-            message=completion.message,
-            finish_reason=completion.finish_reason,
-            retries=completion.retries,
-            wrap_up=wrap_up,
-            cached_tokens=completion.cached_tokens,
-        )
+        """The turn a parsed reply makes: its message, usage, latency and retries (each field
+        of a `Completion` is a field of the turn, the message the same object, not a copy)."""
+        shared = {f.name: getattr(completion, f.name) for f in fields(completion)}
+        return cls(index=index, wrap_up=wrap_up, **shared)
 
     @property
     def total_tokens(self) -> int:
@@ -326,11 +319,11 @@ class Run:
     def answer_is_text_tool_call(self) -> bool:
         """The flag was raised by a reply whose text is a tool call the server did not parse:
         the "answer" is a request for a tool, not an answer."""
-        return (
-            self.stop == Stop.END_TURN
-            and bool(self.turns)
-            and self.turns[-1].noted("text_tool_call")
-        )
+        return self.ended_on_reply_noted("text_tool_call")
+
+    def ended_on_reply_noted(self, kind: str) -> bool:
+        """Whether the run ended on the flag with a reply the library noted as `kind`."""
+        return self.stop == Stop.END_TURN and bool(self.turns) and self.turns[-1].noted(kind)
 
     @property
     def no_answer_reason(self) -> str:
@@ -391,7 +384,7 @@ class Run:
         if not self.has_answer:
             return self.no_answer_reason
         line = _("answer: {answer!r}").format(answer=self._answer)
-        if self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+        if self.ended_on_reply_noted("after_cut_off"):
             line += " — ⚠ " + _after_cut_off()
         return line
 
@@ -413,31 +406,27 @@ class Run:
 
     def _noticed(self) -> list[str]:
         """The short form of the notes, for `summary()`."""
-        said = []
+        said, counted = [], Counter(note.kind for note in self.notes)
         if self.answer_is_text_tool_call:
             said.append(
                 _("the last reply is a tool call written as text, not an answer (see run.warnings)")
             )
-        else:
-            n = sum(note.kind == "text_tool_call" for note in self.notes)
-            if n:
-                said.append(
-                    ngettext(
-                        "{n} tool call written as text (see run.warnings)",
-                        "{n} tool calls written as text (see run.warnings)",
-                        n,
-                    ).format(n=n)
-                )
+        elif n := counted["text_tool_call"]:
+            said.append(
+                ngettext(
+                    "{n} tool call written as text (see run.warnings)",
+                    "{n} tool calls written as text (see run.warnings)",
+                    n,
+                ).format(n=n)
+            )
         refused = self.not_an_answer
         if refused is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
-        if self.has_answer and self.stop == Stop.END_TURN and self.turns[-1].noted("after_cut_off"):
+        if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
             said.append(_after_cut_off())
-        empty = sum(note.kind == "empty_reply" for note in self.notes)
-        if empty:
+        if empty := counted["empty_reply"]:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
-        cut = sum(note.kind == "cut_off" for note in self.notes)
-        if cut:
+        if cut := counted["cut_off"]:
             said.append(
                 ngettext(
                     "{n} reply cut off at the length limit",
@@ -458,11 +447,19 @@ def _after_cut_off() -> str:
     )
 
 
+def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
+    """One entry of an assistant message's `tool_calls`, as the OpenAI protocol writes it."""
+    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
 def message_text(message: dict[str, Any]) -> str:
-    """A chat message's text, whether its content is a string or a list of parts."""
+    """A chat message's text, whether its content is a string or a list of parts (its text
+    parts, joined)."""
     content = message.get("content")
     if isinstance(content, str):
         return content
     if isinstance(content, list):
-        return "".join(p.get("text", "") for p in content if isinstance(p, dict))
+        return "".join(
+            p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)
+        )
     return ""

@@ -29,7 +29,7 @@ from typing import Any
 
 from ._text import excerpt
 from .i18n import _, ngettext
-from .outcome import Note, Run, Turn
+from .outcome import Note, Run, Turn, tool_call
 from .replies import warn
 
 MAX_SCAN_CHARS = 20_000
@@ -150,11 +150,7 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
         ).format(tools=names, text=text)
         turn.notes.append(Note("text_tool_call", said))
         turn.message["tool_calls"] = [
-            {
-                "id": f"text_call_{turn.index}_{i}",
-                "type": "function",
-                "function": {"name": c.name, "arguments": c.arguments},
-            }
+            tool_call(f"text_call_{turn.index}_{i}", c.name, c.arguments)
             for i, c in enumerate(found, 1)
         ]
         turn.message["content"] = None

@@ -202,6 +202,7 @@ def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
 
 def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
     """A tool's output as the text the model will read, cut to `limit` with a note."""
+    whole = True
     if isinstance(value, str):
         text = value
     elif isinstance(value, BaseModel):
@@ -209,24 +210,16 @@ def as_text(value: Any, limit: int = MAX_OUTPUT_CHARS) -> str:
     elif value is None:
         text = ""
     elif isinstance(value, (dict, list, tuple, int, float, bool)):
-        try:
+        try:  # only the start is written out: a huge list costs no more than that
             text, whole = _json_head(value, limit)
         except (TypeError, ValueError, RecursionError):
             text = str(value)
-        else:
-            if not whole:  # only the start was written out: a huge list costs no more than that
-                return (
-                    text[:limit] + f"\n[output cut: more than {limit:,} characters, only "
-                    f"the first {limit:,} are shown]"
-                )
     else:
         text = str(value)  # any other object: what print() would show
-    if len(text) > limit:
-        return (
-            text[:limit]
-            + f"\n[output cut: {len(text):,} characters, only the first {limit:,} are shown]"
-        )
-    return text
+    if len(text) <= limit:
+        return text
+    size = f"{len(text):,}" if whole else f"more than {limit:,}"
+    return text[:limit] + f"\n[output cut: {size} characters, only the first {limit:,} are shown]"
 
 
 def _json_head(value: Any, limit: int) -> tuple[str, bool]:
@@ -301,8 +294,7 @@ def _build_input_model(
             raise TypeError(f"tool {fn.__name__}: parameter {p.name!r} needs a type hint")
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
-    model = create_model(f"{fn.__name__}_input", **fields)
-    return model, False
+    return create_model(f"{fn.__name__}_input", **fields), False
 
 
 _ABANDONED: dict[Any, list[threading.Thread]] = {}

@@ -91,15 +91,8 @@ class BoundedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        return BoundedStream(
-            self._inner.connect_tcp(
-                host,
-                port,
-                timeout=_left(timeout),
-                local_address=local_address,
-                socket_options=socket_options,
-            )
-        )
+        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        return BoundedStream(stream)
 
 
 class BoundedTransport(httpx.BaseTransport):
@@ -110,9 +103,7 @@ class BoundedTransport(httpx.BaseTransport):
         self, *, ssl_context: ssl.SSLContext, socket_options: Iterable[Any] | None = None
     ) -> None:
         self._connections = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            network_backend=BoundedBackend(),
-            socket_options=socket_options,
+            ssl_context=ssl_context, network_backend=BoundedBackend(), socket_options=socket_options
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
@@ -124,13 +115,11 @@ class BoundedTransport(httpx.BaseTransport):
                 name: Until(value, stop_at)
                 for name, value in (extensions.get("timeout") or {}).items()
             }
+        url = request.url
         core = httpcore.Request(
             method=request.method,
             url=httpcore.URL(
-                scheme=request.url.raw_scheme,
-                host=request.url.raw_host,
-                port=request.url.port,
-                target=request.url.raw_path,
+                scheme=url.raw_scheme, host=url.raw_host, port=url.port, target=url.raw_path
             ),
             headers=request.headers.raw,
             content=request.stream,
@@ -164,30 +153,15 @@ class _ResponseStream(httpx.SyncByteStream):
             close()
 
 
-_ERRORS: list[tuple[type[Exception], type[httpx.TransportError]]] = [
-    (httpcore.ConnectTimeout, httpx.ConnectTimeout),
-    (httpcore.ReadTimeout, httpx.ReadTimeout),
-    (httpcore.WriteTimeout, httpx.WriteTimeout),
-    (httpcore.PoolTimeout, httpx.PoolTimeout),
-    (httpcore.ConnectError, httpx.ConnectError),
-    (httpcore.ReadError, httpx.ReadError),
-    (httpcore.WriteError, httpx.WriteError),
-    (httpcore.RemoteProtocolError, httpx.RemoteProtocolError),
-    (httpcore.LocalProtocolError, httpx.LocalProtocolError),
-    (httpcore.ProtocolError, httpx.ProtocolError),
-    (httpcore.NetworkError, httpx.NetworkError),
-    (httpcore.TimeoutException, httpx.TimeoutException),
-    (httpcore.UnsupportedProtocol, httpx.UnsupportedProtocol),
-]
-"""httpcore's errors as httpx's public ones, most specific first: what the client catches."""
-
-
 @contextmanager
 def _as_httpx_errors(request: httpx.Request) -> Iterator[None]:
+    """httpcore's errors as httpx's public ones of the same name (`httpcore.ReadTimeout` as
+    `httpx.ReadTimeout`), the most specific first: what the client catches."""
     try:
         yield
     except Exception as exc:
-        for core, public in _ERRORS:
-            if isinstance(exc, core):
+        for core in type(exc).__mro__:
+            public = getattr(httpx, core.__name__, None) if core.__module__ == "httpcore" else None
+            if isinstance(public, type) and issubclass(public, httpx.TransportError):
                 raise public(str(exc), request=request) from exc
         raise

@@ -59,23 +59,22 @@ class Price(BaseModel):
         prompt_tokens = token_count(prompt_tokens)
         completion_tokens = token_count(completion_tokens)
         cached = min(token_count(cached_tokens), prompt_tokens)
-        cached_rate = (
-            self.input_per_million
-            if self.cached_input_per_million is None
-            else self.cached_input_per_million
-        )
         return (
             (prompt_tokens - cached) * self.input_per_million
-            + cached * cached_rate
+            + cached * self._cached_rate
             + completion_tokens * self.output_per_million
         ) / 1_000_000
 
     @property
     def cheapest_input_per_million(self) -> float:
         """The lowest rate a prompt token can cost: the cached rate where there is one."""
-        if self.cached_input_per_million is None:
-            return self.input_per_million
-        return min(self.input_per_million, self.cached_input_per_million)
+        return min(self.input_per_million, self._cached_rate)
+
+    @property
+    def _cached_rate(self) -> float:
+        """What a cached prompt token costs: the input rate where the table has no cached one."""
+        rate = self.cached_input_per_million
+        return self.input_per_million if rate is None else rate
 
 
 @cache
@@ -95,11 +94,8 @@ def price(model: str | Price) -> Price:
         return model
     table = prices()
     if model not in table:
-        raise KeyError(
-            _("no price for {model!r}; known models: {known}").format(
-                model=model, known=", ".join(table)
-            )
-        )
+        said = _("no price for {model!r}; known models: {known}")
+        raise KeyError(said.format(model=model, known=", ".join(table)))
     return table[model]
 
 
@@ -167,11 +163,7 @@ def split_prompt(run: Run) -> list[PromptSplit]:
     for turn in run.all_turns:
         resent = min(previous, turn.prompt_tokens)
         splits.append(
-            PromptSplit(
-                resent=resent,
-                new=turn.prompt_tokens - resent,
-                cached=min(turn.cached_tokens, resent),
-            )
+            PromptSplit(resent, turn.prompt_tokens - resent, min(turn.cached_tokens, resent))
         )
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits
@@ -209,11 +201,8 @@ class Budget:
         if max_tokens_total is not None:
             positive_int(max_tokens_total, option("max_tokens_total"))
         if max_cost_usd is not None and not (is_number(max_cost_usd) and max_cost_usd > 0):
-            raise ValueError(
-                _("{name} must be a positive number of dollars, got {value!r}").format(
-                    name=option("max_cost_usd"), value=max_cost_usd
-                )
-            )
+            said = _("{name} must be a positive number of dollars, got {value!r}")
+            raise ValueError(said.format(name=option("max_cost_usd"), value=max_cost_usd))
         if max_tokens_total is None and max_cost_usd is None:
             return None
         try:
