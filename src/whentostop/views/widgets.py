@@ -31,7 +31,7 @@ from ..client import ChatModel
 from ..errors import EndpointError
 from ..events import Event, TurnStart
 from ..i18n import N_, _, language
-from ..lesson import give_up
+from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
 from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
 from ..lesson.race import race as run_race
@@ -105,7 +105,7 @@ TRANSCRIPT_HEIGHT = {True: 220, False: 400}
 
 def turns_text(run: Run | None) -> str:
     """ "1 turn" / "N turns": the turns the run took against its limit (the wrap-up is not one)."""
-    return look.turns_text(len(run.turns) if run else 0)
+    return verdict.turns_text(len(run.turns) if run else 0)
 
 
 def turns_line(run: Run | None, run_number: int) -> str:
