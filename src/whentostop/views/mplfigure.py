@@ -119,12 +119,9 @@ def _style(ax: Axes, model: Chart) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.spines["top"].set_visible(False)
     if model.x.ticks:
+        at = [x for x, _label in model.x.ticks]
         ax.set_xticks(
-            [x for x, _label in model.x.ticks],
-            [
-                label.replace("-", "-\n", 1) if x == model.wrap_up else label
-                for x, label in model.x.ticks
-            ],
+            at, [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
         )
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
@@ -192,8 +189,7 @@ def level_map(view: LevelMap, figsize: tuple[float, float] | None = None) -> Des
     ax.set_xlim(-0.6, COL_GAP * (view.width - 1) + 0.6)
     ax.set_ylim(-0.95, ROW_GAP * (rows - 1) + 0.5)
     ax.set_aspect("equal")
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
+    ax.spines[:].set_visible(False)
     ax.tick_params(left=False)
     news_lines = textwrap.wrap(view.news, width=max(40, int(fig.get_figwidth() * 8)))
     ax.set_title(_plain("\n".join([view.name, *news_lines])), fontsize=TITLE_PT + 1, loc="left")
