@@ -674,7 +674,7 @@ class Explorer(_View):
 RACE_PACE_S = 0.05
 """Seconds the race's model takes per reply (the mock's `slow` persona): slow enough that seconds
 count, fast enough that the race follows a control (its 25-turn track takes about 1.3 s)."""
-RACE_DEADLINE = (0.1, 1.5, 0.1)
+RACE_DEADLINE = {"min": 0.1, "max": 1.5, "step": 0.1}
 """The race's `deadline_s` slider: from, to, step (seconds)."""
 RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
 """The race's budget slider per unit: from, to, step, decimals shown."""
@@ -717,12 +717,9 @@ class Race(_View):
         self.max_turns = TurnsSlider(
             value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
         ).add_class("wts-max-turns")
-        low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(
             value=deadline_s,
-            min=low,
-            max=high,
-            step=step,
+            **RACE_DEADLINE,
             suffix=" s",
             locale=locale,
             description="deadline_s",
