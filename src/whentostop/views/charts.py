@@ -544,19 +544,17 @@ def _block(x: float, y: float, block: Block) -> str:
         f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
         f"{escape(face.label)}</text>",
     ]
-    caption, caption_colour = _(look.BLOCK).format(n=number), look.MUTED_COLOUR
-    if mark is not None:
-        ring = look.MARKER_COLOURS[mark]
+    caption, colour, weight = _(look.BLOCK).format(n=number), look.MUTED_COLOUR, ""
+    if mark is not None:  # the ring, and the caption in its colour, in bold
+        colour, weight = look.MARKER_COLOURS[mark], ' font-weight="bold"'
         caption = f"{number}: {_(look.MARKED) if mark else _(look.WRONG)}"
-        caption_colour = ring
         out.append(
             f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
-            f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>'
+            f'width="94" height="66" rx="10" fill="none" stroke="{colour}" stroke-width="4"/>'
         )
-    weight = ' font-weight="bold"' if mark is not None else ""
     out.append(
         f'<text class="caption" x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" '
-        f'fill="{caption_colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
+        f'fill="{colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
     )
     return "".join(out)
 

@@ -230,13 +230,9 @@ def reading_html(system: str, task: str) -> str:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
         text = _("the mock reads no permission to give up in this prompt")
-    colour = (
-        look.OK_COLOUR
-        if intent.allowed
-        else look.ERROR_COLOUR
-        if intent.refused
-        else look.MUTED_COLOUR
-    )
+    colour = look.OK_COLOUR if intent.allowed else look.MUTED_COLOUR
+    if intent.refused:  # the deciding words forbid giving up
+        colour = look.ERROR_COLOUR
     return f'<span class="wts-reading" style="color:{colour}">{html.escape(text)}</span>'
 
 
