@@ -99,13 +99,8 @@ def cost_svg(
     if not tokens_per_turn:
         return chart_svg(cumulative, COMPACT_W, COMPACT_H)
     tokens = figure.tokens_per_turn(run)
-    return _svg(
-        2 * PANEL_W,
-        PANEL_H,
-        _chart_panel(tokens, PANEL_W, PANEL_H)
-        + _beside(_chart_panel(cumulative, PANEL_W, PANEL_H)),
-        describe.panels_alt(tokens, cumulative),
-    )
+    left, right = (_chart_panel(chart, PANEL_W, PANEL_H) for chart in (tokens, cumulative))
+    return _beside(left, right, describe.panels_alt(tokens, cumulative))
 
 
 def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> str:
@@ -368,8 +363,9 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     tick: Callable[[float], str] = (lambda v: number(v, 3)) if unit == "usd" else number
     by_turn = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.5, x_span=turns, y_top=top)
     by_time = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.0, x_span=seconds, y_top=top)
-    lines = _race_lines(result, range(1, len(track) + 1), range(1, len(ran) + 1))
+    lines = _race_lines(track, ran, range(1, len(track) + 1), range(1, len(ran) + 1))
     turn_ticks = [(n, str(n)) for n in range(1, turns + 1) if look.tick_shown(n - 1, turns)]
+    ends = (result.track.ends, result.run.ends)
     time_ticks = [(i * seconds / 5, f"{i * seconds / 5:g}") for i in range(6)]
     left = [
         _title_lines(describe.race_title(unit), 2 * PANEL_W)[0],
@@ -379,9 +375,7 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     ]
     right = [
         *_axes(by_time, _("seconds since the run began"), label, time_ticks, tick),
-        *_race_panel(
-            result, by_time, _race_lines(result, result.track.ends, result.run.ends), "seconds"
-        ),
+        *_race_panel(result, by_time, _race_lines(track, ran, *ends), "seconds"),
     ]
     if limits.budget is not None:  # its words in a legend: a line across has no room for them
         words = describe.budget_text(limits.budget, unit, limits.price_model)
@@ -393,20 +387,16 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
             f'font-weight="bold">{escape(words)}</text>'
         )
     alt = describe.race_alt(result, level, model, pace_s)
-    return _svg(2 * PANEL_W, PANEL_H, "".join(left) + _beside("".join(right)), alt)
+    return _beside("".join(left), "".join(right), alt)
 
 
 def _race_lines(
-    result: RaceResult, track_x: Sequence[float], run_x: Sequence[float]
+    track: Sequence[float], run: Sequence[float], track_x: Sequence[float], run_x: Sequence[float]
 ) -> tuple[Series, Series]:
     """The track (where the run would have gone on, dashed) and the run, at the x given."""
-    track, run = (
-        tuple(t.spent(result.limits.unit, result.limits.price_model))
-        for t in (result.track, result.run)
-    )
     return (
-        Series("track", _("where the run would have gone on"), "line", tuple(track_x), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
-        Series("run", _("the run"), "line", tuple(run_x), run, TOKENS_COLOUR, width=3, marker="o"),
+        Series("track", _("where the run would have gone on"), "line", tuple(track_x), tuple(track), look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
+        Series("run", _("the run"), "line", tuple(run_x), tuple(run), TOKENS_COLOUR, width=3, marker="o"),
     )  # fmt: skip
 
 
@@ -554,19 +544,17 @@ def _block(x: float, y: float, block: Block) -> str:
         f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
         f"{escape(face.label)}</text>",
     ]
-    caption, caption_colour = _(look.BLOCK).format(n=number), look.MUTED_COLOUR
-    if mark is not None:
-        ring = look.MARKER_COLOURS[mark]
+    caption, colour, weight = _(look.BLOCK).format(n=number), look.MUTED_COLOUR, ""
+    if mark is not None:  # the ring, and the caption in its colour, in bold
+        colour, weight = look.MARKER_COLOURS[mark], ' font-weight="bold"'
         caption = f"{number}: {_(look.MARKED) if mark else _(look.WRONG)}"
-        caption_colour = ring
         out.append(
             f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
-            f'width="94" height="66" rx="10" fill="none" stroke="{ring}" stroke-width="4"/>'
+            f'width="94" height="66" rx="10" fill="none" stroke="{colour}" stroke-width="4"/>'
         )
-    weight = ' font-weight="bold"' if mark is not None else ""
     out.append(
         f'<text class="caption" x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" '
-        f'fill="{caption_colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
+        f'fill="{colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
     )
     return "".join(out)
 
@@ -589,9 +577,11 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     )
 
 
-def _beside(panel: str) -> str:
-    """A second panel, to the right of the first."""
-    return f'<g transform="translate({PANEL_W},0)">{panel}</g>'
+def _beside(left: str, right: str, alt: str) -> str:
+    """Two panels side by side in one SVG document: `right` to the right of `left`."""
+    return _svg(
+        2 * PANEL_W, PANEL_H, f'{left}<g transform="translate({PANEL_W},0)">{right}</g>', alt
+    )
 
 
 def _title_lines(text: str, width: float) -> tuple[str, int]:

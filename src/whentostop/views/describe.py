@@ -253,32 +253,29 @@ def budget_text(budget: float, unit: str, price_model: str) -> str:
 def fall_text(fall: Fall, result: RaceResult) -> str:
     """Where one limit would stop the race's track, in words: "the budget: after turn 10 — the
     next request would take the run to 6,761 tokens, over the budget of 6,000"."""
-    name = _(EXIT_NAMES[fall.stop])
-    unit = result.limits.unit
     track = result.track.run
+    said = {
+        "exit": _(EXIT_NAMES[fall.stop]),
+        "n": len(track.turns) if fall.kept is None else fall.kept,
+        "seconds": fall.at_s or 0.0,
+        "spent": spent_text(fall.spent, result.limits.unit),
+        "why": fall.why,
+    }
     if fall.kept is None:
         if track.has_answer:
-            return _("{exit}: never — the run answers first, on turn {n}").format(
-                exit=name, n=len(track.turns)
-            )
-        return _("{exit}: not within the track's {n} turns").format(exit=name, n=len(track.turns))
+            return _("{exit}: never — the run answers first, on turn {n}").format(**said)
+        return _("{exit}: not within the track's {n} turns").format(**said)
     if fall.stop == Stop.DEADLINE:
         if fall.kept == 0:
-            return _("{exit}: at {seconds:g} s, before the first reply").format(
-                exit=name, seconds=fall.at_s or 0.0
-            )
+            return _("{exit}: at {seconds:g} s, before the first reply").format(**said)
         return ngettext(
             "{exit}: at {seconds:g} s, after about {n} turn ({spent})",
             "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
             fall.kept,
-        ).format(
-            exit=name, seconds=fall.at_s or 0.0, n=fall.kept, spent=spent_text(fall.spent, unit)
-        )
+        ).format(**said)
     if fall.stop == Stop.BUDGET:
-        return _("{exit}: after turn {n} — {why}").format(exit=name, n=fall.kept, why=fall.why)
-    return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(
-        exit=name, n=fall.kept, spent=spent_text(fall.spent, unit), seconds=fall.at_s or 0.0
-    )
+        return _("{exit}: after turn {n} — {why}").format(**said)
+    return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(**said)
 
 
 def race_falls(result: RaceResult) -> list[str]:

@@ -21,6 +21,7 @@ from itertools import cycle
 from typing import Literal
 
 from ..i18n import _, money
+from ..lesson.verdict import turns_text
 from ..level import Judgement, Level, Marker
 from ..outcome import Run, Stop
 from ..usage import (
@@ -262,7 +263,7 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
     for (label, run), (colour, dashes, marker) in zip(runs.items(), looks):
         tokens, usd = cumulative_tokens(run), cumulative_cost(run, p)
         total = usd[-1] if usd else 0.0
-        words = f"{label}: {run.exit_name}, {look.turns_text(len(run.turns))}, {money(total, 4)}"
+        words = f"{label}: {run.exit_name}, {turns_text(len(run.turns))}, {money(total, 4)}"
         x, y = tuple(t.index for t in run.all_turns), tuple(float(v) for v in tokens)
         series.append(
             Series(f"run:{label}", words, "line", x, y, colour, dashes=dashes, marker=marker)

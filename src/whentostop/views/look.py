@@ -1,5 +1,5 @@
 """How the views look, in one place: the colours, the blocks' faces, the charts' titles and
-labels, the tick rule and the turns text that the SVG views (`charts`, for the explorer)
+labels, the tick rule that the SVG views (`charts`, for the explorer)
 and the matplotlib figures (`plots`, for the notebooks) both draw with.
 
 Words are translated when a view is drawn (`_()`), so a figure follows `set_language`.
@@ -10,7 +10,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _
 
 # The palette: Okabe & Ito's colours for colour-vision deficiencies, darkened where a colour
 # fell below WCAG's 3:1 for graphics on white; each pair of run colours and of stacked segments
@@ -118,11 +118,6 @@ ITEM_NAMES = {
     "star": N_("star"),
 }
 """What a block can hide, as the map shows it (the tools' outputs keep the level's words)."""
-
-
-def turns_text(n: int) -> str:
-    """ "1 turn" / "N turns", in the language in effect."""
-    return ngettext("{n} turn", "{n} turns", n).format(n=n)
 
 
 def usd_digits(largest: float) -> int:

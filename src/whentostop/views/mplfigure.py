@@ -100,16 +100,8 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
         _right_axis(ax, model, model.y2)
     shown = [pair for a in fig.axes for pair in zip(*a.get_legend_handles_labels())]
     if model.empty:
-        ax.text(
-            0.5,
-            0.5,
-            model.empty,
-            transform=ax.transAxes,
-            ha="center",
-            va="center",
-            fontsize=TITLE_PT,
-            color=look.MUTED_COLOUR,
-        )
+        centred: dict[str, Any] = {"ha": "center", "va": "center", "fontsize": TITLE_PT}
+        ax.text(0.5, 0.5, model.empty, transform=ax.transAxes, color=look.MUTED_COLOUR, **centred)
     elif shown:
         ax.legend(*zip(*shown), fontsize=TEXT_PT - 1, loc="upper left")
     return fig
@@ -127,12 +119,9 @@ def _style(ax: Axes, model: Chart) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.spines["top"].set_visible(False)
     if model.x.ticks:
+        at = [x for x, _label in model.x.ticks]
         ax.set_xticks(
-            [x for x, _label in model.x.ticks],
-            [
-                label.replace("-", "-\n", 1) if x == model.wrap_up else label
-                for x, label in model.x.ticks
-            ],
+            at, [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
         )
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
@@ -152,18 +141,16 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
 
 
 def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | None) -> None:
+    named: dict[str, Any] = {
+        "color": series.colour,
+        "label": _plain(series.label),
+        "gid": series.key,
+    }
     if series.kind == "bars":
         below = [bottoms.get(x, 0.0) for x in series.x]
-        container = ax.bar(
-            series.x,
-            series.y,
-            bottom=below,
-            color=series.colour,
-            label=_plain(series.label),
-            gid=series.key,
-            edgecolor=look.SEPARATOR_COLOUR,  # white lines between the stacked parts
-            linewidth=1.2,
-        )
+        # white lines between the stacked parts
+        edge: dict[str, Any] = {"edgecolor": look.SEPARATOR_COLOUR, "linewidth": 1.2}
+        container = ax.bar(series.x, series.y, bottom=below, **named, **edge)
         for x, y, patch in zip(series.x, series.y, container.patches):
             bottoms[x] = bottoms.get(x, 0.0) + y
             if x == wrap_up:
@@ -176,9 +163,7 @@ def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | 
         markersize=8 if series.key.startswith("run:") else 6,
         linestyle=(0, series.dashes) if series.dashes else "-",
         linewidth=series.width,
-        color=series.colour,
-        gid=series.key,
-        label=_plain(series.label),
+        **named,
     )
 
 
@@ -204,8 +189,7 @@ def level_map(view: LevelMap, figsize: tuple[float, float] | None = None) -> Des
     ax.set_xlim(-0.6, COL_GAP * (view.width - 1) + 0.6)
     ax.set_ylim(-0.95, ROW_GAP * (rows - 1) + 0.5)
     ax.set_aspect("equal")
-    for side in ("top", "right", "bottom", "left"):
-        ax.spines[side].set_visible(False)
+    ax.spines[:].set_visible(False)
     ax.tick_params(left=False)
     news_lines = textwrap.wrap(view.news, width=max(40, int(fig.get_figwidth() * 8)))
     ax.set_title(_plain("\n".join([view.name, *news_lines])), fontsize=TITLE_PT + 1, loc="left")
@@ -216,58 +200,21 @@ def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
     """One `?` block, closed or showing what it hid; a marker's ring and pin on it, green when
     the star is there, red when not, and its caption saying so."""
     face, n = block.face, block.number
-    edge = 3 if block.item == "star" else 2
-    _box(
-        ax,
-        col,
-        y,
-        0,
-        0.08,
-        facecolor=face.fill,
-        edgecolor=face.edge,
-        linewidth=edge,
-        gid=f"block:{n}",
-    )
-    ax.text(
-        col,
-        y + 0.02,
-        _plain(face.label),
-        ha="center",
-        va="center",
-        fontsize=TITLE_PT + 10
-        if block.item is None
-        else (TEXT_PT + 2 if len(face.label) <= 5 else 12),
-        color=face.colour,
-        fontweight="bold",
-        gid=f"label:{n}",
-    )
+    edge: dict[str, Any] = {"edgecolor": face.edge, "linewidth": 3 if block.item == "star" else 2}
+    _box(ax, col, y, 0, 0.08, facecolor=face.fill, gid=f"block:{n}", **edge)
+    size = TITLE_PT + 10 if block.item is None else (TEXT_PT + 2 if len(face.label) <= 5 else 12)
+    words: dict[str, Any] = {"ha": "center", "va": "center", "fontsize": size, "color": face.colour}
+    ax.text(col, y + 0.02, _plain(face.label), fontweight="bold", gid=f"label:{n}", **words)
     caption, colour, weight = _(look.BLOCK).format(n=n), look.MUTED_COLOUR, "normal"
     if block.marker is not None:
         colour, weight = look.MARKER_COLOURS[block.marker], "bold"
         caption += "\n" + (_(look.MARKED) if block.marker else _(look.WRONG))
         _box(ax, col, y, 0.05, 0.1, facecolor="none", edgecolor=colour, linewidth=4)
-        ax.plot(
-            [col + HALF_W - 0.1],
-            [y + HALF_H - 0.08],
-            marker="v",
-            markersize=18,
-            color=colour,
-            markeredgecolor="white",
-            markeredgewidth=1.5,
-            gid=f"marker:{n}",
-            linestyle="none",
-        )
-    ax.text(
-        col,
-        y - HALF_H - 0.06,
-        caption,
-        ha="center",
-        va="top",
-        fontsize=TEXT_PT,
-        color=colour,
-        fontweight=weight,
-        gid=f"number:{n}",
-    )
+        pin: dict[str, Any] = {"markersize": 18, "markeredgecolor": "white", "markeredgewidth": 1.5}
+        at = ([col + HALF_W - 0.1], [y + HALF_H - 0.08])
+        ax.plot(*at, "v", color=colour, gid=f"marker:{n}", **pin)
+    below: dict[str, Any] = {"ha": "center", "va": "top", "fontsize": TEXT_PT, "fontweight": weight}
+    ax.text(col, y - HALF_H - 0.06, caption, color=colour, gid=f"number:{n}", **below)
 
 
 def _box(ax: Axes, col: float, y: float, grow: float, rounding: float, **style: Any) -> None:

@@ -31,7 +31,7 @@ from ..client import ChatModel
 from ..errors import EndpointError
 from ..events import Event, TurnStart
 from ..i18n import N_, _, language
-from ..lesson import give_up
+from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
 from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
 from ..lesson.race import race as run_race
@@ -105,7 +105,7 @@ TRANSCRIPT_HEIGHT = {True: 220, False: 400}
 
 def turns_text(run: Run | None) -> str:
     """ "1 turn" / "N turns": the turns the run took against its limit (the wrap-up is not one)."""
-    return look.turns_text(len(run.turns) if run else 0)
+    return verdict.turns_text(len(run.turns) if run else 0)
 
 
 def turns_line(run: Run | None, run_number: int) -> str:
@@ -230,13 +230,9 @@ def reading_html(system: str, task: str) -> str:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
         text = _("the mock reads no permission to give up in this prompt")
-    colour = (
-        look.OK_COLOUR
-        if intent.allowed
-        else look.ERROR_COLOUR
-        if intent.refused
-        else look.MUTED_COLOUR
-    )
+    colour = look.OK_COLOUR if intent.allowed else look.MUTED_COLOUR
+    if intent.refused:  # the deciding words forbid giving up
+        colour = look.ERROR_COLOUR
     return f'<span class="wts-reading" style="color:{colour}">{html.escape(text)}</span>'
 
 
@@ -674,7 +670,7 @@ class Explorer(_View):
 RACE_PACE_S = 0.05
 """Seconds the race's model takes per reply (the mock's `slow` persona): slow enough that seconds
 count, fast enough that the race follows a control (its 25-turn track takes about 1.3 s)."""
-RACE_DEADLINE = (0.1, 1.5, 0.1)
+RACE_DEADLINE = {"min": 0.1, "max": 1.5, "step": 0.1}
 """The race's `deadline_s` slider: from, to, step (seconds)."""
 RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
 """The race's budget slider per unit: from, to, step, decimals shown."""
@@ -717,12 +713,9 @@ class Race(_View):
         self.max_turns = TurnsSlider(
             value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
         ).add_class("wts-max-turns")
-        low, high, step = RACE_DEADLINE
         self.deadline = NumberSlider(
             value=deadline_s,
-            min=low,
-            max=high,
-            step=step,
+            **RACE_DEADLINE,
             suffix=" s",
             locale=locale,
             description="deadline_s",
