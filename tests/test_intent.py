@@ -66,10 +66,10 @@ NEWEST = [p for name in NEWEST_FLOOR for p in corpus.load(name)]
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
 not met; `make bench` section 9 reports the held-out accuracy against it."""
-HELD_OUT_FLOOR = {"lang en": 0.93, "lang pt": 0.94, "label keeps_searching": 0.97}
+HELD_OUT_FLOOR = {"lang en": 0.93, "lang pt": 0.95, "label keeps_searching": 0.97}
 """A ratchet below the goal: what the reader measured on the held-out file once its second
-opinion (`mock/gist.py`) was trained on the round-5 and round-6 files (en 94.0 %, pt 94.3 %,
-keeps_searching 97.6 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
+opinion (`mock/gist.py`) was trained on rounds 5 to 7 (en 93.5 %, pt 95.2 %, keeps_searching
+97.1 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
 go up, toward the goal, as the reader learns from development files."""
 
 
