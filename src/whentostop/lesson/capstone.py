@@ -23,11 +23,11 @@ from .cases import (
     PROGRESS,
     CountingModel,
     Runaway,
-    attempt,
     level_named,
     searched_elsewhere,
 )
 from .content import Case, ExerciseText, said
+from .limits import attempt
 from .verdict import (
     Incorrect,
     NotAttempted,
@@ -339,6 +339,3 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
     return Incorrect(
         _(said("1-4", "caller_timed_out")), case=progress.case, seconds=seconds, n=progress.runs
     )
-
-
-__all__ = ["MOST_RUNS", "Castle", "castle", "judge", "timed_out"]

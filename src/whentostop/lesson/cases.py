@@ -26,7 +26,6 @@ from ..tools import Tool
 from . import give_up, limits, prompt
 from .castle import empty_castle
 from .content import extra_levels
-from .limits import attempt
 
 JAMMED = "the ? blocks are stuck: try again"
 """What a jammed tool raises the first time it is called (RuntimeError)."""
@@ -200,21 +199,3 @@ def searched_elsewhere(run: Run, level: Level) -> bool:
             if area is None or level.search_blocks(area) != call.output:
                 return True
     return False
-
-
-__all__ = [
-    "JAMMED",
-    "PROGRESS",
-    "CountingModel",
-    "Progress",
-    "Runaway",
-    "attempt",
-    "case_run",
-    "case_tools",
-    "changed",
-    "level_named",
-    "maybe_json",
-    "mock_run",
-    "searched_elsewhere",
-    "tool_call",
-]

@@ -228,19 +228,3 @@ def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]])
         (_("run"), _("the last-message loop returns"), _("its end event"), _("the outcome")),
         tuple(table),
     )
-
-
-__all__ = [
-    "Post",
-    "Table",
-    "Where",
-    "describe_message",
-    "describe_outcome",
-    "empty_castle",
-    "exit_by_last_message",
-    "http_post",
-    "last_assistant",
-    "post_to",
-    "side_by_side",
-    "where",
-]

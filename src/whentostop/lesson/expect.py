@@ -259,6 +259,3 @@ def _note(stated: str, did: str, why: str, tried: str) -> str:
     return "⚠ " + _("{stated} This run did not: {did}. {why} {tried}").format(
         stated=stated, did=did, why=why, tried=tried
     )
-
-
-__all__ = ["Expectation", "expect", "expect_raised", "history"]

@@ -29,7 +29,6 @@ from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
 from .cases import (
     PROGRESS,
-    attempt,
     case_run,
     case_tools,
     maybe_json,
@@ -38,7 +37,7 @@ from .cases import (
 )
 from .castle import exit_by_last_message
 from .content import Case, ExerciseText, said, translate_code
-from .limits import Ran
+from .limits import Ran, attempt
 from .verdict import (
     ENDED,
     Incorrect,
@@ -838,6 +837,3 @@ JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
     "loop": loopcheck.judge,
     "caller": capstone.judge,
 }
-
-
-__all__ = ["ASPECTS", "GIVE_UP_EXAMPLES", "JUDGES", "reads_as_failure", "reference"]

@@ -577,17 +577,3 @@ def shown(value: Any, limit: int = 120) -> str:
         text = f"<{type(value).__name__}>"
     text = " ".join(text[: limit * 2].split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-__all__ = [
-    "MAX_PRINTED",
-    "OutOfTime",
-    "Ran",
-    "active",
-    "attempt",
-    "end_now",
-    "expired",
-    "run_limited",
-    "shown",
-    "stop_if_expired",
-]

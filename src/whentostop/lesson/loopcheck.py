@@ -597,16 +597,3 @@ def timed_out(progress: Any, seconds: float) -> Incorrect:
         seconds=seconds,
         n=progress.requests,
     )
-
-
-__all__ = [
-    "UNKNOWN_TOOL",
-    "LoopCase",
-    "Played",
-    "diagnose",
-    "judge",
-    "play",
-    "read_outcome",
-    "timed_out",
-    "transcript",
-]

@@ -162,24 +162,3 @@ def correct(template: str, **fields: Any) -> Verdict:
     return Verdict(
         "correct", render(template, fields, markdown=False), render(template, fields, markdown=True)
     )
-
-
-__all__ = [
-    "ENDED",
-    "Incorrect",
-    "NotAttempted",
-    "Said",
-    "Status",
-    "Verdict",
-    "____",
-    "a_function",
-    "blank_in",
-    "correct",
-    "ended_text",
-    "is_blank",
-    "names_in",
-    "raised",
-    "render",
-    "still_blank",
-    "turns_text",
-]
