@@ -12,7 +12,6 @@ import copy
 import dataclasses
 import json
 import sys
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -26,6 +25,7 @@ from ..tools import Tool
 from . import give_up, limits, prompt
 from .castle import empty_castle
 from .content import extra_levels
+from .verdict import PROGRESS
 
 JAMMED = "the ? blocks are stuck: try again"
 """What a jammed tool raises the first time it is called (RuntimeError)."""
@@ -145,22 +145,6 @@ def maybe_json(text: Any) -> Any:
 
 
 # -- calling the learner's code ------------------------------------------------------------------
-
-
-@dataclass
-class Progress:
-    """Where a check is: the case being tried (for a verdict that comes when time runs out) and
-    what the learner's code has asked for on it."""
-
-    case: str = ""
-    requests: int = 0
-    runs: int = 0
-    stopped: int = 0
-    """How many times the check's plumbing raised to stop the learner's code (which went on)."""
-
-
-PROGRESS = Progress()
-"""The check running now (a check runs one at a time, in the kernel's thread)."""
 
 
 class CountingModel:

@@ -26,13 +26,22 @@ from typing import Any
 
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
-from .cases import PROGRESS, Progress
 from .cases import mock_run as mock_run  # the checks' public names: tests call them here
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
 from .judges import GIVE_UP_EXAMPLES as GIVE_UP_EXAMPLES
 from .judges import JUDGES
 from .questions import BANK
-from .verdict import Incorrect, NotAttempted, Verdict, ____, is_blank, raised, still_blank
+from .verdict import (
+    PROGRESS,
+    Incorrect,
+    NotAttempted,
+    Progress,
+    Verdict,
+    ____,
+    is_blank,
+    raised,
+    still_blank,
+)
 
 LIMIT_S = 9.0
 """The wall time a check gives the learner's code (and its own runs beside it): every verdict
@@ -161,16 +170,15 @@ class Exercise:
 
     def _timed_out(self) -> Incorrect:
         if self.text.takes == "loop":
-            return loopcheck.timed_out(PROGRESS, LIMIT_S)
+            return loopcheck.timed_out(LIMIT_S)
         if self.text.takes == "caller":
-            return capstone.timed_out(PROGRESS, LIMIT_S)
+            return capstone.timed_out(LIMIT_S)
         if PROGRESS.case:
             return Incorrect(
                 _(
                     "with {case}, your code did not return within {seconds:g} s: a loop with no way "
                     "out?"
                 ),
-                case=PROGRESS.case,
                 seconds=LIMIT_S,
             )
         return Incorrect(
@@ -199,11 +207,8 @@ class Exercise:
 
 def _raised_elsewhere(exc: BaseException) -> Incorrect:
     """Something the answer did raised outside the cases' own calls (its `__eq__`, its repr)."""
-    where = PROGRESS.case
-    if where:
-        return Incorrect(
-            _("with {case}, your answer raised {kind}: {error}"), case=where, **raised(exc)
-        )
+    if PROGRESS.case:
+        return Incorrect(_("with {case}, your answer raised {kind}: {error}"), **raised(exc))
     return Incorrect(_("your answer raised {kind}: {error}"), **raised(exc))
 
 

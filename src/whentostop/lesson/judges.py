@@ -28,7 +28,6 @@ from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
 from .cases import (
-    PROGRESS,
     case_run,
     case_tools,
     maybe_json,
@@ -40,6 +39,7 @@ from .content import Case, ExerciseText, said, translate_code
 from .limits import Ran, attempt
 from .verdict import (
     ENDED,
+    PROGRESS,
     Incorrect,
     NotAttempted,
     Said,
@@ -125,32 +125,31 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
     raise ValueError(f"{exercise.id}: no inputs for takes={exercise.takes!r}")
 
 
-def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Ran, Ran]]:
-    """Each case, named, with its inputs, what the solution gave on them and what `fn` gave."""
+def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[Any, Ran, Ran]]:
+    """Each case (named in `PROGRESS`), its inputs, what the solution gave on them and what `fn` gave."""
     a_function(exercise.answer, fn)
     for index, case in enumerate(exercise.cases):
-        where = _case(case)
+        _case(case)
         inputs = _inputs(exercise, case)
         want = _reference_result(exercise, language(), index)
         if want.ok:  # else the solution itself raised: this case says nothing about the answer
-            yield where, inputs, want, attempt(fn, *copy.deepcopy(inputs))
+            yield inputs, want, attempt(fn, *copy.deepcopy(inputs))
 
 
-def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
+def _raised(called: Ran, escaped: str = "") -> Incorrect:
     """The verdict on learner code that raised: the case it raised on, and what it raised."""
     exc = called.raised
     assert exc is not None
     if isinstance(exc, NoAnswer) and escaped:
-        return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
+        return Incorrect(_("with {case}, {escaped}"), escaped=_(escaped))
     if isinstance(exc, SystemExit):
-        return Incorrect(_(said("shared", "called_sys_exit")), case=where)
+        return Incorrect(_(said("shared", "called_sys_exit")))
     if not isinstance(exc, Exception):
         return Incorrect(
             _(said("shared", "raised_base_exception")),
-            case=where,
             kind=Said(type(exc).__name__, text=True),
         )
-    return Incorrect(_("with {case}, your code raised {kind}: {error}"), case=where, **raised(exc))
+    return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
 
 # -- functions: called on every case beside the solution -----------------------------------------
@@ -165,13 +164,13 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
         raise Incorrect(
             _(said("shared", "reads_the_exit_names")), names=", ".join(sorted(forbidden))
         )
-    for where, inputs, want, got in _tried(exercise, fn):
+    for inputs, want, got in _tried(exercise, fn):
         if not got.ok:
-            raise _raised(got, where, exercise.settings.get("escaped", ""))
+            raise _raised(got, exercise.settings.get("escaped", ""))
         if blank_in(got.value):
             raise NotAttempted
         if not _equal(got.value, want.value):
-            raise _different(where, inputs[0], got.value, want.value)
+            raise _different(inputs[0], got.value, want.value)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -189,13 +188,13 @@ def _equal(got: Any, want: Any) -> bool:
         return False
 
 
-def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
+def _different(first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
     why = _cause(run, got, want) or _("with {case}, your function returned {got}; expected {want}.")
     ended = {"ended": ended_text(run)} if run is not None else {}
-    return Incorrect(why, case=where, got=Said(got), want=Said(want), **ended)
+    return Incorrect(why, got=Said(got), want=Said(want), **ended)
 
 
 def _cause(run: Run | None, got: Any, want: Any) -> str | None:
@@ -237,36 +236,30 @@ def _not_an_int_returned(got: Any, want: int) -> str | None:
 def pair(exercise: ExerciseText, fn: Any) -> Verdict:
     """A function of (messages, stop_on) that returns (stop, answer): on every case, the pair the
     solution returns."""
-    for where, _given, want, got in _tried(exercise, fn):
+    for _given, want, got in _tried(exercise, fn):
         exc = got.raised
         if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
-            raise Incorrect(
-                _(said("1-4", "recipe_json_not_python")), case=where, error=Said(exc, text=True)
-            )
+            raise Incorrect(_(said("1-4", "recipe_json_not_python")), error=Said(exc, text=True))
         if not got.ok:
-            raise _raised(got, where)
+            raise _raised(got)
         if blank_in(got.value):
             raise NotAttempted
         value = got.value
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), case=where, got=Said(value))
+            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
         want_stop, want_answer = want.value
         if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
             raise Incorrect(
                 _(said("1-4", "recipe_unknown_stop")),
-                case=where,
                 got=Said(stop),
                 want=Said(want_stop),
             )
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
-            raise Incorrect(
-                _(said("1-4", "recipe_answer_not_parsed")), case=where, got=Said(answer)
-            )
+            raise Incorrect(_(said("1-4", "recipe_answer_not_parsed")), got=Said(answer))
         if stop != want_stop or not _equal(answer, want_answer):
             raise Incorrect(
                 _("with {case}, the recipe should say {want}; yours said {got}."),
-                case=where,
                 want=Said((want_stop, want_answer)),
                 got=Said((stop, answer)),
             )
@@ -302,7 +295,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     a_function(exercise.answer, fn)
     solution = reference(exercise)
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
@@ -310,15 +303,14 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
             if got.ok:
                 raise Incorrect(
                     _(said("1-4", "run_call_caught_base_exception")),
-                    case=where,
                     kind=Said(type(want.raised).__name__, text=True),
                 )
             continue
         if not got.ok:
-            raise Incorrect(_(said("1-4", "run_call_raised")), case=where, **raised(got.raised))
+            raise Incorrect(_(said("1-4", "run_call_raised")), **raised(got.raised))
         if blank_in(got.value):
             raise NotAttempted
-        _one_result(case, where, call, got.value, want.value)
+        _one_result(case, call, got.value, want.value)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -333,39 +325,31 @@ def _tools_of(case: Case) -> list[Tool]:
     return case_tools(case.get("level", "1-2"), (), {name: how} if how else None)
 
 
-def _one_result(
-    case: Case, where: str, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]
-) -> None:
+def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]) -> None:
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), case=where, got=Said(got))
+        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
     if ok is want_ok:
         if want_ok:
-            _ran(where, call, data, output, want_data, want_output)
+            _ran(call, data, output, want_data, want_output)
         else:
-            _failed(case, where, data, output)
+            _failed(case, data, output)
     elif want_ok:
-        raise Incorrect(
-            _(said("1-4", "run_call_said_it_failed")), case=where, ok=Said(ok), output=Said(output)
-        )
+        raise Incorrect(_(said("1-4", "run_call_said_it_failed")), ok=Said(ok), output=Said(output))
     else:
         raise Incorrect(
             _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
-            case=where,
             failure=_(case.get("failure", "the call failed")),
             ok=Said(ok),
         )
 
 
-def _ran(
-    where: str, call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str
-) -> None:
+def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str) -> None:
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
         raise Incorrect(
             _(said("1-4", "run_call_output_not_text")),
-            case=where,
             kind=Said(type(output).__name__, text=True),
             got=Said(output),
         )
@@ -373,7 +357,6 @@ def _ran(
         sent = call["function"]["arguments"]
         raise Incorrect(
             _(said("1-4", "run_call_data_not_validated")),
-            case=where,
             want=Said(want_data),
             cause=_("the arguments as the model sent them")
             if data in (sent, maybe_json(sent))
@@ -383,25 +366,22 @@ def _ran(
     if output != want_output:
         raise Incorrect(
             _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
-            case=where,
             want=Said(want_output),
             got=Said(output),
         )
 
 
-def _failed(case: Case, where: str, data: Any, output: Any) -> None:
+def _failed(case: Case, data: Any, output: Any) -> None:
     """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
-        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), case=where, got=Said(data))
+        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), got=Said(data))
     if not isinstance(output, str) or not output.strip():
-        raise Incorrect(_(said("1-4", "run_call_no_error_line")), case=where, got=Said(output))
+        raise Incorrect(_(said("1-4", "run_call_no_error_line")), got=Said(output))
     if not reads_as_failure(output):
-        raise Incorrect(_(said("1-4", "run_call_error_not_said")), case=where, got=Said(output))
+        raise Incorrect(_(said("1-4", "run_call_error_not_said")), got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
-        raise Incorrect(
-            _(said("1-4", "run_call_error_without_message")), case=where, got=Said(output)
-        )
+        raise Incorrect(_(said("1-4", "run_call_error_without_message")), got=Said(output))
 
 
 def _failure_message(case: Case) -> str:
@@ -690,14 +670,13 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     cap, most = exercise.settings["token_cap"], exercise.settings["most"]
     spent = 0
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
                 raise Incorrect(
                     _(said("1-1", "budget_too_tight")),
                     max_turns=max_turns,
-                    case=where,
                     needed=turns_text(len(case_run(case.data["run"]).turns)),
                 )
             continue
@@ -706,7 +685,6 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
             raise Incorrect(
                 _(said("1-1", "budget_far_too_loose")),
                 max_turns=max_turns,
-                case=where,
                 cap=cap,
                 spent=spent,
                 most=most,
@@ -715,7 +693,6 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
             raise Incorrect(
                 _(said("1-1", "budget_too_loose")),
                 max_turns=max_turns,
-                case=where,
                 spent=spent,
                 cap=cap,
             )
@@ -761,19 +738,18 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
-                raise Incorrect(_(said("1-2", "gave_up_without_searching")), case=where)
+                raise Incorrect(_(said("1-2", "gave_up_without_searching")))
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
             raise Incorrect(
                 _(said("1-2", "gave_up_too_soon")),
-                case=where,
                 ended=ended_text(run),
                 searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),

@@ -24,11 +24,11 @@ from ..i18n import N_, _, ngettext
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, maybe_json, tool_call
+from .cases import JAMMED, KEPT_GOING, Runaway, case_tools, maybe_json, tool_call
 from .castle import Post, http_post, last_assistant, on_the_mock
 from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import Incorrect, Said, Verdict, a_function, correct, still_blank
+from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -275,7 +275,7 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
-    case, kind, where = played.case, type(error).__name__, _(played.case.title)
+    case, kind = played.case, type(error).__name__
     if isinstance(error, Runaway):
         return Incorrect(
             _(said_at_length("1-4", "loop_too_many_requests")),
@@ -311,24 +311,21 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if isinstance(error, KeyError) and "tool_calls" in str(error):
         return Incorrect(_(said_at_length("1-4", "loop_read_missing_tool_calls")))
     if isinstance(error, SystemExit):
-        return Incorrect(_(said_at_length("1-4", "loop_exited")), case=where, n=played.requests)
+        return Incorrect(_(said_at_length("1-4", "loop_exited")), n=played.requests)
     if not isinstance(error, Exception):
         return Incorrect(
             _(said_at_length("1-4", "loop_raised_a_base_exception")),
-            case=where,
             kind=Said(kind, text=True),
             n=played.requests,
         )
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
         return Incorrect(
             _(said_at_length("1-4", "loop_request_refused")),
-            case=where,
             n=played.requests,
             said=Said(error, text=True),
         )
     return Incorrect(
         _("with {case}, your loop raised {kind}: {said}"),
-        case=where,
         kind=Said(kind, text=True),
         said=Said(error, text=True),
     )
@@ -578,22 +575,18 @@ class _Rendered(Said):
         return self.as_markdown
 
 
-def timed_out(progress: Any, seconds: float) -> Incorrect:
+def timed_out(seconds: float) -> Incorrect:
     """The verdict on a loop the time limit stopped."""
-    if progress.stopped:
+    if PROGRESS.stopped:
         return Incorrect(
             _(said_at_length("1-4", "did_not_stop")),
-            case=progress.case,
-            n=progress.requests - progress.stopped,
-            times=progress.stopped,
+            n=PROGRESS.requests - PROGRESS.stopped,
+            times=PROGRESS.stopped,
         )
-    if progress.requests == 0:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_never_asked")), case=progress.case, seconds=seconds
-        )
+    if PROGRESS.requests == 0:
+        return Incorrect(_(said_at_length("1-4", "loop_never_asked")), seconds=seconds)
     return Incorrect(
         _(said_at_length("1-4", "loop_timed_out")),
-        case=progress.case,
         seconds=seconds,
-        n=progress.requests,
+        n=PROGRESS.requests,
     )

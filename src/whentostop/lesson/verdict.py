@@ -70,6 +70,22 @@ def render(template: str, fields: dict[str, Any], markdown: bool) -> str:
     return template.format(**values)
 
 
+@dataclass
+class Progress:
+    """Where a check is: the case being tried (for a verdict that comes when time runs out) and
+    what the learner's code has asked for on it."""
+
+    case: str = ""
+    requests: int = 0
+    runs: int = 0
+    stopped: int = 0
+    """How many times the check's plumbing raised to stop the learner's code (which went on)."""
+
+
+PROGRESS = Progress()
+"""The check running now (a check runs one at a time, in the kernel's thread)."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a check concluded, and the sentence the learner reads (after the status word), as
@@ -88,9 +104,11 @@ class Verdict:
 
 class Incorrect(Exception):
     """The answer went wrong on a case: the message says which case exposed it, and what to do.
-    `template` is already translated; `Said` fields are quoted and escaped when shown."""
+    `template` is already translated; `Said` fields are quoted and escaped when shown; `case`,
+    unless given, is the case being tried (`PROGRESS.case`)."""
 
     def __init__(self, template: str, **fields: Any) -> None:
+        fields.setdefault("case", PROGRESS.case)
         super().__init__(render(template, fields, markdown=False))
         self.template, self.fields = template, fields
 
