@@ -19,12 +19,7 @@ from ..loop import run_agent
 from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
-from .cases import (
-    CountingModel,
-    Runaway,
-    level_named,
-    searched_elsewhere,
-)
+from .cases import CountingModel, Runaway, level_named, searched_elsewhere
 from .content import Case, ExerciseText, said
 from .limits import attempt
 from .verdict import (
@@ -73,11 +68,7 @@ def castle() -> Castle:
     assert star is not None
     honest, sloppy = (
         run_agent(
-            prompt(),
-            model=mock(persona),
-            tools=level.tools(),
-            max_turns=60,
-            stop_on=["mark_star"],
+            prompt(), model=mock(persona), tools=level.tools(), max_turns=60, stop_on=["mark_star"]
         )
         for persona in ("searcher", "sloppy")
     )
@@ -181,7 +172,7 @@ def _compare(case: Case, status: Any, shown: Any, runs: list[Run]) -> None:
         _deadline(status, shown, runs)
     elif isinstance(shown, Run):
         raise Incorrect(
-            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
+            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer.")
         )
     elif want["answer"] == "the star":
         _star(status, shown, runs)
@@ -197,8 +188,7 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
         return
     if last.stop == Stop.END_TURN and not last.stop_on:
         raise Incorrect(
-            _(said("1-4", "caller_answer_in_text")),
-            answer=Said(last._answer, text=True),
+            _(said("1-4", "caller_answer_in_text")), answer=Said(last._answer, text=True)
         )
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
         raise Incorrect(
@@ -244,9 +234,7 @@ def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
     if not system:
         raise Incorrect(_(said("1-4", "caller_no_system_prompt")), ended=ended)
     raise Incorrect(
-        _(said("1-4", "caller_prompt_no_give_up")),
-        ended=ended,
-        system=Said(system, text=True),
+        _(said("1-4", "caller_prompt_no_give_up")), ended=ended, system=Said(system, text=True)
     )
 
 
@@ -296,9 +284,7 @@ def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
         raise Incorrect(_(said("1-4", "caller_retried_after_deadline")))
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
         raise Incorrect(
-            _(said("1-4", "caller_deadline_not_reported")),
-            status=Said(status),
-            shown=Said(shown),
+            _(said("1-4", "caller_deadline_not_reported")), status=Said(status), shown=Said(shown)
         )
 
 

@@ -27,13 +27,7 @@ from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
-from .cases import (
-    case_run,
-    case_tools,
-    maybe_json,
-    searched_elsewhere,
-    tool_call,
-)
+from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
 from .castle import exit_by_last_message
 from .content import Case, ExerciseText, said, translate_code
 from .limits import Ran, attempt
@@ -146,8 +140,7 @@ def _raised(called: Ran, escaped: str = "") -> Incorrect:
         return Incorrect(_(said("shared", "called_sys_exit")))
     if not isinstance(exc, Exception):
         return Incorrect(
-            _(said("shared", "raised_base_exception")),
-            kind=Said(type(exc).__name__, text=True),
+            _(said("shared", "raised_base_exception")), kind=Said(type(exc).__name__, text=True)
         )
     return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
@@ -251,9 +244,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
         want_stop, want_answer = want.value
         if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
             raise Incorrect(
-                _(said("1-4", "recipe_unknown_stop")),
-                got=Said(stop),
-                want=Said(want_stop),
+                _(said("1-4", "recipe_unknown_stop")), got=Said(stop), want=Said(want_stop)
             )
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
             raise Incorrect(_(said("1-4", "recipe_answer_not_parsed")), got=Said(answer))
@@ -691,10 +682,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
             )
         if spent > cap:
             raise Incorrect(
-                _(said("1-1", "budget_too_loose")),
-                max_turns=max_turns,
-                spent=spent,
-                cap=cap,
+                _(said("1-1", "budget_too_loose")), max_turns=max_turns, spent=spent, cap=cap
             )
     return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 

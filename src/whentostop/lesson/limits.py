@@ -132,9 +132,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     if _active is not None:  # a check inside a check: the outer one holds the limit
         return attempt(fn)
     state = _State(
-        deadline=time.monotonic() + seconds,
-        thread=threading.get_ident(),
-        harness=_harness.__code__,
+        deadline=time.monotonic() + seconds, thread=threading.get_ident(), harness=_harness.__code__
     )
     chosen = clock or ("alarm" if _can_alarm() else "poll")
     watch: _Watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)

@@ -586,7 +586,5 @@ def timed_out(seconds: float) -> Incorrect:
     if PROGRESS.requests == 0:
         return Incorrect(_(said_at_length("1-4", "loop_never_asked")), seconds=seconds)
     return Incorrect(
-        _(said_at_length("1-4", "loop_timed_out")),
-        seconds=seconds,
-        n=PROGRESS.requests,
+        _(said_at_length("1-4", "loop_timed_out")), seconds=seconds, n=PROGRESS.requests
     )
