@@ -20,7 +20,7 @@ from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import CountingModel, Runaway, level_named, searched_elsewhere
-from .content import Case, ExerciseText, said
+from .content import Case, ExerciseText
 from .limits import attempt
 from .verdict import (
     PROGRESS,
@@ -33,6 +33,7 @@ from .verdict import (
     correct,
     ended_text,
     raised,
+    wrong,
 )
 
 MOST_RUNS = 2
@@ -107,15 +108,15 @@ def _result(got: Any) -> tuple[Any, Any, list[Run]]:
     if not got.ok:
         exc = got.raised
         if isinstance(exc, Runaway):
-            raise Incorrect(_(said("1-4", "caller_third_run")))
+            raise wrong("1-4", "caller_third_run")
         if isinstance(exc, SystemExit):
-            raise Incorrect(_(said("1-4", "caller_exited")))
+            raise wrong("1-4", "caller_exited")
         raise Incorrect(_("with {case}, castle_caller raised {kind}: {error}"), **raised(exc))
     value = got.value
     if blank_in(value):
         raise NotAttempted
     if not isinstance(value, tuple) or len(value) != 3:
-        raise Incorrect(_(said("1-4", "caller_not_a_triple")), got=Said(value))
+        raise wrong("1-4", "caller_not_a_triple", got=Said(value))
     runs = value[2]
     made = PROGRESS.runs
     if (
@@ -124,31 +125,34 @@ def _result(got: Any) -> tuple[Any, Any, list[Run]]:
         or len(runs) > max(made, MOST_RUNS)
         or not all(isinstance(r, Run) for r in runs)
     ):
-        raise Incorrect(_(said("1-4", "caller_runs_not_a_list")), made=made, got=Said(runs))
+        raise wrong("1-4", "caller_runs_not_a_list", made=made, got=Said(runs))
     return value[0], value[1], runs
 
 
 def _settings(run: Run, low: float, high: float) -> None:
     ground = castle()
     if run.deadline_s is None:
-        raise Incorrect(_(said("1-4", "caller_no_deadline")), low=low, high=high)
+        raise wrong("1-4", "caller_no_deadline", low=low, high=high)
     if not low <= run.deadline_s <= high:
-        raise Incorrect(
-            _(said("1-4", "caller_deadline_out_of_range")),
+        raise wrong(
+            "1-4",
+            "caller_deadline_out_of_range",
             deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
             low=low,
             high=high,
         )
     if run.max_turns < ground.least:
-        raise Incorrect(
-            _(said("1-4", "too_few_turns")),
+        raise wrong(
+            "1-4",
+            "too_few_turns",
             max_turns=run.max_turns,
             longest=ground.longest,
             rooms=ground.rooms,
         )
     if run.max_turns > ground.most:
-        raise Incorrect(
-            _(said("1-4", "too_many_turns")),
+        raise wrong(
+            "1-4",
+            "too_many_turns",
             max_turns=run.max_turns,
             longest=ground.longest,
             most=ground.most,
@@ -159,9 +163,9 @@ def _played(runs: list[Run], persona: str, level: Level) -> None:
     """Each run was played by the model and on the level the caller was given."""
     for run in runs:
         if run.model and run.model != persona:
-            raise Incorrect(_(said("1-4", "caller_other_model")), played=Said(run.model, text=True))
+            raise wrong("1-4", "caller_other_model", played=Said(run.model, text=True))
         if searched_elsewhere(run, level):
-            raise Incorrect(_(said("1-4", "caller_other_level")))
+            raise wrong("1-4", "caller_other_level")
 
 
 def _compare(case: Case, status: Any, shown: Any, runs: list[Run]) -> None:
@@ -187,26 +191,27 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
     if status == "answer" and shown == star and len(runs) == 1:
         return
     if last.stop == Stop.END_TURN and not last.stop_on:
-        raise Incorrect(
-            _(said("1-4", "caller_answer_in_text")), answer=Said(last._answer, text=True)
-        )
+        raise wrong("1-4", "caller_answer_in_text", answer=Said(last._answer, text=True))
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
-        raise Incorrect(
-            _(said("1-4", "caller_pipe_not_star")),
+        raise wrong(
+            "1-4",
+            "caller_pipe_not_star",
             answer=Said(last._answer),
             stop_on=Said(list(last.stop_on)),
         )
     if any(r.has_answer for r in runs) and status != "answer":
-        raise Incorrect(
-            _(said("1-4", "caller_answer_not_reported")),
+        raise wrong(
+            "1-4",
+            "caller_answer_not_reported",
             ended=_("ended through the warp pipe")
             if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
             else _("ended on the flag"),
             answer=Said(next(r._answer for r in runs if r.has_answer)),
             status=Said(status),
         )
-    raise Incorrect(
-        _(said("1-4", "caller_star_not_returned")),
+    raise wrong(
+        "1-4",
+        "caller_star_not_returned",
         star=Said(star),
         status=Said(status),
         shown=Said(shown),
@@ -232,27 +237,26 @@ def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
         else _("did not give up in words on its first run")
     )
     if not system:
-        raise Incorrect(_(said("1-4", "caller_no_system_prompt")), ended=ended)
-    raise Incorrect(
-        _(said("1-4", "caller_prompt_no_give_up")), ended=ended, system=Said(system, text=True)
-    )
+        raise wrong("1-4", "caller_no_system_prompt", ended=ended)
+    raise wrong("1-4", "caller_prompt_no_give_up", ended=ended, system=Said(system, text=True))
 
 
 def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
     if status == "answer":
-        raise Incorrect(_(said("1-4", "caller_clock_as_answer")), shown=Said(shown))
+        raise wrong("1-4", "caller_clock_as_answer", shown=Said(shown))
     if len(runs) != 2 or any(r.stop != Stop.MAX_TURNS for r in runs):
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
-            raise Incorrect(_(said("1-4", "caller_dropped_a_run")))
-        raise Incorrect(
-            _(said("1-4", "caller_did_not_retry_once")),
+            raise wrong("1-4", "caller_dropped_a_run")
+        raise wrong(
+            "1-4",
+            "caller_did_not_retry_once",
             runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
             status=Said(status),
         )
     first, second = (_task(r) for r in runs)
     if first == second:
-        raise Incorrect(_(said("1-4", "caller_same_task_again")), task=Said(first[1], text=True))
+        raise wrong("1-4", "caller_same_task_again", task=Said(first[1], text=True))
     replies = {
         str(m.get("content") or "")
         for r in runs
@@ -265,11 +269,8 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
             if isinstance(shown, str) and shown in replies
             else ""
         )
-        raise Incorrect(
-            _(said("1-4", "caller_clock_not_reported")),
-            status=Said(status),
-            shown=Said(shown),
-            what=what,
+        raise wrong(
+            "1-4", "caller_clock_not_reported", status=Said(status), shown=Said(shown), what=what
         )
 
 
@@ -281,11 +282,9 @@ def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
             ended=ended_text(runs[0]),
         )
     if len(runs) != 1:
-        raise Incorrect(_(said("1-4", "caller_retried_after_deadline")))
+        raise wrong("1-4", "caller_retried_after_deadline")
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
-        raise Incorrect(
-            _(said("1-4", "caller_deadline_not_reported")), status=Said(status), shown=Said(shown)
-        )
+        raise wrong("1-4", "caller_deadline_not_reported", status=Said(status), shown=Said(shown))
 
 
 def _task(run: Run) -> tuple[str, str]:
@@ -300,5 +299,5 @@ def _task(run: Run) -> tuple[str, str]:
 def timed_out(seconds: float) -> Incorrect:
     """The verdict on a caller the time limit stopped."""
     if PROGRESS.stopped:
-        return Incorrect(_(said("1-4", "caller_did_not_stop")), times=PROGRESS.stopped)
-    return Incorrect(_(said("1-4", "caller_timed_out")), seconds=seconds, n=PROGRESS.runs)
+        return wrong("1-4", "caller_did_not_stop", times=PROGRESS.stopped)
+    return wrong("1-4", "caller_timed_out", seconds=seconds, n=PROGRESS.runs)

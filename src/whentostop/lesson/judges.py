@@ -45,6 +45,7 @@ from .verdict import (
     names_in,
     raised,
     turns_text,
+    wrong,
 )
 
 PERSONA_NAMES = {
@@ -137,11 +138,9 @@ def _raised(called: Ran, escaped: str = "") -> Incorrect:
     if isinstance(exc, NoAnswer) and escaped:
         return Incorrect(_("with {case}, {escaped}"), escaped=_(escaped))
     if isinstance(exc, SystemExit):
-        return Incorrect(_(said("shared", "called_sys_exit")))
+        return wrong("shared", "called_sys_exit")
     if not isinstance(exc, Exception):
-        return Incorrect(
-            _(said("shared", "raised_base_exception")), kind=Said(type(exc).__name__, text=True)
-        )
+        return wrong("shared", "raised_base_exception", kind=Said(type(exc).__name__, text=True))
     return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
 
@@ -154,9 +153,7 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     code = getattr(fn, "__code__", None)  # not a function: _tried says so
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
-        raise Incorrect(
-            _(said("shared", "reads_the_exit_names")), names=", ".join(sorted(forbidden))
-        )
+        raise wrong("shared", "reads_the_exit_names", names=", ".join(sorted(forbidden)))
     for inputs, want, got in _tried(exercise, fn):
         if not got.ok:
             raise _raised(got, exercise.settings.get("escaped", ""))
@@ -232,22 +229,20 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
     for _given, want, got in _tried(exercise, fn):
         exc = got.raised
         if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
-            raise Incorrect(_(said("1-4", "recipe_json_not_python")), error=Said(exc, text=True))
+            raise wrong("1-4", "recipe_json_not_python", error=Said(exc, text=True))
         if not got.ok:
             raise _raised(got)
         if blank_in(got.value):
             raise NotAttempted
         value = got.value
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), got=Said(value))
+            raise wrong("1-4", "recipe_not_a_pair", got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
         want_stop, want_answer = want.value
         if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
-            raise Incorrect(
-                _(said("1-4", "recipe_unknown_stop")), got=Said(stop), want=Said(want_stop)
-            )
+            raise wrong("1-4", "recipe_unknown_stop", got=Said(stop), want=Said(want_stop))
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
-            raise Incorrect(_(said("1-4", "recipe_answer_not_parsed")), got=Said(answer))
+            raise wrong("1-4", "recipe_answer_not_parsed", got=Said(answer))
         if stop != want_stop or not _equal(answer, want_answer):
             raise Incorrect(
                 _("with {case}, the recipe should say {want}; yours said {got}."),
@@ -292,13 +287,14 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
-                raise Incorrect(
-                    _(said("1-4", "run_call_caught_base_exception")),
+                raise wrong(
+                    "1-4",
+                    "run_call_caught_base_exception",
                     kind=Said(type(want.raised).__name__, text=True),
                 )
             continue
         if not got.ok:
-            raise Incorrect(_(said("1-4", "run_call_raised")), **raised(got.raised))
+            raise wrong("1-4", "run_call_raised", **raised(got.raised))
         if blank_in(got.value):
             raise NotAttempted
         _one_result(case, call, got.value, want.value)
@@ -318,7 +314,7 @@ def _tools_of(case: Case) -> list[Tool]:
 
 def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]) -> None:
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), got=Said(got))
+        raise wrong("1-4", "run_call_not_a_triple", got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
     if ok is want_ok:
@@ -327,7 +323,7 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
         else:
             _failed(case, data, output)
     elif want_ok:
-        raise Incorrect(_(said("1-4", "run_call_said_it_failed")), ok=Said(ok), output=Said(output))
+        raise wrong("1-4", "run_call_said_it_failed", ok=Said(ok), output=Said(output))
     else:
         raise Incorrect(
             _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
@@ -339,15 +335,17 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
 def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str) -> None:
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
-        raise Incorrect(
-            _(said("1-4", "run_call_output_not_text")),
+        raise wrong(
+            "1-4",
+            "run_call_output_not_text",
             kind=Said(type(output).__name__, text=True),
             got=Said(output),
         )
     if not _equal(data, want_data):
         sent = call["function"]["arguments"]
-        raise Incorrect(
-            _(said("1-4", "run_call_data_not_validated")),
+        raise wrong(
+            "1-4",
+            "run_call_data_not_validated",
             want=Said(want_data),
             cause=_("the arguments as the model sent them")
             if data in (sent, maybe_json(sent))
@@ -365,14 +363,14 @@ def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_outp
 def _failed(case: Case, data: Any, output: Any) -> None:
     """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
-        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), got=Said(data))
+        raise wrong("1-4", "run_call_data_on_failure", got=Said(data))
     if not isinstance(output, str) or not output.strip():
-        raise Incorrect(_(said("1-4", "run_call_no_error_line")), got=Said(output))
+        raise wrong("1-4", "run_call_no_error_line", got=Said(output))
     if not reads_as_failure(output):
-        raise Incorrect(_(said("1-4", "run_call_error_not_said")), got=Said(output))
+        raise wrong("1-4", "run_call_error_not_said", got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
-        raise Incorrect(_(said("1-4", "run_call_error_without_message")), got=Said(output))
+        raise wrong("1-4", "run_call_error_without_message", got=Said(output))
 
 
 def _failure_message(case: Case) -> str:
@@ -414,9 +412,10 @@ def _a_run(name: str, answer: Any) -> None:
     if isinstance(answer, Run):
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
-        raise Incorrect(_(said("shared", "run_in_a_tuple")), name=name)
-    raise Incorrect(
-        _(said("shared", "not_a_run")),
+        raise wrong("shared", "run_in_a_tuple", name=name)
+    raise wrong(
+        "shared",
+        "not_a_run",
         name=name,
         kind=Said(type(answer).__name__, text=True),
         value=Said(answer),
@@ -427,8 +426,9 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     """A run as run_agent left it: turns that are the conversation's replies, and a stop that
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
     if not (_turns_are_the_replies(got) and _stop_agrees(got)):
-        raise Incorrect(
-            _(said("shared", "run_not_as_made")),
+        raise wrong(
+            "shared",
+            "run_not_as_made",
             stop=Said(got.stop.value if got.stop else None),
             turns=turns_text(len(got.turns)),
             max_turns=Said(got.max_turns),
@@ -471,8 +471,9 @@ def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     seen = next(
         (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
     )
-    raise Incorrect(
-        _(said("shared", "run_on_another_level")),
+    raise wrong(
+        "shared",
+        "run_on_another_level",
         which=_(" (level {name})").format(name=seen) if seen else "",
         level=name,
     )
@@ -500,8 +501,9 @@ def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
             missing=", ".join(missing),
         )
     if extra:
-        raise Incorrect(
-            _(said("shared", "run_offered_extra_tools")),
+        raise wrong(
+            "shared",
+            "run_offered_extra_tools",
             extra=", ".join(extra),
             wanted=", ".join(sorted(wanted)),
             first=sorted(wanted)[0],
@@ -515,8 +517,9 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
     if not got.stop_on:
         marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
         if got.stop == Stop.END_TURN and marked:
-            raise Incorrect(
-                _(said("shared", "pipe_not_opened_after_the_star")),
+            raise wrong(
+                "shared",
+                "pipe_not_opened_after_the_star",
                 answer=Said(got._answer, text=True),
                 tool=wanted,
             )
@@ -524,8 +527,9 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
             _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
             tool=wanted,
         )
-    raise Incorrect(
-        _(said("shared", "stop_on_another_tool_answered"))
+    raise wrong(
+        "shared",
+        "stop_on_another_tool_answered"
         if got.stop == Stop.TERMINAL_TOOL  # through the wrong pipe: the verdict quotes its answer
         else _(said("shared", "stop_on_another_tool")),
         got=Said(list(got.stop_on)),
@@ -540,8 +544,9 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
         return
     n, wanted = turns_text(len(got.turns)), _(ENDED[want.stop]) if want.stop else ""
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
-        raise Incorrect(
-            _(said("shared", "clock_too_few_turns")),
+        raise wrong(
+            "shared",
+            "clock_too_few_turns",
             ended=ended_text(got),
             turns=n,
             needed=turns_text(len(want.turns)),
@@ -549,23 +554,25 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
             wrap_up=_(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else "",
         )
     if got.stop == Stop.DEADLINE:
-        raise Incorrect(
-            _(said("shared", "deadline_too_short")),
+        raise wrong(
+            "shared",
+            "deadline_too_short",
             ended=ended_text(got),
             deadline=Said(got.deadline_s),
             turns=n,
             needed=turns_text(len(want.turns)),
         )
     if got.stop == Stop.BUDGET:
-        raise Incorrect(
-            _(said("shared", "stopped_by_a_budget")),
+        raise wrong(
+            "shared",
+            "stopped_by_a_budget",
             ended=ended_text(got),
             turns=n,
             why=got.budget_stop.text() if got.budget_stop else "",
             wanted=wanted,
         )
     if want.stop == Stop.MAX_TURNS:
-        raise Incorrect(_(said("shared", "not_the_clock")), ended=ended_text(got), turns=n)
+        raise wrong("shared", "not_the_clock", ended=ended_text(got), turns=n)
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
         ended=ended_text(got),
@@ -608,13 +615,9 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
     guess_stop, guess_answer = exit_by_last_message(got.messages, got.stop_on)
     truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
     if (guess_stop, guess_answer) == truth:
-        raise Incorrect(
-            _(said("shared", "recipe_tells_the_truth")), stop=Said(truth[0]), answer=Said(truth[1])
-        )
+        raise wrong("shared", "recipe_tells_the_truth", stop=Said(truth[0]), answer=Said(truth[1]))
     if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
-        raise Incorrect(
-            _(said("shared", "recipe_small_lie")), guess=Said(guess_stop), ended=ended_text(got)
-        )
+        raise wrong("shared", "recipe_small_lie", guess=Said(guess_stop), ended=ended_text(got))
 
 
 ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
@@ -665,25 +668,20 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
-                raise Incorrect(
-                    _(said("1-1", "budget_too_tight")),
+                raise wrong(
+                    "1-1",
+                    "budget_too_tight",
                     max_turns=max_turns,
                     needed=turns_text(len(case_run(case.data["run"]).turns)),
                 )
             continue
         spent = cumulative_tokens(run)[-1]
         if max_turns > most:
-            raise Incorrect(
-                _(said("1-1", "budget_far_too_loose")),
-                max_turns=max_turns,
-                cap=cap,
-                spent=spent,
-                most=most,
+            raise wrong(
+                "1-1", "budget_far_too_loose", max_turns=max_turns, cap=cap, spent=spent, most=most
             )
         if spent > cap:
-            raise Incorrect(
-                _(said("1-1", "budget_too_loose")), max_turns=max_turns, spent=spent, cap=cap
-            )
+            raise wrong("1-1", "budget_too_loose", max_turns=max_turns, spent=spent, cap=cap)
     return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 
 
@@ -713,7 +711,7 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
         raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=named[0])
-    raise Incorrect(_(said("1-3", "saved_not_measured")), saved=saved)
+    raise wrong("1-3", "saved_not_measured", saved=saved)
 
 
 def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
@@ -722,7 +720,7 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     if blank_in(answer):
         raise NotAttempted
     if not isinstance(answer, str) or not answer.strip():
-        raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
+        raise wrong("1-2", "give_up_prompt_not_text", value=Said(answer))
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
     for case in exercise.cases:
@@ -733,11 +731,12 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
-                raise Incorrect(_(said("1-2", "gave_up_without_searching")))
+                raise wrong("1-2", "gave_up_without_searching")
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
-            raise Incorrect(
-                _(said("1-2", "gave_up_too_soon")),
+            raise wrong(
+                "1-2",
+                "gave_up_too_soon",
                 ended=ended_text(run),
                 searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),

@@ -28,7 +28,7 @@ from .cases import JAMMED, KEPT_GOING, Runaway, case_tools, maybe_json, tool_cal
 from .castle import Post, http_post, last_assistant, on_the_mock
 from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank
+from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank, wrong
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -222,17 +222,13 @@ def diagnose(played: Played) -> Incorrect | None:
     if error is not None:
         return _raised(played, error)
     if played.forgot is not None:
-        return Incorrect(_(said_at_length("1-4", "loop_forgot_the_history")), n=played.forgot)
+        return wrong("1-4", "loop_forgot_the_history", n=played.forgot)
     if played.outcome is None:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_returned_no_outcome")), got=Said(played.returned)
-        )
+        return wrong("1-4", "loop_returned_no_outcome", got=Said(played.returned))
     stop, answer, messages = played.outcome
     if not _whole_conversation(messages, played.sent):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_not_the_whole_conversation")),
-            n=len(played.sent),
-            got=Said(messages),
+        return wrong(
+            "1-4", "loop_not_the_whole_conversation", n=len(played.sent), got=Said(messages)
         )
     stop = getattr(stop, "value", stop)
     if case.stop == "max_turns":
@@ -277,25 +273,23 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 def _raised(played: Played, error: BaseException) -> Incorrect:
     case, kind = played.case, type(error).__name__
     if isinstance(error, Runaway):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_too_many_requests")),
-            n=case.max_turns + SLACK,
-            max_turns=case.max_turns,
+        return wrong(
+            "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
         )
     if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_wrong_parameters")),
+        return wrong(
+            "1-4",
+            "loop_wrong_parameters",
             max_turns=case.max_turns,
             stop_on=Said(case.stop_on),
             said=Said(error, text=True),
         )
     if case.jam and JAMMED in str(error):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_let_a_tool_error_out")), tool=case.jam, said=JAMMED
-        )
+        return wrong("1-4", "loop_let_a_tool_error_out", tool=case.jam, said=JAMMED)
     if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_on_an_unknown_tool")),
+        return wrong(
+            "1-4",
+            "loop_raised_on_an_unknown_tool",
             name=UNKNOWN_TOOL,
             kind=Said(kind, text=True),
             said=Said(error, text=True),
@@ -303,27 +297,22 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if case.persona == "sloppy" and (
         "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
     ):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_on_invalid_input")),
+        return wrong(
+            "1-4",
+            "loop_raised_on_invalid_input",
             kind=Said(kind, text=True),
             said=Said(error, text=True),
         )
     if isinstance(error, KeyError) and "tool_calls" in str(error):
-        return Incorrect(_(said_at_length("1-4", "loop_read_missing_tool_calls")))
+        return wrong("1-4", "loop_read_missing_tool_calls")
     if isinstance(error, SystemExit):
-        return Incorrect(_(said_at_length("1-4", "loop_exited")), n=played.requests)
+        return wrong("1-4", "loop_exited", n=played.requests)
     if not isinstance(error, Exception):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_a_base_exception")),
-            kind=Said(kind, text=True),
-            n=played.requests,
+        return wrong(
+            "1-4", "loop_raised_a_base_exception", kind=Said(kind, text=True), n=played.requests
         )
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_request_refused")),
-            n=played.requests,
-            said=Said(error, text=True),
-        )
+        return wrong("1-4", "loop_request_refused", n=played.requests, said=Said(error, text=True))
     return Incorrect(
         _("with {case}, your loop raised {kind}: {said}"),
         kind=Said(kind, text=True),
@@ -335,28 +324,22 @@ def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
-        return Incorrect(
-            _(said_at_length("1-4", "flag_with_tool_calls")),
-            said=Said(last.get("content") or "", text=True, limit=60),
+        return wrong(
+            "1-4", "flag_with_tool_calls", said=Said(last.get("content") or "", text=True, limit=60)
         )
     if stop == "max_turns":
-        return Incorrect(
-            _(said_at_length("1-4", "flag_missed")),
-            said=Said(_flag_text(played.messages) or "", text=True, limit=60),
+        return wrong(
+            "1-4", "flag_missed", said=Said(_flag_text(played.messages) or "", text=True, limit=60)
         )
     if stop == "terminal_tool" and not case.stop_on:
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_without_stop_on")), stop_on=Said(case.stop_on)
-        )
+        return wrong("1-4", "pipe_without_stop_on", stop_on=Said(case.stop_on))
     if stop != "end_turn":
-        return Incorrect(_(said_at_length("1-4", "flag_wrong_stop")), got=Said(stop))
+        return wrong("1-4", "flag_wrong_stop", got=Said(stop))
     want = _flag_text(played.messages)
     if answer != want:
         if isinstance(answer, dict) and answer.get("content") == want:
-            return Incorrect(_(said_at_length("1-4", "flag_answer_whole_message")))
-        return Incorrect(
-            _(said_at_length("1-4", "flag_wrong_answer")), want=Said(want), got=Said(answer)
-        )
+            return wrong("1-4", "flag_answer_whole_message")
+        return wrong("1-4", "flag_wrong_answer", want=Said(want), got=Said(answer))
     return None
 
 
@@ -376,15 +359,16 @@ def _flag_text(messages: list[dict[str, Any]]) -> str | None:
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        return Incorrect(
-            _(said_at_length("1-4", "clock_not_max_turns_requests")),
+        return wrong(
+            "1-4",
+            "clock_not_max_turns_requests",
             max_turns=case.max_turns,
             requests=ngettext("{n} request", "{n} requests", played.requests).format(
                 n=played.requests
             ),
         )
     if stop != "max_turns":
-        return Incorrect(_(said_at_length("1-4", "clock_wrong_stop")), got=Said(stop))
+        return wrong("1-4", "clock_wrong_stop", got=Said(stop))
     if answer is not None:
         last = last_assistant(played.messages)
         what = (
@@ -392,9 +376,7 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             if answer == last or (isinstance(last, dict) and answer == last.get("content"))
             else ""
         )
-        return Incorrect(
-            _(said_at_length("1-4", "clock_with_an_answer")), got=Said(answer), what=what
-        )
+        return wrong("1-4", "clock_with_an_answer", got=Said(answer), what=what)
     return None
 
 
@@ -404,8 +386,9 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         terminal = _terminal_call(played.messages, case.stop_on)
         if terminal is not None and not _ran_ok(played, terminal):
             turn, arguments, output = terminal
-            return Incorrect(
-                _(said_at_length("1-4", "pipe_on_a_failed_call")),
+            return wrong(
+                "1-4",
+                "pipe_on_a_failed_call",
                 turn=turn,
                 tool=", ".join(case.stop_on),
                 output=Said(output, text=True, limit=80),
@@ -413,22 +396,22 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             )
     if stop == "end_turn":
         if any(name in case.stop_on for name, _data in played.ran):
-            return Incorrect(
-                _(said_at_length("1-4", "went_on_after_pipe")),
+            return wrong(
+                "1-4",
+                "went_on_after_pipe",
                 tool=", ".join(case.stop_on),
                 said=Said(answer, limit=60),
             )
         rejected = _terminal_call(played.messages, case.stop_on)
-        return Incorrect(
-            _(said_at_length("1-4", "rejected_taken_for_success")),
+        return wrong(
+            "1-4",
+            "rejected_taken_for_success",
             said=Said(answer, limit=60),
             tool=", ".join(case.stop_on),
             output=Said(rejected[2] if rejected else "", text=True, limit=80),
         )
     if stop != "terminal_tool":
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_wrong_stop")), got=Said(stop), n=played.requests
-        )
+        return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
     if answer != case.answer:
         return _wrong_pipe_answer(case, played, answer)
     return None
@@ -578,13 +561,9 @@ class _Rendered(Said):
 def timed_out(seconds: float) -> Incorrect:
     """The verdict on a loop the time limit stopped."""
     if PROGRESS.stopped:
-        return Incorrect(
-            _(said_at_length("1-4", "did_not_stop")),
-            n=PROGRESS.requests - PROGRESS.stopped,
-            times=PROGRESS.stopped,
+        return wrong(
+            "1-4", "did_not_stop", n=PROGRESS.requests - PROGRESS.stopped, times=PROGRESS.stopped
         )
     if PROGRESS.requests == 0:
-        return Incorrect(_(said_at_length("1-4", "loop_never_asked")), seconds=seconds)
-    return Incorrect(
-        _(said_at_length("1-4", "loop_timed_out")), seconds=seconds, n=PROGRESS.requests
-    )
+        return wrong("1-4", "loop_never_asked", seconds=seconds)
+    return wrong("1-4", "loop_timed_out", seconds=seconds, n=PROGRESS.requests)

@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .._text import excerpt, markdown_text
 from ..i18n import N_, _, ngettext
 from ..outcome import Run, Stop
+from .content import said
 from .limits import shown
 
 Status = Literal["correct", "incorrect", "not attempted"]
@@ -122,6 +123,11 @@ class Incorrect(Exception):
 
     def verdict(self) -> Verdict:
         return Verdict("incorrect", self.message, self.markdown)
+
+
+def wrong(notebook: str, name: str, /, **fields: Any) -> Incorrect:
+    """`Incorrect` in the words the notebook's data file says at length under `name` (`said`)."""
+    return Incorrect(_(said(notebook, name)), **fields)
 
 
 class NotAttempted(Exception):
