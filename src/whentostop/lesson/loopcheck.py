@@ -271,53 +271,36 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
-    case, kind = played.case, type(error).__name__
+    case, name, n = played.case, type(error).__name__, played.requests
+    kind, said = Said(name, text=True), Said(error, text=True)
     if isinstance(error, Runaway):
         return wrong(
             "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
         )
-    if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
+    if isinstance(error, TypeError) and n == 0 and "argument" in str(error):
+        stop_on = Said(case.stop_on)
         return wrong(
-            "1-4",
-            "loop_wrong_parameters",
-            max_turns=case.max_turns,
-            stop_on=Said(case.stop_on),
-            said=Said(error, text=True),
+            "1-4", "loop_wrong_parameters", max_turns=case.max_turns, stop_on=stop_on, said=said
         )
     if case.jam and JAMMED in str(error):
         return wrong("1-4", "loop_let_a_tool_error_out", tool=case.jam, said=JAMMED)
-    if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
+    if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and n <= 1:
         return wrong(
-            "1-4",
-            "loop_raised_on_an_unknown_tool",
-            name=UNKNOWN_TOOL,
-            kind=Said(kind, text=True),
-            said=Said(error, text=True),
+            "1-4", "loop_raised_on_an_unknown_tool", name=UNKNOWN_TOOL, kind=kind, said=said
         )
     if case.persona == "sloppy" and (
-        "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
+        "invalid input" in str(error) or name in ("ValidationError", "ToolInputError")
     ):
-        return wrong(
-            "1-4",
-            "loop_raised_on_invalid_input",
-            kind=Said(kind, text=True),
-            said=Said(error, text=True),
-        )
+        return wrong("1-4", "loop_raised_on_invalid_input", kind=kind, said=said)
     if isinstance(error, KeyError) and "tool_calls" in str(error):
         return wrong("1-4", "loop_read_missing_tool_calls")
     if isinstance(error, SystemExit):
-        return wrong("1-4", "loop_exited", n=played.requests)
+        return wrong("1-4", "loop_exited", n=n)
     if not isinstance(error, Exception):
-        return wrong(
-            "1-4", "loop_raised_a_base_exception", kind=Said(kind, text=True), n=played.requests
-        )
+        return wrong("1-4", "loop_raised_a_base_exception", kind=kind, n=n)
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
-        return wrong("1-4", "loop_request_refused", n=played.requests, said=Said(error, text=True))
-    return Incorrect(
-        _("with {case}, your loop raised {kind}: {said}"),
-        kind=Said(kind, text=True),
-        said=Said(error, text=True),
-    )
+        return wrong("1-4", "loop_request_refused", n=n, said=said)
+    return Incorrect(_("with {case}, your loop raised {kind}: {said}"), kind=kind, said=said)
 
 
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
@@ -381,46 +364,36 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
 
 
 def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
-    case = played.case
-    if stop == "terminal_tool":
-        terminal = _terminal_call(played.messages, case.stop_on)
-        if terminal is not None and not _ran_ok(played, terminal):
-            turn, arguments, output = terminal
-            return wrong(
-                "1-4",
-                "pipe_on_a_failed_call",
-                turn=turn,
-                tool=", ".join(case.stop_on),
-                output=Said(output, text=True, limit=80),
-                arguments=Said(arguments, text=True, limit=80),
-            )
-    if stop == "end_turn":
-        if any(name in case.stop_on for name, _data in played.ran):
-            return wrong(
-                "1-4",
-                "went_on_after_pipe",
-                tool=", ".join(case.stop_on),
-                said=Said(answer, limit=60),
-            )
-        rejected = _terminal_call(played.messages, case.stop_on)
+    case, tool = played.case, ", ".join(played.case.stop_on)
+    terminal = _terminal_call(played.messages, case.stop_on)
+    if stop == "terminal_tool" and terminal is not None and not _ran_ok(played, terminal):
+        turn, arguments, output = terminal
         return wrong(
             "1-4",
-            "rejected_taken_for_success",
-            said=Said(answer, limit=60),
-            tool=", ".join(case.stop_on),
-            output=Said(rejected[2] if rejected else "", text=True, limit=80),
+            "pipe_on_a_failed_call",
+            turn=turn,
+            tool=tool,
+            output=Said(output, text=True, limit=80),
+            arguments=Said(arguments, text=True, limit=80),
         )
+    if stop == "end_turn":
+        said = Said(answer, limit=60)
+        if any(name in case.stop_on for name, _data in played.ran):
+            return wrong("1-4", "went_on_after_pipe", tool=tool, said=said)
+        output = Said(terminal[2] if terminal else "", text=True, limit=80)
+        return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=output)
     if stop != "terminal_tool":
         return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
     if answer != case.answer:
-        return _wrong_pipe_answer(case, played, answer)
+        return _wrong_pipe_answer(case, terminal, answer)
     return None
 
 
-def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect:
+def _wrong_pipe_answer(
+    case: LoopCase, terminal: tuple[int, str, str] | None, answer: Any
+) -> Incorrect:
     """Through the warp pipe, an answer that is not the terminal tool's validated input: its
     output, its raw arguments, or the arguments as the model sent them."""
-    terminal = _terminal_call(played.messages, case.stop_on)
     said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
         why = _("the answer is the terminal tool's validated input, {want}, not its output {got}.")
