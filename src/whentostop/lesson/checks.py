@@ -84,30 +84,13 @@ class Exercise:
 
     text: ExerciseText
 
-    @property
-    def id(self) -> str:
-        """ "1-1.a": level 1-1, first exercise. The notebook cell is tagged "exercise-1-1-a"."""
-        return self.text.id
-
-    @property
-    def var(self) -> str:
-        """The name the notebook gives it: q1, q2, ..."""
-        return self.text.var
-
-    @property
-    def answer(self) -> str:
-        """The name the learner's answer goes into (a variable or a function)."""
-        return self.text.answer
-
-    @property
-    def blank(self) -> str:
-        """The answer cell's code as committed, in English: the line(s) holding `____`."""
-        return self.text.blank
-
-    @property
-    def hints(self) -> tuple[str, ...]:
-        """Two steps, as msgids: `hint()` gives the first, `hint(2)` the second."""
-        return self.text.hints
+    def __getattr__(self, name: str) -> Any:
+        """Its data file's `id` ("1-1.a": level 1-1, first exercise; its cell is tagged
+        "exercise-1-1-a"), `var` (q1, q2, ...), `answer` (the name the learner's answer goes
+        into), `blank` (the answer cell's code as committed, in English) and `hints` (msgids)."""
+        if name in ("id", "var", "answer", "blank", "hints"):
+            return getattr(self.text, name)
+        raise AttributeError(name)
 
     @property
     def solution_code(self) -> str:

@@ -380,8 +380,8 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         said = Said(answer, limit=60)
         if any(name in case.stop_on for name, _data in played.ran):
             return wrong("1-4", "went_on_after_pipe", tool=tool, said=said)
-        output = Said(terminal[2] if terminal else "", text=True, limit=80)
-        return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=output)
+        rejected = Said(terminal[2] if terminal else "", text=True, limit=80)
+        return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=rejected)
     if stop != "terminal_tool":
         return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
     if answer != case.answer:
