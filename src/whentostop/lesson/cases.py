@@ -83,9 +83,7 @@ def mock_run(
     *,
     only_search: bool = False,
     stop_on: bool = False,
-    system: str | None = None,
     max_turns: int = 10,
-    deadline_s: float | None = None,
 ) -> Run:
     """One run on the mock (the shape older tests and notebooks call)."""
     spec: dict[str, Any] = {"level": level, "persona": persona, "max_turns": max_turns}
@@ -93,10 +91,6 @@ def mock_run(
         spec["tools"] = ["search_blocks"]
     if stop_on:
         spec["stop_on"] = ["mark_star"]
-    if system is not None:
-        spec["system"] = system
-    if deadline_s is not None:
-        spec["deadline_s"] = deadline_s
     return case_run(spec)
 
 
