@@ -527,15 +527,10 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
             _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
             tool=wanted,
         )
-    answered = got.stop == Stop.TERMINAL_TOOL  # through the wrong pipe: the verdict quotes it
-    raise wrong(
-        "shared",
-        "stop_on_another_tool_answered" if answered else "stop_on_another_tool",
-        got=Said(list(got.stop_on)),
-        names=", ".join(got.stop_on),
-        answer=Said(got._answer),
-        tool=wanted,
-    )
+    named = {"got": Said(list(got.stop_on)), "names": ", ".join(got.stop_on), "tool": wanted}
+    if got.stop == Stop.TERMINAL_TOOL:  # through the wrong pipe: the verdict quotes its answer
+        raise wrong("shared", "stop_on_another_tool_answered", answer=Said(got._answer), **named)
+    raise wrong("shared", "stop_on_another_tool", **named)
 
 
 def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
