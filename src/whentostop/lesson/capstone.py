@@ -25,13 +25,12 @@ from .limits import attempt
 from .verdict import (
     PROGRESS,
     Incorrect,
-    NotAttempted,
     Said,
     Verdict,
     a_function,
-    blank_in,
     correct,
     ended_text,
+    filled,
     raised,
     wrong,
 )
@@ -112,9 +111,7 @@ def _result(got: Any) -> tuple[Any, Any, list[Run]]:
         if isinstance(exc, SystemExit):
             raise wrong("1-4", "caller_exited")
         raise Incorrect(_("with {case}, castle_caller raised {kind}: {error}"), **raised(exc))
-    value = got.value
-    if blank_in(value):
-        raise NotAttempted
+    value = filled(got.value)
     if not isinstance(value, tuple) or len(value) != 3:
         raise wrong("1-4", "caller_not_a_triple", got=Said(value))
     runs = value[2]
@@ -141,22 +138,11 @@ def _settings(run: Run, low: float, high: float) -> None:
             low=low,
             high=high,
         )
+    turns = {"max_turns": run.max_turns, "longest": ground.longest}
     if run.max_turns < ground.least:
-        raise wrong(
-            "1-4",
-            "too_few_turns",
-            max_turns=run.max_turns,
-            longest=ground.longest,
-            rooms=ground.rooms,
-        )
+        raise wrong("1-4", "too_few_turns", rooms=ground.rooms, **turns)
     if run.max_turns > ground.most:
-        raise wrong(
-            "1-4",
-            "too_many_turns",
-            max_turns=run.max_turns,
-            longest=ground.longest,
-            most=ground.most,
-        )
+        raise wrong("1-4", "too_many_turns", most=ground.most, **turns)
 
 
 def _played(runs: list[Run], persona: str, level: Level) -> None:

@@ -29,19 +29,18 @@ from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
 from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
 from .castle import exit_by_last_message
-from .content import Case, ExerciseText, said, translate_code
+from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
 from .limits import Ran, attempt
 from .verdict import (
     ENDED,
     PROGRESS,
     Incorrect,
-    NotAttempted,
     Said,
     Verdict,
     a_function,
-    blank_in,
     correct,
     ended_text,
+    filled,
     names_in,
     raised,
     turns_text,
@@ -157,9 +156,7 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     for inputs, want, got in _tried(exercise, fn):
         if not got.ok:
             raise _raised(got, exercise.settings.get("escaped", ""))
-        if blank_in(got.value):
-            raise NotAttempted
-        if not _equal(got.value, want.value):
+        if not _equal(filled(got.value), want.value):
             raise _different(inputs[0], got.value, want.value)
     return correct(_(exercise.settings["correct"]))
 
@@ -232,9 +229,7 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
             raise wrong("1-4", "recipe_json_not_python", error=Said(exc, text=True))
         if not got.ok:
             raise _raised(got)
-        if blank_in(got.value):
-            raise NotAttempted
-        value = got.value
+        value = filled(got.value)
         if not isinstance(value, (tuple, list)) or len(value) != 2:
             raise wrong("1-4", "recipe_not_a_pair", got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
@@ -254,18 +249,8 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
 
 # -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
 
-_FAILURE_WORDS = re.compile(
-    "|".join(
-        (
-            *("error", "erro", "fail", "falh", "could ?n.t", "cannot", "can't", "unable"),
-            "não (foi|existe|há|pude|consegui)",
-            *("no such", "no tool", "there is no", "there's no", "does not exist"),
-            *("doesn't exist", "not found", "unknown", "desconhecid", "invalid", "inválid"),
-            *("not valid", "exception", "exceção", "raised", "levantou", "refused", "recusad"),
-        )
-    ),  # an exception's name (KeyError, ToolInputException) holds "error" or "exception"
-    re.IGNORECASE,
-)
+_FAILURE_WORDS = re.compile("|".join(notebook_data(SHARED)["failure_words"]), re.IGNORECASE)
+"""What an error line says (`data/lesson/shared.toml`'s `failure_words`)."""
 
 
 def reads_as_failure(text: str) -> bool:
@@ -295,9 +280,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
             continue
         if not got.ok:
             raise wrong("1-4", "run_call_raised", **raised(got.raised))
-        if blank_in(got.value):
-            raise NotAttempted
-        _one_result(case, call, got.value, want.value)
+        _one_result(case, call, filled(got.value), want.value)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -536,42 +519,30 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
 def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     if got.stop == want.stop:
         return
-    n, wanted = turns_text(len(got.turns)), _(ENDED[want.stop]) if want.stop else ""
+    wanted, needed = _(ENDED[want.stop]) if want.stop else "", turns_text(len(want.turns))
+    ran = {"ended": ended_text(got), "turns": turns_text(len(got.turns))}
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
+        wrap_up = _(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else ""
         raise wrong(
             "shared",
             "clock_too_few_turns",
-            ended=ended_text(got),
-            turns=n,
-            needed=turns_text(len(want.turns)),
+            needed=needed,
             max_turns=got.max_turns,
-            wrap_up=_(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else "",
+            wrap_up=wrap_up,
+            **ran,
         )
     if got.stop == Stop.DEADLINE:
-        raise wrong(
-            "shared",
-            "deadline_too_short",
-            ended=ended_text(got),
-            deadline=Said(got.deadline_s),
-            turns=n,
-            needed=turns_text(len(want.turns)),
-        )
+        deadline = Said(got.deadline_s)
+        raise wrong("shared", "deadline_too_short", deadline=deadline, needed=needed, **ran)
     if got.stop == Stop.BUDGET:
-        raise wrong(
-            "shared",
-            "stopped_by_a_budget",
-            ended=ended_text(got),
-            turns=n,
-            why=got.budget_stop.text() if got.budget_stop else "",
-            wanted=wanted,
-        )
+        why = got.budget_stop.text() if got.budget_stop else ""
+        raise wrong("shared", "stopped_by_a_budget", why=why, wanted=wanted, **ran)
     if want.stop == Stop.MAX_TURNS:
-        raise wrong("shared", "not_the_clock", ended=ended_text(got), turns=n)
+        raise wrong("shared", "not_the_clock", **ran)
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
-        ended=ended_text(got),
-        turns=n,
         wanted=wanted,
+        **ran,
     )
 
 
@@ -633,9 +604,7 @@ ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
 
 def _whole(name: str, value: Any, low: int | None = None) -> int:
     """A whole number (an int, numpy's too), never a bool, nor a float; else `Incorrect`."""
-    if blank_in(value):
-        raise NotAttempted
-    if not isinstance(value, (bool, float)):
+    if not isinstance(filled(value), (bool, float)):
         try:
             number = operator.index(value)
         except TypeError:
@@ -711,9 +680,7 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
 def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     """A system prompt that lets the searcher give up on an empty level, after searching, and
     still find the star where there is one."""
-    if blank_in(answer):
-        raise NotAttempted
-    if not isinstance(answer, str) or not answer.strip():
+    if not isinstance(filled(answer), str) or not answer.strip():
         raise wrong("1-2", "give_up_prompt_not_text", value=Said(answer))
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict

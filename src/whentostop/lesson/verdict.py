@@ -154,6 +154,13 @@ def blank_in(value: Any) -> bool:
     return is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value))
 
 
+def filled(value: Any) -> Any:
+    """`value`, unless it is or holds the placeholder (`blank_in`): then `NotAttempted`."""
+    if blank_in(value):
+        raise NotAttempted
+    return value
+
+
 def names_in(code: CodeType) -> set[str]:
     """Every global or attribute name a function's code (and its inner functions') uses."""
     found = set(code.co_names)
