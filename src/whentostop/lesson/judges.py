@@ -28,7 +28,7 @@ from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
 from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
-from .castle import exit_by_last_message
+from .castle import exit_by_last_message, replies
 from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
 from .limits import Ran, attempt
 from .verdict import (
@@ -65,9 +65,8 @@ def _persona(run: Run) -> str | None:
     return run.model.partition(":")[0] if is_persona(run.model) else None
 
 
-def _case(case: Case) -> str:
-    PROGRESS.case = _(case.title)
-    return PROGRESS.case
+def _case(case: Case) -> None:
+    PROGRESS.case = _(case.title)  # the case a verdict names (`Incorrect`'s `case`)
 
 
 # -- the solution, run beside the answer ---------------------------------------------------------
@@ -420,14 +419,14 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
 
 def _turns_are_the_replies(got: Run) -> bool:
     """The run's turns are its conversation's replies (the wrap-up's aside), made by a model."""
-    replies = [m for m in got.messages if isinstance(m, dict) and m.get("role") == "assistant"]
-    if got.wrap_up_turn is not None and replies:
-        replies = replies[:-1]
+    sent = replies(got.messages)
+    if got.wrap_up_turn is not None and sent:
+        sent = sent[:-1]
     return (
         bool(got.turns)
         and bool(got.model)
-        and len(replies) == len(got.turns)
-        and all(m == t.message for m, t in zip(replies, got.turns))
+        and len(sent) == len(got.turns)
+        and all(m == t.message for m, t in zip(sent, got.turns))
     )
 
 

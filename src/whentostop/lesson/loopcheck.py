@@ -25,7 +25,7 @@ from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
 from .cases import JAMMED, KEPT_GOING, Runaway, case_tools, maybe_json, tool_call
-from .castle import Post, http_post, last_assistant, on_the_mock
+from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
 from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank, wrong
@@ -329,14 +329,8 @@ def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
 def _flag_text(messages: list[dict[str, Any]]) -> str | None:
     """The text of the last reply that asked for no tool: the flag's answer (the mock words it
     in the conversation's language, so it is read off the run, not written here)."""
-    for message in reversed(messages):
-        if (
-            isinstance(message, dict)
-            and message.get("role") == "assistant"
-            and not message.get("tool_calls")
-        ):
-            return str(message.get("content") or "")
-    return None
+    spoken = [m for m in replies(messages) if not m.get("tool_calls")]
+    return str(spoken[-1].get("content") or "") if spoken else None
 
 
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
