@@ -90,7 +90,7 @@ class Exercise:
         into), `blank` (the answer cell's code as committed, in English) and `hints` (msgids)."""
         if name in ("id", "var", "answer", "blank", "hints"):
             return getattr(self.text, name)
-        raise AttributeError(name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def solution_code(self) -> str:
