@@ -6,6 +6,7 @@ code or a model said bounded and escaped, and arrive whatever the learner's code
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import time
 
@@ -466,6 +467,15 @@ def test_a_pipe_on_the_wrong_tool_is_told_which_tool_is_terminal_not_which_level
     verdict = by_tag("exercise-1-3-a").result(run)
     assert verdict.status == "incorrect"
     assert "mark_star" in verdict.message and "load_level" not in verdict.message
+
+
+def test_a_pipe_on_another_tool_that_never_opened_names_the_terminal_tool():
+    """stop_on names another tool, and the run ended on the flag (its stop_on edited here): the
+    verdict says which tool is terminal, with no answer to quote."""
+    run = dataclasses.replace(mock_run("1-3"), stop_on=("search_blocks",))
+    verdict = by_tag("exercise-1-3-a").result(run)
+    assert verdict.status == "incorrect"
+    assert "stop_on=['search_blocks']" in verdict.message and "mark_star" in verdict.message
 
 
 def test_pipe_on_the_wrong_level_is_told_so():

@@ -59,9 +59,14 @@ def test_no_lesson_module_holds_a_literal_over_200_characters(path):
     )
 
 
+SAYERS = {"wrong": None, "_shared": "shared"}
+"""The lesson's own helpers around `said`, by name: `wrong("1-4", name, ...)` (an `Incorrect` in
+those words) and expect's `_shared(name)` (the shared table's), with the notebook they imply."""
+
+
 def said_calls() -> list[tuple[str, str, str]]:
     """(module, notebook, name) of every `said("1-4", "name")` call in the lesson's code, under
-    whatever name the module imports it as."""
+    whatever name the module imports it as, and of every call of a helper around it (`SAYERS`)."""
     calls = []
     for path in MODULES:
         tree = ast.parse(path.read_text(encoding="utf-8"))
@@ -73,13 +78,15 @@ def said_calls() -> list[tuple[str, str, str]]:
             if alias.name == "said"
         }
         for node in ast.walk(tree):
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Name)
-                and node.func.id in names
-            ):
-                notebook, name = (ast.literal_eval(arg) for arg in node.args)
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
+                continue
+            if not all(isinstance(arg, ast.Constant) for arg in node.args[:2]):
+                continue  # the helpers' own calls of `said`, with the names they were given
+            if node.func.id in names or SAYERS.get(node.func.id, "") is None:
+                notebook, name = (ast.literal_eval(arg) for arg in node.args[:2])
                 calls.append((path.name, notebook, name))
+            elif node.func.id in SAYERS:
+                calls.append((path.name, SAYERS[node.func.id], ast.literal_eval(node.args[0])))
     return calls
 
 

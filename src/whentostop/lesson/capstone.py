@@ -19,25 +19,20 @@ from ..loop import run_agent
 from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
-from .cases import (
-    PROGRESS,
-    CountingModel,
-    Runaway,
-    attempt,
-    level_named,
-    searched_elsewhere,
-)
-from .content import Case, ExerciseText, said
+from .cases import CountingModel, Runaway, level_named, searched_elsewhere
+from .content import Case, ExerciseText
+from .limits import attempt
 from .verdict import (
+    PROGRESS,
     Incorrect,
-    NotAttempted,
     Said,
     Verdict,
     a_function,
-    blank_in,
     correct,
     ended_text,
+    filled,
     raised,
+    wrong,
 )
 
 MOST_RUNS = 2
@@ -73,11 +68,7 @@ def castle() -> Castle:
     assert star is not None
     honest, sloppy = (
         run_agent(
-            prompt(),
-            model=mock(persona),
-            tools=level.tools(),
-            max_turns=60,
-            stop_on=["mark_star"],
+            prompt(), model=mock(persona), tools=level.tools(), max_turns=60, stop_on=["mark_star"]
         )
         for persona in ("searcher", "sloppy")
     )
@@ -89,20 +80,19 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
     low, high = exercise.settings["deadline_range"]
     chosen: Run | None = None
     for case in exercise.cases:
-        where = _(case.title)
-        PROGRESS.case, PROGRESS.runs, PROGRESS.requests, PROGRESS.stopped = where, 0, 0, 0
+        PROGRESS.case, PROGRESS.runs, PROGRESS.requests, PROGRESS.stopped = _(case.title), 0, 0, 0
         persona = case.data["persona"]
         if persona == "slow":
             assert chosen is not None and chosen.deadline_s
             persona = f"slow:{chosen.deadline_s / 4:g}"
         level = level_named(case.data["level"])
         got = attempt(fn, CountingModel(persona, MOST_RUNS), level)
-        status, shown, runs = _result(where, got)
+        status, shown, runs = _result(got)
         if chosen is None:
             chosen = runs[0]
             _settings(chosen, low, high)
-        _played(where, runs, persona, level)
-        _compare(case, where, status, shown, runs)
+        _played(runs, persona, level)
+        _compare(case, status, shown, runs)
     assert chosen is not None
     ground = castle()
     return correct(
@@ -113,21 +103,17 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
     )
 
 
-def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
+def _result(got: Any) -> tuple[Any, Any, list[Run]]:
     if not got.ok:
         exc = got.raised
         if isinstance(exc, Runaway):
-            raise Incorrect(_(said("1-4", "caller_third_run")), case=where)
+            raise wrong("1-4", "caller_third_run")
         if isinstance(exc, SystemExit):
-            raise Incorrect(_(said("1-4", "caller_exited")), case=where)
-        raise Incorrect(
-            _("with {case}, castle_caller raised {kind}: {error}"), case=where, **raised(exc)
-        )
-    value = got.value
-    if blank_in(value):
-        raise NotAttempted
+            raise wrong("1-4", "caller_exited")
+        raise Incorrect(_("with {case}, castle_caller raised {kind}: {error}"), **raised(exc))
+    value = filled(got.value)
     if not isinstance(value, tuple) or len(value) != 3:
-        raise Incorrect(_(said("1-4", "caller_not_a_triple")), case=where, got=Said(value))
+        raise wrong("1-4", "caller_not_a_triple", got=Said(value))
     runs = value[2]
     made = PROGRESS.runs
     if (
@@ -136,99 +122,82 @@ def _result(where: str, got: Any) -> tuple[Any, Any, list[Run]]:
         or len(runs) > max(made, MOST_RUNS)
         or not all(isinstance(r, Run) for r in runs)
     ):
-        raise Incorrect(
-            _(said("1-4", "caller_runs_not_a_list")), made=made, case=where, got=Said(runs)
-        )
+        raise wrong("1-4", "caller_runs_not_a_list", made=made, got=Said(runs))
     return value[0], value[1], runs
 
 
 def _settings(run: Run, low: float, high: float) -> None:
     ground = castle()
     if run.deadline_s is None:
-        raise Incorrect(_(said("1-4", "caller_no_deadline")), low=low, high=high)
+        raise wrong("1-4", "caller_no_deadline", low=low, high=high)
     if not low <= run.deadline_s <= high:
-        raise Incorrect(
-            _(said("1-4", "caller_deadline_out_of_range")),
+        raise wrong(
+            "1-4",
+            "caller_deadline_out_of_range",
             deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
             low=low,
             high=high,
         )
+    turns = {"max_turns": run.max_turns, "longest": ground.longest}
     if run.max_turns < ground.least:
-        raise Incorrect(
-            _(said("1-4", "too_few_turns")),
-            max_turns=run.max_turns,
-            longest=ground.longest,
-            rooms=ground.rooms,
-        )
+        raise wrong("1-4", "too_few_turns", rooms=ground.rooms, **turns)
     if run.max_turns > ground.most:
-        raise Incorrect(
-            _(said("1-4", "too_many_turns")),
-            max_turns=run.max_turns,
-            longest=ground.longest,
-            most=ground.most,
-        )
+        raise wrong("1-4", "too_many_turns", most=ground.most, **turns)
 
 
-def _played(where: str, runs: list[Run], persona: str, level: Level) -> None:
+def _played(runs: list[Run], persona: str, level: Level) -> None:
     """Each run was played by the model and on the level the caller was given."""
     for run in runs:
         if run.model and run.model != persona:
-            raise Incorrect(
-                _(said("1-4", "caller_other_model")), case=where, played=Said(run.model, text=True)
-            )
+            raise wrong("1-4", "caller_other_model", played=Said(run.model, text=True))
         if searched_elsewhere(run, level):
-            raise Incorrect(_(said("1-4", "caller_other_level")), case=where)
+            raise wrong("1-4", "caller_other_level")
 
 
-def _compare(case: Case, where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+def _compare(case: Case, status: Any, shown: Any, runs: list[Run]) -> None:
     want = case.data["want"]
     if want["status"] == "clock":
-        _clock(where, status, shown, runs)
+        _clock(status, shown, runs)
     elif want["status"] != "answer":
-        _deadline(where, status, shown, runs)
+        _deadline(status, shown, runs)
     elif isinstance(shown, Run):
         raise Incorrect(
-            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer."),
-            case=where,
+            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer.")
         )
     elif want["answer"] == "the star":
-        _star(where, status, shown, runs)
+        _star(status, shown, runs)
     else:
-        _gave_up(where, status, shown, runs, want["runs"])
+        _gave_up(status, shown, runs, want["runs"])
 
 
-def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+def _star(status: Any, shown: Any, runs: list[Run]) -> None:
     """In the castle: the star, through the warp pipe, on the one run."""
     star = {"item": "star", "block": castle().star}
     last = runs[-1]
     if status == "answer" and shown == star and len(runs) == 1:
         return
     if last.stop == Stop.END_TURN and not last.stop_on:
-        raise Incorrect(
-            _(said("1-4", "caller_answer_in_text")),
-            case=where,
-            answer=Said(last._answer, text=True),
-        )
+        raise wrong("1-4", "caller_answer_in_text", answer=Said(last._answer, text=True))
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
-        raise Incorrect(
-            _(said("1-4", "caller_pipe_not_star")),
-            case=where,
+        raise wrong(
+            "1-4",
+            "caller_pipe_not_star",
             answer=Said(last._answer),
             stop_on=Said(list(last.stop_on)),
         )
     if any(r.has_answer for r in runs) and status != "answer":
-        raise Incorrect(
-            _(said("1-4", "caller_answer_not_reported")),
-            case=where,
+        raise wrong(
+            "1-4",
+            "caller_answer_not_reported",
             ended=_("ended through the warp pipe")
             if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
             else _("ended on the flag"),
             answer=Said(next(r._answer for r in runs if r.has_answer)),
             status=Said(status),
         )
-    raise Incorrect(
-        _(said("1-4", "caller_star_not_returned")),
-        case=where,
+    raise wrong(
+        "1-4",
+        "caller_star_not_returned",
         star=Said(star),
         status=Said(status),
         shown=Said(shown),
@@ -236,7 +205,7 @@ def _star(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
     )
 
 
-def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
+def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
     """In the empty castle: the searcher gives up, in words, on its first run."""
     last = runs[-1]
     if (
@@ -254,33 +223,26 @@ def _gave_up(where: str, status: Any, shown: Any, runs: list[Run], want_runs: in
         else _("did not give up in words on its first run")
     )
     if not system:
-        raise Incorrect(_(said("1-4", "caller_no_system_prompt")), case=where, ended=ended)
-    raise Incorrect(
-        _(said("1-4", "caller_prompt_no_give_up")),
-        case=where,
-        ended=ended,
-        system=Said(system, text=True),
-    )
+        raise wrong("1-4", "caller_no_system_prompt", ended=ended)
+    raise wrong("1-4", "caller_prompt_no_give_up", ended=ended, system=Said(system, text=True))
 
 
-def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
     if status == "answer":
-        raise Incorrect(_(said("1-4", "caller_clock_as_answer")), case=where, shown=Said(shown))
+        raise wrong("1-4", "caller_clock_as_answer", shown=Said(shown))
     if len(runs) != 2 or any(r.stop != Stop.MAX_TURNS for r in runs):
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
-            raise Incorrect(_(said("1-4", "caller_dropped_a_run")), case=where)
-        raise Incorrect(
-            _(said("1-4", "caller_did_not_retry_once")),
-            case=where,
+            raise wrong("1-4", "caller_dropped_a_run")
+        raise wrong(
+            "1-4",
+            "caller_did_not_retry_once",
             runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
             status=Said(status),
         )
     first, second = (_task(r) for r in runs)
     if first == second:
-        raise Incorrect(
-            _(said("1-4", "caller_same_task_again")), case=where, task=Said(first[1], text=True)
-        )
+        raise wrong("1-4", "caller_same_task_again", task=Said(first[1], text=True))
     replies = {
         str(m.get("content") or "")
         for r in runs
@@ -293,32 +255,22 @@ def _clock(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
             if isinstance(shown, str) and shown in replies
             else ""
         )
-        raise Incorrect(
-            _(said("1-4", "caller_clock_not_reported")),
-            case=where,
-            status=Said(status),
-            shown=Said(shown),
-            what=what,
+        raise wrong(
+            "1-4", "caller_clock_not_reported", status=Said(status), shown=Said(shown), what=what
         )
 
 
-def _deadline(where: str, status: Any, shown: Any, runs: list[Run]) -> None:
+def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
     if runs[0].stop != Stop.DEADLINE:
         raise Incorrect(
             _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
-            case=where,
             deadline=runs[0].deadline_s or 0,
             ended=ended_text(runs[0]),
         )
     if len(runs) != 1:
-        raise Incorrect(_(said("1-4", "caller_retried_after_deadline")), case=where)
+        raise wrong("1-4", "caller_retried_after_deadline")
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
-        raise Incorrect(
-            _(said("1-4", "caller_deadline_not_reported")),
-            case=where,
-            status=Said(status),
-            shown=Said(shown),
-        )
+        raise wrong("1-4", "caller_deadline_not_reported", status=Said(status), shown=Said(shown))
 
 
 def _task(run: Run) -> tuple[str, str]:
@@ -330,15 +282,8 @@ def _task(run: Run) -> tuple[str, str]:
     return first("system"), first("user")
 
 
-def timed_out(progress: Any, seconds: float) -> Incorrect:
+def timed_out(seconds: float) -> Incorrect:
     """The verdict on a caller the time limit stopped."""
-    if progress.stopped:
-        return Incorrect(
-            _(said("1-4", "caller_did_not_stop")), case=progress.case, times=progress.stopped
-        )
-    return Incorrect(
-        _(said("1-4", "caller_timed_out")), case=progress.case, seconds=seconds, n=progress.runs
-    )
-
-
-__all__ = ["MOST_RUNS", "Castle", "castle", "judge", "timed_out"]
+    if PROGRESS.stopped:
+        return wrong("1-4", "caller_did_not_stop", times=PROGRESS.stopped)
+    return wrong("1-4", "caller_timed_out", seconds=seconds, n=PROGRESS.runs)

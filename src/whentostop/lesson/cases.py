@@ -12,7 +12,6 @@ import copy
 import dataclasses
 import json
 import sys
-from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
@@ -26,7 +25,7 @@ from ..tools import Tool
 from . import give_up, limits, prompt
 from .castle import empty_castle
 from .content import extra_levels
-from .limits import attempt
+from .verdict import PROGRESS
 
 JAMMED = "the ? blocks are stuck: try again"
 """What a jammed tool raises the first time it is called (RuntimeError)."""
@@ -84,9 +83,7 @@ def mock_run(
     *,
     only_search: bool = False,
     stop_on: bool = False,
-    system: str | None = None,
     max_turns: int = 10,
-    deadline_s: float | None = None,
 ) -> Run:
     """One run on the mock (the shape older tests and notebooks call)."""
     spec: dict[str, Any] = {"level": level, "persona": persona, "max_turns": max_turns}
@@ -94,10 +91,6 @@ def mock_run(
         spec["tools"] = ["search_blocks"]
     if stop_on:
         spec["stop_on"] = ["mark_star"]
-    if system is not None:
-        spec["system"] = system
-    if deadline_s is not None:
-        spec["deadline_s"] = deadline_s
     return case_run(spec)
 
 
@@ -148,22 +141,6 @@ def maybe_json(text: Any) -> Any:
 # -- calling the learner's code ------------------------------------------------------------------
 
 
-@dataclass
-class Progress:
-    """Where a check is: the case being tried (for a verdict that comes when time runs out) and
-    what the learner's code has asked for on it."""
-
-    case: str = ""
-    requests: int = 0
-    runs: int = 0
-    stopped: int = 0
-    """How many times the check's plumbing raised to stop the learner's code (which went on)."""
-
-
-PROGRESS = Progress()
-"""The check running now (a check runs one at a time, in the kernel's thread)."""
-
-
 class CountingModel:
     """A mock persona that counts what the learner's code asks of it: requests and runs (a
     request with no assistant message yet starts a run). Past `most_runs` runs, or the check's
@@ -200,21 +177,3 @@ def searched_elsewhere(run: Run, level: Level) -> bool:
             if area is None or level.search_blocks(area) != call.output:
                 return True
     return False
-
-
-__all__ = [
-    "JAMMED",
-    "PROGRESS",
-    "CountingModel",
-    "Progress",
-    "Runaway",
-    "attempt",
-    "case_run",
-    "case_tools",
-    "changed",
-    "level_named",
-    "maybe_json",
-    "mock_run",
-    "searched_elsewhere",
-    "tool_call",
-]

@@ -119,13 +119,15 @@ def empty_castle() -> Level:
 # -- the recipe of the original lesson's library, and what it hides ----------------------------
 
 
+def replies(messages: Iterable[Any]) -> list[dict[str, Any]]:
+    """The messages the model sent, in order (anything that is not a message left out)."""
+    return [m for m in messages if isinstance(m, dict) and m.get("role") == "assistant"]
+
+
 def last_assistant(messages: Iterable[dict[str, Any]]) -> dict[str, Any] | None:
     """The last message the model sent: what a "last message" loop hands back as the result."""
-    found = None
-    for message in messages:
-        if isinstance(message, dict) and message.get("role") == "assistant":
-            found = message
-    return found
+    sent = replies(messages)
+    return sent[-1] if sent else None
 
 
 def exit_by_last_message(
@@ -228,19 +230,3 @@ def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]])
         (_("run"), _("the last-message loop returns"), _("its end event"), _("the outcome")),
         tuple(table),
     )
-
-
-__all__ = [
-    "Post",
-    "Table",
-    "Where",
-    "describe_message",
-    "describe_outcome",
-    "empty_castle",
-    "exit_by_last_message",
-    "http_post",
-    "last_assistant",
-    "post_to",
-    "side_by_side",
-    "where",
-]

@@ -26,11 +26,22 @@ from typing import Any
 
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
-from .cases import PROGRESS, Progress, mock_run
+from .cases import mock_run as mock_run  # the checks' public names: tests call them here
 from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
-from .judges import GIVE_UP_EXAMPLES, JUDGES
+from .judges import GIVE_UP_EXAMPLES as GIVE_UP_EXAMPLES
+from .judges import JUDGES
 from .questions import BANK
-from .verdict import Incorrect, NotAttempted, Verdict, ____, is_blank, raised, still_blank
+from .verdict import (
+    PROGRESS,
+    Incorrect,
+    NotAttempted,
+    Progress,
+    Verdict,
+    ____,
+    is_blank,
+    raised,
+    still_blank,
+)
 
 LIMIT_S = 9.0
 """The wall time a check gives the learner's code (and its own runs beside it): every verdict
@@ -73,30 +84,13 @@ class Exercise:
 
     text: ExerciseText
 
-    @property
-    def id(self) -> str:
-        """ "1-1.a": level 1-1, first exercise. The notebook cell is tagged "exercise-1-1-a"."""
-        return self.text.id
-
-    @property
-    def var(self) -> str:
-        """The name the notebook gives it: q1, q2, ..."""
-        return self.text.var
-
-    @property
-    def answer(self) -> str:
-        """The name the learner's answer goes into (a variable or a function)."""
-        return self.text.answer
-
-    @property
-    def blank(self) -> str:
-        """The answer cell's code as committed, in English: the line(s) holding `____`."""
-        return self.text.blank
-
-    @property
-    def hints(self) -> tuple[str, ...]:
-        """Two steps, as msgids: `hint()` gives the first, `hint(2)` the second."""
-        return self.text.hints
+    def __getattr__(self, name: str) -> Any:
+        """Its data file's `id` ("1-1.a": level 1-1, first exercise; its cell is tagged
+        "exercise-1-1-a"), `var` (q1, q2, ...), `answer` (the name the learner's answer goes
+        into), `blank` (the answer cell's code as committed, in English) and `hints` (msgids)."""
+        if name in ("id", "var", "answer", "blank", "hints"):
+            return getattr(self.text, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def solution_code(self) -> str:
@@ -159,16 +153,15 @@ class Exercise:
 
     def _timed_out(self) -> Incorrect:
         if self.text.takes == "loop":
-            return loopcheck.timed_out(PROGRESS, LIMIT_S)
+            return loopcheck.timed_out(LIMIT_S)
         if self.text.takes == "caller":
-            return capstone.timed_out(PROGRESS, LIMIT_S)
+            return capstone.timed_out(LIMIT_S)
         if PROGRESS.case:
             return Incorrect(
                 _(
                     "with {case}, your code did not return within {seconds:g} s: a loop with no way "
                     "out?"
                 ),
-                case=PROGRESS.case,
                 seconds=LIMIT_S,
             )
         return Incorrect(
@@ -197,11 +190,8 @@ class Exercise:
 
 def _raised_elsewhere(exc: BaseException) -> Incorrect:
     """Something the answer did raised outside the cases' own calls (its `__eq__`, its repr)."""
-    where = PROGRESS.case
-    if where:
-        return Incorrect(
-            _("with {case}, your answer raised {kind}: {error}"), case=where, **raised(exc)
-        )
+    if PROGRESS.case:
+        return Incorrect(_("with {case}, your answer raised {kind}: {error}"), **raised(exc))
     return Incorrect(_("your answer raised {kind}: {error}"), **raised(exc))
 
 
@@ -362,23 +352,3 @@ def by_tag(tag: str) -> Exercise:
             if exercise.tag == tag:
                 return exercise
     raise KeyError(_("no exercise tagged {tag!r}").format(tag=tag))
-
-
-__all__ = [
-    "EXERCISES",
-    "GIVE_UP_EXAMPLES",
-    "LIMIT_S",
-    "Exercise",
-    "Incorrect",
-    "Question",
-    "Verdict",
-    "____",
-    "by_tag",
-    "exercises",
-    "is_blank",
-    "mock_run",
-    "predictions",
-    "question_by_tag",
-    "quiz",
-    "still_blank",
-]

@@ -262,23 +262,3 @@ def _exercise_words(exercise: ExerciseText) -> Iterator[str]:
     for key in ("correct", "escaped"):
         if key in exercise.settings:
             yield exercise.settings[key]
-
-
-__all__ = [
-    "MARKER",
-    "NOTEBOOKS",
-    "QUESTION_KINDS",
-    "SHARED",
-    "Case",
-    "ExerciseText",
-    "code_words",
-    "exercise_texts",
-    "extra_levels",
-    "msgids",
-    "notebook_data",
-    "option_text",
-    "question_words",
-    "said",
-    "solution_parts",
-    "translate_code",
-]

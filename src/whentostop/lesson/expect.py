@@ -67,7 +67,7 @@ def expect(run: Any, stop: Stop, *, rejected: str | None = None) -> None:
         _history.append(Expectation(stated, True, ""))
         return
     says = (
-        _(said("shared", "stated_rejected")).format(tool=rejected, exit=_(EXIT_NAMES[stop]))
+        _shared("stated_rejected").format(tool=rejected, exit=_(EXIT_NAMES[stop]))
         if rejected and _ended(run, stop)
         else _(STATED[stop])
     )
@@ -83,14 +83,14 @@ def expect_raised(result: Any) -> None:
         _history.append(Expectation("raised", True, ""))
         return
     text_call = _text_call(result)
-    why = _(said("shared", "why_no_raise"))
+    why = _shared("why_no_raise")
     if text_call:
-        why += " " + _(said("shared", "why_no_raise_text_calls"))
+        why += " " + _shared("why_no_raise_text_calls")
     note = _note(
         _("The text says the loop raises."),
         _("it returned instead: {outcome}").format(outcome=describe_outcome(result)),
         why,
-        _(said("shared", "try_raise_on_the_mock")),
+        _shared("try_raise_on_the_mock"),
     )
     _history.append(Expectation("raised", False, note))
     print(note)
@@ -166,9 +166,9 @@ def _did_flag(run: Run, turns: str) -> str:
     last = excerpt(run.turns[-1].text, 90) if run.turns else ""
     refused = run.not_an_answer
     if refused is not None and refused.kind == "text_tool_call":
-        did = _(said("shared", "did_flag_text_call"))
+        did = _shared("did_flag_text_call")
     elif refused is not None:
-        did = _(said("shared", "did_flag_echo"))
+        did = _shared("did_flag_echo")
     else:
         did = _("it ended on the flag after {turns}, with an answer in text: “{text}”")
     return did.format(turns=turns, text=last)
@@ -201,19 +201,17 @@ def _reply_advice(run: Any) -> tuple[str, str] | None:
     mine = isinstance(run, Run)
     last = run.turns[-1] if mine and run.turns else None
     if isinstance(run, BaseException):  # a loop of the learner's own raised
-        return _(said("shared", "why_loop_raised")).format(kind=type(run).__name__), _(
-            said("shared", "try_loop_raised")
+        return _shared("why_loop_raised").format(kind=type(run).__name__), _shared(
+            "try_loop_raised"
         )
     if _text_call(run):
-        return _(said("shared", "why_text_calls")), (
-            _(said("shared", "try_text_calls_run_agent"))
-            if mine
-            else _(said("shared", "try_text_calls_own_loop"))
+        return _shared("why_text_calls"), (
+            _shared("try_text_calls_run_agent") if mine else _shared("try_text_calls_own_loop")
         )
     if mine and run.not_an_answer is not None:
-        return _(said("shared", "why_echo")), _("Try: a larger model.")
+        return _shared("why_echo"), _("Try: a larger model.")
     if last is not None and (last.empty or last.truncated) and run.stop == Stop.MAX_TURNS:
-        return _(said("shared", "why_empty_or_cut_off")), _(
+        return _shared("why_empty_or_cut_off"), _(
             "Try: a larger max_tokens in connect(), or another model."
         )
     return None
@@ -226,39 +224,39 @@ def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:
         per_turn = run.elapsed_s / max(len(run.turns), 1)
-        return _(said("shared", "why_deadline_not_reached")).format(
+        return _shared("why_deadline_not_reached").format(
             s=run.elapsed_s, deadline=run.deadline_s or 0
-        ), _(said("shared", "try_deadline_not_reached")).format(s=per_turn)
+        ), _shared("try_deadline_not_reached").format(s=per_turn)
     if ended == Stop.DEADLINE.value and mine:
-        return _(said("shared", "why_deadline_came_first")).format(deadline=run.deadline_s or 0), _(
-            said("shared", "try_deadline_came_first")
+        return _shared("why_deadline_came_first").format(deadline=run.deadline_s or 0), _shared(
+            "try_deadline_came_first"
         )
     if stop == Stop.BUDGET:
         return _("The run ended before it spent its budget."), _(
             "Try: a smaller max_cost_usd or max_tokens_total."
         )
     if stop == Stop.MAX_TURNS and answered:
-        return _(said("shared", "why_model_stopped_itself")), _(
-            said("shared", "try_model_stopped_itself")
-        )
+        return _shared("why_model_stopped_itself"), _shared("try_model_stopped_itself")
     if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) and ended == Stop.MAX_TURNS.value:
-        return _(said("shared", "why_kept_asking")), _(said("shared", "try_kept_asking"))
+        return _shared("why_kept_asking"), _shared("try_kept_asking")
     if stop == Stop.TERMINAL_TOOL and ended == Stop.END_TURN.value:
         tool = ", ".join(run.stop_on) if mine and run.stop_on else "mark_star"
-        return _(said("shared", "why_answered_in_words")).format(tool=tool), _(
+        return _shared("why_answered_in_words").format(tool=tool), _(
             'Try: a model trained for tool calling, or tool_choice="required" (1-3, Going further).'
         )
     if ended == stop.value:  # the right exit, but not the run the text describes
-        return _(said("shared", "why_sloppy_persona")), _(said("shared", "try_sloppy_persona"))
-    return _(said("shared", "why_real_model")), _(
+        return _shared("why_sloppy_persona"), _shared("try_sloppy_persona")
+    return _shared("why_real_model"), _(
         "Try: unset OPENAI_BASE_URL to see the run the text describes, on the mock."
     )
+
+
+def _shared(name: str) -> str:
+    """What `data/lesson/shared.toml` says at length under `name`, in the language in effect."""
+    return _(said("shared", name))
 
 
 def _note(stated: str, did: str, why: str, tried: str) -> str:
     return "⚠ " + _("{stated} This run did not: {did}. {why} {tried}").format(
         stated=stated, did=did, why=why, tried=tried
     )
-
-
-__all__ = ["Expectation", "expect", "expect_raised", "history"]

@@ -258,6 +258,3 @@ def facts_table(notebook: str, name: str) -> Any:
     from IPython.display import Markdown
 
     return Markdown(markdown(notebook, name))
-
-
-__all__ = ["SHOWN", "context", "facts_table", "markdown", "problems", "words"]

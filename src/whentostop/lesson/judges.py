@@ -27,31 +27,24 @@ from ..outcome import Run, Stop
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
-from .cases import (
-    PROGRESS,
-    attempt,
-    case_run,
-    case_tools,
-    maybe_json,
-    searched_elsewhere,
-    tool_call,
-)
-from .castle import exit_by_last_message
-from .content import Case, ExerciseText, said, translate_code
-from .limits import Ran
+from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
+from .castle import exit_by_last_message, replies
+from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
+from .limits import Ran, attempt
 from .verdict import (
     ENDED,
+    PROGRESS,
     Incorrect,
-    NotAttempted,
     Said,
     Verdict,
     a_function,
-    blank_in,
     correct,
     ended_text,
+    filled,
     names_in,
     raised,
     turns_text,
+    wrong,
 )
 
 PERSONA_NAMES = {
@@ -72,9 +65,8 @@ def _persona(run: Run) -> str | None:
     return run.model.partition(":")[0] if is_persona(run.model) else None
 
 
-def _case(case: Case) -> str:
-    PROGRESS.case = _(case.title)
-    return PROGRESS.case
+def _case(case: Case) -> None:
+    PROGRESS.case = _(case.title)  # the case a verdict names (`Incorrect`'s `case`)
 
 
 # -- the solution, run beside the answer ---------------------------------------------------------
@@ -126,32 +118,28 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
     raise ValueError(f"{exercise.id}: no inputs for takes={exercise.takes!r}")
 
 
-def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[str, Any, Ran, Ran]]:
-    """Each case, named, with its inputs, what the solution gave on them and what `fn` gave."""
+def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[Any, Ran, Ran]]:
+    """Each case (named in `PROGRESS`), its inputs, what the solution gave on them and what `fn` gave."""
     a_function(exercise.answer, fn)
     for index, case in enumerate(exercise.cases):
-        where = _case(case)
+        _case(case)
         inputs = _inputs(exercise, case)
         want = _reference_result(exercise, language(), index)
         if want.ok:  # else the solution itself raised: this case says nothing about the answer
-            yield where, inputs, want, attempt(fn, *copy.deepcopy(inputs))
+            yield inputs, want, attempt(fn, *copy.deepcopy(inputs))
 
 
-def _raised(called: Ran, where: str, escaped: str = "") -> Incorrect:
+def _raised(called: Ran, escaped: str = "") -> Incorrect:
     """The verdict on learner code that raised: the case it raised on, and what it raised."""
     exc = called.raised
     assert exc is not None
     if isinstance(exc, NoAnswer) and escaped:
-        return Incorrect(_("with {case}, {escaped}"), case=where, escaped=_(escaped))
+        return Incorrect(_("with {case}, {escaped}"), escaped=_(escaped))
     if isinstance(exc, SystemExit):
-        return Incorrect(_(said("shared", "called_sys_exit")), case=where)
+        return wrong("shared", "called_sys_exit")
     if not isinstance(exc, Exception):
-        return Incorrect(
-            _(said("shared", "raised_base_exception")),
-            case=where,
-            kind=Said(type(exc).__name__, text=True),
-        )
-    return Incorrect(_("with {case}, your code raised {kind}: {error}"), case=where, **raised(exc))
+        return wrong("shared", "raised_base_exception", kind=Said(type(exc).__name__, text=True))
+    return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
 
 # -- functions: called on every case beside the solution -----------------------------------------
@@ -163,16 +151,12 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
     code = getattr(fn, "__code__", None)  # not a function: _tried says so
     forbidden = set(exercise.settings.get("forbidden", ())) & (names_in(code) if code else set())
     if forbidden:
-        raise Incorrect(
-            _(said("shared", "reads_the_exit_names")), names=", ".join(sorted(forbidden))
-        )
-    for where, inputs, want, got in _tried(exercise, fn):
+        raise wrong("shared", "reads_the_exit_names", names=", ".join(sorted(forbidden)))
+    for inputs, want, got in _tried(exercise, fn):
         if not got.ok:
-            raise _raised(got, where, exercise.settings.get("escaped", ""))
-        if blank_in(got.value):
-            raise NotAttempted
-        if not _equal(got.value, want.value):
-            raise _different(where, inputs[0], got.value, want.value)
+            raise _raised(got, exercise.settings.get("escaped", ""))
+        if not _equal(filled(got.value), want.value):
+            raise _different(inputs[0], got.value, want.value)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -190,13 +174,13 @@ def _equal(got: Any, want: Any) -> bool:
         return False
 
 
-def _different(where: str, first: Any, got: Any, want: Any) -> Incorrect:
+def _different(first: Any, got: Any, want: Any) -> Incorrect:
     """Why the answer's value differs from the solution's on this case: a cause that is checked
     (the run's last message, the text of a number, the Stop value), else the two values."""
     run = first if isinstance(first, Run) else None
     why = _cause(run, got, want) or _("with {case}, your function returned {got}; expected {want}.")
     ended = {"ended": ended_text(run)} if run is not None else {}
-    return Incorrect(why, case=where, got=Said(got), want=Said(want), **ended)
+    return Incorrect(why, got=Said(got), want=Said(want), **ended)
 
 
 def _cause(run: Run | None, got: Any, want: Any) -> str | None:
@@ -238,36 +222,24 @@ def _not_an_int_returned(got: Any, want: int) -> str | None:
 def pair(exercise: ExerciseText, fn: Any) -> Verdict:
     """A function of (messages, stop_on) that returns (stop, answer): on every case, the pair the
     solution returns."""
-    for where, _given, want, got in _tried(exercise, fn):
+    for _given, want, got in _tried(exercise, fn):
         exc = got.raised
         if isinstance(exc, NameError) and re.search(r"\b(true|false|null)\b", str(exc)):
-            raise Incorrect(
-                _(said("1-4", "recipe_json_not_python")), case=where, error=Said(exc, text=True)
-            )
+            raise wrong("1-4", "recipe_json_not_python", error=Said(exc, text=True))
         if not got.ok:
-            raise _raised(got, where)
-        if blank_in(got.value):
-            raise NotAttempted
-        value = got.value
+            raise _raised(got)
+        value = filled(got.value)
         if not isinstance(value, (tuple, list)) or len(value) != 2:
-            raise Incorrect(_(said("1-4", "recipe_not_a_pair")), case=where, got=Said(value))
+            raise wrong("1-4", "recipe_not_a_pair", got=Said(value))
         stop, answer = getattr(value[0], "value", value[0]), value[1]
         want_stop, want_answer = want.value
         if stop != want_stop and stop not in ("end_turn", "terminal_tool", "max_turns"):
-            raise Incorrect(
-                _(said("1-4", "recipe_unknown_stop")),
-                case=where,
-                got=Said(stop),
-                want=Said(want_stop),
-            )
+            raise wrong("1-4", "recipe_unknown_stop", got=Said(stop), want=Said(want_stop))
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
-            raise Incorrect(
-                _(said("1-4", "recipe_answer_not_parsed")), case=where, got=Said(answer)
-            )
+            raise wrong("1-4", "recipe_answer_not_parsed", got=Said(answer))
         if stop != want_stop or not _equal(answer, want_answer):
             raise Incorrect(
                 _("with {case}, the recipe should say {want}; yours said {got}."),
-                case=where,
                 want=Said((want_stop, want_answer)),
                 got=Said((stop, answer)),
             )
@@ -276,18 +248,8 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
 
 # -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
 
-_FAILURE_WORDS = re.compile(
-    "|".join(
-        (
-            *("error", "erro", "fail", "falh", "could ?n.t", "cannot", "can't", "unable"),
-            "não (foi|existe|há|pude|consegui)",
-            *("no such", "no tool", "there is no", "there's no", "does not exist"),
-            *("doesn't exist", "not found", "unknown", "desconhecid", "invalid", "inválid"),
-            *("not valid", "exception", "exceção", "raised", "levantou", "refused", "recusad"),
-        )
-    ),  # an exception's name (KeyError, ToolInputException) holds "error" or "exception"
-    re.IGNORECASE,
-)
+_FAILURE_WORDS = re.compile("|".join(notebook_data(SHARED)["failure_words"]), re.IGNORECASE)
+"""What an error line says (`data/lesson/shared.toml`'s `failure_words`)."""
 
 
 def reads_as_failure(text: str) -> bool:
@@ -303,23 +265,21 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     a_function(exercise.answer, fn)
     solution = reference(exercise)
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
-                raise Incorrect(
-                    _(said("1-4", "run_call_caught_base_exception")),
-                    case=where,
+                raise wrong(
+                    "1-4",
+                    "run_call_caught_base_exception",
                     kind=Said(type(want.raised).__name__, text=True),
                 )
             continue
         if not got.ok:
-            raise Incorrect(_(said("1-4", "run_call_raised")), case=where, **raised(got.raised))
-        if blank_in(got.value):
-            raise NotAttempted
-        _one_result(case, where, call, got.value, want.value)
+            raise wrong("1-4", "run_call_raised", **raised(got.raised))
+        _one_result(case, call, filled(got.value), want.value)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -334,47 +294,40 @@ def _tools_of(case: Case) -> list[Tool]:
     return case_tools(case.get("level", "1-2"), (), {name: how} if how else None)
 
 
-def _one_result(
-    case: Case, where: str, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]
-) -> None:
+def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, Any, str]) -> None:
     if not isinstance(got, tuple) or len(got) != 3:
-        raise Incorrect(_(said("1-4", "run_call_not_a_triple")), case=where, got=Said(got))
+        raise wrong("1-4", "run_call_not_a_triple", got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
     if ok is want_ok:
         if want_ok:
-            _ran(where, call, data, output, want_data, want_output)
+            _ran(call, data, output, want_data, want_output)
         else:
-            _failed(case, where, data, output)
+            _failed(case, data, output)
     elif want_ok:
-        raise Incorrect(
-            _(said("1-4", "run_call_said_it_failed")), case=where, ok=Said(ok), output=Said(output)
-        )
+        raise wrong("1-4", "run_call_said_it_failed", ok=Said(ok), output=Said(output))
     else:
         raise Incorrect(
             _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
-            case=where,
             failure=_(case.get("failure", "the call failed")),
             ok=Said(ok),
         )
 
 
-def _ran(
-    where: str, call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str
-) -> None:
+def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str) -> None:
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
-        raise Incorrect(
-            _(said("1-4", "run_call_output_not_text")),
-            case=where,
+        raise wrong(
+            "1-4",
+            "run_call_output_not_text",
             kind=Said(type(output).__name__, text=True),
             got=Said(output),
         )
     if not _equal(data, want_data):
         sent = call["function"]["arguments"]
-        raise Incorrect(
-            _(said("1-4", "run_call_data_not_validated")),
-            case=where,
+        raise wrong(
+            "1-4",
+            "run_call_data_not_validated",
             want=Said(want_data),
             cause=_("the arguments as the model sent them")
             if data in (sent, maybe_json(sent))
@@ -384,25 +337,22 @@ def _ran(
     if output != want_output:
         raise Incorrect(
             _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
-            case=where,
             want=Said(want_output),
             got=Said(output),
         )
 
 
-def _failed(case: Case, where: str, data: Any, output: Any) -> None:
+def _failed(case: Case, data: Any, output: Any) -> None:
     """A call that failed: no data, and an output that tells the model what went wrong."""
     if data is not None:
-        raise Incorrect(_(said("1-4", "run_call_data_on_failure")), case=where, got=Said(data))
+        raise wrong("1-4", "run_call_data_on_failure", got=Said(data))
     if not isinstance(output, str) or not output.strip():
-        raise Incorrect(_(said("1-4", "run_call_no_error_line")), case=where, got=Said(output))
+        raise wrong("1-4", "run_call_no_error_line", got=Said(output))
     if not reads_as_failure(output):
-        raise Incorrect(_(said("1-4", "run_call_error_not_said")), case=where, got=Said(output))
+        raise wrong("1-4", "run_call_error_not_said", got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
-        raise Incorrect(
-            _(said("1-4", "run_call_error_without_message")), case=where, got=Said(output)
-        )
+        raise wrong("1-4", "run_call_error_without_message", got=Said(output))
 
 
 def _failure_message(case: Case) -> str:
@@ -444,9 +394,10 @@ def _a_run(name: str, answer: Any) -> None:
     if isinstance(answer, Run):
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
-        raise Incorrect(_(said("shared", "run_in_a_tuple")), name=name)
-    raise Incorrect(
-        _(said("shared", "not_a_run")),
+        raise wrong("shared", "run_in_a_tuple", name=name)
+    raise wrong(
+        "shared",
+        "not_a_run",
         name=name,
         kind=Said(type(answer).__name__, text=True),
         value=Said(answer),
@@ -457,8 +408,9 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     """A run as run_agent left it: turns that are the conversation's replies, and a stop that
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
     if not (_turns_are_the_replies(got) and _stop_agrees(got)):
-        raise Incorrect(
-            _(said("shared", "run_not_as_made")),
+        raise wrong(
+            "shared",
+            "run_not_as_made",
             stop=Said(got.stop.value if got.stop else None),
             turns=turns_text(len(got.turns)),
             max_turns=Said(got.max_turns),
@@ -467,14 +419,14 @@ def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
 
 def _turns_are_the_replies(got: Run) -> bool:
     """The run's turns are its conversation's replies (the wrap-up's aside), made by a model."""
-    replies = [m for m in got.messages if isinstance(m, dict) and m.get("role") == "assistant"]
-    if got.wrap_up_turn is not None and replies:
-        replies = replies[:-1]
+    sent = replies(got.messages)
+    if got.wrap_up_turn is not None and sent:
+        sent = sent[:-1]
     return (
         bool(got.turns)
         and bool(got.model)
-        and len(replies) == len(got.turns)
-        and all(m == t.message for m, t in zip(replies, got.turns))
+        and len(sent) == len(got.turns)
+        and all(m == t.message for m, t in zip(sent, got.turns))
     )
 
 
@@ -501,8 +453,9 @@ def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     seen = next(
         (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
     )
-    raise Incorrect(
-        _(said("shared", "run_on_another_level")),
+    raise wrong(
+        "shared",
+        "run_on_another_level",
         which=_(" (level {name})").format(name=seen) if seen else "",
         level=name,
     )
@@ -530,8 +483,9 @@ def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
             missing=", ".join(missing),
         )
     if extra:
-        raise Incorrect(
-            _(said("shared", "run_offered_extra_tools")),
+        raise wrong(
+            "shared",
+            "run_offered_extra_tools",
             extra=", ".join(extra),
             wanted=", ".join(sorted(wanted)),
             first=sorted(wanted)[0],
@@ -545,8 +499,9 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
     if not got.stop_on:
         marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
         if got.stop == Stop.END_TURN and marked:
-            raise Incorrect(
-                _(said("shared", "pipe_not_opened_after_the_star")),
+            raise wrong(
+                "shared",
+                "pipe_not_opened_after_the_star",
                 answer=Said(got._answer, text=True),
                 tool=wanted,
             )
@@ -554,53 +509,39 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
             _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
             tool=wanted,
         )
-    raise Incorrect(
-        _(said("shared", "stop_on_another_tool_answered"))
-        if got.stop == Stop.TERMINAL_TOOL  # through the wrong pipe: the verdict quotes its answer
-        else _(said("shared", "stop_on_another_tool")),
-        got=Said(list(got.stop_on)),
-        names=", ".join(got.stop_on),
-        answer=Said(got._answer),
-        tool=wanted,
-    )
+    named = {"got": Said(list(got.stop_on)), "names": ", ".join(got.stop_on), "tool": wanted}
+    if got.stop == Stop.TERMINAL_TOOL:  # through the wrong pipe: the verdict quotes its answer
+        raise wrong("shared", "stop_on_another_tool_answered", answer=Said(got._answer), **named)
+    raise wrong("shared", "stop_on_another_tool", **named)
 
 
 def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     if got.stop == want.stop:
         return
-    n, wanted = turns_text(len(got.turns)), _(ENDED[want.stop]) if want.stop else ""
+    wanted, needed = _(ENDED[want.stop]) if want.stop else "", turns_text(len(want.turns))
+    ran = {"ended": ended_text(got), "turns": turns_text(len(got.turns))}
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
-        raise Incorrect(
-            _(said("shared", "clock_too_few_turns")),
-            ended=ended_text(got),
-            turns=n,
-            needed=turns_text(len(want.turns)),
+        wrap_up = _(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else ""
+        raise wrong(
+            "shared",
+            "clock_too_few_turns",
+            needed=needed,
             max_turns=got.max_turns,
-            wrap_up=_(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else "",
+            wrap_up=wrap_up,
+            **ran,
         )
     if got.stop == Stop.DEADLINE:
-        raise Incorrect(
-            _(said("shared", "deadline_too_short")),
-            ended=ended_text(got),
-            deadline=Said(got.deadline_s),
-            turns=n,
-            needed=turns_text(len(want.turns)),
-        )
+        deadline = Said(got.deadline_s)
+        raise wrong("shared", "deadline_too_short", deadline=deadline, needed=needed, **ran)
     if got.stop == Stop.BUDGET:
-        raise Incorrect(
-            _(said("shared", "stopped_by_a_budget")),
-            ended=ended_text(got),
-            turns=n,
-            why=got.budget_stop.text() if got.budget_stop else "",
-            wanted=wanted,
-        )
+        why = got.budget_stop.text() if got.budget_stop else ""
+        raise wrong("shared", "stopped_by_a_budget", why=why, wanted=wanted, **ran)
     if want.stop == Stop.MAX_TURNS:
-        raise Incorrect(_(said("shared", "not_the_clock")), ended=ended_text(got), turns=n)
+        raise wrong("shared", "not_the_clock", **ran)
     raise Incorrect(
         _("this run {ended} after {turns}; the task wants a run that {wanted}."),
-        ended=ended_text(got),
-        turns=n,
         wanted=wanted,
+        **ran,
     )
 
 
@@ -638,13 +579,9 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
     guess_stop, guess_answer = exit_by_last_message(got.messages, got.stop_on)
     truth = (got.stop.value if got.stop else None, got._answer if got.has_answer else None)
     if (guess_stop, guess_answer) == truth:
-        raise Incorrect(
-            _(said("shared", "recipe_tells_the_truth")), stop=Said(truth[0]), answer=Said(truth[1])
-        )
+        raise wrong("shared", "recipe_tells_the_truth", stop=Said(truth[0]), answer=Said(truth[1]))
     if guess_answer is None or (truth[1] is not None and guess_answer == truth[1]):
-        raise Incorrect(
-            _(said("shared", "recipe_small_lie")), guess=Said(guess_stop), ended=ended_text(got)
-        )
+        raise wrong("shared", "recipe_small_lie", guess=Said(guess_stop), ended=ended_text(got))
 
 
 ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
@@ -666,9 +603,7 @@ ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
 
 def _whole(name: str, value: Any, low: int | None = None) -> int:
     """A whole number (an int, numpy's too), never a bool, nor a float; else `Incorrect`."""
-    if blank_in(value):
-        raise NotAttempted
-    if not isinstance(value, (bool, float)):
+    if not isinstance(filled(value), (bool, float)):
         try:
             number = operator.index(value)
         except TypeError:
@@ -691,35 +626,24 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     cap, most = exercise.settings["token_cap"], exercise.settings["most"]
     spent = 0
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
-                raise Incorrect(
-                    _(said("1-1", "budget_too_tight")),
+                raise wrong(
+                    "1-1",
+                    "budget_too_tight",
                     max_turns=max_turns,
-                    case=where,
                     needed=turns_text(len(case_run(case.data["run"]).turns)),
                 )
             continue
         spent = cumulative_tokens(run)[-1]
         if max_turns > most:
-            raise Incorrect(
-                _(said("1-1", "budget_far_too_loose")),
-                max_turns=max_turns,
-                case=where,
-                cap=cap,
-                spent=spent,
-                most=most,
+            raise wrong(
+                "1-1", "budget_far_too_loose", max_turns=max_turns, cap=cap, spent=spent, most=most
             )
         if spent > cap:
-            raise Incorrect(
-                _(said("1-1", "budget_too_loose")),
-                max_turns=max_turns,
-                case=where,
-                spent=spent,
-                cap=cap,
-            )
+            raise wrong("1-1", "budget_too_loose", max_turns=max_turns, spent=spent, cap=cap)
     return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 
 
@@ -749,32 +673,30 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
         raise Incorrect(_("{saved} is {cause}"), saved=saved, cause=named[0])
-    raise Incorrect(_(said("1-3", "saved_not_measured")), saved=saved)
+    raise wrong("1-3", "saved_not_measured", saved=saved)
 
 
 def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
     """A system prompt that lets the searcher give up on an empty level, after searching, and
     still find the star where there is one."""
-    if blank_in(answer):
-        raise NotAttempted
-    if not isinstance(answer, str) or not answer.strip():
-        raise Incorrect(_(said("1-2", "give_up_prompt_not_text")), value=Said(answer))
+    if not isinstance(filled(answer), str) or not answer.strip():
+        raise wrong("1-2", "give_up_prompt_not_text", value=Said(answer))
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
     for case in exercise.cases:
-        where = _case(case)
+        _case(case)
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
             if run.stop != Stop.END_TURN:  # what the mock read quotes the learner's words
                 raise Incorrect("{text}", text=Said(_not_understood(run, intent), True, 2000))
             if searched == 0:
-                raise Incorrect(_(said("1-2", "gave_up_without_searching")), case=where)
+                raise wrong("1-2", "gave_up_without_searching")
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
-            raise Incorrect(
-                _(said("1-2", "gave_up_too_soon")),
-                case=where,
+            raise wrong(
+                "1-2",
+                "gave_up_too_soon",
                 ended=ended_text(run),
                 searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
                 answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
@@ -838,6 +760,3 @@ JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
     "loop": loopcheck.judge,
     "caller": capstone.judge,
 }
-
-
-__all__ = ["ASPECTS", "GIVE_UP_EXAMPLES", "JUDGES", "reads_as_failure", "reference"]

@@ -132,9 +132,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     if _active is not None:  # a check inside a check: the outer one holds the limit
         return attempt(fn)
     state = _State(
-        deadline=time.monotonic() + seconds,
-        thread=threading.get_ident(),
-        harness=_harness.__code__,
+        deadline=time.monotonic() + seconds, thread=threading.get_ident(), harness=_harness.__code__
     )
     chosen = clock or ("alarm" if _can_alarm() else "poll")
     watch: _Watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
@@ -577,17 +575,3 @@ def shown(value: Any, limit: int = 120) -> str:
         text = f"<{type(value).__name__}>"
     text = " ".join(text[: limit * 2].split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-__all__ = [
-    "MAX_PRINTED",
-    "OutOfTime",
-    "Ran",
-    "active",
-    "attempt",
-    "end_now",
-    "expired",
-    "run_limited",
-    "shown",
-    "stop_if_expired",
-]

@@ -24,11 +24,11 @@ from ..i18n import N_, _, ngettext
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, KEPT_GOING, PROGRESS, Runaway, case_tools, maybe_json, tool_call
-from .castle import Post, http_post, last_assistant, on_the_mock
+from .cases import JAMMED, KEPT_GOING, Runaway, case_tools, maybe_json, tool_call
+from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import Incorrect, Said, Verdict, a_function, correct, still_blank
+from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank, wrong
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -222,17 +222,13 @@ def diagnose(played: Played) -> Incorrect | None:
     if error is not None:
         return _raised(played, error)
     if played.forgot is not None:
-        return Incorrect(_(said_at_length("1-4", "loop_forgot_the_history")), n=played.forgot)
+        return wrong("1-4", "loop_forgot_the_history", n=played.forgot)
     if played.outcome is None:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_returned_no_outcome")), got=Said(played.returned)
-        )
+        return wrong("1-4", "loop_returned_no_outcome", got=Said(played.returned))
     stop, answer, messages = played.outcome
     if not _whole_conversation(messages, played.sent):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_not_the_whole_conversation")),
-            n=len(played.sent),
-            got=Said(messages),
+        return wrong(
+            "1-4", "loop_not_the_whole_conversation", n=len(played.sent), got=Said(messages)
         )
     stop = getattr(stop, "value", stop)
     if case.stop == "max_turns":
@@ -275,119 +271,81 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
-    case, kind, where = played.case, type(error).__name__, _(played.case.title)
+    case, name, n = played.case, type(error).__name__, played.requests
+    kind, said = Said(name, text=True), Said(error, text=True)
     if isinstance(error, Runaway):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_too_many_requests")),
-            n=case.max_turns + SLACK,
-            max_turns=case.max_turns,
+        return wrong(
+            "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
         )
-    if isinstance(error, TypeError) and played.requests == 0 and "argument" in str(error):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_wrong_parameters")),
-            max_turns=case.max_turns,
-            stop_on=Said(case.stop_on),
-            said=Said(error, text=True),
+    if isinstance(error, TypeError) and n == 0 and "argument" in str(error):
+        stop_on = Said(case.stop_on)
+        return wrong(
+            "1-4", "loop_wrong_parameters", max_turns=case.max_turns, stop_on=stop_on, said=said
         )
     if case.jam and JAMMED in str(error):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_let_a_tool_error_out")), tool=case.jam, said=JAMMED
-        )
-    if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and played.requests <= 1:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_on_an_unknown_tool")),
-            name=UNKNOWN_TOOL,
-            kind=Said(kind, text=True),
-            said=Said(error, text=True),
+        return wrong("1-4", "loop_let_a_tool_error_out", tool=case.jam, said=JAMMED)
+    if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and n <= 1:
+        return wrong(
+            "1-4", "loop_raised_on_an_unknown_tool", name=UNKNOWN_TOOL, kind=kind, said=said
         )
     if case.persona == "sloppy" and (
-        "invalid input" in str(error) or kind in ("ValidationError", "ToolInputError")
+        "invalid input" in str(error) or name in ("ValidationError", "ToolInputError")
     ):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_on_invalid_input")),
-            kind=Said(kind, text=True),
-            said=Said(error, text=True),
-        )
+        return wrong("1-4", "loop_raised_on_invalid_input", kind=kind, said=said)
     if isinstance(error, KeyError) and "tool_calls" in str(error):
-        return Incorrect(_(said_at_length("1-4", "loop_read_missing_tool_calls")))
+        return wrong("1-4", "loop_read_missing_tool_calls")
     if isinstance(error, SystemExit):
-        return Incorrect(_(said_at_length("1-4", "loop_exited")), case=where, n=played.requests)
+        return wrong("1-4", "loop_exited", n=n)
     if not isinstance(error, Exception):
-        return Incorrect(
-            _(said_at_length("1-4", "loop_raised_a_base_exception")),
-            case=where,
-            kind=Said(kind, text=True),
-            n=played.requests,
-        )
+        return wrong("1-4", "loop_raised_a_base_exception", kind=kind, n=n)
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_request_refused")),
-            case=where,
-            n=played.requests,
-            said=Said(error, text=True),
-        )
-    return Incorrect(
-        _("with {case}, your loop raised {kind}: {said}"),
-        case=where,
-        kind=Said(kind, text=True),
-        said=Said(error, text=True),
-    )
+        return wrong("1-4", "loop_request_refused", n=n, said=said)
+    return Incorrect(_("with {case}, your loop raised {kind}: {said}"), kind=kind, said=said)
 
 
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
-        return Incorrect(
-            _(said_at_length("1-4", "flag_with_tool_calls")),
-            said=Said(last.get("content") or "", text=True, limit=60),
+        return wrong(
+            "1-4", "flag_with_tool_calls", said=Said(last.get("content") or "", text=True, limit=60)
         )
     if stop == "max_turns":
-        return Incorrect(
-            _(said_at_length("1-4", "flag_missed")),
-            said=Said(_flag_text(played.messages) or "", text=True, limit=60),
+        return wrong(
+            "1-4", "flag_missed", said=Said(_flag_text(played.messages) or "", text=True, limit=60)
         )
     if stop == "terminal_tool" and not case.stop_on:
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_without_stop_on")), stop_on=Said(case.stop_on)
-        )
+        return wrong("1-4", "pipe_without_stop_on", stop_on=Said(case.stop_on))
     if stop != "end_turn":
-        return Incorrect(_(said_at_length("1-4", "flag_wrong_stop")), got=Said(stop))
+        return wrong("1-4", "flag_wrong_stop", got=Said(stop))
     want = _flag_text(played.messages)
     if answer != want:
         if isinstance(answer, dict) and answer.get("content") == want:
-            return Incorrect(_(said_at_length("1-4", "flag_answer_whole_message")))
-        return Incorrect(
-            _(said_at_length("1-4", "flag_wrong_answer")), want=Said(want), got=Said(answer)
-        )
+            return wrong("1-4", "flag_answer_whole_message")
+        return wrong("1-4", "flag_wrong_answer", want=Said(want), got=Said(answer))
     return None
 
 
 def _flag_text(messages: list[dict[str, Any]]) -> str | None:
     """The text of the last reply that asked for no tool: the flag's answer (the mock words it
     in the conversation's language, so it is read off the run, not written here)."""
-    for message in reversed(messages):
-        if (
-            isinstance(message, dict)
-            and message.get("role") == "assistant"
-            and not message.get("tool_calls")
-        ):
-            return str(message.get("content") or "")
-    return None
+    spoken = [m for m in replies(messages) if not m.get("tool_calls")]
+    return str(spoken[-1].get("content") or "") if spoken else None
 
 
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        return Incorrect(
-            _(said_at_length("1-4", "clock_not_max_turns_requests")),
+        return wrong(
+            "1-4",
+            "clock_not_max_turns_requests",
             max_turns=case.max_turns,
             requests=ngettext("{n} request", "{n} requests", played.requests).format(
                 n=played.requests
             ),
         )
     if stop != "max_turns":
-        return Incorrect(_(said_at_length("1-4", "clock_wrong_stop")), got=Said(stop))
+        return wrong("1-4", "clock_wrong_stop", got=Said(stop))
     if answer is not None:
         last = last_assistant(played.messages)
         what = (
@@ -395,52 +353,41 @@ def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
             if answer == last or (isinstance(last, dict) and answer == last.get("content"))
             else ""
         )
-        return Incorrect(
-            _(said_at_length("1-4", "clock_with_an_answer")), got=Said(answer), what=what
-        )
+        return wrong("1-4", "clock_with_an_answer", got=Said(answer), what=what)
     return None
 
 
 def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
-    case = played.case
-    if stop == "terminal_tool":
-        terminal = _terminal_call(played.messages, case.stop_on)
-        if terminal is not None and not _ran_ok(played, terminal):
-            turn, arguments, output = terminal
-            return Incorrect(
-                _(said_at_length("1-4", "pipe_on_a_failed_call")),
-                turn=turn,
-                tool=", ".join(case.stop_on),
-                output=Said(output, text=True, limit=80),
-                arguments=Said(arguments, text=True, limit=80),
-            )
+    case, tool = played.case, ", ".join(played.case.stop_on)
+    terminal = _terminal_call(played.messages, case.stop_on)
+    if stop == "terminal_tool" and terminal is not None and not _ran_ok(played, terminal):
+        turn, arguments, output = terminal
+        return wrong(
+            "1-4",
+            "pipe_on_a_failed_call",
+            turn=turn,
+            tool=tool,
+            output=Said(output, text=True, limit=80),
+            arguments=Said(arguments, text=True, limit=80),
+        )
     if stop == "end_turn":
+        said = Said(answer, limit=60)
         if any(name in case.stop_on for name, _data in played.ran):
-            return Incorrect(
-                _(said_at_length("1-4", "went_on_after_pipe")),
-                tool=", ".join(case.stop_on),
-                said=Said(answer, limit=60),
-            )
-        rejected = _terminal_call(played.messages, case.stop_on)
-        return Incorrect(
-            _(said_at_length("1-4", "rejected_taken_for_success")),
-            said=Said(answer, limit=60),
-            tool=", ".join(case.stop_on),
-            output=Said(rejected[2] if rejected else "", text=True, limit=80),
-        )
+            return wrong("1-4", "went_on_after_pipe", tool=tool, said=said)
+        rejected = Said(terminal[2] if terminal else "", text=True, limit=80)
+        return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=rejected)
     if stop != "terminal_tool":
-        return Incorrect(
-            _(said_at_length("1-4", "pipe_wrong_stop")), got=Said(stop), n=played.requests
-        )
+        return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
     if answer != case.answer:
-        return _wrong_pipe_answer(case, played, answer)
+        return _wrong_pipe_answer(case, terminal, answer)
     return None
 
 
-def _wrong_pipe_answer(case: LoopCase, played: Played, answer: Any) -> Incorrect:
+def _wrong_pipe_answer(
+    case: LoopCase, terminal: tuple[int, str, str] | None, answer: Any
+) -> Incorrect:
     """Through the warp pipe, an answer that is not the terminal tool's validated input: its
     output, its raw arguments, or the arguments as the model sent them."""
-    terminal = _terminal_call(played.messages, case.stop_on)
     said, sent = (terminal[2], maybe_json(terminal[1])) if terminal else (None, None)
     if isinstance(answer, str) and said is not None and answer == said:
         why = _("the answer is the terminal tool's validated input, {want}, not its output {got}.")
@@ -578,35 +525,12 @@ class _Rendered(Said):
         return self.as_markdown
 
 
-def timed_out(progress: Any, seconds: float) -> Incorrect:
+def timed_out(seconds: float) -> Incorrect:
     """The verdict on a loop the time limit stopped."""
-    if progress.stopped:
-        return Incorrect(
-            _(said_at_length("1-4", "did_not_stop")),
-            case=progress.case,
-            n=progress.requests - progress.stopped,
-            times=progress.stopped,
+    if PROGRESS.stopped:
+        return wrong(
+            "1-4", "did_not_stop", n=PROGRESS.requests - PROGRESS.stopped, times=PROGRESS.stopped
         )
-    if progress.requests == 0:
-        return Incorrect(
-            _(said_at_length("1-4", "loop_never_asked")), case=progress.case, seconds=seconds
-        )
-    return Incorrect(
-        _(said_at_length("1-4", "loop_timed_out")),
-        case=progress.case,
-        seconds=seconds,
-        n=progress.requests,
-    )
-
-
-__all__ = [
-    "UNKNOWN_TOOL",
-    "LoopCase",
-    "Played",
-    "diagnose",
-    "judge",
-    "play",
-    "read_outcome",
-    "timed_out",
-    "transcript",
-]
+    if PROGRESS.requests == 0:
+        return wrong("1-4", "loop_never_asked", seconds=seconds)
+    return wrong("1-4", "loop_timed_out", seconds=seconds, n=PROGRESS.requests)

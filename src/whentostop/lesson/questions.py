@@ -51,5 +51,3 @@ BANK: dict[str, dict[str, tuple[Text, ...]]] = {
     notebook: {kind: question_texts(notebook, kind) for kind in KINDS} for notebook in NOTEBOOKS
 }
 """Per notebook: its predictions (before key runs) and its five end-of-level questions."""
-
-__all__ = ["BANK", "KINDS", "Text", "question_texts"]

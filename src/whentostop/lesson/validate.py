@@ -298,6 +298,3 @@ def main(argv: Sequence[str] = ()) -> int:
         return 1
     print(_("the lesson's data holds together"))
     return 0
-
-
-__all__ = ["Problem", "main", "problems"]

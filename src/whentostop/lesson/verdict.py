@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .._text import excerpt, markdown_text
 from ..i18n import N_, _, ngettext
 from ..outcome import Run, Stop
+from .content import said
 from .limits import shown
 
 Status = Literal["correct", "incorrect", "not attempted"]
@@ -70,6 +71,22 @@ def render(template: str, fields: dict[str, Any], markdown: bool) -> str:
     return template.format(**values)
 
 
+@dataclass
+class Progress:
+    """Where a check is: the case being tried (for a verdict that comes when time runs out) and
+    what the learner's code has asked for on it."""
+
+    case: str = ""
+    requests: int = 0
+    runs: int = 0
+    stopped: int = 0
+    """How many times the check's plumbing raised to stop the learner's code (which went on)."""
+
+
+PROGRESS = Progress()
+"""The check running now (a check runs one at a time, in the kernel's thread)."""
+
+
 @dataclass(frozen=True)
 class Verdict:
     """What a check concluded, and the sentence the learner reads (after the status word), as
@@ -88,9 +105,11 @@ class Verdict:
 
 class Incorrect(Exception):
     """The answer went wrong on a case: the message says which case exposed it, and what to do.
-    `template` is already translated; `Said` fields are quoted and escaped when shown."""
+    `template` is already translated; `Said` fields are quoted and escaped when shown; `case`,
+    unless given, is the case being tried (`PROGRESS.case`)."""
 
     def __init__(self, template: str, **fields: Any) -> None:
+        fields.setdefault("case", PROGRESS.case)
         super().__init__(render(template, fields, markdown=False))
         self.template, self.fields = template, fields
 
@@ -104,6 +123,11 @@ class Incorrect(Exception):
 
     def verdict(self) -> Verdict:
         return Verdict("incorrect", self.message, self.markdown)
+
+
+def wrong(notebook: str, name: str, /, **fields: Any) -> Incorrect:
+    """`Incorrect` in the words the notebook's data file says at length under `name` (`said`)."""
+    return Incorrect(_(said(notebook, name)), **fields)
 
 
 class NotAttempted(Exception):
@@ -128,6 +152,13 @@ def is_blank(answer: Any) -> bool:
 def blank_in(value: Any) -> bool:
     """Whether a value the learner's code returned is, or holds in a tuple, the placeholder."""
     return is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value))
+
+
+def filled(value: Any) -> Any:
+    """`value`, unless it is or holds the placeholder (`blank_in`): then `NotAttempted`."""
+    if blank_in(value):
+        raise NotAttempted
+    return value
 
 
 def names_in(code: CodeType) -> set[str]:
@@ -162,24 +193,3 @@ def correct(template: str, **fields: Any) -> Verdict:
     return Verdict(
         "correct", render(template, fields, markdown=False), render(template, fields, markdown=True)
     )
-
-
-__all__ = [
-    "ENDED",
-    "Incorrect",
-    "NotAttempted",
-    "Said",
-    "Status",
-    "Verdict",
-    "____",
-    "a_function",
-    "blank_in",
-    "correct",
-    "ended_text",
-    "is_blank",
-    "names_in",
-    "raised",
-    "render",
-    "still_blank",
-    "turns_text",
-]
