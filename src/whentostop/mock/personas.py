@@ -211,12 +211,8 @@ def _mark_the_star(view: View, area: str, block: int, sloppy: bool) -> dict[str,
     if not view.can("mark_star"):
         return assistant(view.say(FOUND, area=area, block=block))
     if sloppy and not view.marks:
-        return _call(
-            view,
-            "mark_star",
-            {"item": "Star", "block": f"the {block}th block"},
-            view.say(SLOPPY_MARKING),
-        )
+        wrong = {"item": "Star", "block": f"the {block}th block"}
+        return _call(view, "mark_star", wrong, view.say(SLOPPY_MARKING))
     note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
     return _call(view, "mark_star", {"item": "star", "block": block}, note)
 
@@ -236,12 +232,8 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
         area = todo[0]
         return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
     if not view.areas and view.attempts == 0:
-        return _call(
-            view,
-            "search_blocks",
-            {"area": "overworld"},
-            view.say(FIRST_SEARCH_NOTE, area="overworld"),
-        )
+        note = view.say(FIRST_SEARCH_NOTE, area="overworld")
+        return _call(view, "search_blocks", {"area": "overworld"}, note)
     if allowed and after is None:
         return assistant(_give_up(view))
     return _search_again(view)
@@ -309,6 +301,11 @@ def _calls(view: View, areas: list[str], note: str) -> dict[str, Any]:
     return assistant(note, *((id, "search_blocks", {"area": a}) for id, a in zip(ids, areas)))
 
 
+def turn(body: dict[str, Any]) -> int:
+    """The turn a request asks the model for: one more than the assistant messages it holds."""
+    return 1 + sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+
+
 def persona_of(model: str) -> tuple[str, float]:
     """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, or a delay that is
     not 0 to MAX_SLOW_S seconds: ValueError."""
@@ -335,9 +332,8 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     if message.get("tool_calls"):
         completion_tokens += count_tokens(json.dumps(message["tool_calls"]))
     prompt = prompt_tokens(body["messages"], body.get("tools"))
-    view_turn = 1 + sum(1 for m in body["messages"] if m.get("role") == "assistant")
     return {
-        "id": f"chatcmpl-mock-{view_turn}",
+        "id": f"chatcmpl-mock-{turn(body)}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body["model"],
