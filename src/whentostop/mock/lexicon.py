@@ -398,7 +398,7 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     kept = deque(scanned, maxlen=MAX_TOKENS) if last else islice(scanned, MAX_TOKENS)
     tokens = _structure(list(_words(kept, lex)), lex, text, offset)
     quoted = _quoted(tokens)
-    braced = _braced(tokens)
+    braced = [depth > 0 for depth in _depths(tokens)]
     _quote_keys(tokens, quoted, text, offset)
     out: list[Unit] = []
     i = 0
@@ -558,10 +558,7 @@ def _structure(tokens: list[Token], lex: Lexicon, text: str, offset: int) -> lis
     found"; "halt condition: none", "no halt condition"), unless the key names a reply ("Final
     answer: none" is what to answer)."""
     out: list[Token] = []
-    depth = 0
-    for i, token in enumerate(tokens):
-        if token.kind == "," and token.word in ("{", "}"):
-            depth = depth + 1 if token.word == "{" else max(0, depth - 1)
+    for i, (token, depth) in enumerate(zip(tokens, _depths(tokens), strict=True)):
         if token.kind == '"' and depth:
             continue
         if token.kind == "w" and _a_value(tokens, i, depth, text, offset):
@@ -600,15 +597,14 @@ def _deny_key(out: list[Token], lex: Lexicon, value: str) -> None:
     out.insert(start, Token("w", lex.negator, at.start, at.start, lex.negator))
 
 
-def _braced(tokens: list[Token]) -> list[bool]:
-    """Which tokens stand inside braces ("{"found": false}")."""
-    flags = []
-    depth = 0
+def _depths(tokens: list[Token]) -> list[int]:
+    """How deep inside braces each token stands ("{"found": false}"), its own brace counted."""
+    depths, depth = [], 0
     for token in tokens:
         if token.kind == "," and token.word in ("{", "}"):
             depth = depth + 1 if token.word == "{" else max(0, depth - 1)
-        flags.append(depth > 0)
-    return flags
+        depths.append(depth)
+    return depths
 
 
 def _quoted(tokens: list[Token]) -> list[bool]:

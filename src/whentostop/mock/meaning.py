@@ -377,14 +377,8 @@ def _copula_next(words: list[Unit], a: int) -> bool:
 
 
 def _last_copula(words: list[Unit]) -> int | None:
-    return next(
-        (
-            i
-            for i in range(len(words) - 1, 0, -1)
-            if "copula" in words[i].tags and not words[i].quoted
-        ),
-        None,
-    )
+    copulas = [i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted]
+    return copulas[-1] if copulas else None
 
 
 def _noun_form(unit: Unit) -> bool:
@@ -829,9 +823,8 @@ def decide_report(
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
     if (not failure and _where_it_is(tail)) or _progress(clause):
         return None  # "tell me where the star is", "after each search, say what you found"
-    if (
-        failure or condition.reachable or condition.kind == "giving up"
-    ):  # "tell me when you give up"
+    # ("tell me when you give up")
+    if failure or condition.reachable or condition.kind == "giving up":
         return found_in(clause, "allow", "report", condition, ctx, a)
     return _say_so(tail, clause, ctx, a)
 

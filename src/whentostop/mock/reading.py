@@ -379,9 +379,8 @@ def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -
         return None
     end = max([clause.end] + [c.end for c in clause.conds])
     first = clause.units[0]
-    if first.has("negation") and not first.has(
-        "failure"
-    ):  # "say where it is, not that it's missing"
+    # "say where it is, not that it's missing"
+    if first.has("negation") and not first.has("failure"):
         return Found("forbid", "refusal", clause.start, end, None, True, "report")
     return Found("allow", "report", before.start, end, None, True, "report")
 

@@ -39,7 +39,6 @@ _CLAUSE_BREAK = frozenset(",;()[]{}")
 _LINE_BREAK = _CLAUSE_BREAK - frozenset("{}")
 PLACEHOLDER_CHARS = 40
 """A "<name>" longer than this is not a template's placeholder: its "<" is a symbol."""
-_ASCII_OR_DONE: dict[int, str] = {}
 
 
 def window(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> list[tuple[int, str]]:
