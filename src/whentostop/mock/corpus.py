@@ -77,16 +77,8 @@ def load(name: str) -> list[Phrasing]:
             continue
         try:
             row = json.loads(line)
-            rows.append(
-                Phrasing(
-                    row["text"],
-                    row["lang"],
-                    row["label"],
-                    row.get("searches"),
-                    row["family"],
-                    row["class"],
-                )
-            )
+            said = (row["text"], row["lang"], row["label"], row.get("searches"))
+            rows.append(Phrasing(*said, row["family"], row["class"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"data/intent/{name}.jsonl, line {number}: {exc!r}") from None
         if rows[-1].label not in LABELS or rows[-1].lang not in TASKS:

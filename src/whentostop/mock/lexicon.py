@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from itertools import islice, pairwise, product
 
@@ -149,7 +149,8 @@ class _Node:
 
 @dataclass(frozen=True)
 class Lexicon:
-    """One language's words: spelling, symbols, numbers and the cue lists, as a trie."""
+    """One language's words: spelling, symbols, numbers and the cue lists, as a trie. Each field
+    that defaults to an empty set is a list of words the file gives at its top level."""
 
     language: str
     concord: bool
@@ -279,9 +280,11 @@ def read_lexicon(text: str) -> Lexicon:
         for words in _expand(phrase, plain):
             built.add_number(words, int(value))
 
-    def folded(key: str) -> frozenset[str]:
-        return frozenset(fold(w) for w in raw.get(key, []))
-
+    word_sets = {  # every set of words the file lists at its top level, folded
+        f.name: frozenset(fold(w) for w in raw.get(f.name, []))
+        for f in fields(Lexicon)
+        if f.default == frozenset()
+    }
     return Lexicon(
         language,
         plain.concord,
@@ -291,17 +294,10 @@ def read_lexicon(text: str) -> Lexicon:
         frozenset(built.vocabulary),
         built.fuzzy(),
         {k: frozenset(v) for k, v in built.word_tags.items()},
-        folded("e_is_before"),
-        folded("e_is_after"),
-        tuple(fold(w) for w in raw.get("verb_as_noun", [])),
-        bool(raw.get("noun_first_is_subject")),
-        folded("language_words"),
-        folded("verb_negators"),
-        folded("true_values"),
-        folded("false_values"),
-        folded("agreeing"),
-        fold(raw.get("negator", "not")),
-        folded("reply_values"),
+        verb_as_noun=tuple(fold(w) for w in raw.get("verb_as_noun", [])),
+        noun_first_is_subject=bool(raw.get("noun_first_is_subject")),
+        negator=fold(raw.get("negator", "not")),
+        **word_sets,
     )
 
 
