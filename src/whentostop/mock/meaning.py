@@ -536,7 +536,7 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
         u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
     ) or negated_content(tail)
     if name == "report":
-        return decide_report(m, condition, limits(clause), failure, tail, clause, ctx, a)
+        return decide_report(m, condition, failure, clause, ctx, a)
     return decide_stop(name, m, condition, failure, clause, ctx, a)
 
 
@@ -800,14 +800,7 @@ def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
 
 
 def decide_report(
-    m: Modality,
-    condition: When,
-    bound: When,
-    failure: bool,
-    tail: list[Unit],
-    clause: Clause,
-    ctx: Context,
-    a: int,
+    m: Modality, condition: When, failure: bool, clause: Clause, ctx: Context, a: int
 ) -> Found | None:
     """say, tell, reply: allowed when what is said is that the star was not found, or on such a
     condition; refused when forbidden."""
@@ -815,6 +808,8 @@ def decide_report(
         return None
     if m.stance == "forbid":
         return _refuse_report(clause, condition, failure, ctx, a)
+    tail = clause.units[a + 1 :]
+    bound = limits(clause)
     if condition.kind in ("success", "never") and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
     if condition.kind == "other" and not failure:

@@ -101,9 +101,7 @@ class _Reader:
         found = self._with_the_sentence_before(found)
         attach(found)
         before = len(self.readings.found)
-        self.corrected = _read_sentence(
-            found, self.previous, self.readings, self.text, self.lex, self.cast, self.corrected
-        )
+        self.corrected = _read_sentence(found, self)
         corrects = self.corrected or any(u.has("correction") for u in sentence)
         if corrects and len(self.readings.found) == before:
             _recount(sentence, self.readings, self.text)
@@ -234,27 +232,23 @@ def _condition_question(found: list[Clause]) -> bool:
     return condition_kind(words)[0] in conditions
 
 
-def _read_sentence(
-    found: list[Clause],
-    previous: list[Clause],
-    readings: _Readings,
-    text: str,
-    lex: Lexicon,
-    cast: bool = False,
-    corrected: bool = False,
-) -> bool:
+def _read_sentence(found: list[Clause], reader: _Reader) -> bool:
+    """The readings of one sentence's clauses, added to the reader's; whether a correction is
+    in effect after it."""
+    readings = reader.readings
+    corrected = reader.corrected
     forever = any(u.has("forever") for c in found for u in c.units)
-    ctx = Context(text, lex, found, previous, forever, cast)
+    ctx = Context(reader.text, reader.lex, found, reader.previous, forever, reader.cast)
     here: list[Found] = []
     # "Actually, keep searching": a correction is meant, however it is said, until the text ends
     for i, clause in enumerate(found):
         corrected = corrected or _corrects(found, i)
-        if i and _quotes_someone(found[i - 1], text):
+        if i and _quotes_someone(found[i - 1], ctx.text):
             break  # "My manager always says, 'It's fine to stop'": their words, not an instruction
         if clause.role == "cancel":
             readings.floor, here, corrected = len(readings.found), [], True
-        elif bare_negation(clause, lex) is not None:
-            _carry_negation(found, i, here, readings, lex)
+        elif bare_negation(clause, ctx.lex) is not None:
+            _carry_negation(found, i, here, readings, ctx.lex)
         elif not clause.conditional:
             reading = _read(clause, i, ctx, here, readings)
             if reading is not None:
