@@ -301,10 +301,9 @@ def _join_conditions(found: list[Clause], lex: Lexicon) -> list[Clause]:
             and not starts_instruction(clause.units, 0, lex)
             and not _negated_order(clause.units)
         ):
+            at = clause.opener
             if clause.link == "or":  # keep the sides apart: "until you find it or ..."
-                last.units.append(
-                    Unit("w", frozenset({"or"}), ("or",), clause.opener, clause.opener)
-                )
+                last.units.append(Unit("w", frozenset({"or"}), ("or",), at, at))
             last.units.extend(clause.units)
             continue
         joined.append(clause)

@@ -135,10 +135,8 @@ def score(phrasings: Sequence[Phrasing], read: Reader = read_intent) -> Tally:
     for p in phrasings:
         got, intent = predict(p, read)
         ok = got == p.label
-        tally.add(
-            ["all", f"lang {p.lang}", f"label {p.label}", f"{p.lang} {p.label}", f"class {p.cls}"],
-            ok,
-        )
+        groups = [f"lang {p.lang}", f"label {p.label}", f"{p.lang} {p.label}", f"class {p.cls}"]
+        tally.add(["all", *groups], ok)
         if not ok:
             tally.misses.append((p, intent))
         if p.label == "gives_up" and p.searches is not None and ok:

@@ -438,18 +438,11 @@ def _phrase(
             tags = frozenset(["number", "unit"] if times else ["number"])
     else:
         tags, number = node.tags, node.number
-    final = tokens[i + length - 1]
+    words = tuple(t.word for t in tokens[i : i + length])
+    end = tokens[i + length - 1].end
+    verbal = _verbal(token.surface, lex.verb_as_noun)
     return Unit(
-        "w",
-        tags,
-        tuple(t.word for t in tokens[i : i + length]),
-        token.start,
-        final.end,
-        quoted[i],
-        number,
-        token.surface,
-        _verbal(token.surface, lex.verb_as_noun),
-        braced[i],
+        "w", tags, words, token.start, end, quoted[i], number, token.surface, verbal, braced[i]
     )
 
 

@@ -89,9 +89,8 @@ class _Reader:
             sentence = under_heading(self.topic, sentence)
         found = clauses(sentence, end == "?", self.lex)
         if end == "?" and _condition_question(found):
-            self.pending = Clause(
-                "if", "start", [u for c in found for u in c.units], found[0].opener
-            )
+            asked = [u for c in found for u in c.units]
+            self.pending = Clause("if", "start", asked, found[0].opener)
             return  # "No star? Say so.": the question is the next sentence's condition
         if self.pending is not None:
             found.insert(0, self.pending)
