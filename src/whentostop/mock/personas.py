@@ -83,14 +83,14 @@ def count_tokens(text: str) -> int:
 
 def prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
     """Tokens in the request as received: every message (4 tokens of framing each) and the tools."""
-    total = 3
-    for message in messages:
-        total += 4 + count_tokens(message_text(message))
-        if message.get("tool_calls"):
-            total += count_tokens(json.dumps(message["tool_calls"]))
-    if tools:
-        total += count_tokens(json.dumps(tools))
-    return total
+    total = 3 + sum(4 + _message_tokens(message) for message in messages)
+    return total + (count_tokens(json.dumps(tools)) if tools else 0)
+
+
+def _message_tokens(message: dict[str, Any]) -> int:
+    """A message's tokens: its text, and its tool calls as JSON."""
+    calls = message.get("tool_calls")
+    return count_tokens(message_text(message)) + (count_tokens(json.dumps(calls)) if calls else 0)
 
 
 @dataclass
@@ -328,9 +328,7 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     from .choice import with_tool_choice  # it reads the request with `read`, from here
 
     message = with_tool_choice(body, decide(persona, body))
-    completion_tokens = count_tokens(message.get("content") or "")
-    if message.get("tool_calls"):
-        completion_tokens += count_tokens(json.dumps(message["tool_calls"]))
+    completion_tokens = _message_tokens(message)
     prompt = prompt_tokens(body["messages"], body.get("tools"))
     return {
         "id": f"chatcmpl-mock-{turn(body)}",
