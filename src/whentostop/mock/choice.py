@@ -60,13 +60,8 @@ def with_tool_choice(body: dict[str, Any], message: dict[str, Any]) -> dict[str,
 
 
 def _offered(body: dict[str, Any]) -> list[str]:
-    return [
-        t["function"]["name"]
-        for t in body.get("tools") or []
-        if isinstance(t, dict)
-        and isinstance(t.get("function"), dict)
-        and isinstance(t["function"].get("name"), str)
-    ]
+    """The names of the tools offered (each entry read as a named-function `tool_choice` is)."""
+    return [name for name in map(_named, body.get("tools") or []) if name is not None]
 
 
 def _named(choice: Any) -> str | None:
