@@ -203,11 +203,8 @@ class _Handler(BaseHTTPRequestHandler):
                 400, "the Content-Length header is not a number of bytes", "invalid_content_length"
             )
         elif length > MAX_REQUEST_BYTES:
-            refused = _error(
-                413,
-                f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
-                "request_too_large",
-            )
+            limit = f"the request body must be at most {MAX_REQUEST_BYTES} bytes"
+            refused = _error(413, limit, "request_too_large")
         else:
             self._answer(*handle("POST", self.path, self.rfile.read(length)))
             return

@@ -182,9 +182,8 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         found = read_judged(clause, i, None, ctx)
     elif clause.question or not _is_subject(clause, a, ctx.lex):
         judged = not clause.question and _judged_subject(clause, a, ctx.lex)
-        found = (read_judged(clause, i, a, ctx) if judged else None) or _read_action(
-            clause, i, a, ctx
-        )
+        found = read_judged(clause, i, a, ctx) if judged else None
+        found = found or _read_action(clause, i, a, ctx)
     else:  # "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
     if found is None or found.why == "nothing to report":
@@ -647,9 +646,8 @@ def _otherwise(i: int, ctx: Context) -> When:
     def conditioned(c: Clause) -> bool:
         return bool(c.conds) and not c.conditional
 
-    before = recent(ctx.clauses, i, conditioned) or recent(
-        ctx.previous, len(ctx.previous), conditioned
-    )
+    before = recent(ctx.clauses, i, conditioned)
+    before = before or recent(ctx.previous, len(ctx.previous), conditioned)
     if before is not None and when(before.conds).reachable:
         return When("other", None, ())
     return When("failure", None, ())

@@ -263,10 +263,8 @@ def _give_up(view: View) -> str:
     quote = view.intent.quote
     if not searched:
         return view.say(GAVE_UP_UNSEARCHED, quote=quote)
-    hint = view.intent.why == "absence possible"
-    return view.say(
-        GAVE_UP_ON_A_HINT if hint else GAVE_UP, areas=view.listed(searched), quote=quote
-    )
+    msgid = GAVE_UP_ON_A_HINT if view.intent.why == "absence possible" else GAVE_UP
+    return view.say(msgid, areas=view.listed(searched), quote=quote)
 
 
 def _wrap_up(view: View) -> str:

@@ -137,17 +137,11 @@ def _recount(sentence: list[Unit], readings: _Readings, text: str) -> None:
     last permission that counts its searches, when it names that count too or says what the new
     one counts ("after", "searches")."""
     numbers = [u.number for u in sentence if u.number is not None]
-    counted = next(
-        (
-            f
-            for f in reversed(readings.found[readings.floor :])
-            if f.stance == "allow" and f.condition is not None and f.condition.searches is not None
-        ),
-        None,
-    )
-    if counted is None or counted.condition is None or not numbers:
+    allowed = [f for f in readings.found[readings.floor :] if f.stance == "allow"]
+    counting = [(f, f.condition.searches) for f in allowed if f.condition is not None]
+    counted, old = next(((f, n) for f, n in reversed(counting) if n is not None), (None, None))
+    if counted is None or not numbers:
         return
-    old = counted.condition.searches
     counts = any(u.has("after", "unit") for u in sentence if u.number is None)
     if (old in numbers[:-1] and numbers[-1] != old) or (len(numbers) == 1 and counts):
         said = [u for u in sentence if u.kind == "w"]
