@@ -105,9 +105,8 @@ def _too_deep(value: Any) -> bool:
         if isinstance(item, (dict, list)):
             if depth > MAX_JSON_DEPTH:
                 return True
-            todo.extend(
-                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
-            )
+            children = item.values() if isinstance(item, dict) else item
+            todo.extend((child, depth + 1) for child in children)
     return False
 
 

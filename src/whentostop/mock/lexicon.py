@@ -137,14 +137,15 @@ _IMPLIED = {"interjection": {"interjection", "permission"}, "done": {"done", "st
 """A judgement said on its own is a permission too; finishing is stopping."""
 
 
+@dataclass(slots=True, eq=False)
 class _Node:
-    __slots__ = ("children", "number", "prefixes", "tags")
+    """A node of the trie: the words that go on from it, the stems ("desist*") that do, and the
+    lists (and number) of the phrase that ends here."""
 
-    def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
-        self.prefixes: list[tuple[str, _Node]] = []
-        self.tags: frozenset[str] = frozenset()
-        self.number: int | None = None
+    children: dict[str, _Node] = field(default_factory=dict)
+    prefixes: list[tuple[str, _Node]] = field(default_factory=list)
+    tags: frozenset[str] = frozenset()
+    number: int | None = None
 
 
 @dataclass(frozen=True)

@@ -282,14 +282,9 @@ def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
 def _read(
     clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Readings
 ) -> Found | None:
-    last = (
-        here[-1] if here else readings.found[-1] if len(readings.found) > readings.floor else None
-    )
-    return (
-        _answer(last, clause, ctx)
-        or read_clause(clause, i, ctx)
-        or _report_continued(clause, i, ctx, here)
-    )
+    kept = here or readings.found[readings.floor :]
+    found = _answer(kept[-1] if kept else None, clause, ctx) or read_clause(clause, i, ctx)
+    return found or _report_continued(clause, i, ctx, here)
 
 
 def _corrects(found: list[Clause], i: int) -> bool:
