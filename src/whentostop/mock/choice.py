@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .personas import assistant, read
+from .personas import assistant, read, turn
 
 GUESSED_BLOCK = 1
 """The block a persona forced to call `mark_star` before it found the star puts its marker on:
@@ -55,18 +55,13 @@ def with_tool_choice(body: dict[str, Any], message: dict[str, Any]) -> dict[str,
     if calls and all(wanted in (None, c["function"]["name"]) for c in calls):
         return message
     tool = wanted or _pick(body, names)
-    call = (f"call_{_turn(body)}_{tool}", tool, _arguments(body, tool))
+    call = (f"call_{turn(body)}_{tool}", tool, _arguments(body, tool))
     return assistant(message.get("content") or "", call)
 
 
 def _offered(body: dict[str, Any]) -> list[str]:
-    return [
-        t["function"]["name"]
-        for t in body.get("tools") or []
-        if isinstance(t, dict)
-        and isinstance(t.get("function"), dict)
-        and isinstance(t["function"].get("name"), str)
-    ]
+    """The names of the tools offered (each entry read as a named-function `tool_choice` is)."""
+    return [name for name in map(_named, body.get("tools") or []) if name is not None]
 
 
 def _named(choice: Any) -> str | None:
@@ -96,10 +91,6 @@ def _arguments(body: dict[str, Any], tool: str) -> dict[str, Any]:
             return {"area": todo[0]}
         return {"area": view.areas[view.attempts % len(view.areas)] if view.areas else "overworld"}
     return {}
-
-
-def _turn(body: dict[str, Any]) -> int:
-    return 1 + sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
 
 
 __all__ = ["GUESSED_BLOCK", "choice_problem", "with_tool_choice"]

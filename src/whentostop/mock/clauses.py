@@ -301,10 +301,9 @@ def _join_conditions(found: list[Clause], lex: Lexicon) -> list[Clause]:
             and not starts_instruction(clause.units, 0, lex)
             and not _negated_order(clause.units)
         ):
+            at = clause.opener
             if clause.link == "or":  # keep the sides apart: "until you find it or ..."
-                last.units.append(
-                    Unit("w", frozenset({"or"}), ("or",), clause.opener, clause.opener)
-                )
+                last.units.append(Unit("w", frozenset({"or"}), ("or",), at, at))
             last.units.extend(clause.units)
             continue
         joined.append(clause)
@@ -418,7 +417,7 @@ def attach(found: list[Clause]) -> None:
     """Each condition goes to the clause it governs: forward when it opens the sentence or follows
     a break ("If X, say so"; "..., and if X, say so"), backward when it trails ("say so if X").
     A condition that opens a sentence holds for each instruction after it, until another."""
-    befores, afters = _nearest_instructions(found)
+    befores, afters = _nearest_instructions(found), _nearest_instructions(found[::-1])[::-1]
     for i, clause in enumerate(found):
         target = _governed(found, i, befores[i], afters[i]) if clause.conditional else None
         if target is not None:
@@ -453,22 +452,15 @@ def _leading_conditions(found: list[Clause]) -> None:
             clause.conds = list(leading)
 
 
-def _nearest_instructions(
-    found: list[Clause],
-) -> tuple[list[Clause | None], list[Clause | None]]:
-    """For each clause, the nearest clause before it and after it that is not a condition."""
-    befores: list[Clause | None] = []
+def _nearest_instructions(found: list[Clause]) -> list[Clause | None]:
+    """For each clause, the nearest clause before it that is not a condition (of the clauses
+    reversed: the nearest after it)."""
+    nearest: list[Clause | None] = []
     last: Clause | None = None
     for clause in found:
-        befores.append(last)
+        nearest.append(last)
         last = last if clause.conditional else clause
-    afters: list[Clause | None] = []
-    last = None
-    for clause in reversed(found):
-        afters.append(last)
-        last = last if clause.conditional else clause
-    afters.reverse()
-    return befores, afters
+    return nearest
 
 
 # ---- what a condition is about ----------------------------------------------------------------

@@ -77,16 +77,8 @@ def load(name: str) -> list[Phrasing]:
             continue
         try:
             row = json.loads(line)
-            rows.append(
-                Phrasing(
-                    row["text"],
-                    row["lang"],
-                    row["label"],
-                    row.get("searches"),
-                    row["family"],
-                    row["class"],
-                )
-            )
+            said = (row["text"], row["lang"], row["label"], row.get("searches"))
+            rows.append(Phrasing(*said, row["family"], row["class"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"data/intent/{name}.jsonl, line {number}: {exc!r}") from None
         if rows[-1].label not in LABELS or rows[-1].lang not in TASKS:
@@ -143,10 +135,8 @@ def score(phrasings: Sequence[Phrasing], read: Reader = read_intent) -> Tally:
     for p in phrasings:
         got, intent = predict(p, read)
         ok = got == p.label
-        tally.add(
-            ["all", f"lang {p.lang}", f"label {p.label}", f"{p.lang} {p.label}", f"class {p.cls}"],
-            ok,
-        )
+        groups = [f"lang {p.lang}", f"label {p.label}", f"{p.lang} {p.label}", f"class {p.cls}"]
+        tally.add(["all", *groups], ok)
         if not ok:
             tally.misses.append((p, intent))
         if p.label == "gives_up" and p.searches is not None and ok:

@@ -28,33 +28,28 @@ MAX_REQUEST_BYTES = 256 * 1024
 a 60-turn Loopboros run on the castle with a 1 KB system prompt: about 26 KB, measured; ten times
 that leaves room for any prompt a learner pastes, and bounds what one request can make a shared
 `serve` read (the mock reads a few KB of each text, but parses and counts the whole body)."""
+_ROUTES = {"/models": "GET", "/chat/completions": "POST"}
+"""Each route (after an optional /v1) and the one method it answers."""
 MAX_JSON_DEPTH = 100
 """A request nested deeper than this is refused (HTTP 400): a chat request is a few levels deep,
 and a deep one would break the parser, or the persona reading it, with a RecursionError."""
+_TOO_DEEP = f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
 
 
 def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, dict[str, Any]]:
     """One request in, (status, JSON body) out. Never raises for anything a client sends."""
     path = path.split("?", 1)[0].rstrip("/")
-    if path in ("/v1/models", "/models"):
-        if method != "GET":
-            return _error(405, f"{method} is not allowed on {path}; use GET", "method_not_allowed")
-        return 200, {
-            "object": "list",
-            "data": [
-                {"id": p, "object": "model", "created": 0, "owned_by": "whentostop-mock"}
-                for p in PERSONAS
-            ],
-        }
-    if path not in ("/v1/chat/completions", "/chat/completions"):
+    allowed = _ROUTES.get(path.removeprefix("/v1"))
+    if allowed is None:
+        routes = "this mock serves /v1/chat/completions and /v1/models"
+        return _error(404, f"no route {path}; {routes}", "not_found", kind="not_found_error")
+    if method != allowed:
         return _error(
-            404,
-            f"no route {path}; this mock serves /v1/chat/completions and /v1/models",
-            "not_found",
-            kind="not_found_error",
+            405, f"{method} is not allowed on {path}; use {allowed}", "method_not_allowed"
         )
-    if method != "POST":
-        return _error(405, f"{method} is not allowed on {path}; use POST", "method_not_allowed")
+    if allowed == "GET":
+        entry = {"object": "model", "created": 0, "owned_by": "whentostop-mock"}
+        return 200, {"object": "list", "data": [{"id": p, **entry} for p in PERSONAS]}
     request, refused = _request(body)
     if refused is not None:
         return refused
@@ -76,9 +71,9 @@ def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
     except (ValueError, UnicodeDecodeError):
         return None, _error(400, "the request body is not valid JSON", "invalid_json")
     except RecursionError:  # deeper than the parser goes
-        return None, _too_deep_error()
+        return None, _error(400, _TOO_DEEP, "invalid_json")
     if _too_deep(request):  # or deep enough to break a persona reading it
-        return None, _too_deep_error()
+        return None, _error(400, _TOO_DEEP, "invalid_json")
     problem = _check(request)
     if problem:
         return None, _error(400, problem, "invalid_request")
@@ -110,18 +105,9 @@ def _too_deep(value: Any) -> bool:
         if isinstance(item, (dict, list)):
             if depth > MAX_JSON_DEPTH:
                 return True
-            todo.extend(
-                (child, depth + 1) for child in (item.values() if isinstance(item, dict) else item)
-            )
+            children = item.values() if isinstance(item, dict) else item
+            todo.extend((child, depth + 1) for child in children)
     return False
-
-
-def _too_deep_error() -> tuple[int, dict[str, Any]]:
-    return _error(
-        400,
-        f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} levels)",
-        "invalid_json",
-    )
 
 
 def _check(request: Any) -> str | None:
@@ -216,11 +202,8 @@ class _Handler(BaseHTTPRequestHandler):
                 400, "the Content-Length header is not a number of bytes", "invalid_content_length"
             )
         elif length > MAX_REQUEST_BYTES:
-            refused = _error(
-                413,
-                f"the request body must be at most {MAX_REQUEST_BYTES} bytes",
-                "request_too_large",
-            )
+            limit = f"the request body must be at most {MAX_REQUEST_BYTES} bytes"
+            refused = _error(413, limit, "request_too_large")
         else:
             self._answer(*handle("POST", self.path, self.rfile.read(length)))
             return

@@ -122,9 +122,6 @@ class Model:
 def model() -> Model:
     """The weights of `data/intent/gist.json`, read once."""
     data = json.loads(data_file("intent", "gist.json").read_text(encoding="utf-8"))
-    return Model(
-        float(data["bias"]),
-        {str(k): float(v) for k, v in data["weights"].items()},
-        float(data["allow_above"]),
-        float(data["outweighs_below"]),
-    )
+    weights = {str(k): float(v) for k, v in data["weights"].items()}
+    thresholds = float(data["allow_above"]), float(data["outweighs_below"])
+    return Model(float(data["bias"]), weights, *thresholds)

@@ -173,7 +173,7 @@ def _intent_bytes(intent: Intent) -> int:
 def texts(system: str, prompt: str) -> list[tuple[str, Lexicon]]:
     """The system prompt and the user's prompt, each with the lexicon of its language (a text
     too short to tell is read in the other's)."""
-    first, second = _language_of(system), _language_of(prompt)
+    first, second = detect_language(system), detect_language(prompt)
     return [(system, lexicon(first or second or "en")), (prompt, lexicon(second or first or "en"))]
 
 
@@ -268,16 +268,11 @@ _PUNCTUATION = ".,;:!?\"'()[]{}*#-—–…"
 
 def detect_language(text: str) -> str | None:
     """ "pt" or "en" for a text clearly in one of them; None when it cannot tell (empty, or a
-    name or two)."""
-    return _language_of(text or "")
-
-
-def _language_of(text: str) -> str | None:
-    """Accents and each language's common words count twice; a word only one lexicon knows,
-    once."""
+    name or two). Accents and each language's common words count twice; a word only one
+    lexicon knows, once."""
     (portuguese, only_pt), (english, only_en) = _words("pt"), _words("en")
     pt = en = 0
-    for _, part in window(text):
+    for _, part in window(text or ""):
         lowered = part.lower()
         pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
         for word in fold(part).split():

@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from functools import cache
 from itertools import islice, pairwise, product
 
@@ -137,19 +137,21 @@ _IMPLIED = {"interjection": {"interjection", "permission"}, "done": {"done", "st
 """A judgement said on its own is a permission too; finishing is stopping."""
 
 
+@dataclass(slots=True, eq=False)
 class _Node:
-    __slots__ = ("children", "number", "prefixes", "tags")
+    """A node of the trie: the words that go on from it, the stems ("desist*") that do, and the
+    lists (and number) of the phrase that ends here."""
 
-    def __init__(self) -> None:
-        self.children: dict[str, _Node] = {}
-        self.prefixes: list[tuple[str, _Node]] = []
-        self.tags: frozenset[str] = frozenset()
-        self.number: int | None = None
+    children: dict[str, _Node] = field(default_factory=dict)
+    prefixes: list[tuple[str, _Node]] = field(default_factory=list)
+    tags: frozenset[str] = frozenset()
+    number: int | None = None
 
 
 @dataclass(frozen=True)
 class Lexicon:
-    """One language's words: spelling, symbols, numbers and the cue lists, as a trie."""
+    """One language's words: spelling, symbols, numbers and the cue lists, as a trie. Each field
+    that defaults to an empty set is a list of words the file gives at its top level."""
 
     language: str
     concord: bool
@@ -279,9 +281,11 @@ def read_lexicon(text: str) -> Lexicon:
         for words in _expand(phrase, plain):
             built.add_number(words, int(value))
 
-    def folded(key: str) -> frozenset[str]:
-        return frozenset(fold(w) for w in raw.get(key, []))
-
+    word_sets = {  # every set of words the file lists at its top level, folded
+        f.name: frozenset(fold(w) for w in raw.get(f.name, []))
+        for f in fields(Lexicon)
+        if f.default == frozenset()
+    }
     return Lexicon(
         language,
         plain.concord,
@@ -291,17 +295,10 @@ def read_lexicon(text: str) -> Lexicon:
         frozenset(built.vocabulary),
         built.fuzzy(),
         {k: frozenset(v) for k, v in built.word_tags.items()},
-        folded("e_is_before"),
-        folded("e_is_after"),
-        tuple(fold(w) for w in raw.get("verb_as_noun", [])),
-        bool(raw.get("noun_first_is_subject")),
-        folded("language_words"),
-        folded("verb_negators"),
-        folded("true_values"),
-        folded("false_values"),
-        folded("agreeing"),
-        fold(raw.get("negator", "not")),
-        folded("reply_values"),
+        verb_as_noun=tuple(fold(w) for w in raw.get("verb_as_noun", [])),
+        noun_first_is_subject=bool(raw.get("noun_first_is_subject")),
+        negator=fold(raw.get("negator", "not")),
+        **word_sets,
     )
 
 
@@ -398,7 +395,7 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     kept = deque(scanned, maxlen=MAX_TOKENS) if last else islice(scanned, MAX_TOKENS)
     tokens = _structure(list(_words(kept, lex)), lex, text, offset)
     quoted = _quoted(tokens)
-    braced = _braced(tokens)
+    braced = [depth > 0 for depth in _depths(tokens)]
     _quote_keys(tokens, quoted, text, offset)
     out: list[Unit] = []
     i = 0
@@ -442,18 +439,11 @@ def _phrase(
             tags = frozenset(["number", "unit"] if times else ["number"])
     else:
         tags, number = node.tags, node.number
-    final = tokens[i + length - 1]
+    words = tuple(t.word for t in tokens[i : i + length])
+    end = tokens[i + length - 1].end
+    verbal = _verbal(token.surface, lex.verb_as_noun)
     return Unit(
-        "w",
-        tags,
-        tuple(t.word for t in tokens[i : i + length]),
-        token.start,
-        final.end,
-        quoted[i],
-        number,
-        token.surface,
-        _verbal(token.surface, lex.verb_as_noun),
-        braced[i],
+        "w", tags, words, token.start, end, quoted[i], number, token.surface, verbal, braced[i]
     )
 
 
@@ -558,10 +548,7 @@ def _structure(tokens: list[Token], lex: Lexicon, text: str, offset: int) -> lis
     found"; "halt condition: none", "no halt condition"), unless the key names a reply ("Final
     answer: none" is what to answer)."""
     out: list[Token] = []
-    depth = 0
-    for i, token in enumerate(tokens):
-        if token.kind == "," and token.word in ("{", "}"):
-            depth = depth + 1 if token.word == "{" else max(0, depth - 1)
+    for i, (token, depth) in enumerate(zip(tokens, _depths(tokens), strict=True)):
         if token.kind == '"' and depth:
             continue
         if token.kind == "w" and _a_value(tokens, i, depth, text, offset):
@@ -600,15 +587,14 @@ def _deny_key(out: list[Token], lex: Lexicon, value: str) -> None:
     out.insert(start, Token("w", lex.negator, at.start, at.start, lex.negator))
 
 
-def _braced(tokens: list[Token]) -> list[bool]:
-    """Which tokens stand inside braces ("{"found": false}")."""
-    flags = []
-    depth = 0
+def _depths(tokens: list[Token]) -> list[int]:
+    """How deep inside braces each token stands ("{"found": false}"), its own brace counted."""
+    depths, depth = [], 0
     for token in tokens:
         if token.kind == "," and token.word in ("{", "}"):
             depth = depth + 1 if token.word == "{" else max(0, depth - 1)
-        flags.append(depth > 0)
-    return flags
+        depths.append(depth)
+    return depths
 
 
 def _quoted(tokens: list[Token]) -> list[bool]:

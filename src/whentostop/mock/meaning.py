@@ -182,9 +182,8 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         found = read_judged(clause, i, None, ctx)
     elif clause.question or not _is_subject(clause, a, ctx.lex):
         judged = not clause.question and _judged_subject(clause, a, ctx.lex)
-        found = (read_judged(clause, i, a, ctx) if judged else None) or _read_action(
-            clause, i, a, ctx
-        )
+        found = read_judged(clause, i, a, ctx) if judged else None
+        found = found or _read_action(clause, i, a, ctx)
     else:  # "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
     if found is None or found.why == "nothing to report":
@@ -377,14 +376,8 @@ def _copula_next(words: list[Unit], a: int) -> bool:
 
 
 def _last_copula(words: list[Unit]) -> int | None:
-    return next(
-        (
-            i
-            for i in range(len(words) - 1, 0, -1)
-            if "copula" in words[i].tags and not words[i].quoted
-        ),
-        None,
-    )
+    copulas = [i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted]
+    return copulas[-1] if copulas else None
 
 
 def _noun_form(unit: Unit) -> bool:
@@ -542,7 +535,7 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
         u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
     ) or negated_content(tail)
     if name == "report":
-        return decide_report(m, condition, limits(clause), failure, tail, clause, ctx, a)
+        return decide_report(m, condition, failure, clause, ctx, a)
     return decide_stop(name, m, condition, failure, clause, ctx, a)
 
 
@@ -653,9 +646,8 @@ def _otherwise(i: int, ctx: Context) -> When:
     def conditioned(c: Clause) -> bool:
         return bool(c.conds) and not c.conditional
 
-    before = recent(ctx.clauses, i, conditioned) or recent(
-        ctx.previous, len(ctx.previous), conditioned
-    )
+    before = recent(ctx.clauses, i, conditioned)
+    before = before or recent(ctx.previous, len(ctx.previous), conditioned)
     if before is not None and when(before.conds).reachable:
         return When("other", None, ())
     return When("failure", None, ())
@@ -806,14 +798,7 @@ def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
 
 
 def decide_report(
-    m: Modality,
-    condition: When,
-    bound: When,
-    failure: bool,
-    tail: list[Unit],
-    clause: Clause,
-    ctx: Context,
-    a: int,
+    m: Modality, condition: When, failure: bool, clause: Clause, ctx: Context, a: int
 ) -> Found | None:
     """say, tell, reply: allowed when what is said is that the star was not found, or on such a
     condition; refused when forbidden."""
@@ -821,6 +806,8 @@ def decide_report(
         return None
     if m.stance == "forbid":
         return _refuse_report(clause, condition, failure, ctx, a)
+    tail = clause.units[a + 1 :]
+    bound = limits(clause)
     if condition.kind in ("success", "never") and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
     if condition.kind == "other" and not failure:
@@ -829,9 +816,8 @@ def decide_report(
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
     if (not failure and _where_it_is(tail)) or _progress(clause):
         return None  # "tell me where the star is", "after each search, say what you found"
-    if (
-        failure or condition.reachable or condition.kind == "giving up"
-    ):  # "tell me when you give up"
+    # ("tell me when you give up")
+    if failure or condition.reachable or condition.kind == "giving up":
         return found_in(clause, "allow", "report", condition, ctx, a)
     return _say_so(tail, clause, ctx, a)
 

@@ -83,14 +83,14 @@ def count_tokens(text: str) -> int:
 
 def prompt_tokens(messages: list[dict[str, Any]], tools: list[dict[str, Any]] | None) -> int:
     """Tokens in the request as received: every message (4 tokens of framing each) and the tools."""
-    total = 3
-    for message in messages:
-        total += 4 + count_tokens(message_text(message))
-        if message.get("tool_calls"):
-            total += count_tokens(json.dumps(message["tool_calls"]))
-    if tools:
-        total += count_tokens(json.dumps(tools))
-    return total
+    total = 3 + sum(4 + _message_tokens(message) for message in messages)
+    return total + (count_tokens(json.dumps(tools)) if tools else 0)
+
+
+def _message_tokens(message: dict[str, Any]) -> int:
+    """A message's tokens: its text, and its tool calls as JSON."""
+    calls = message.get("tool_calls")
+    return count_tokens(message_text(message)) + (count_tokens(json.dumps(calls)) if calls else 0)
 
 
 @dataclass
@@ -211,12 +211,8 @@ def _mark_the_star(view: View, area: str, block: int, sloppy: bool) -> dict[str,
     if not view.can("mark_star"):
         return assistant(view.say(FOUND, area=area, block=block))
     if sloppy and not view.marks:
-        return _call(
-            view,
-            "mark_star",
-            {"item": "Star", "block": f"the {block}th block"},
-            view.say(SLOPPY_MARKING),
-        )
+        wrong = {"item": "Star", "block": f"the {block}th block"}
+        return _call(view, "mark_star", wrong, view.say(SLOPPY_MARKING))
     note = view.say(FIXING) if view.marks else view.say(MARKING, area=area, block=block)
     return _call(view, "mark_star", {"item": "star", "block": block}, note)
 
@@ -236,12 +232,8 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
         area = todo[0]
         return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
     if not view.areas and view.attempts == 0:
-        return _call(
-            view,
-            "search_blocks",
-            {"area": "overworld"},
-            view.say(FIRST_SEARCH_NOTE, area="overworld"),
-        )
+        note = view.say(FIRST_SEARCH_NOTE, area="overworld")
+        return _call(view, "search_blocks", {"area": "overworld"}, note)
     if allowed and after is None:
         return assistant(_give_up(view))
     return _search_again(view)
@@ -271,10 +263,8 @@ def _give_up(view: View) -> str:
     quote = view.intent.quote
     if not searched:
         return view.say(GAVE_UP_UNSEARCHED, quote=quote)
-    hint = view.intent.why == "absence possible"
-    return view.say(
-        GAVE_UP_ON_A_HINT if hint else GAVE_UP, areas=view.listed(searched), quote=quote
-    )
+    msgid = GAVE_UP_ON_A_HINT if view.intent.why == "absence possible" else GAVE_UP
+    return view.say(msgid, areas=view.listed(searched), quote=quote)
 
 
 def _wrap_up(view: View) -> str:
@@ -309,6 +299,11 @@ def _calls(view: View, areas: list[str], note: str) -> dict[str, Any]:
     return assistant(note, *((id, "search_blocks", {"area": a}) for id, a in zip(ids, areas)))
 
 
+def turn(body: dict[str, Any]) -> int:
+    """The turn a request asks the model for: one more than the assistant messages it holds."""
+    return 1 + sum(1 for m in body.get("messages", []) if m.get("role") == "assistant")
+
+
 def persona_of(model: str) -> tuple[str, float]:
     """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, or a delay that is
     not 0 to MAX_SLOW_S seconds: ValueError."""
@@ -331,13 +326,10 @@ def reply(body: dict[str, Any], sleep: Callable[[float], None] = time.sleep) -> 
     from .choice import with_tool_choice  # it reads the request with `read`, from here
 
     message = with_tool_choice(body, decide(persona, body))
-    completion_tokens = count_tokens(message.get("content") or "")
-    if message.get("tool_calls"):
-        completion_tokens += count_tokens(json.dumps(message["tool_calls"]))
+    completion_tokens = _message_tokens(message)
     prompt = prompt_tokens(body["messages"], body.get("tools"))
-    view_turn = 1 + sum(1 for m in body["messages"] if m.get("role") == "assistant")
     return {
-        "id": f"chatcmpl-mock-{view_turn}",
+        "id": f"chatcmpl-mock-{turn(body)}",
         "object": "chat.completion",
         "created": int(time.time()),
         "model": body["model"],

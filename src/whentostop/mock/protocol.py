@@ -57,15 +57,9 @@ def breach(messages: list[Any]) -> Breach | None:
             continue
         role = message.get("role")
         if role not in ROLES:
-            return Breach(
-                f"Invalid value: {role!r}. Supported values are: "
-                + ", ".join(f"'{r}'" for r in ROLES[:-1])
-                + f", and '{ROLES[-1]}'.",
-                f"messages[{index}].role",
-                "invalid_value",
-                index,
-                "role",
-            )
+            known = ", ".join(f"'{r}'" for r in ROLES[:-1]) + f", and '{ROLES[-1]}'"
+            message = f"Invalid value: {role!r}. Supported values are: {known}."
+            return Breach(message, f"messages[{index}].role", "invalid_value", index, "role")
         if role == "tool":
             broken = _answer(message, index, pending)
             if broken:
@@ -85,13 +79,8 @@ def breach(messages: list[Any]) -> Breach | None:
 
 def _missing(param: str, index: int) -> Breach:
     """A required id left out, said as OpenAI says it."""
-    return Breach(
-        f"Missing required parameter: '{param}'.",
-        param,
-        "missing_required_parameter",
-        index,
-        "missing",
-    )
+    message = f"Missing required parameter: '{param}'."
+    return Breach(message, param, "missing_required_parameter", index, "missing")
 
 
 def _answer(message: dict[str, Any], index: int, pending: dict[str, str]) -> Breach | None:
@@ -117,14 +106,9 @@ def _asked(message: dict[str, Any], index: int, pending: dict[str, str]) -> Brea
 
 
 def _unanswered(pending: dict[str, str], index: int) -> Breach:
-    return Breach(
-        UNANSWERED.format(ids=", ".join(pending)),
-        f"messages.[{index}].role",
-        None,
-        index,
-        "unanswered",
-        tuple(pending.values()),
-    )
+    message = UNANSWERED.format(ids=", ".join(pending))
+    names = tuple(pending.values())
+    return Breach(message, f"messages.[{index}].role", None, index, "unanswered", names)
 
 
 __all__ = ["ORPHAN", "ROLES", "UNANSWERED", "Breach", "breach"]

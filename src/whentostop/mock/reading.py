@@ -89,9 +89,8 @@ class _Reader:
             sentence = under_heading(self.topic, sentence)
         found = clauses(sentence, end == "?", self.lex)
         if end == "?" and _condition_question(found):
-            self.pending = Clause(
-                "if", "start", [u for c in found for u in c.units], found[0].opener
-            )
+            asked = [u for c in found for u in c.units]
+            self.pending = Clause("if", "start", asked, found[0].opener)
             return  # "No star? Say so.": the question is the next sentence's condition
         if self.pending is not None:
             found.insert(0, self.pending)
@@ -101,9 +100,7 @@ class _Reader:
         found = self._with_the_sentence_before(found)
         attach(found)
         before = len(self.readings.found)
-        self.corrected = _read_sentence(
-            found, self.previous, self.readings, self.text, self.lex, self.cast, self.corrected
-        )
+        self.corrected = _read_sentence(found, self)
         corrects = self.corrected or any(u.has("correction") for u in sentence)
         if corrects and len(self.readings.found) == before:
             _recount(sentence, self.readings, self.text)
@@ -140,17 +137,11 @@ def _recount(sentence: list[Unit], readings: _Readings, text: str) -> None:
     last permission that counts its searches, when it names that count too or says what the new
     one counts ("after", "searches")."""
     numbers = [u.number for u in sentence if u.number is not None]
-    counted = next(
-        (
-            f
-            for f in reversed(readings.found[readings.floor :])
-            if f.stance == "allow" and f.condition is not None and f.condition.searches is not None
-        ),
-        None,
-    )
-    if counted is None or counted.condition is None or not numbers:
+    allowed = [f for f in readings.found[readings.floor :] if f.stance == "allow"]
+    counting = [(f, f.condition.searches) for f in allowed if f.condition is not None]
+    counted, old = next(((f, n) for f, n in reversed(counting) if n is not None), (None, None))
+    if counted is None or not numbers:
         return
-    old = counted.condition.searches
     counts = any(u.has("after", "unit") for u in sentence if u.number is None)
     if (old in numbers[:-1] and numbers[-1] != old) or (len(numbers) == 1 and counts):
         said = [u for u in sentence if u.kind == "w"]
@@ -234,27 +225,23 @@ def _condition_question(found: list[Clause]) -> bool:
     return condition_kind(words)[0] in conditions
 
 
-def _read_sentence(
-    found: list[Clause],
-    previous: list[Clause],
-    readings: _Readings,
-    text: str,
-    lex: Lexicon,
-    cast: bool = False,
-    corrected: bool = False,
-) -> bool:
+def _read_sentence(found: list[Clause], reader: _Reader) -> bool:
+    """The readings of one sentence's clauses, added to the reader's; whether a correction is
+    in effect after it."""
+    readings = reader.readings
+    corrected = reader.corrected
     forever = any(u.has("forever") for c in found for u in c.units)
-    ctx = Context(text, lex, found, previous, forever, cast)
+    ctx = Context(reader.text, reader.lex, found, reader.previous, forever, reader.cast)
     here: list[Found] = []
     # "Actually, keep searching": a correction is meant, however it is said, until the text ends
     for i, clause in enumerate(found):
         corrected = corrected or _corrects(found, i)
-        if i and _quotes_someone(found[i - 1], text):
+        if i and _quotes_someone(found[i - 1], ctx.text):
             break  # "My manager always says, 'It's fine to stop'": their words, not an instruction
         if clause.role == "cancel":
             readings.floor, here, corrected = len(readings.found), [], True
-        elif bare_negation(clause, lex) is not None:
-            _carry_negation(found, i, here, readings, lex)
+        elif bare_negation(clause, ctx.lex) is not None:
+            _carry_negation(found, i, here, readings, ctx.lex)
         elif not clause.conditional:
             reading = _read(clause, i, ctx, here, readings)
             if reading is not None:
@@ -295,14 +282,9 @@ def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
 def _read(
     clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Readings
 ) -> Found | None:
-    last = (
-        here[-1] if here else readings.found[-1] if len(readings.found) > readings.floor else None
-    )
-    return (
-        _answer(last, clause, ctx)
-        or read_clause(clause, i, ctx)
-        or _report_continued(clause, i, ctx, here)
-    )
+    kept = here or readings.found[readings.floor :]
+    found = _answer(kept[-1] if kept else None, clause, ctx) or read_clause(clause, i, ctx)
+    return found or _report_continued(clause, i, ctx, here)
 
 
 def _corrects(found: list[Clause], i: int) -> bool:
@@ -379,9 +361,8 @@ def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -
         return None
     end = max([clause.end] + [c.end for c in clause.conds])
     first = clause.units[0]
-    if first.has("negation") and not first.has(
-        "failure"
-    ):  # "say where it is, not that it's missing"
+    # "say where it is, not that it's missing"
+    if first.has("negation") and not first.has("failure"):
         return Found("forbid", "refusal", clause.start, end, None, True, "report")
     return Found("allow", "report", before.start, end, None, True, "report")
 

@@ -20,26 +20,13 @@ TAIL_CHARS = 3072
 MAX_WORD_CHARS = 40
 """A longer run of letters is not a word anyone wrote to the model: it is skipped."""
 
-_QUOTES = {
-    "’": "'",
-    "‘": "'",
-    "`": "'",
-    "´": "'",
-    "“": '"',
-    "”": '"',
-    "„": '"',
-    "«": '"',
-    "»": '"',
-    "–": "-",
-    "—": "-",
-    "‐": "-",
-}
+_QUOTES = dict(zip("’‘`´“”„«»–—‐", "''''" + '"' * 5 + "-" * 3, strict=True))
+"""Curly and typed quotation marks read as straight ones, dashes as a hyphen."""
 _SENTENCE_END = frozenset(".!?…")
 _CLAUSE_BREAK = frozenset(",;()[]{}")
 _LINE_BREAK = _CLAUSE_BREAK - frozenset("{}")
 PLACEHOLDER_CHARS = 40
 """A "<name>" longer than this is not a template's placeholder: its "<" is a symbol."""
-_ASCII_OR_DONE: dict[int, str] = {}
 
 
 def window(text: str, head: int = HEAD_CHARS, tail: int = TAIL_CHARS) -> list[tuple[int, str]]:
