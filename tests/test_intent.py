@@ -591,6 +591,26 @@ def test_words_that_take_back_everything_before_leave_no_permission(phrasing: st
     assert not read_rules(phrasing).allowed
 
 
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("The other agent may stop if nothing's there, and so may you.", True),
+        ("Players can quit when a level is empty. You can too.", True),
+        ("Os testadores podem parar quando não acham nada, e você também pode.", True),
+        ("The other agent may stop if nothing's there; you may not.", False),
+        (
+            "The other agent may stop if nothing's there, and so may you once you've marked it.",
+            False,
+        ),
+        ("Players can quit when a level is empty.", False),
+    ],
+)
+def test_what_someone_else_may_do_said_to_be_the_models_too_is_said_to_it(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_rules(phrasing).allowed is allowed
+
+
 def test_the_last_instruction_decides() -> None:
     allowed = read_rules("Never give up. Actually, if all areas are empty, you may say so.")
     assert allowed.allowed and allowed.quote == "you may say so"
@@ -994,7 +1014,7 @@ def test_a_preference_said_in_the_first_person_compares_its_two_sides(
 ) -> None:
     """ "I'd be happier with X than Y": X is wanted (the speaker is not a side); a negated
     finding ("um 'não tem'") is failing."""
-    assert read_intent(phrasing).allowed is allowed
+    assert read_rules(phrasing).allowed is allowed
 
 
 @pytest.mark.parametrize(

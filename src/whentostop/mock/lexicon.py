@@ -88,6 +88,7 @@ CUES = WORD_CLASSES | frozenset(
         "you",
         "self",
         "speaker",
+        "you_too",
         "others",
         "third_person",
         "past",

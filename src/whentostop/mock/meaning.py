@@ -155,7 +155,7 @@ def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
 
 _RELEVANT = frozenset(
     [*ACTIONS, *JUDGEMENT, "stop_when_first", "failure", "whether", "maybe", "doubt", "budget",
-     "negation", "modal", "everywhere", "interjection"]
+     "negation", "modal", "everywhere", "interjection", "you_too"]
 )  # fmt: skip
 """A clause with none of these says nothing about giving up: it is not read further."""
 
@@ -170,7 +170,8 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     if _negated_after(clause, a, ctx):
         clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
     special = (
-        _before_giving_up(clause, a, ctx)
+        _extended(clause, i, ctx)
+        or _before_giving_up(clause, a, ctx)
         or _elliptical(clause, i, ctx)
         or _only_success(clause, i, ctx)
         or _preference(clause, ctx)
@@ -189,6 +190,31 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     if found is None or found.why == "nothing to report":
         found = _read_statement(clause, i, ctx) or found
     return found
+
+
+def _extended(clause: Clause, i: int, ctx: Context) -> Found | None:
+    """ "The other agent may stop if nothing's there, and so may you", "Players can quit on an
+    empty level. You can too.": what someone else may do, said to be the model's as well, is read
+    as said to the model (in its sentence, or the sentence before)."""
+    if clause.action() is not None or not any(u.has("you_too") for u in clause.units):
+        return None
+    if clause.conds and not when_of(clause, i, ctx).reachable:
+        return None  # ("and so may you, once the star is marked")
+    within = recent(ctx.clauses, i, _said_of_others)
+    where = (ctx, i) if within else (replace(ctx, clauses=ctx.previous), len(ctx.previous))
+    told = within or recent(where[0].clauses, where[1], _said_of_others)
+    if told is None:
+        return None
+    yours = replace(told, units=[u for u in told.units if not u.has("others", "third_person")])
+    found = read_clause(yours, where[0].clauses.index(told), where[0])
+    if found is None or found.stance != "allow":
+        return None
+    return Found("allow", found.why, told.start, clause.end, found.condition, found.strong)
+
+
+def _said_of_others(clause: Clause) -> bool:
+    a = clause.action()
+    return a is not None and any(u.has("others", "third_person") for u in clause.units[:a])
 
 
 def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
