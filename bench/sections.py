@@ -837,7 +837,7 @@ def intent(cfg: Config) -> Section:
         "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
         "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
         "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
-        "and never read; dev, dev-w4 ... dev-w21: nineteen more such writers', which the reader "
+        "and never read; dev, dev-w4 ... dev-w25: twenty-three more such writers', which the reader "
         "was developed on and its second opinion (mock/gist.py) is trained on (each was measured "
         "once before its misses were read: bench/NOTES.md); seed: the 728 phrasings written with "
         "the first reader. '(rules alone)': the same files read without the second opinion "

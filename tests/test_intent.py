@@ -69,7 +69,7 @@ not met; `make bench` section 9 reports the held-out accuracy against it."""
 HELD_OUT_FLOOR = {"lang en": 0.93, "lang pt": 0.95, "label keeps_searching": 0.97}
 """A ratchet below the goal: what the reader measured on the held-out file once its second
 opinion (`mock/gist.py`) was trained on rounds 5 to 7 (en 93.5 %, pt 95.2 %, keeps_searching
-97.1 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
+97.6 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
 go up, toward the goal, as the reader learns from development files."""
 
 
