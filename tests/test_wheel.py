@@ -127,11 +127,11 @@ def test_the_wheel_carries_both_editions_output_free_and_the_level_data(wheel: P
     # every data file the package reads ships (the levels, the prices, the lesson's exercises and
     # questions with their solutions, the lexicons), the corpora and their floors only excepted
     data = ROOT / "data"
-    corpora = data / "intent" / "floors.toml"  # what the tests hold the corpora at
+    floors = data / "intent" / "floors.toml"  # what the tests hold the corpora at
     shipped = {
         f"whentostop/data/{p.relative_to(data).as_posix()}"
         for p in data.rglob("*")
-        if p.is_file() and p.suffix != ".jsonl" and "__pycache__" not in p.parts and p != corpora
+        if p.is_file() and p.suffix != ".jsonl" and "__pycache__" not in p.parts and p != floors
     }
     assert shipped - set(names) == set(), "data files the wheel leaves out"
     assert "whentostop/data/lesson/solutions/ex_1_4_b.py" in names

@@ -200,13 +200,15 @@ def _extended(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None
     if clause.conds and not when_of(clause, i, ctx).reachable:
         return None  # ("and so may you, once the star is marked")
-    within = recent(ctx.clauses, i, _said_of_others)
-    where = (ctx, i) if within else (replace(ctx, clauses=ctx.previous), len(ctx.previous))
-    told = within or recent(where[0].clauses, where[1], _said_of_others)
+    told = recent(ctx.clauses, i, _said_of_others)
+    if told is None:  # the sentence before: read in its own clauses
+        ctx = replace(ctx, clauses=ctx.previous)
+        told = recent(ctx.clauses, len(ctx.clauses), _said_of_others)
     if told is None:
         return None
+    at = next(j for j, c in enumerate(ctx.clauses) if c is told)
     yours = replace(told, units=[u for u in told.units if not u.has("others", "third_person")])
-    found = read_clause(yours, where[0].clauses.index(told), where[0])
+    found = read_clause(yours, at, ctx)
     if found is None or found.stance != "allow":
         return None
     return Found("allow", found.why, told.start, clause.end, found.condition, found.strong)
@@ -540,7 +542,8 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     """What the clause's verb about giving up means here: allow, forbid, or a mention."""
     head, verb, tail = clause.units[:a], clause.units[a], clause.units[a + 1 :]
     if _last_copula(head) is not None:  # "it's not a failure to come back without it"
-        head = _predicate(head)[0] + _predicate(head)[1]
+        topic, judged = _predicate(head)
+        head = topic + judged
     said = _inherited_head(clause, i, ctx) + head
     if _a_run(head):  # "a search that finds nothing ends the task": "nothing" is the search's
         said = [u for u in said if not u.has("failure")]
