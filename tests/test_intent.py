@@ -1036,3 +1036,54 @@ def test_someone_elses_quoted_words_are_not_an_instruction() -> None:
     ).allowed
     quoted_rule = 'Some agents say, "I give up." You may give up too if the star is not there.'
     assert read_intent(quoted_rule).allowed  # an instruction after the quotation still counts
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("You don't have to find it. It's optional.", True),  # "optional" confirms, not takes back
+        ("Você não precisa achar a estrela; é opcional.", True),
+        ("If it isn't there, tell me, no biggie.", True),  # a reassurance, not a "no"
+        ("Se não tiver, me avisa, sem crise.", True),
+        ("Yes, you may stop when it's missing. No, nobody will mind.", True),  # an answer's "no"
+        ("You may stop when it's missing. No, on second thought, keep going.", False),
+        ("A few of these maps don't have a star.", True),  # some levels, said without a star
+        ("Algumas dessas fases não têm estrela.", True),
+        ("A few of these maps have a star in the sky area.", False),  # said of anything else
+        ("Nobody is banning you from stopping when it's missing.", True),  # a ban denied
+        ("I shan't be annoyed if you come back without it.", True),
+        ("You needn't come back with a star.", True),
+    ],
+)
+def test_reassurances_optional_answers_and_some_levels_are_read_for_what_they_say(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_rules(phrasing, "").allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, searches",
+    [
+        ("Go through every area twice. If it's still missing after that, stop.", 8),
+        ("Search each area 3x; if there's nothing, you may quit.", 12),
+        ("Olhe cada área três vezes. Se mesmo assim não achar, pode parar.", 12),
+        ("Depois de duas voltas pelas quatro áreas sem nada, pode encerrar.", 8),
+    ],
+)
+def test_a_failure_after_passes_over_every_area_counts_every_pass(
+    phrasing: str, searches: int
+) -> None:
+    intent = read_rules(phrasing, "")
+    assert intent.allowed and intent.condition is not None
+    assert intent.condition.searches == searches
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("If it's not in any area, report that and move on.", True),  # leaving, not searching
+        ("If area 2 is empty, search area 3 and move on.", False),  # searching on
+    ],
+)
+def test_moving_on_after_saying_so_is_leaving(phrasing: str, allowed: bool) -> None:
+    assert read_rules(phrasing, "").allowed is allowed

@@ -402,7 +402,7 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
     if clause.role != "main" or clause.conds or not clause.units:
         return None
     if not all(
-        (u.has("negation") and not u.has("failure"))  # ("..., or 'none'" names an answer)
+        (u.has("negation") and not u.has("failure", "obligation"))  # ("or 'none'", "optional")
         or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
         or lex.word_has(u, "filler")
         or lex.word_has(u, "demonstrative")
@@ -528,6 +528,7 @@ def count_of(words: list[Unit], trailing: bool = True) -> int | None:
             continue
         near = words[i + 1 : i + 4 if unit.number < 100 else i + 2]  # ("200 com a área": a code)
         named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
+        named = named or (areas and len(near) > 0 and near[0].has("repeat"))  # "duas voltas"
         if "unit" in unit.tags or named or (trailing and i == len(words) - 1):  # "3 empty = stop"
             passes = areas and (unit.has("repeat") or any(u.has("repeat") for u in near[:2]))
             found.append(unit.number * AREAS if passes else unit.number)

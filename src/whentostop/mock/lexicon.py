@@ -97,6 +97,7 @@ CUES = WORD_CLASSES | frozenset(
         "wonder",
         "whether",
         "doubt",
+        "some_levels",
         "maybe",
         "if",
         "if_first",
@@ -436,8 +437,11 @@ def _phrase(
     if node is None:
         length, tags, number = 1, frozenset[str](), _digits(token.word)
         if number is not None:
-            times = not token.word[:1].isdigit() or token.word[-1] == "x"  # "empty x2"
-            tags = frozenset(["number", "unit"] if times else ["number"])
+            times = "x" in (token.word[0], token.word[-1])  # "empty x2", "each area 3x"
+            unit = times or not token.word[:1].isdigit()
+            tags = frozenset(
+                ["number", "unit", "repeat"] if times else ["number", "unit"] if unit else ["number"]
+            )
     else:
         tags, number = node.tags, node.number
     words = tuple(t.word for t in tokens[i : i + length])

@@ -15,6 +15,7 @@ from typing import Literal
 
 from .clauses import (
     ACTIONS,
+    AREAS,
     JUDGEMENT,
     LIMITS,
     NO_CONDITION,
@@ -555,6 +556,8 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if _gives_up_without(clause):
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)  # "without giving up"
     name = kind(verb)
+    if name == "keep_searching" and _moves_on(clause, i, ctx, verb):
+        return None
     if name in ("find", "keep_searching", "search"):
         return decide_search_like(
             name, m, condition, limits(clause), insists(clause, ctx), clause, ctx, a
@@ -566,6 +569,16 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if name == "report":
         return decide_report(m, condition, failure, clause, ctx, a)
     return decide_stop(name, m, condition, failure, clause, ctx, a)
+
+
+def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:
+    """ "Just call it and move on", "say so and move on": "move on" after stopping or saying so
+    is leaving, not searching on (as "move on to the next area" is)."""
+    if verb.words not in (("move", "on"), ("moving", "on")) or clause.link != "and" or i == 0:
+        return False
+    before = ctx.clauses[i - 1]
+    a = before.action()
+    return a is not None and kind(before.units[a]) in ("give_up", "stop", "report")
 
 
 def _a_run(head: list[Unit]) -> bool:
@@ -690,9 +703,11 @@ def _counted(condition: When, i: int, ctx: Context) -> When:
     earlier = ctx.previous[-NEAR:] + ctx.clauses[max(0, i - NEAR) : i]
     own = {id(c) for c in condition.clauses}
     for clause in reversed([c for c in earlier if id(c) not in own]):
-        if any(u.has("everywhere") for u in clause.units):
-            return When("everywhere", None, condition.clauses)  # "check each of the 4 areas"
         count = count_of(clause.units, trailing=False)  # ("search them one by one": no count)
+        if any(u.has("everywhere") for u in clause.units):
+            if count is not None and count > AREAS:  # "search every area three times; if ..."
+                return When("count", count, condition.clauses)
+            return When("everywhere", None, condition.clauses)  # "check each of the 4 areas"
         counted = [u for u in clause.units if u.has("unit", "search")]
         if count is not None and counted and not any(u.has("turn") for u in counted):
             return When("count", count, condition.clauses)
@@ -1134,6 +1149,8 @@ def hints_absence(words: list[Unit], lex: Lexicon) -> bool:
         return False
     if any(u.has("doubt") and not u.quoted for u in words):
         return True
+    if any(u.has("some_levels") for u in words) and absent(words):
+        return True  # "a few of these levels have no star"
     maybe = next((i for i, u in enumerate(words) if u.has("maybe") and not u.quoted), None)
     if maybe is None or any(u.has("unit") for u in words[:maybe]):
         return False  # ("some searches may come back empty": searches, not the star)

@@ -305,13 +305,17 @@ def _carry_negation(
     clause = found[i]
     bare = bare_negation(clause, lex) or 0
     following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
+    words = [w for u in clause.units for w in u.words]
+    rest = [u for c in found[i + 1 :] for u in c.units]
+    if following is None and words in (["no"], ["nao"]) and rest:
+        if not any(u.has("correction", "obligation") for u in rest):
+            return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
     if following is None or any(u.has("copula") for u in clause.units):
         if here:
             _reverse(here, 0, clause)
         else:
             _reverse(readings.found, readings.floor, clause)
         return
-    words = [w for u in clause.units for w in u.words]
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
         following.negated += bare
 
