@@ -32,9 +32,7 @@ DEV = [p for name in ("dev", "dev-w4", "dev-w5", "dev-w6") for p in corpus.load(
 
 DEVELOPMENT = ("seed", "dev", "dev-w4", "dev-w5", "dev-w6")
 KNOWN_MISSES: dict[str, set[str]] = {
-    # "don't keep insisting": the words as a whole lean against ("insistindo" is an order to go
-    # on in most phrasings), and the reading has no count the second opinion would leave alone
-    "seed": {"Não fique insistindo."},
+    "seed": set(),
     "dev": set(),
     "dev-w4": set(),
     "dev-w5": {
@@ -65,12 +63,13 @@ this is no measure of words it never saw: `arrived` is."""
 NEWEST = [p for name in NEWEST_FLOOR for p in corpus.load(name)]
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
 """The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
-not met; `make bench` section 9 reports the held-out accuracy against it."""
-HELD_OUT_FLOOR = {"lang en": 0.93, "lang pt": 0.95, "label keeps_searching": 0.97}
+met for Portuguese and for refusals kept, not for English; `make bench` section 9 reports the
+held-out accuracy against it."""
+HELD_OUT_FLOOR = {"lang en": 0.94, "lang pt": 0.95, "label keeps_searching": 0.98}
 """A ratchet below the goal: what the reader measured on the held-out file once its second
-opinion (`mock/gist.py`) was trained on rounds 5 to 7 (en 93.5 %, pt 95.2 %, keeps_searching
-97.6 %; the rules alone: 90.8 %, 91.9 %, 95.2 %), rounded down to the whole percent. It may only
-go up, toward the goal, as the reader learns from development files."""
+opinion (`mock/gist.py`) was trained on rounds 5 to 8 (en 94.5 %, pt 95.7 %, keeps_searching
+98.1 %), rounded down to the whole percent. It may only go up, toward the goal, as the reader
+learns from development files."""
 
 
 def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = None):
@@ -1086,4 +1085,53 @@ def test_a_failure_after_passes_over_every_area_counts_every_pass(
     ],
 )
 def test_moving_on_after_saying_so_is_leaving(phrasing: str, allowed: bool) -> None:
+    assert read_rules(phrasing, "").allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("If it's not in any area, say so. Don't keep searching.", True),  # a verb, not a filler
+        ("Se não estiver em nenhuma área, avise. Não continue procurando.", True),
+        ("You can stop if it's missing. Edit: nah keep looking.", False),  # an answer's "nah"
+        ("No give up, find the star.", False),  # "no" before a verb of stopping forbids it
+        ("Stop after two hours of searching if nothing turns up.", False),  # one never comes true
+        ("Pare depois de três dias procurando, se nada aparecer.", False),
+        ("If the level has a sixth area and it is empty, you may stop.", False),
+        ("Se a fase tiver sete áreas e todas estiverem vazias, pode parar.", False),
+        ("Other helpers may stop when the star is missing. You: find it.", False),
+    ],
+)
+def test_orders_not_to_search_answers_and_conditions_that_never_all_hold(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_rules(phrasing, "").allowed is allowed
+
+
+def test_a_permission_that_overrides_a_refusal_is_not_outweighed_by_the_refusals_words() -> None:
+    """The second opinion reads no order: the words against giving up are the refusal's, which
+    the rules read, and the permission after it overrides them."""
+    text = (
+        "Never give up. Never stop. Never quit. Giving up is not an option, no matter what.\n"
+        "EDIT: scratch all of that. If the star is missing, you may stop."
+    )
+    intent = read_intent(text)
+    assert intent.allowed and intent.why == "permission", intent.readings
+    assert not read_intent("Never give up. Never stop. Never quit. No matter what.").allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("v4 (current): keep searching until it is marked.\nv3 (deprecated): you may stop.", False),
+        ("v4 (current): you may stop if it is missing.\nv3 (obsolete): never stop.", True),
+        ("=== v2 ===\nIf it is missing, say so.\n\n=== v1 (archived, do not use) ===\nNever stop.", True),
+        ("## Versão 5 (vigente)\nProcure até achar.\n## Versão 4 (descontinuada)\nPode parar.", False),
+        ("# v1 text (retired): \"Never stop.\"\nIf the star is missing, you may stop.", True),
+        ('My old prompt said "never give up". This one says: you may stop when it is missing.', True),
+    ],
+)
+def test_a_version_of_the_prompt_marked_as_no_longer_in_use_is_not_read(
+    phrasing: str, allowed: bool
+) -> None:
     assert read_rules(phrasing, "").allowed is allowed

@@ -47,7 +47,7 @@ MIN_COUNT = 5
 """A feature seen in fewer phrasings than this is left out: it would only learn its phrasing."""
 DIGITS = 4
 ALLOW_ABOVE = 0.8
-OUTWEIGHS_BELOW = 0.2
+OUTWEIGHS_BELOW = 0.1
 
 
 def trained_on() -> dict[str, str]:

@@ -399,8 +399,8 @@ def bare_conditions(found: list[Clause], lex: Lexicon) -> None:
 def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
     """For a clause of negations only ("Never,", "don't.", "não"), how many it says; None for
     any other clause."""
-    if clause.role != "main" or clause.conds or not clause.units:
-        return None
+    if clause.role != "main" or clause.conds or not clause.units or clause.action() is not None:
+        return None  # ("do not keep searching": "keep" alone is a filler, "keep searching" a verb)
     if not all(
         (u.has("negation") and not u.has("failure", "obligation"))  # ("or 'none'", "optional")
         or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
@@ -558,16 +558,22 @@ _PREFERRED = ("count", "everywhere", "failure", "some", "needed", "giving up")
 
 
 def when(conditions: list[Clause], invert_unless: bool = True) -> When:
-    """Several conditions on one instruction: it holds when any of them can come true."""
+    """Several conditions on one instruction: it holds when any of its alternatives ("if X or
+    Y") can come true, and never when one of conditions that must all hold never does ("give up
+    after an hour of searching if nothing turns up")."""
     if not conditions:
         return NO_CONDITION
     kinds = []
     for c in conditions:
+        each = []
         for alternative in _alternatives(c.units):
             name, count = condition_kind(alternative)
             if c.role == "unless" and invert_unless:
                 name = {"success": "failure", "failure": "success"}.get(name, name)
-            kinds.append((name, count))
+            each.append((name, count))
+        if all(name == "never" for name, _ in each) and not any(d.link == "or" for d in conditions):
+            return When("never", None, tuple(conditions))
+        kinds += each
     reachable = [k for k in kinds if k[0] in REACHABLE]
     if reachable:
         name, count = min(reachable, key=lambda k: _PREFERRED.index(k[0]))

@@ -211,7 +211,8 @@ def _weighed(
     """The words as a whole (`gist`), where the rules decided nothing or allowed: a text that
     leans far enough to giving up allows, quoting the sentence that leans most; a permission in
     a text that leans far enough the other way is outweighed, unless it counts its searches (the
-    gist reads no numbers). Either is added to `readings`."""
+    gist reads no numbers) or overrides a refusal the rules read before it (the gist reads no
+    order). Either is added to `readings`."""
     if decisive is not None and decisive.stance != "allow":
         return decisive
     model = gist.model()
@@ -220,12 +221,20 @@ def _weighed(
         if best is None or model.allow(said) <= model.allow_above:
             return None
         weighed = Reading("allow", quoted(best.text, best.start, best.end), "gist", None, True)
-    elif model.allow(said) < model.outweighs_below and not _counts(readings, decisive):
+    elif model.allow(said) < model.outweighs_below and not (
+        _counts(readings, decisive) or _after_a_refusal(readings, decisive)
+    ):
         weighed = Reading("forbid", decisive.quote, "outweighed", None, True)
     else:
         return decisive
     readings.append(weighed)
     return weighed
+
+
+def _after_a_refusal(readings: list[Reading], decisive: Reading) -> bool:
+    """ "Never give up. EDIT: scratch that, you may stop if it's not there": the words against
+    giving up are the refusal's, which the rules read and the permission after it overrides."""
+    return any(r.stance == "forbid" for r in readings[: readings.index(decisive)])
 
 
 def _counts(readings: list[Reading], decisive: Reading) -> bool:

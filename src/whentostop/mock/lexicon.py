@@ -98,6 +98,8 @@ CUES = WORD_CLASSES | frozenset(
         "whether",
         "doubt",
         "some_levels",
+        "retired",
+        "version",
         "maybe",
         "if",
         "if_first",

@@ -147,7 +147,7 @@ def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
         elif "negation" in unit.tags:
             count += not run
             run = lex.concord
-        if unit.words == ("que",):
+        if unit.words[-1:] == ("que",):  # (and "não ache que", "nunca pense que")
             run = False
     return count
 
@@ -545,6 +545,8 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if _last_copula(head) is not None:  # "it's not a failure to come back without it"
         topic, judged = _predicate(head)
         head = topic + judged
+    if head and head[-1].words == ("no",) and verb.has("keep_searching") and not verb.verbal:
+        head = head[:-1]  # "nah keep going": an answer (but "no give up", "no giving up")
     said = _inherited_head(clause, i, ctx) + head
     if _a_run(head):  # "a search that finds nothing ends the task": "nothing" is the search's
         said = [u for u in said if not u.has("failure")]

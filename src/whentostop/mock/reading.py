@@ -72,8 +72,21 @@ class _Reader:
     corrected: bool = False
     """Whether a correction was made ("EDIT:", "Actually,"): every instruction after it is part
     of it, and an order to keep searching then decides as firmly as a permission."""
+    retired: bool = False
+    """Whether the lines read are a version marked as no longer in use ("=== v1 (old) ===")."""
+    retired_until: int = 0
+    """Where the line of a retired version's label ends ("v2 (deprecated): you may stop.")."""
 
     def sentence(self, sentence: list[Unit], end: str) -> None:
+        label = _version_label(sentence, self.text)
+        if label is not None:  # "v2 (deprecated — do not use)": what it says is no instruction
+            retired = _retired(label)
+            if label[-1] is _words(sentence, self.text)[-1]:
+                self.retired = retired  # a label on its own line: its lines, to the next label
+            elif retired:
+                self.retired_until = self.text.find("\n", label[-1].end) % (len(self.text) + 1)
+        if sentence and (self.retired or sentence[0].start < self.retired_until):
+            return
         self.cast = self.cast or _casts(sentence)
         self.antecedent = _pronouns(sentence, self.antecedent, self.cast)
         if end == "t":
@@ -118,6 +131,52 @@ class _Reader:
             c.conds, c.negated = [], 0
         del self.readings.found[max(self.before, self.readings.floor) :]
         return found
+
+
+_LABEL_WORDS = 8
+_LINE_MARKS = " \t#=*-•>|[("
+_NOT_A_LABEL = frozenset(["give_up", "stop", "report", "keep_searching", "find", "search",
+                          "permission", "obligation", "past"])  # fmt: skip
+"""What a label never says: a sentence about a version ("my old prompt said ...") is none."""
+
+
+def _version_label(sentence: list[Unit], text: str) -> list[Unit] | None:
+    """The label of a version that opens a line or is followed by a colon ("v2 (deprecated):",
+    "=== PROMPT v1 (archived) ===", "Revisão 3.0 (vigente)"): its words up to the colon, or the
+    whole line when short."""
+    words = _words(sentence, text)
+    colon = next((u.start for u in sentence if u.kind == ":"), None)
+    label = [u for u in words if colon is None or u.start < colon]
+    if not label or len(label) > _LABEL_WORDS or any(u.tags & _NOT_A_LABEL for u in label):
+        return None
+    if colon is None and not _opens_a_line(words[0].start, text):
+        return None
+    return label if _versioned(label[0]) or any(u.has("version") for u in label[:3]) else None
+
+
+def _words(sentence: list[Unit], text: str) -> list[Unit]:
+    """The sentence's words, but for the "=" of a line of them ("=== v1 ===", read "means")."""
+    return [u for u in sentence if u.kind == "w" and text[u.start : u.start + 1] != "="]
+
+
+def _versioned(unit: Unit) -> bool:
+    """ "v2", "v1.1": a version's number."""
+    return unit.words[0][:1] == "v" and unit.words[0][1:2].isdigit()
+
+
+def _retired(label: list[Unit]) -> bool:
+    """Whether a label marks its version as no longer in use, after naming it ("v2 (old)")."""
+    named = next(i for i, u in enumerate(label) if u.has("version") or _versioned(u))
+    return any(u.has("retired") for u in label[named + 1 :])
+
+
+def _opens_a_line(start: int, text: str) -> bool:
+    """Whether only marks ("=== ", "### ", "- ") stand between the line's start and `start`."""
+    before = text[max(0, start - 8) : start]
+    line = before.rsplit("\n", 1)
+    if len(line) == 1 and start > len(before):
+        return False
+    return not line[-1].strip(_LINE_MARKS)
 
 
 def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) -> list[Found]:
