@@ -1125,10 +1125,19 @@ def test_a_permission_that_overrides_a_refusal_is_not_outweighed_by_the_refusals
     [
         ("v4 (current): keep searching until it is marked.\nv3 (deprecated): you may stop.", False),
         ("v4 (current): you may stop if it is missing.\nv3 (obsolete): never stop.", True),
-        ("=== v2 ===\nIf it is missing, say so.\n\n=== v1 (archived, do not use) ===\nNever stop.", True),
-        ("## Versão 5 (vigente)\nProcure até achar.\n## Versão 4 (descontinuada)\nPode parar.", False),
-        ("# v1 text (retired): \"Never stop.\"\nIf the star is missing, you may stop.", True),
-        ('My old prompt said "never give up". This one says: you may stop when it is missing.', True),
+        (
+            "=== v2 ===\nIf it is missing, say so.\n\n=== v1 (archived, do not use) ===\nNever stop.",
+            True,
+        ),
+        (
+            "## Versão 5 (vigente)\nProcure até achar.\n## Versão 4 (descontinuada)\nPode parar.",
+            False,
+        ),
+        ('# v1 text (retired): "Never stop."\nIf the star is missing, you may stop.', True),
+        (
+            'My old prompt said "never give up". This one says: you may stop when it is missing.',
+            True,
+        ),
     ],
 )
 def test_a_version_of_the_prompt_marked_as_no_longer_in_use_is_not_read(

@@ -442,7 +442,11 @@ def _phrase(
             times = "x" in (token.word[0], token.word[-1])  # "empty x2", "each area 3x"
             unit = times or not token.word[:1].isdigit()
             tags = frozenset(
-                ["number", "unit", "repeat"] if times else ["number", "unit"] if unit else ["number"]
+                ["number", "unit", "repeat"]
+                if times
+                else ["number", "unit"]
+                if unit
+                else ["number"]
             )
     else:
         tags, number = node.tags, node.number

@@ -78,29 +78,14 @@ class _Reader:
     """Where the line of a retired version's label ends ("v2 (deprecated): you may stop.")."""
 
     def sentence(self, sentence: list[Unit], end: str) -> None:
-        label = _version_label(sentence, self.text)
-        if label is not None:  # "v2 (deprecated — do not use)": what it says is no instruction
-            retired = _retired(label)
-            if label[-1] is _words(sentence, self.text)[-1]:
-                self.retired = retired  # a label on its own line: its lines, to the next label
-            elif retired:
-                self.retired_until = self.text.find("\n", label[-1].end) % (len(self.text) + 1)
-        if sentence and (self.retired or sentence[0].start < self.retired_until):
+        if self._set_aside(sentence):
             return
         self.cast = self.cast or _casts(sentence)
         self.antecedent = _pronouns(sentence, self.antecedent, self.cast)
         if end == "t":
             self.topic = []
             return
-        if end == "h":
-            heading = [u for u in sentence if u.kind == "w"]
-            if any(kind(u) in ("give_up", "stop", "report") for u in heading):
-                self.topic = heading
-            elif any(u.meaning - {"number"} for u in heading):
-                self.topic = []  # (a heading that says nothing, "any_of:", keeps the one above)
-        else:
-            sentence = under_heading(self.topic, sentence)
-        found = clauses(sentence, end == "?", self.lex)
+        found = clauses(self._under_topic(sentence, end), end == "?", self.lex)
         if end == "?" and _condition_question(found):
             asked = [u for c in found for u in c.units]
             self.pending = Clause("if", "start", asked, found[0].opener)
@@ -118,6 +103,29 @@ class _Reader:
         if corrects and len(self.readings.found) == before:
             _recount(sentence, self.readings, self.text)
         self.previous = found
+
+    def _under_topic(self, sentence: list[Unit], end: str) -> list[Unit]:
+        """A line under a heading about stopping or saying so is read under it; a heading sets
+        the topic of the lines under it."""
+        if end != "h":
+            return under_heading(self.topic, sentence)
+        heading = [u for u in sentence if u.kind == "w"]
+        if any(kind(u) in ("give_up", "stop", "report") for u in heading):
+            self.topic = heading
+        elif any(u.meaning - {"number"} for u in heading):
+            self.topic = []  # (a heading that says nothing, "any_of:", keeps the one above)
+        return sentence
+
+    def _set_aside(self, sentence: list[Unit]) -> bool:
+        """ "v2 (deprecated — do not use)": what a retired version says is no instruction."""
+        label = _version_label(sentence, self.text)
+        if label is not None:
+            retired = _retired(label)
+            if label[-1] is _words(sentence, self.text)[-1]:
+                self.retired = retired  # a label on its own line: its lines, to the next label
+            elif retired:
+                self.retired_until = self.text.find("\n", label[-1].end) % (len(self.text) + 1)
+        return bool(sentence) and (self.retired or sentence[0].start < self.retired_until)
 
     def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
         """ "Never give up. Unless every area is empty.": a sentence that is only a condition is
@@ -366,9 +374,9 @@ def _carry_negation(
     following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
     words = [w for u in clause.units for w in u.words]
     rest = [u for c in found[i + 1 :] for u in c.units]
-    if following is None and words in (["no"], ["nao"]) and rest:
-        if not any(u.has("correction", "obligation") for u in rest):
-            return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
+    answer = following is None and words in (["no"], ["nao"]) and rest
+    if answer and not any(u.has("correction", "obligation") for u in rest):
+        return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
     if following is None or any(u.has("copula") for u in clause.units):
         if here:
             _reverse(here, 0, clause)
