@@ -440,14 +440,9 @@ def _phrase(
         length, tags, number = 1, frozenset[str](), _digits(token.word)
         if number is not None:
             times = "x" in (token.word[0], token.word[-1])  # "empty x2", "each area 3x"
-            unit = times or not token.word[:1].isdigit()
-            tags = frozenset(
-                ["number", "unit", "repeat"]
-                if times
-                else ["number", "unit"]
-                if unit
-                else ["number"]
-            )
+            words = not token.word[:1].isdigit()  # "three" names searches, "3" may be a code
+            kinds = ["number", "unit", "repeat"] if times else ["number", "unit"]
+            tags = frozenset(kinds if times or words else ["number"])
     else:
         tags, number = node.tags, node.number
     words = tuple(t.word for t in tokens[i : i + length])
