@@ -419,12 +419,6 @@ def _link(args: argparse.Namespace) -> int:
 
 # --- the lesson in a folder: lesson, lab, dashboard --------------------------------------------
 
-SERVERS = {
-    "lab": ("jupyterlab", "lab", "JupyterLab"),
-    "dashboard": ("voila", "dashboard", "Voila"),
-}
-"""command -> (the module it starts, the extra that installs it, its name)."""
-
 
 def _lesson(args: argparse.Namespace) -> int:
     """Copy the edition of the language in effect, say what was done; for `lab` and `dashboard`,
@@ -441,13 +435,14 @@ def _lesson(args: argparse.Namespace) -> int:
     print(copied_report(copied))
     if args.command == "lesson":
         return 0
-    module, extra, server = SERVERS[args.command]
+    server = _cli()["servers"][args.command]  # the module it starts, its extra, its name
     import importlib.util
 
-    if importlib.util.find_spec(module) is None:
+    if importlib.util.find_spec(server["module"]) is None:
         missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
-        said = f"{missing.format(server=server)}\n\n    {install_command(extra)}\n\n{again}"
+        said = missing.format(server=server["name"])
+        said = f"{said}\n\n    {install_command(server['extra'])}\n\n{again}"
         print(said, file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
@@ -495,31 +490,19 @@ def install_command(extra: str) -> str:
 
 
 def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
-    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1."""
-    options = [f"--port={args.port}"] if args.port else []
-    if args.no_browser:
-        options.append("--no-browser")
-    python = [sys.executable, "-m", SERVERS[args.command][0]]
-    if args.command == "lab":
-        return [
-            *python,
-            f"--ServerApp.root_dir={copied.folder.resolve()}",
-            f"--LabApp.default_url=/lab/tree/{copied.first}",
-            # no "get notified about official Jupyter news?" toast over the lesson, no update check
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            # Jupyter refuses root without it
-            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-            *options,
-        ]
-    return [
-        *python,
-        "--Voila.ip=127.0.0.1",
-        # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
-        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-        *options,
-        str((copied.folder / copied.explorer).resolve()),
-    ]
+    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1:
+    the arguments of `data/cli.toml`'s servers, then those of the command line."""
+    server = _cli()["servers"][args.command]
+    fields = {"root": copied.folder.resolve(), "first": copied.first}
+    command = [sys.executable, "-m", server["module"]]
+    command += [argument.format(**fields) for argument in server["arguments"]]
+    if args.command == "lab" and hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # Jupyter refuses root without it
+    command += [f"--port={args.port}"] if args.port else []
+    command += ["--no-browser"] if args.no_browser else []
+    if args.command == "dashboard":
+        command.append(str((copied.folder / copied.explorer).resolve()))
+    return command
 
 
 def _start(command: list[str], folder: Path) -> int:
