@@ -77,13 +77,15 @@ def _level_strings() -> Iterator[tuple[str, int, str]]:
                 yield f"data/levels/{path.name}", 0, spec[key]
 
 
-def _cli_strings() -> Iterator[str]:
-    """The command line's words: its description, the exit statuses, each command's and
-    option's help."""
+def _cli_strings() -> Iterator[str | tuple[str, ...]]:
+    """The command line's words: its description, argparse's own words (the plural one as its
+    two forms), the exit statuses, each command's and option's help."""
     import tomllib
 
     cli = tomllib.loads(CLI.read_text(encoding="utf-8"))
-    yield from (cli["description"], cli["lang_help"], *cli["exit_status"].values())
+    yield from (cli["description"], cli["lang_help"], *cli["argparse"]["words"])
+    yield tuple(cli["argparse"]["plural"])
+    yield from cli["exit_status"].values()
     for command in cli["commands"].values():
         yield command["help"]
         yield from (option["help"] for option in command["options"] if "help" in option)

@@ -165,7 +165,7 @@ def _asked_language(argv: list[str]) -> str | None:
 def argparse_words() -> Iterator[None]:
     """argparse's own words ("usage:", "invalid choice", "the following arguments are
     required") through our catalogue while the command line is read: argparse looks them up
-    with its module's gettext functions (`_argparse_words.py` lists the msgids)."""
+    with its module's gettext functions (`data/cli.toml`'s `[argparse]` lists the msgids)."""
     before = argparse._, argparse.ngettext  # type: ignore[attr-defined]
     argparse._, argparse.ngettext = _, ngettext  # type: ignore[attr-defined]
     try:
