@@ -195,11 +195,9 @@ def _parser() -> argparse.ArgumentParser:
         "folder": DEFAULT_FOLDER,
     }
     for name, command in cli["commands"].items():
-        # `run --help` ends with the table of its exit statuses, laid out as written
-        table = {"epilog": exit_table(), "formatter_class": argparse.RawDescriptionHelpFormatter}
-        sub = commands.add_parser(
-            name, parents=[common], help=_(command["help"]), **(table if name == "run" else {})
-        )
+        sub = commands.add_parser(name, parents=[common], help=_(command["help"]))
+        if name == "run":  # its --help ends with the table of its exit statuses, as laid out
+            sub.epilog, sub.formatter_class = exit_table(), argparse.RawDescriptionHelpFormatter
         for option in command["options"]:
             keywords = copy.deepcopy(option)  # a default list is the parse's own, not the table's
             sub.add_argument(keywords.pop("flag"), **_keywords(keywords, fields))
