@@ -5,8 +5,8 @@
 
 Babel does the work (extraction, merging, compiling); this file only says where things are. The
 library marks strings with `_()`, `N_()` and `ngettext()` (see `whentostop/i18n.py`); the shipped
-levels' titles and stories are extracted from their JSON files, and the exercises' words from
-data/lesson/ (`whentostop.lesson.content.msgids`).
+levels' titles and stories are extracted from their JSON files, the command line's words from
+data/cli.toml, and the exercises' words from data/lesson/ (`whentostop.lesson.content.msgids`).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ PACKAGE = ROOT / "src" / "whentostop"
 LOCALE = PACKAGE / "locale"
 TEMPLATE = LOCALE / "whentostop.pot"
 LEVELS = ROOT / "data" / "levels"
+CLI = ROOT / "data" / "cli.toml"
 LOCALES = {"pt": "pt_BR"}
 KEYWORDS = {
     "_": None,
@@ -61,6 +62,8 @@ def extract() -> Catalog:
         )
     for path, line, text in _level_strings():
         catalog.add(text, None, [(path, line)])
+    for text in _cli_strings():
+        catalog.add(text, None, [("data/cli.toml", 0)])
     for path, text in _lesson_strings():  # a question's option may carry its context (NC_)
         catalog.add(text, None, [(path, 0)], context=getattr(text, "context", None))
     return catalog
@@ -72,6 +75,20 @@ def _level_strings() -> Iterator[tuple[str, int, str]]:
         for key in ("title", "story"):
             if spec.get(key):
                 yield f"data/levels/{path.name}", 0, spec[key]
+
+
+def _cli_strings() -> Iterator[str | tuple[str, ...]]:
+    """The command line's words: its description, argparse's own words (the plural one as its
+    two forms), the exit statuses, each command's and option's help."""
+    import tomllib
+
+    cli = tomllib.loads(CLI.read_text(encoding="utf-8"))
+    yield from (cli["description"], cli["lang_help"], *cli["argparse"]["words"])
+    yield tuple(cli["argparse"]["plural"])
+    yield from cli["exit_status"].values()
+    for command in cli["commands"].values():
+        yield command["help"]
+        yield from (option["help"] for option in command["options"] if "help" in option)
 
 
 def _lesson_strings() -> Iterator[tuple[str, str]]:

@@ -20,22 +20,24 @@ known non-answers. `--model` is a mock persona unless OPENAI_BASE_URL (or --base
 from __future__ import annotations
 
 import argparse
+import copy
 import json
 import os
 import re
 import sys
 import textwrap
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import asdict
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING, Any, Literal, NoReturn
 
+from ._data import data_file
 from ._options import on_the_command_line
 from ._text import terminal_text
 from .errors import EndpointError
-from .i18n import LANGUAGES, N_, _, language, ngettext, using
+from .i18n import LANGUAGES, _, language, ngettext, using
 from .lesson import prompt
 from .lesson.classroom import EDITIONS
 from .level import SHIPPED, Judgement, load_level
@@ -51,30 +53,20 @@ if TYPE_CHECKING:
 
 EXIT_ANSWER, EXIT_NO_ANSWER, EXIT_ERROR, EXIT_WRONG = 0, 1, 2, 3
 EXIT_TEXT_TOOL_CALL, EXIT_UNSURE = 4, 5
-EXIT_CODES = {
-    EXIT_ANSWER: N_(
-        "an answer the level judged right, or one it cannot judge that is none of the "
-        "non-answers below"
-    ),
-    EXIT_NO_ANSWER: N_(
-        "no answer: the clock, the deadline or the budget stopped the run, or its "
-        "last reply only repeats words the model was sent (the task, the loop's own request)"
-    ),
-    EXIT_ERROR: N_("the endpoint failed, or an argument is wrong"),
-    EXIT_WRONG: N_(
-        "a wrong answer: the level knows the star is elsewhere (a schema checks an "
-        "answer's shape, not its truth)"
-    ),
-    EXIT_TEXT_TOOL_CALL: N_(
-        "no answer: the run ended on a tool call the model wrote as text, which "
-        "the server did not parse (see the warning)"
-    ),
-    EXIT_UNSURE: N_(
-        "an answer the level cannot judge that follows a reply cut off at the length "
-        "limit: it may be only the end of one"
-    ),
-}
-"""`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job."""
+
+
+@cache
+def _cli() -> dict[str, Any]:
+    """The command line's table, `data/cli.toml`: its commands and options, its words, and the
+    exit statuses of `run`."""
+    import tomllib
+
+    return tomllib.loads(data_file("cli.toml").read_text(encoding="utf-8"))
+
+
+EXIT_CODES: dict[int, str] = {int(code): what for code, what in _cli()["exit_status"].items()}
+"""`python -m whentostop run`'s exit status: how the run ended, for a script or a CI job (English
+msgids, from `data/cli.toml`)."""
 
 
 def exit_table() -> str:
@@ -173,7 +165,7 @@ def _asked_language(argv: list[str]) -> str | None:
 def argparse_words() -> Iterator[None]:
     """argparse's own words ("usage:", "invalid choice", "the following arguments are
     required") through our catalogue while the command line is read: argparse looks them up
-    with its module's gettext functions (`_argparse_words.py` lists the msgids)."""
+    with its module's gettext functions (`data/cli.toml`'s `[argparse]` lists the msgids)."""
     before = argparse._, argparse.ngettext  # type: ignore[attr-defined]
     argparse._, argparse.ngettext = _, ngettext  # type: ignore[attr-defined]
     try:
@@ -183,15 +175,12 @@ def argparse_words() -> Iterator[None]:
 
 
 def _parser() -> argparse.ArgumentParser:
-    """The command line, its help in the language in effect."""
-    parser = _Parser(
-        prog="python -m whentostop",
-        description=_(
-            "When does an agent loop stop? Run a level, serve the mock, print a class's links, "
-            "copy the lesson."
-        ),
-    )
-    lang_help = _("the language of what is printed (default: WHENTOSTOP_LANG, else en)")
+    """The command line `data/cli.toml` describes, its help in the language in effect."""
+    from .lesson.folder import DEFAULT_FOLDER
+
+    cli = _cli()
+    parser = _Parser(prog="python -m whentostop", description=_(cli["description"]))
+    lang_help = _(cli["lang_help"])
     parser.add_argument("--lang", choices=sorted(LANGUAGES), help=lang_help)
     common = _Parser(add_help=False)
     # SUPPRESS: given after the command it sets args.lang, else it leaves the one before alone
@@ -199,118 +188,43 @@ def _parser() -> argparse.ArgumentParser:
         "--lang", default=argparse.SUPPRESS, choices=sorted(LANGUAGES), help=lang_help
     )
     commands = parser.add_subparsers(dest="command", required=True)
-
-    run_p = commands.add_parser(
-        "run",
-        parents=[common],
-        help=_("run one level and print how it ended"),
-        epilog=exit_table(),
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    levels = _("{levels} or a level file (default 1-1)").format(levels=", ".join(SHIPPED))
-    run_p.add_argument("--level", default="1-1", help=levels)
-    run_p.add_argument("--model", help=_("a mock persona or a real model name"))
-    run_p.add_argument("--base-url", help=_("an OpenAI-compatible endpoint (default: the mock)"))
-    run_p.add_argument("--max-turns", type=int, default=10)
-    run_p.add_argument("--stop-on", action="append", default=[], metavar="TOOL")
-    run_p.add_argument("--system", help=_("the system prompt"))
-    run_p.add_argument("--prompt", help=_("the task (default: the lesson's)"))
-    run_p.add_argument("--tools", help=_("comma-separated: offer only these tools"))
-    run_p.add_argument("--deadline-s", type=float)
-    run_p.add_argument(
-        "--wrap-up", action="store_true", help=_("one tool-less request after the clock")
-    )
-    run_p.add_argument(
-        "--max-tokens-total",
-        type=int,
-        metavar="N",
-        help=_("the budget: stop before a request would take the run past N tokens"),
-    )
-    run_p.add_argument(
-        "--max-cost-usd",
-        type=float,
-        metavar="USD",
-        help=_("the budget in dollars, at --price's prices"),
-    )
-    prices = _("whose prices --max-cost-usd counts (default {model})")
-    run_p.add_argument("--price", metavar="MODEL", help=prices.format(model=DEFAULT_PRICE_MODEL))
-    run_p.add_argument(
-        "--max-tokens",
-        type=int,
-        metavar="N",
-        help=_("cap each reply at N tokens (a real endpoint: 256 unless set; 0: no cap)"),
-    )
-    run_p.add_argument("--temperature", type=float, help=_("sent only when set"))
-    run_p.add_argument("--seed", type=int, help=_("sent only when set"))
-    run_p.add_argument(
-        "--timeout-s",
-        type=float,
-        metavar="S",
-        help=_("seconds one request may take (default: WHENTOSTOP_TIMEOUT_S, else 60)"),
-    )
-    run_p.add_argument(
-        "--text-tool-calls",
-        choices=("note", "accept"),
-        default="note",
-        help=_("a tool call the model wrote as text: note it (default) or run it, labelled"),
-    )
-    run_p.add_argument(
-        "--tool-choice",
-        metavar="CHOICE",
-        help=_(
-            "auto, none, required or a tool's name; sent only when set (required: the flag "
-            "can never fire)"
-        ),
-    )
-    run_p.add_argument(
-        "--parallel-tool-calls",
-        action=argparse.BooleanOptionalAction,
-        help=_("allow several tool calls in one reply, or not; sent only when set"),
-    )
-    run_p.add_argument("--json", action="store_true", help=_("print one JSON object"))
-
-    serve_p = commands.add_parser(
-        "serve", parents=[common], help=_("serve the mock personas over HTTP")
-    )
-    serve_p.add_argument("--host", default="127.0.0.1", help=_("default 127.0.0.1 (loopback only)"))
-    serve_p.add_argument(
-        "--port", type=port, default=8765, help=_("0 to 65535 (default 8765; 0: any free port)")
-    )
-
-    link_p = commands.add_parser(
-        "link",
-        parents=[common],
-        help=_("print the JupyterHub (nbgitpuller) and Binder links for a class"),
-    )
-    link_p.add_argument("--hub", help=_("the JupyterHub's address, e.g. https://hub.example.edu"))
-    link_p.add_argument("--repo", help=_("the repository learners pull (default: this project's)"))
-    link_p.add_argument("--branch", default="main")
-    notebooks = _("{names}, or a notebook's file name in either edition (default 00)")
-    notebooks = notebooks.format(names=", ".join(EDITIONS["en"]))
-    link_p.add_argument("--notebook", default="00", help=notebooks)
-
-    from .lesson.folder import DEFAULT_FOLDER
-
-    for name, help_text in (
-        ("lesson", _("copy the lesson's notebooks into a folder (your edited copies are kept)")),
-        ("lab", _("copy the lesson into a folder, then open it in JupyterLab")),
-        (
-            "dashboard",
-            _("copy the lesson into a folder, then serve the projector's dashboard (Voila)"),
-        ),
-    ):
-        folder_p = commands.add_parser(name, parents=[common], help=help_text)
-        folder_help = _("default ./{folder}").format(folder=DEFAULT_FOLDER)
-        folder_p.add_argument("folder", nargs="?", default=DEFAULT_FOLDER, help=folder_help)
-        if name != "lesson":
-            folder_p.add_argument(
-                "--port", type=partial(port, lowest=1), help=_("the server's port")
-            )
-            folder_p.add_argument(
-                "--no-browser", action="store_true", help=_("do not open a browser window")
-            )
-
+    fields = {
+        "levels": ", ".join(SHIPPED),
+        "model": DEFAULT_PRICE_MODEL,
+        "names": ", ".join(EDITIONS["en"]),
+        "folder": DEFAULT_FOLDER,
+    }
+    for name, command in cli["commands"].items():
+        sub = commands.add_parser(name, parents=[common], help=_(command["help"]))
+        if name == "run":  # its --help ends with the table of its exit statuses, as laid out
+            sub.epilog, sub.formatter_class = exit_table(), argparse.RawDescriptionHelpFormatter
+        for option in command["options"]:
+            keywords = copy.deepcopy(option)  # a default list is the parse's own, not the table's
+            sub.add_argument(keywords.pop("flag"), **_keywords(keywords, fields))
     return parser
+
+
+READERS: dict[str, Callable[[str], Any]] = {
+    "int": int,
+    "float": float,
+    "port": port,
+    "server_port": partial(port, lowest=1),
+}
+"""What an option of `data/cli.toml` may name as its `type`: how its value is read."""
+
+
+def _keywords(option: dict[str, Any], fields: dict[str, str]) -> dict[str, Any]:
+    """An option of `data/cli.toml` as `add_argument`'s keywords: its reader and its action
+    named, its help translated, and the `{fields}` of its help and default filled in."""
+    if "type" in option:
+        option["type"] = READERS[option["type"]]
+    if option.get("action") == "boolean_optional":
+        option["action"] = argparse.BooleanOptionalAction
+    if "help" in option:
+        option["help"] = _(option["help"]).format(**fields)
+    if isinstance(option.get("default"), str):
+        option["default"] = option["default"].format(**fields)
+    return option
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -503,12 +417,6 @@ def _link(args: argparse.Namespace) -> int:
 
 # --- the lesson in a folder: lesson, lab, dashboard --------------------------------------------
 
-SERVERS = {
-    "lab": ("jupyterlab", "lab", "JupyterLab"),
-    "dashboard": ("voila", "dashboard", "Voila"),
-}
-"""command -> (the module it starts, the extra that installs it, its name)."""
-
 
 def _lesson(args: argparse.Namespace) -> int:
     """Copy the edition of the language in effect, say what was done; for `lab` and `dashboard`,
@@ -525,13 +433,14 @@ def _lesson(args: argparse.Namespace) -> int:
     print(copied_report(copied))
     if args.command == "lesson":
         return 0
-    module, extra, server = SERVERS[args.command]
+    server = _cli()["servers"][args.command]  # the module it starts, its extra, its name
     import importlib.util
 
-    if importlib.util.find_spec(module) is None:
+    if importlib.util.find_spec(server["module"]) is None:
         missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
-        said = f"{missing.format(server=server)}\n\n    {install_command(extra)}\n\n{again}"
+        said = missing.format(server=server["name"])
+        said = f"{said}\n\n    {install_command(server['extra'])}\n\n{again}"
         print(said, file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
@@ -579,31 +488,19 @@ def install_command(extra: str) -> str:
 
 
 def server_command(args: argparse.Namespace, copied: Copied) -> list[str]:
-    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1."""
-    options = [f"--port={args.port}"] if args.port else []
-    if args.no_browser:
-        options.append("--no-browser")
-    python = [sys.executable, "-m", SERVERS[args.command][0]]
-    if args.command == "lab":
-        return [
-            *python,
-            f"--ServerApp.root_dir={copied.folder.resolve()}",
-            f"--LabApp.default_url=/lab/tree/{copied.first}",
-            # no "get notified about official Jupyter news?" toast over the lesson, no update check
-            "--LabApp.news_url=None",
-            "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate",
-            # Jupyter refuses root without it
-            *(["--allow-root"] if hasattr(os, "geteuid") and os.geteuid() == 0 else []),
-            *options,
-        ]
-    return [
-        *python,
-        "--Voila.ip=127.0.0.1",
-        # Voila warns about JupyterLab's notebook extension, which a dashboard does not use
-        "--VoilaConfiguration.extension_denylist=@jupyter-notebook/lab-extension",
-        *options,
-        str((copied.folder / copied.explorer).resolve()),
-    ]
+    """JupyterLab on the folder, opening 00; or Voila on the folder's dashboard, on 127.0.0.1:
+    the arguments of `data/cli.toml`'s servers, then those of the command line."""
+    server = _cli()["servers"][args.command]
+    fields = {"root": copied.folder.resolve(), "first": copied.first}
+    command = [sys.executable, "-m", server["module"]]
+    command += [argument.format(**fields) for argument in server["arguments"]]
+    if args.command == "lab" and hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--allow-root")  # Jupyter refuses root without it
+    command += [f"--port={args.port}"] if args.port else []
+    command += ["--no-browser"] if args.no_browser else []
+    if args.command == "dashboard":
+        command.append(str((copied.folder / copied.explorer).resolve()))
+    return command
 
 
 def _start(command: list[str], folder: Path) -> int:
