@@ -59,9 +59,10 @@ def test_no_lesson_module_holds_a_literal_over_200_characters(path):
     )
 
 
-SAYERS = {"wrong": None, "_shared": "shared"}
+SAYERS = {"wrong": None, "_shared": "shared", "refused": "shared"}
 """The lesson's own helpers around `said`, by name: `wrong("1-4", name, ...)` (an `Incorrect` in
-those words) and expect's `_shared(name)` (the shared table's), with the notebook they imply."""
+those words), expect's `_shared(name)` (the shared table's) and classroom's `refused(name)` (a
+hub address refused, in the shared table's words), with the notebook they imply."""
 
 
 def said_calls() -> list[tuple[str, str, str]]:

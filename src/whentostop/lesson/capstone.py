@@ -45,10 +45,9 @@ class Castle:
 
     rooms: int
     star: int
-    honest: int
-    """The turns of the searcher's honest run: a search per room, then the pipe."""
     longest: int
-    """The turns of the longest honest run (the sloppy caller: one rejected call more)."""
+    """The turns of the longest honest run: the sloppy caller's (a search per room, then one
+    rejected call more than the searcher's before the pipe)."""
 
     @property
     def least(self) -> int:
@@ -66,13 +65,10 @@ def castle() -> Castle:
     level = load_level(CASTLE)
     star = level.star
     assert star is not None
-    honest, sloppy = (
-        run_agent(
-            prompt(), model=mock(persona), tools=level.tools(), max_turns=60, stop_on=["mark_star"]
-        )
-        for persona in ("searcher", "sloppy")
+    sloppy = run_agent(
+        prompt(), model=mock("sloppy"), tools=level.tools(), max_turns=60, stop_on=["mark_star"]
     )
-    return Castle(len(level.areas), star[1], len(honest.turns), len(sloppy.turns))
+    return Castle(len(level.areas), star[1], len(sloppy.turns))
 
 
 def judge(exercise: ExerciseText, fn: Any) -> Verdict:

@@ -13,7 +13,7 @@ import dataclasses
 import json
 import sys
 from functools import cache
-from typing import Any
+from typing import Any, NoReturn
 
 from ..client import Completion
 from ..i18n import _, language
@@ -39,6 +39,15 @@ check ends it (it keeps everything it is told: a bare `except:`)."""
 class Runaway(BaseException):
     """Raised by the check's own plumbing when learner code asks for far more than its case
     needs (requests, runs). A BaseException, so that `except Exception` lets it through."""
+
+
+def runaway(why: object) -> NoReturn:
+    """Stop learner code that asks for far more than its case needs: `Runaway`, counted in
+    `PROGRESS.stopped`; past `KEPT_GOING` of them, its time is up (`limits.end_now`)."""
+    PROGRESS.stopped += 1
+    if PROGRESS.stopped > KEPT_GOING:
+        limits.end_now()
+    raise Runaway(why)
 
 
 def level_named(name: str) -> Level:
@@ -159,10 +168,7 @@ class CountingModel:
         if not any(m.get("role") == "assistant" for m in messages if isinstance(m, dict)):
             PROGRESS.runs += 1
             if PROGRESS.runs > self.most_runs:
-                PROGRESS.stopped += 1
-                if PROGRESS.stopped > KEPT_GOING:
-                    limits.end_now()
-                raise Runaway(_("more than {n} runs").format(n=self.most_runs))
+                runaway(_("more than {n} runs").format(n=self.most_runs))
         return self.inner.complete(messages, tools, **options)
 
     def close(self) -> None:

@@ -21,13 +21,14 @@ never raises: a notebook runs top to bottom. Every word a learner reads comes fr
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
 from .cases import mock_run as mock_run  # the checks' public names: tests call them here
-from .content import NOTEBOOKS, ExerciseText, exercise_texts, translate_code
+from .content import NOTEBOOKS, ExerciseText, exercise_texts, said, translate_code
 from .judges import GIVE_UP_EXAMPLES as GIVE_UP_EXAMPLES
 from .judges import JUDGES
 from .questions import BANK
@@ -152,16 +153,14 @@ class Exercise:
         )
 
     def _timed_out(self) -> Incorrect:
-        if self.text.takes == "loop":
-            return loopcheck.timed_out(LIMIT_S)
-        if self.text.takes == "caller":
-            return capstone.timed_out(LIMIT_S)
+        judge_says = {"loop": loopcheck.timed_out, "caller": capstone.timed_out}.get(
+            self.text.takes
+        )
+        if judge_says is not None:  # a loop or a caller: its judge knows what it was doing
+            return judge_says(LIMIT_S)
         if PROGRESS.case:
             return Incorrect(
-                _(
-                    "with {case}, your code did not return within {seconds:g} s: a loop with no way "
-                    "out?"
-                ),
+                _(said("shared", "did_not_return_in_time")),
                 seconds=LIMIT_S,
             )
         return Incorrect(
@@ -251,10 +250,9 @@ class Question:
         if is_blank(letter) or letter is None:
             return Verdict(
                 "not attempted",
-                _(
-                    'put the letter of your choice in place of `____`, e.g. `{var}.check("{first}")`, '
-                    "then run the cell again."
-                ).format(var=self.var, first=self.letters[0]),
+                _(said("shared", "question_not_attempted")).format(
+                    var=self.var, first=self.letters[0]
+                ),
             )
         chosen = str(letter).strip().lower().strip("()")
         if chosen not in self.letters:
@@ -307,25 +305,17 @@ def quiz(notebook: str) -> tuple[Question, ...]:
 
 
 def _questions(notebook: str, kind: str, prefix: str) -> tuple[Question, ...]:
-    if notebook not in BANK:
-        raise KeyError(
-            _("no questions for {notebook!r}; notebooks: {known}").format(
-                notebook=notebook, known=", ".join(BANK)
-            )
-        )
+    texts = _known(BANK, notebook, N_("no questions for {notebook!r}; notebooks: {known}"))
     return tuple(
         Question(f"{notebook}.{prefix}{i}", f"{prefix}{i}", text)
-        for i, text in enumerate(BANK[notebook][kind], start=1)
+        for i, text in enumerate(texts[kind], start=1)
     )
 
 
 def question_by_tag(tag: str) -> Question:
     """The question whose cell carries this tag ("question-1-1-p1")."""
-    for notebook in BANK:
-        for question in (*predictions(notebook), *quiz(notebook)):
-            if question.tag == tag:
-                return question
-    raise KeyError(_("no question tagged {tag!r}").format(tag=tag))
+    questions = (q for notebook in BANK for q in (*predictions(notebook), *quiz(notebook)))
+    return _tagged(questions, tag, N_("no question tagged {tag!r}"))
 
 
 EXERCISES: dict[str, tuple[Exercise, ...]] = {
@@ -336,19 +326,25 @@ EXERCISES: dict[str, tuple[Exercise, ...]] = {
 
 def exercises(notebook: str) -> tuple[Exercise, ...]:
     """The exercises of one notebook ("00", "1-1", ... "1-4"), in order: q1, q2, ..."""
-    if notebook not in EXERCISES:
-        raise KeyError(
-            _("no exercises for {notebook!r}; notebooks: {known}").format(
-                notebook=notebook, known=", ".join(EXERCISES)
-            )
-        )
-    return EXERCISES[notebook]
+    return _known(EXERCISES, notebook, N_("no exercises for {notebook!r}; notebooks: {known}"))
 
 
 def by_tag(tag: str) -> Exercise:
     """The exercise whose answer cell carries this tag ("exercise-1-1-a")."""
-    for group in EXERCISES.values():
-        for exercise in group:
-            if exercise.tag == tag:
-                return exercise
-    raise KeyError(_("no exercise tagged {tag!r}").format(tag=tag))
+    everyone = (exercise for group in EXERCISES.values() for exercise in group)
+    return _tagged(everyone, tag, N_("no exercise tagged {tag!r}"))
+
+
+def _known(table: dict[str, Any], notebook: str, unknown: str) -> Any:
+    """`table[notebook]`, or a KeyError that names the notebooks there are (`unknown`, a msgid)."""
+    if notebook not in table:
+        raise KeyError(_(unknown).format(notebook=notebook, known=", ".join(table)))
+    return table[notebook]
+
+
+def _tagged(items: Iterable[Any], tag: str, unknown: str) -> Any:
+    """The item whose cell carries `tag`, or a KeyError that says none does (`unknown`, a msgid)."""
+    found = next((item for item in items if item.tag == tag), None)
+    if found is None:
+        raise KeyError(_(unknown).format(tag=tag))
+    return found

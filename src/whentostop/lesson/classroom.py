@@ -18,7 +18,8 @@ from __future__ import annotations
 import unicodedata
 from urllib.parse import quote, urlsplit, urlunsplit
 
-from ..i18n import N_, _, normalize, using
+from ..i18n import _, normalize, using
+from .content import said
 
 DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
 """The repository's public URL: the one place it is written. The README's links are built from it
@@ -140,28 +141,14 @@ def binder_link(
     )
 
 
-LITE_STARTING = (
-    N_(
-        "**Python is starting in your browser.** It takes about {first:.0f} s on a first visit "
-        "and about {again:.0f} s on a later one (measured on a busy 2-core computer; a faster one "
-        "takes less)."
-    ),
-    N_(
-        "It runs inside this page, nothing is installed. When the status bar at the bottom of the "
-        "page says *Idle*, run the cells one by one (Shift+Enter), or all of them with "
-        "*Run → Run All Cells*."
-    ),
-)
-"""The first cell of every notebook in the browser edition (`lite/build.py` puts it there):
-the page shows it while the kernel starts, which JupyterLite itself only shows as a status."""
-
-
 def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
-    """`LITE_STARTING` in `lang`, with the kernel's start measured on a first and a later visit
-    (bench/RESULTS.md, section 8)."""
+    """The first cell of every notebook in the browser edition (`lite/build.py` puts it there:
+    the page shows it while the kernel starts, which JupyterLite itself only shows as a status),
+    in `lang`, with the kernel's start measured on a first and a later visit (bench/RESULTS.md,
+    section 8)."""
     with using(lang):
-        starting, when_idle = (_(part) for part in LITE_STARTING)
-        return starting.format(first=first_s, again=again_s) + " " + when_idle
+        starting = _(said("shared", "lite_starting")).format(first=first_s, again=again_s)
+        return starting + " " + _(said("shared", "lite_when_idle"))
 
 
 def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en") -> str:
@@ -215,10 +202,7 @@ def describe_links(
     path = notebook_path(notebook, lang)
     if hub:
         lines += [
-            _(
-                "JupyterHub (nbgitpuller) link: learners log in, the repository is pulled "
-                "into their home folder, {path} opens:"
-            ).format(path=path),
+            _(said("shared", "hub_link_label")).format(path=path),
             nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook, lang=lang),
             "",
         ]
@@ -257,47 +241,28 @@ def hub_address(url: str, what: str | None = None) -> tuple[str, str, str]:
     what = what or _("hub")
     url = _web_url(url, what)
 
-    def refused(why: str) -> ValueError:
-        """The error for this address: `why` (a sentence about the {what}'s address {url!r})."""
-        return ValueError(why.format(what=what, url=url))
+    def refused(name: str) -> ValueError:
+        """The error for this address: what `data/lesson/shared.toml` says under `name` (a
+        sentence about the {what}'s address {url!r})."""
+        return ValueError(_(said("shared", name)).format(what=what, url=url))
 
     if any(c.isspace() or c in _NOT_IN_AN_ADDRESS for c in url):
-        raise refused(
-            _(
-                "The {what}'s address {url!r} has a space, a quote or a bracket in it, which no "
-                "address has: copy it again"
-            )
-        )
+        raise refused("address_not_plain")
     parts = urlsplit(url)
     if parts.query or parts.fragment or "?" in url or "#" in url:
-        raise refused(
-            _(
-                "The {what}'s address {url!r} has a query (?…) or a fragment (#…), which would "
-                "swallow the link's own path: give the address alone, such as "
-                "https://hub.example.edu or https://example.edu/jupyter"
-            )
-        )
+        raise refused("address_with_a_query")
     if "@" in parts.netloc:
-        raise refused(
-            _(
-                "The {what}'s address {url!r} has a user name or password in it (…@): a link "
-                "handed to a class must not carry credentials"
-            )
-        )
+        raise refused("address_with_credentials")
     try:
         port = parts.port
     except ValueError:
         port = -1
     if port == -1 or not parts.hostname:
-        raise refused(
-            _("The {what}'s address {url!r} has no host, or a port that is not 0 to 65535")
-        )
+        raise refused("address_without_a_host")
     try:
         host = parts.hostname.encode("idna").decode("ascii")
     except UnicodeError:
-        raise refused(
-            _("The {what}'s address {url!r} has a host name that cannot be one")
-        ) from None
+        raise refused("address_with_a_bad_host") from None
     if ":" in host:  # an IPv6 address, written in brackets
         host = f"[{host}]"
     netloc = host if port is None else f"{host}:{port}"
@@ -321,12 +286,7 @@ def page_address(url: str) -> str:
         host = ""
     unsafe = any(c.isspace() or c in _NOT_IN_AN_ADDRESS + "\\" for c in url)
     if parts.scheme != "https" or "." not in host or "@" in parts.netloc or unsafe:
-        raise ValueError(
-            _(
-                "The source {url!r} is not a public https address that a link carries whole (no "
-                "space, quote, bracket, backslash or user name), such as https://example.org/page"
-            ).format(url=url)
-        )
+        raise ValueError(_(said("shared", "source_not_public")).format(url=url))
     return url.replace("(", "%28").replace(")", "%29")
 
 
@@ -343,12 +303,7 @@ def _github(repo: str, why: str) -> tuple[str, str]:
         )
     owner = segments[0]
     if not owner.isascii() or not owner.replace("-", "").isalnum():
-        raise ValueError(
-            _(
-                "{owner!r} cannot be a GitHub account, so it has no GitHub Pages site: an account "
-                "name has only letters, digits and hyphens"
-            ).format(owner=owner)
-        )
+        raise ValueError(_(said("shared", "not_a_github_account")).format(owner=owner))
     return owner, segments[1].removesuffix(".git")
 
 
@@ -370,12 +325,7 @@ def _plain(text: str, what: str) -> str:
     """`text` if it has no control character (a newline, a tab, an escape…: `urlsplit` drops
     some and a printed link breaks on others); else an error naming `what`."""
     if any(unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp") for c in text):
-        raise ValueError(
-            _(
-                "The {what} {text!r} has a newline or another control character in it: copy it "
-                "again, without them"
-            ).format(what=what, text=text)
-        )
+        raise ValueError(_(said("shared", "control_character")).format(what=what, text=text))
     return text
 
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 from ..i18n import _
+from .content import said
 
 
 def on_colab() -> bool:
@@ -32,10 +33,5 @@ def widgets_on_colab() -> bool:
     loaded = sys.modules.get("ipywidgets")
     version = str(getattr(loaded, "__version__", "8"))
     if loaded is not None and version.split(".")[0].isdigit() and int(version.split(".")[0]) < 8:
-        print(
-            _(
-                "Colab loaded ipywidgets {version} before the lesson installed a newer one: "
-                "choose Runtime → Restart session, then run the notebook again."
-            ).format(version=version)
-        )
+        print(_(said("shared", "colab_old_ipywidgets")).format(version=version))
     return True

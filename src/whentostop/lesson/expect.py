@@ -190,65 +190,57 @@ def _did_clock(run: Run, turns: str) -> str:
 # -- why, and what to try -----------------------------------------------------------------------
 
 
+Advice = tuple[str, str, dict[str, Any]]
+"""Why a real model may do what a run did, and what to try (both templates), and their fields."""
+
+
 def _advice(run: Any, stop: Stop) -> tuple[str, str]:
     """(why a real model may do what this run did, what to try), for the stop the text states."""
-    return _reply_advice(run) or _stop_advice(run, stop)
+    why, tried, fields = _reply_advice(run) or _stop_advice(run, stop)
+    return why.format(**fields), tried.format(**fields)
 
 
-def _reply_advice(run: Any) -> tuple[str, str] | None:
+def _reply_advice(run: Any) -> Advice | None:
     """Advice on the replies themselves, whatever the stop: the learner's loop raised, a tool
     call written as text, words repeated back, empty or cut-off replies that ran to the clock."""
     mine = isinstance(run, Run)
     last = run.turns[-1] if mine and run.turns else None
     if isinstance(run, BaseException):  # a loop of the learner's own raised
-        return _shared("why_loop_raised").format(kind=type(run).__name__), _shared(
-            "try_loop_raised"
-        )
+        return _shared("why_loop_raised"), _shared("try_loop_raised"), {"kind": type(run).__name__}
     if _text_call(run):
-        return _shared("why_text_calls"), (
-            _shared("try_text_calls_run_agent") if mine else _shared("try_text_calls_own_loop")
-        )
+        tried = _shared("try_text_calls_run_agent") if mine else _shared("try_text_calls_own_loop")
+        return _shared("why_text_calls"), tried, {}
     if mine and run.not_an_answer is not None:
-        return _shared("why_echo"), _("Try: a larger model.")
+        return _shared("why_echo"), _shared("try_echo"), {}
     if last is not None and (last.empty or last.truncated) and run.stop == Stop.MAX_TURNS:
-        return _shared("why_empty_or_cut_off"), _(
-            "Try: a larger max_tokens in connect(), or another model."
-        )
+        return _shared("why_empty_or_cut_off"), _shared("try_empty_or_cut_off"), {}
     return None
 
 
-def _stop_advice(run: Any, stop: Stop) -> tuple[str, str]:
+def _stop_advice(run: Any, stop: Stop) -> Advice:
     """Advice on the exit: the run ended otherwise than the text states."""
     mine = isinstance(run, Run)
     ended = _stop_of(run)
     answered = ended in (Stop.END_TURN.value, Stop.TERMINAL_TOOL.value)
     if stop == Stop.DEADLINE and mine:
         per_turn = run.elapsed_s / max(len(run.turns), 1)
-        return _shared("why_deadline_not_reached").format(
-            s=run.elapsed_s, deadline=run.deadline_s or 0
-        ), _shared("try_deadline_not_reached").format(s=per_turn)
+        timing = {"s": run.elapsed_s, "deadline": run.deadline_s or 0, "per_turn": per_turn}
+        return _shared("why_deadline_not_reached"), _shared("try_deadline_not_reached"), timing
     if ended == Stop.DEADLINE.value and mine:
-        return _shared("why_deadline_came_first").format(deadline=run.deadline_s or 0), _shared(
-            "try_deadline_came_first"
-        )
+        deadline = {"deadline": run.deadline_s or 0}
+        return _shared("why_deadline_came_first"), _shared("try_deadline_came_first"), deadline
     if stop == Stop.BUDGET:
-        return _("The run ended before it spent its budget."), _(
-            "Try: a smaller max_cost_usd or max_tokens_total."
-        )
+        return _shared("why_budget_not_spent"), _shared("try_budget_not_spent"), {}
     if stop == Stop.MAX_TURNS and answered:
-        return _shared("why_model_stopped_itself"), _shared("try_model_stopped_itself")
+        return _shared("why_model_stopped_itself"), _shared("try_model_stopped_itself"), {}
     if stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) and ended == Stop.MAX_TURNS.value:
-        return _shared("why_kept_asking"), _shared("try_kept_asking")
+        return _shared("why_kept_asking"), _shared("try_kept_asking"), {}
     if stop == Stop.TERMINAL_TOOL and ended == Stop.END_TURN.value:
-        tool = ", ".join(run.stop_on) if mine and run.stop_on else "mark_star"
-        return _shared("why_answered_in_words").format(tool=tool), _(
-            'Try: a model trained for tool calling, or tool_choice="required" (1-3, Going further).'
-        )
+        tool = {"tool": ", ".join(run.stop_on) if mine and run.stop_on else "mark_star"}
+        return _shared("why_answered_in_words"), _shared("try_answered_in_words"), tool
     if ended == stop.value:  # the right exit, but not the run the text describes
-        return _shared("why_sloppy_persona"), _shared("try_sloppy_persona")
-    return _shared("why_real_model"), _(
-        "Try: unset OPENAI_BASE_URL to see the run the text describes, on the mock."
-    )
+        return _shared("why_sloppy_persona"), _shared("try_sloppy_persona"), {}
+    return _shared("why_real_model"), _shared("try_real_model"), {}
 
 
 def _shared(name: str) -> str:

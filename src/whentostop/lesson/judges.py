@@ -185,37 +185,26 @@ def _different(first: Any, got: Any, want: Any) -> Incorrect:
 
 def _cause(run: Run | None, got: Any, want: Any) -> str | None:
     """The sentence that names the mistake, when it is one the checks know."""
-    found = None
     if run is not None and want is None and isinstance(got, str):
-        found = _not_an_answer_returned(run, got)
+        # a function that should return None (no answer) returned a text the run holds instead
+        if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
+            return _(said("shared", "returned_the_last_message"))
+        if got == run.no_answer_reason:
+            return _(said("shared", "returned_the_no_answer_reason"))
     elif isinstance(want, int) and not isinstance(want, bool):
-        found = _not_an_int_returned(got, want)
-    if found is not None:
-        return found
+        # a function that should return a block's number returned it as text, float or match
+        if isinstance(got, str) and got.strip().isdigit():
+            return _(
+                "with {case}, you returned the text {got}: return the block as a number, an int."
+            )
+        if isinstance(got, float) and got == want:
+            return _("with {case}, you returned {got}, a float: return the block as an int.")
+        if isinstance(got, re.Match):
+            return _(said("shared", "returned_the_match_object"))
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return _(said("shared", "returned_the_stop_value"))
     if isinstance(want, dict) and isinstance(got, str):
         return _(said("shared", "returned_the_pipe_answer_as_text"))
-    return None
-
-
-def _not_an_answer_returned(run: Run, got: str) -> str | None:
-    """A function that should return None (no answer) returned a text the run holds instead."""
-    if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
-        return _(said("shared", "returned_the_last_message"))
-    if got == run.no_answer_reason:
-        return _(said("shared", "returned_the_no_answer_reason"))
-    return None
-
-
-def _not_an_int_returned(got: Any, want: int) -> str | None:
-    """A function that should return a block's number returned it as text, float or match."""
-    if isinstance(got, str) and got.strip().isdigit():
-        return _("with {case}, you returned the text {got}: return the block as a number, an int.")
-    if isinstance(got, float) and got == want:
-        return _("with {case}, you returned {got}, a float: return the block as an int.")
-    if isinstance(got, re.Match):
-        return _(said("shared", "returned_the_match_object"))
     return None
 
 

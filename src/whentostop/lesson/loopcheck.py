@@ -24,7 +24,7 @@ from ..i18n import N_, _, ngettext
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, KEPT_GOING, Runaway, case_tools, maybe_json, tool_call
+from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway, tool_call
 from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
@@ -92,7 +92,6 @@ class Played:
     """(request number, the rule) of the first request a real endpoint would refuse."""
     forgot: int | None = None
     """The first request that did not carry the conversation so far."""
-    stopped: int = 0
     ran: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
     """The tool calls whose body ran without error: (name, input)."""
     error: BaseException | None = None
@@ -106,11 +105,7 @@ class Played:
         self.requests += 1
         PROGRESS.requests = self.requests
         if self.requests > self.case.max_turns + SLACK:
-            self.stopped += 1
-            PROGRESS.stopped = self.stopped
-            if self.stopped > KEPT_GOING:
-                limits.end_now()
-            raise Runaway(self.requests)
+            runaway(self.requests)
         messages = body.get("messages") if isinstance(body, dict) else None
         if isinstance(messages, list):
             if self.broke is None and (found := breach(messages)) is not None:

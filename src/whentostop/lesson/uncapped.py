@@ -66,10 +66,7 @@ class CutOff(Where):
 
     def __repr__(self) -> str:
         after = getattr(self.transport, "after", "?")
-        return _(
-            "CutOff({model!r} on the mock, in process: it refuses every request after the "
-            "first {after})"
-        ).format(model=self.model, after=after)
+        return _(said("shared", "cut_off_repr")).format(model=self.model, after=after)
 
 
 def cut_off_after(requests: int, persona: str = "loopboros") -> CutOff:
@@ -124,10 +121,7 @@ class Bill:
         ]
 
     def caption(self) -> str:
-        return _(
-            "Beyond the measured turns, each prompt is {growth:,.0f} tokens longer than the one "
-            "before and each reply {reply:,.0f} tokens: the averages of the run itself."
-        ).format(growth=self.growth, reply=self.reply)
+        return _(said("shared", "bill_caption")).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
         rows = tuple(tuple(cells) for cells in self._rows_text())  # literal text: "$" is no maths

@@ -110,12 +110,9 @@ class Incorrect(Exception):
 
     def __init__(self, template: str, **fields: Any) -> None:
         fields.setdefault("case", PROGRESS.case)
-        super().__init__(render(template, fields, markdown=False))
         self.template, self.fields = template, fields
-
-    @property
-    def message(self) -> str:
-        return render(self.template, self.fields, markdown=False)
+        self.message = render(template, fields, markdown=False)
+        super().__init__(self.message)
 
     @property
     def markdown(self) -> str:
