@@ -453,14 +453,8 @@ class Explorer(_View):
     def _wire(self, model: ChatModel | None) -> None:
         """Every control reruns the level; a live model waits for Run, the mock runs at once."""
         self.give_up.observe(self._give_up_switched, names="value")
-        for control in (
-            self.max_turns,
-            self.persona,
-            self.stop_on,
-            self.give_up,
-            self.wrap_up,
-            self.system_prompt,
-        ):
+        controls = (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up)
+        for control in (*controls, self.system_prompt):
             control.observe(self._changed, names="value")
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
