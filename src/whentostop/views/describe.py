@@ -55,16 +55,15 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
         why = error or run.error or ""
         text = _("endpoint error — No answer after {turns}").format(turns=turns)
         return f"{text} ({excerpt(why, 80)})" if why else text
-    if run.answer_is_text_tool_call or run.not_an_answer is not None:
-        said = (
-            _("{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”")
-            if run.answer_is_text_tool_call
-            else _(  # words the model was sent, repeated back
-                "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
-                "“{text}”"
-            )
-        )
-        return said.format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
+    if run.answer_is_text_tool_call:
+        return _(
+            "{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”"
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
+    if run.not_an_answer is not None:  # words the model was sent, repeated back
+        return _(
+            "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
+            "“{text}”"
+        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
     if run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL):
         return _answered(run, run.stop, turns, judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
