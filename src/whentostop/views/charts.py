@@ -245,7 +245,7 @@ def _axes(
         if x == wrap_up:  # under its own bar, a line lower
             below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
             out.append(
-                _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), fill=look.MUTED_COLOUR, **below)
+                _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), **below, fill=look.MUTED_COLOUR)
             )
         else:
             below = {"y": f.base + 18, "font_size": TEXT_PX - 1, "text_anchor": "middle"}
