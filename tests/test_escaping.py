@@ -358,11 +358,9 @@ DRIVEN = {
     ("views/plots.py", "SvgFigure"),
     *(("views/widgets.py", n) for n in ("_View", "transcript_html", "reading_html", "_counted")),
     *(("views/widgets.py", n) for n in ("_call_html", "_empty", "_note", "_pill", "_turn_html")),
-    *(("views/widgets.py", n) for n in ("_verdict_html", "_heading", "Explorer", "Race")),
-    *(("views/charts.py", n) for n in ("img_html", "race_svg", "level_map_svg", "_axes", "_block")),
-    *(("views/charts.py", n) for n in ("_chart_panel", "_frame_axes", "_bars", "_line", "_marker")),
-    *(("views/charts.py", n) for n in ("_series_legend", "_beside", "_limit_line")),
-    *(("views/charts.py", n) for n in ("_svg", "_title_lines", "_tspans", "_halo")),
+    *(("views/widgets.py", n) for n in ("_verdict_html", "Explorer", "Race")),
+    ("views/charts.py", "img_html"),
+    ("views/charts.py", "_tag"),
 }
 """Every place that builds Markdown or HTML, by (file, top-level name): each is driven above,
 directly or as part of the output it builds (a chart's `_axes` inside `cost_svg`)."""

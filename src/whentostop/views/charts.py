@@ -35,6 +35,7 @@ from .look import SEPARATOR_COLOUR, TOKENS_COLOUR
 if TYPE_CHECKING:
     from ..lesson.race import Fall, RaceResult
 
+SVG_NS = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Arial, sans-serif"
 TEXT_PX = 15
 TITLE_PX = 17
@@ -59,6 +60,25 @@ _wrap = partial(textwrap.wrap, break_long_words=False, break_on_hyphens=False)
 """`text` in lines of at most `width` characters, broken between words only."""
 
 
+def _tag(name: str, inner: str = "", /, **attrs: object) -> str:
+    """An SVG element with `attrs` in their order: `cls` is written `class` and `_` as `-`
+    (`font_size`: `font-size`), a float with one decimal, a string escaped, None left out.
+    `inner` is markup already built (words go in through `_text`); none: an empty element."""
+    named = "".join(
+        f' {"class" if key == "cls" else key.replace("_", "-")}="'
+        + (f"{value:.1f}" if isinstance(value, float) else escape(str(value)))
+        + '"'
+        for key, value in attrs.items()
+        if value is not None
+    )
+    return f"<{name}{named}>{inner}</{name}>" if inner else f"<{name}{named}/>"
+
+
+def _text(words: str, **attrs: object) -> str:
+    """A `<text>` of `words` (escaped)."""
+    return _tag("text", escape(words), **attrs)
+
+
 def data_uri(svg: str) -> str:
     """An `<img src=...>` value: the page swaps one attribute, and nothing inside is parsed."""
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()
@@ -79,7 +99,7 @@ def img(svg: str, style: str = "display:block;width:100%;height:auto", cls: str 
     """An SVG of this module as an `<img>`: its words (`<desc>`) the alt text, its size kept.
     Renders in Voila and JupyterLab alike, testable as text."""
     root = ET.fromstring(svg)
-    alt = root.findtext("{http://www.w3.org/2000/svg}desc") or ""
+    alt = root.findtext(f"{{{SVG_NS}}}desc") or ""
     size = (float(root.get("width", 0)), float(root.get("height", 0)))
     return img_html(data_uri(svg), alt, size, style, cls)
 
@@ -153,11 +173,8 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
     frame = _frame(model, width, height, TOP + below + 18 * (rows - 1))
     parts = [title, legend, *_frame_axes(model, frame)]
     if model.empty:
-        parts.append(
-            f'<text x="{width / 2:.0f}" y="{height / 2:.0f}" font-size="{TITLE_PX}" '
-            f'fill="{look.MUTED_COLOUR}" text-anchor="middle">{escape(model.empty)}</text>'
-        )
-        return "".join(parts)
+        middle = {"x": width / 2, "y": height / 2, "font_size": TITLE_PX, "text_anchor": "middle"}
+        return "".join([*parts, _text(model.empty, fill=look.MUTED_COLOUR, **middle)])
     stacked: dict[float, float] = {}
     for series in model.series:
         if series.kind == "bars":
@@ -195,19 +212,13 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         right = model.on("right")
         colour = right[0].colour if right else look.TEXT_COLOUR
         digits = look.usd_digits(max((v for s in right for v in s.y), default=0.0))
-        out.append(
-            f'<line x1="{f.x_end}" y1="{f.top}" x2="{f.x_end}" y2="{f.base}" stroke="{colour}"/>'
-        )
+        out.append(_tag("line", x1=f.x_end, y1=f.top, x2=f.x_end, y2=f.base, stroke=colour))
         for value in (f.y2_top * i / 5 for i in range(6)):
-            out.append(
-                f'<text class="tick y2" x="{f.x_end + 6}" y="{f.y(value, right=True) + 5:.1f}" '
-                f'font-size="{TEXT_PX - 1}" fill="{colour}">{escape(number(value, digits))}</text>'
-            )
-        out.append(
-            f'<text class="axis-label y2" transform="translate({f.width - 16},'
-            f'{(f.top + f.base) / 2:.0f}) rotate(90)" font-size="{TEXT_PX}" fill="{colour}" '
-            f'text-anchor="middle">{escape(model.y2.label)}</text>'
-        )
+            at = {"x": f.x_end + 6, "y": f.y(value, right=True) + 5, "font_size": TEXT_PX - 1}
+            out.append(_text(number(value, digits), cls="tick y2", **at, fill=colour))
+        turned = f"translate({f.width - 16},{(f.top + f.base) / 2:.0f}) rotate(90)"
+        label = {"font_size": TEXT_PX, "fill": colour, "text_anchor": "middle"}
+        out.append(_text(model.y2.label, cls="axis-label y2", transform=turned, **label))
     return out
 
 
@@ -222,34 +233,29 @@ def _axes(
     """The axes, the grid and six ticks up the left; `x_ticks` along the bottom, the wrap-up's
     under its own bar a line lower (it is no turn of the budget)."""
     out = [
-        f'<line x1="{LEFT}" y1="{f.base}" x2="{f.x_end}" y2="{f.base}" stroke="{look.AXIS_COLOUR}"/>',
-        f'<line x1="{LEFT}" y1="{f.top}" x2="{LEFT}" y2="{f.base}" stroke="{look.AXIS_COLOUR}"/>',
+        _tag("line", x1=LEFT, y1=f.base, x2=f.x_end, y2=f.base, stroke=look.AXIS_COLOUR),
+        _tag("line", x1=LEFT, y1=f.top, x2=LEFT, y2=f.base, stroke=look.AXIS_COLOUR),
     ]
     for tick in _ticks(f.y_top):
         y = f.y(tick)
-        out.append(
-            f'<line x1="{LEFT}" y1="{y:.1f}" x2="{f.x_end}" y2="{y:.1f}" stroke="{look.GRID_COLOUR}"/>'
-            f'<text class="tick y" x="{LEFT - 6}" y="{y + 5:.1f}" font-size="{TEXT_PX - 1}" '
-            f'text-anchor="end">{escape(y_text(tick))}</text>'
-        )
+        out.append(_tag("line", x1=LEFT, y1=y, x2=f.x_end, y2=y, stroke=look.GRID_COLOUR))
+        words = {"font_size": TEXT_PX - 1, "text_anchor": "end"}
+        out.append(_text(y_text(tick), cls="tick y", x=LEFT - 6, y=y + 5, **words))
     for x, label in x_ticks:
-        if x == wrap_up:
+        if x == wrap_up:  # under its own bar, a line lower
+            below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
             out.append(
-                f'<text class="tick wrap-up" x="{f.x(x):.1f}" y="{f.base + 34}" '
-                f'font-size="{TEXT_PX - 2}" text-anchor="end" fill="{look.MUTED_COLOUR}">'
-                f"{escape(label)} ↑</text>"
+                _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), **below, fill=look.MUTED_COLOUR)
             )
         else:
-            out.append(
-                f'<text class="tick" x="{f.x(x):.1f}" y="{f.base + 18}" '
-                f'font-size="{TEXT_PX - 1}" text-anchor="middle">{escape(label)}</text>'
-            )
+            below = {"y": f.base + 18, "font_size": TEXT_PX - 1, "text_anchor": "middle"}
+            out.append(_text(label, cls="tick", x=f.x(x), **below))
+    centred = {"font_size": TEXT_PX, "text_anchor": "middle"}
+    turned = f"translate(16,{(f.top + f.base) / 2:.0f}) rotate(-90)"
     out.append(
-        f'<text class="axis-label x" x="{(LEFT + f.x_end) / 2:.0f}" y="{f.height - 8}" '
-        f'font-size="{TEXT_PX}" text-anchor="middle">{escape(x_label)}</text>'
-        f'<text class="axis-label y" transform="translate(16,{(f.top + f.base) / 2:.0f}) '
-        f'rotate(-90)" font-size="{TEXT_PX}" text-anchor="middle">{escape(y_label)}</text>'
+        _text(x_label, cls="axis-label x", x=(LEFT + f.x_end) / 2, y=f.height - 8, **centred)
     )
+    out.append(_text(y_label, cls="axis-label y", transform=turned, **centred))
     return out
 
 
@@ -257,20 +263,18 @@ def _bars(series: Series, f: _Frame, stacked: dict[float, float], wrap_up: int |
     """One series of bars, each on what the earlier series stacked at its x; the wrap-up's
     segments outlined dashed, the others with a white line between them."""
     bar = max(min(f.slot * 0.75, 40), 2)
-    separator = f' stroke="{SEPARATOR_COLOUR}" stroke-width="1.5"' if bar >= 6 else ""
+    separator = {"stroke": SEPARATOR_COLOUR, "stroke_width": 1.5} if bar >= 6 else {}
+    dashed = {"stroke": look.TEXT_COLOUR, "stroke_dasharray": "4 3"}
     out = []
     for x, value in zip(series.x, series.y):
         below = stacked.get(x, 0.0)
         stacked[x] = below + value
         if series.key == "cached" and not value:
             continue  # no server-cached part on this turn: nothing to draw
-        edge = f' stroke="{look.TEXT_COLOUR}" stroke-dasharray="4 3"' if x == wrap_up else separator
-        top = f.y(below + value)
-        out.append(
-            f'<rect class="bar {escape(series.key)}" data-turn="{x}" data-value="{value:g}" '
-            f'x="{f.x(x) - bar / 2:.1f}" y="{top:.1f}" width="{bar:.1f}" '
-            f'height="{f.y(below) - top:.1f}" fill="{series.colour}"{edge}/>'
-        )
+        top, turn = f.y(below + value), {"data_turn": x, "data_value": f"{value:g}"}
+        box = {"x": f.x(x) - bar / 2, "y": top, "width": bar, "height": f.y(below) - top}
+        edge = dashed if x == wrap_up else separator
+        out.append(_tag("rect", cls=f"bar {series.key}", **turn, **box, fill=series.colour, **edge))
     return out
 
 
@@ -279,32 +283,27 @@ def _line(series: Series, f: _Frame, cls: str = "") -> str:
     right = series.axis == "right"
     points = [(f.x(x), f.y(v, right)) for x, v in zip(series.x, series.y)]
     values = " ".join(f"{v:g}" for v in series.y)
-    named = f'class="{cls}" ' if cls else ""
-    out = [
-        f'<g class="series" data-series="{escape(series.key)}" data-values="{values}">'
-        f'<polyline {named}points="{" ".join(f"{x:.1f},{y:.1f}" for x, y in points)}" fill="none" '
-        f'stroke="{series.colour}" stroke-width="{series.width}"{_dashes(series)}/>'
-    ]
+    at = " ".join(f"{x:.1f},{y:.1f}" for x, y in points)
+    stroke = {"stroke": series.colour, "stroke_width": series.width, **_dashes(series)}
+    out = [_tag("polyline", cls=cls or None, points=at, fill="none", **stroke)]
     if series.marker:
         out += [_marker(series.marker, x, y, series.colour) for x, y in points]
-    return "".join(out) + "</g>"
+    return _tag("g", "".join(out), cls="series", data_series=series.key, data_values=values)
 
 
-def _dashes(series: Series, width: float | None = None) -> str:
+def _dashes(series: Series, width: float | None = None) -> dict[str, str]:
     """The series' dashes as an SVG attribute, in units of `width` (its own line's by default)."""
     if not series.dashes:
-        return ""
+        return {}
     unit = series.width if width is None else width
-    return f' stroke-dasharray="{" ".join(f"{d * unit:g}" for d in series.dashes)}"'
+    return {"stroke_dasharray": " ".join(f"{d * unit:g}" for d in series.dashes)}
 
 
-def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, attrs: str = "") -> str:
+def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, **attrs: object) -> str:
     """Matplotlib's marker `code` as an SVG shape: circle, square, triangles, diamond, plus."""
     if code == "s":
-        return (
-            f'<rect x="{x - r:.1f}" y="{y - r:.1f}" width="{2 * r}" height="{2 * r}" '
-            f'fill="{colour}"{attrs}/>'
-        )
+        square = {"x": x - r, "y": y - r, "width": 2 * r, "height": 2 * r}
+        return _tag("rect", **square, fill=colour, **attrs)
     shapes = {
         "^": [(0, -r), (r, r), (-r, r)],
         "v": [(0, r), (r, -r), (-r, -r)],
@@ -314,8 +313,8 @@ def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, attrs: s
     }  # fmt: skip
     if code in shapes:
         points = " ".join(f"{x + dx:.1f},{y + dy:.1f}" for dx, dy in shapes[code])
-        return f'<polygon points="{points}" fill="{colour}"{attrs}/>'
-    return f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r - 1}" fill="{colour}"{attrs}/>'
+        return _tag("polygon", points=points, fill=colour, **attrs)
+    return _tag("circle", cx=x, cy=y, r=r - 1, fill=colour, **attrs)
 
 
 def _series_legend(series: Sequence[Series], x_end: float, below: float = 0) -> tuple[str, int]:
@@ -330,18 +329,14 @@ def _series_legend(series: Sequence[Series], x_end: float, below: float = 0) -> 
             x, row = float(LEFT + 8), row + 1
         y = TOP - 8 + below + 18 * row
         if s.kind == "bars":
-            swatch = f'<rect x="{x}" y="{y - 12}" width="14" height="14" fill="{s.colour}"/>'
+            swatch = _tag("rect", x=x, y=y - 12, width=14, height=14, fill=s.colour)
         else:
-            swatch = (
-                f'<line x1="{x - 4}" y1="{y - 5}" x2="{x + 16}" y2="{y - 5}" stroke="{s.colour}" '
-                f'stroke-width="2.5"{_dashes(s, 2.5)}/>'
-            )
+            line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": s.colour}
+            swatch = _tag("line", **line, stroke_width=2.5, **_dashes(s, 2.5))
             if s.marker:
                 swatch += _marker(s.marker, x + 6, y - 5, s.colour, r=4)
-        out.append(
-            f'<g class="legend" data-series="{escape(s.key)}">{swatch}<text x="{x + 19:.1f}" '
-            f'y="{y}" font-size="{TEXT_PX - 2}">{escape(s.label)}</text></g>'
-        )
+        words = _text(s.label, x=x + 19, y=y, font_size=TEXT_PX - 2)
+        out.append(_tag("g", swatch + words, cls="legend", data_series=s.key))
         x += size
     return "".join(out), row + 1
 
@@ -380,12 +375,10 @@ def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> st
     if limits.budget is not None:  # its words in a legend: a line across has no room for them
         words = describe.budget_text(limits.budget, unit, limits.price_model)
         colour, dashes = look.LIMIT_COLOURS["budget"], look.LIMIT_DASHES["budget"]
-        right.append(
-            f'<line x1="{LEFT + 8}" y1="{TOP - 13}" x2="{LEFT + 30}" y2="{TOP - 13}" '
-            f'stroke="{colour}" stroke-width="2.5" stroke-dasharray="{dashes}"/>'
-            f'<text x="{LEFT + 36}" y="{TOP - 8}" font-size="{TEXT_PX - 2}" fill="{colour}" '
-            f'font-weight="bold">{escape(words)}</text>'
-        )
+        line = {"x1": LEFT + 8, "y1": TOP - 13, "x2": LEFT + 30, "y2": TOP - 13, "stroke": colour}
+        right.append(_tag("line", **line, stroke_width=2.5, stroke_dasharray=dashes))
+        bold = {"font_size": TEXT_PX - 2, "fill": colour, "font_weight": "bold"}
+        right.append(_text(words, x=LEFT + 36, y=TOP - 8, **bold))
     alt = describe.race_alt(result, level, model, pace_s)
     return _beside("".join(left), "".join(right), alt)
 
@@ -433,21 +426,18 @@ def _race_panel(
 
 def _limit_line(name: str, start: tuple[float, float], end: tuple[float, float]) -> str:
     """A limit's line, in its colour and dashes."""
-    colour, dashes = look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name]
-    dash = f' stroke-dasharray="{dashes}"' if dashes else ""
-    return (
-        f'<line class="limit {name}" x1="{start[0]:.1f}" y1="{start[1]:.1f}" x2="{end[0]:.1f}" '
-        f'y2="{end[1]:.1f}" stroke="{colour}" stroke-width="2.5"{dash}/>'
+    at = {"x1": start[0], "y1": start[1], "x2": end[0], "y2": end[1]}
+    line = {"stroke": look.LIMIT_COLOURS[name], "stroke_width": 2.5}
+    return _tag(
+        "line", cls=f"limit {name}", **at, **line, stroke_dasharray=look.LIMIT_DASHES[name] or None
     )
 
 
 def _halo(x: float, y: float, words: str, colour: str, anchor: str = "start") -> str:
     """Bold words on a halo of the background, readable across the lines they cross."""
-    return (
-        f'<text x="{x:.1f}" y="{y:.1f}" font-size="{TEXT_PX - 1}" font-weight="bold" '
-        f'fill="{colour}" text-anchor="{anchor}" paint-order="stroke" stroke="{look.BACKGROUND}" '
-        f'stroke-width="4">{escape(words)}</text>'
-    )
+    bold = {"font_size": TEXT_PX - 1, "font_weight": "bold", "fill": colour, "text_anchor": anchor}
+    halo = {"paint_order": "stroke", "stroke": look.BACKGROUND, "stroke_width": 4}
+    return _text(words, x=x, y=y, **bold, **halo)
 
 
 _FALL_MARKERS = {"max_turns": "s", "deadline": "^", "budget": "D"}
@@ -457,9 +447,10 @@ _FALL_MARKERS = {"max_turns": "s", "deadline": "^", "budget": "D"}
 def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
     """Where a limit falls: its own shape and colour; the first to fire is larger, outlined."""
     name = fall.stop.value
-    edge = f' stroke="{look.TEXT_COLOUR}" stroke-width="2"' if first else ""
-    attrs = f' class="fall {name}{" first" if first else ""}" data-kept="{fall.kept}"{edge}'
-    mark = _marker(_FALL_MARKERS[name], x, y, look.LIMIT_COLOURS[name], 9 if first else 6, attrs)
+    edge = {"stroke": look.TEXT_COLOUR, "stroke_width": 2} if first else {}
+    cls = f"fall {name} first" if first else f"fall {name}"
+    colour, r = look.LIMIT_COLOURS[name], 9 if first else 6
+    mark = _marker(_FALL_MARKERS[name], x, y, colour, r, cls=cls, data_kept=fall.kept, **edge)
     if first:
         mark += _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR)
     return mark
@@ -492,29 +483,23 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     height = _MAP_TOP + (_MAP_CELL_H + name_h) * len(view.rows) + 34 + more
     # the level's name, then the news of the run on a line of its own: the whole title fits
     # the narrowest map ("World 1-1: the clock — 8 searches, no star (2 more misspelt: …)")
-    lines = "".join(
-        f'<tspan x="8" dy="22" font-weight="normal" font-size="{TEXT_PX}">{escape(line)}</tspan>'
-        for line in _wrap(view.news, int((width - 16) / (TEXT_PX * 0.6)))[:2]
-    )
-    parts = [
-        f'<text class="map-title" x="8" y="24" font-size="{TITLE_PX}" font-weight="bold">'
-        f"{escape(view.name)}{lines}</text>"
-    ]
+    news = _wrap(view.news, int((width - 16) / (TEXT_PX * 0.6)))[:2]
+    plain = {"x": 8, "dy": 22, "font_weight": "normal", "font_size": TEXT_PX}
+    lines = "".join(_tag("tspan", escape(line), **plain) for line in news)
+    bold = {"x": 8, "y": 24, "font_size": TITLE_PX, "font_weight": "bold"}
+    parts = [_tag("text", escape(view.name) + lines, cls="map-title", **bold)]
     for row, (area, blocks) in enumerate(view.rows):
         y = _MAP_TOP + row * (_MAP_CELL_H + name_h)
         parts.append(
-            f'<text class="area" x="8" y="{y + 16 if narrow else y + 40}" '
-            f'font-size="{TEXT_PX + 2}">{escape(area)}</text>'
+            _text(area, cls="area", x=8, y=y + 16 if narrow else y + 40, font_size=TEXT_PX + 2)
         )
         parts += [
             _block(label_w + col * _MAP_CELL_W, y + name_h, block)
             for col, block in enumerate(blocks)
         ]
-    parts.append(
-        f'<text class="map-legend" x="8" y="{height - 10 - more}" '
-        f'font-size="{TEXT_PX - 1}" fill="{look.MUTED_COLOUR}">'
-        f"{_tspans(legend, 8, _MAP_LEGEND_LINE)}</text>"
-    )
+    muted = {"font_size": TEXT_PX - 1, "fill": look.MUTED_COLOUR}
+    words = _tspans(legend, 8, _MAP_LEGEND_LINE)
+    parts.append(_tag("text", words, cls="map-legend", x=8, y=height - 10 - more, **muted))
     return _svg(width, height, "".join(parts), view.alt)
 
 
@@ -536,27 +521,21 @@ def _map_legend_lines(legend: str, width: float) -> list[str]:
 def _block(x: float, y: float, block: Block) -> str:
     face, number, mark = block.face, block.number, block.marker
     size = 30 if block.item is None else (16 if len(face.label) <= 5 else 13)
-    out = [
-        f'<g class="block" data-block="{number}" data-item="{escape(block.item or "?")}">',
-        f'<rect x="{x + 5}" y="{y}" width="86" height="58" rx="8" fill="{face.fill}" '
-        f'stroke="{face.edge}" stroke-width="{3 if block.item == "star" else 2}"/>',
-        f'<text x="{x + 48}" y="{y + 29}" font-size="{size}" font-weight="bold" '
-        f'fill="{face.colour}" text-anchor="middle" dominant-baseline="central">'
-        f"{escape(face.label)}</text>",
-    ]
-    caption, colour, weight = _(look.BLOCK).format(n=number), look.MUTED_COLOUR, ""
+    box = {"x": x + 5, "y": y, "width": 86, "height": 58, "rx": 8, "fill": face.fill}
+    edge = {"stroke": face.edge, "stroke_width": 3 if block.item == "star" else 2}
+    label = {"font_size": size, "font_weight": "bold", "fill": face.colour}
+    centred = {"text_anchor": "middle", "dominant_baseline": "central"}
+    out = [_tag("rect", **box, **edge), _text(face.label, x=x + 48, y=y + 29, **label, **centred)]
+    caption, colour, weight = _(look.BLOCK).format(n=number), look.MUTED_COLOUR, None
     if mark is not None:  # the ring, and the caption in its colour, in bold
-        colour, weight = look.MARKER_COLOURS[mark], ' font-weight="bold"'
+        colour, weight = look.MARKER_COLOURS[mark], "bold"
         caption = f"{number}: {_(look.MARKED) if mark else _(look.WRONG)}"
-        out.append(
-            f'<rect class="marker" data-correct="{str(mark).lower()}" x="{x + 1}" y="{y - 4}" '
-            f'width="94" height="66" rx="10" fill="none" stroke="{colour}" stroke-width="4"/>'
-        )
-    out.append(
-        f'<text class="caption" x="{x + 48}" y="{y + 78}" font-size="{TEXT_PX - 1}" '
-        f'fill="{colour}" text-anchor="middle"{weight}>{escape(caption)}</text></g>'
-    )
-    return "".join(out)
+        ring = {"x": x + 1, "y": y - 4, "width": 94, "height": 66, "rx": 10, "fill": "none"}
+        stroke = {"stroke": colour, "stroke_width": 4}
+        out.append(_tag("rect", cls="marker", data_correct=str(mark).lower(), **ring, **stroke))
+    below = {"x": x + 48, "y": y + 78, "font_size": TEXT_PX - 1, "fill": colour}
+    out.append(_text(caption, cls="caption", **below, text_anchor="middle", font_weight=weight))
+    return _tag("g", "".join(out), cls="block", data_block=number, data_item=block.item or "?")
 
 
 # -- drawing helpers ---------------------------------------------------------------------------
@@ -566,22 +545,21 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     """An SVG document whose first children are its title (the first sentence of `alt`) and
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
-    head = (
-        f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {width:.0f} {height:.0f}" '
-        f'width="{width:.0f}" height="{height:.0f}" font-family="{FONT}" fill="{look.TEXT_COLOUR}" '
-        'role="img" aria-labelledby="wts-title wts-desc">'
-    )
-    return (
-        f'{head}<title id="wts-title">{escape(title)}</title><desc id="wts-desc">{escape(alt)}</desc>'
-        f'<rect width="100%" height="100%" fill="{look.BACKGROUND}"/>{body}</svg>'
-    )
+    size = {
+        "viewBox": f"0 0 {width:.0f} {height:.0f}",
+        "width": f"{width:.0f}",
+        "height": f"{height:.0f}",
+    }
+    named = {"font_family": FONT, "fill": look.TEXT_COLOUR, "role": "img"}
+    head = _tag("title", escape(title), id="wts-title") + _tag("desc", escape(alt), id="wts-desc")
+    inner = head + _tag("rect", width="100%", height="100%", fill=look.BACKGROUND) + body
+    return _tag("svg", inner, xmlns=SVG_NS, **size, **named, aria_labelledby="wts-title wts-desc")
 
 
 def _beside(left: str, right: str, alt: str) -> str:
     """Two panels side by side in one SVG document: `right` to the right of `left`."""
-    return _svg(
-        2 * PANEL_W, PANEL_H, f'{left}<g transform="translate({PANEL_W},0)">{right}</g>', alt
-    )
+    right = _tag("g", right, transform=f"translate({PANEL_W},0)")
+    return _svg(2 * PANEL_W, PANEL_H, left + right, alt)
 
 
 def _title_lines(text: str, width: float) -> tuple[str, int]:
@@ -598,15 +576,13 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
         else _wrap(text, fits)
     )
     spans = escape(text) if len(lines) == 1 else _tspans(lines, 10, TITLE_LINE)
-    title = f'<text x="10" y="24" font-size="{TITLE_PX}" font-weight="bold">{spans}</text>'
-    return title, len(lines)
+    return _tag("text", spans, x=10, y=24, font_size=TITLE_PX, font_weight="bold"), len(lines)
 
 
 def _tspans(lines: Sequence[str], x: int, dy: int) -> str:
     """The lines of one `<text>`, each `dy` below the one before."""
     return "".join(
-        f'<tspan x="{x}" dy="{0 if i == 0 else dy}">{escape(line)}</tspan>'
-        for i, line in enumerate(lines)
+        _tag("tspan", escape(line), x=x, dy=0 if i == 0 else dy) for i, line in enumerate(lines)
     )
 
 

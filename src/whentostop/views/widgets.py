@@ -90,12 +90,8 @@ BADGE_SYMBOLS = {
     Stop.BUDGET: "$",
 }
 """Each exit's symbol on the badge; an exit without one (a later `Stop`) shows "■"."""
-VERDICT_MARKS = {
-    None: ("?", look.MUTED_COLOUR),
-    True: ("✓", look.OK_COLOUR),
-    False: ("✗", look.ERROR_COLOUR),
-}
-"""The level's verdict on an answer in the transcript: its mark and colour (None: cannot tell)."""
+VERDICT_MARKS = {None: "?", True: "✓", False: "✗"}
+"""The level's verdict on an answer in the transcript: its mark (None: cannot tell)."""
 TRANSCRIPT_HEIGHT = {True: 220, False: 400}
 """The transcript box's fixed height in pixels, compact (a dashboard column) or not."""
 
@@ -173,13 +169,10 @@ def transcript_html(
     answer. Routine turns are folded to one line; the notable ones are open (`notable_turns`).
     Below the turns: the run's warnings, and the level's verdict on its answer (`judgement`)."""
     name = html.escape(label or _("Transcript of the run"))
-    style = (f"height:{height}px;" if height else "") + (
-        f"overflow:auto;overflow-wrap:anywhere;border:1px solid {look.BORDER_COLOUR};"
-        "padding:0 6px;box-sizing:border-box"
-    )
+    fixed = f' style="height:{height}px"' if height else ""  # the rest of its look: explorer.css
     box = (
         f'<div class="wts-transcript-box" role="region" aria-label="{name}" tabindex="0" '
-        f'data-lm-suppress-shortcuts="true" style="{style}">'
+        f'data-lm-suppress-shortcuts="true"{fixed}>'
     )
     if run is None:
         return box + _empty(_("No run yet.")) + "</div>"
@@ -187,15 +180,10 @@ def transcript_html(
     blocks = [_turn_html(turn, run, turn.index in opened) for turn in run.all_turns]
     if run.error:
         failed = _("The endpoint failed: {error}").format(error=run.error)
-        blocks.append(
-            f'<div class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold;margin:6px 0">'
-            f"✖ {html.escape(failed)}</div>"
-        )
+        blocks.append(f'<div class="wts-error">✖ {html.escape(failed)}</div>')
     warning = html.escape(_("Warning:"))
     blocks += [
-        f'<div class="wts-warning" style="color:{look.NOTE_COLOUR};margin:6px 0">'
-        f"<b>⚠ {warning}</b> {html.escape(w)}</div>"
-        for w in run.warnings
+        f'<div class="wts-warning"><b>⚠ {warning}</b> {html.escape(w)}</div>' for w in run.warnings
     ]
     if judgement is not None and (run.has_answer or run.not_an_answer):
         blocks.append(_verdict_html(judgement))
@@ -203,12 +191,12 @@ def transcript_html(
 
 
 def _verdict_html(judgement: Judgement) -> str:
-    """The level's verdict on the answer: right, wrong, or that it cannot tell."""
-    mark, colour = VERDICT_MARKS[judgement.correct]
+    """The level's verdict on the answer: right, wrong, or that it cannot tell (its colour by
+    `data-correct`, in explorer.css)."""
+    correct = str(judgement.correct).lower()
     return (
-        f'<div class="wts-verdict" data-correct="{str(judgement.correct).lower()}" '
-        f'style="color:{colour};font-weight:bold;margin:6px 0">'
-        f"{mark} {html.escape(judgement.text)}</div>"
+        f'<div class="wts-verdict" data-correct="{correct}">'
+        f"{VERDICT_MARKS[judgement.correct]} {html.escape(judgement.text)}</div>"
     )
 
 
@@ -237,22 +225,19 @@ def reading_html(system: str, task: str) -> str:
 
 
 def _pill(colour: str, symbol: str, text: str) -> str:
-    style = (
-        f"display:inline-block;background:{colour};color:white;padding:4px 12px;"
-        "border-radius:14px;font-weight:bold;line-height:1.4;overflow-wrap:anywhere"
-    )
+    """The badge: white words on the exit's colour (the rest of its look: explorer.css)."""
     return (
-        f'<span class="wts-pill" style="{style}">'
+        f'<span class="wts-pill" style="background:{colour}">'
         f'<span aria-hidden="true">{symbol}</span> {html.escape(text)}</span>'
     )
 
 
 def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
-    if turn.wrap_up:
-        head = _("wrap-up — not an answer (request {n}, after the clock)").format(n=turn.index)
-        border = f"{look.NOTE_COLOUR};border-left-style:dashed"
-    else:
-        head, border = _("turn {n}").format(n=turn.index), look.BORDER_COLOUR
+    head = (
+        _("wrap-up — not an answer (request {n}, after the clock)").format(n=turn.index)
+        if turn.wrap_up
+        else _("turn {n}").format(n=turn.index)
+    )
     calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
         _("a tool call written as text")
         if turn.noted("text_tool_call")
@@ -263,18 +248,16 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     usage = _("{prompt:,} prompt + {completion:,} completion tokens").format(
         prompt=turn.prompt_tokens, completion=turn.completion_tokens
     )
+    kind = "wts-turn wts-wrap-up" if turn.wrap_up else "wts-turn"  # the wrap-up's edge dashed
     parts = [
-        f'<details class="wts-turn" data-turn="{turn.index}"{" open" if opened else ""} '
-        f'style="border-left:4px solid {border};padding:2px 8px;margin:6px 0">',
+        f'<details class="{kind}" data-turn="{turn.index}"{" open" if opened else ""}>',
         f"<summary><b>{html.escape(head)}</b> · {html.escape(calls)}</summary>",
-        f'<div style="color:{look.MUTED_COLOUR}">{html.escape(usage)}</div>',
+        f'<div class="wts-usage">{html.escape(usage)}</div>',
     ]
     parts += [_note("↻ " + _("retried: {why}").format(why=r)) for r in turn.retries]
     if turn.text:
-        said = _("model:")
-        parts.append(
-            f'<div style="margin:2px 0"><i>{html.escape(said)}</i> {html.escape(turn.text)}</div>'
-        )
+        said = html.escape(_("model:"))
+        parts.append(f'<div class="wts-said"><i>{said}</i> {html.escape(turn.text)}</div>')
     parts += [_call_html(call, run) for call in turn.tool_calls]
     if turn.truncated:
         parts.append(_note("✂ " + _("reply cut off (finish_reason: length)")))
@@ -283,9 +266,8 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
     return "".join(parts)
 
 
-def _note(text: str, kind: str = "") -> str:
-    cls = f' class="{kind}"' if kind else ""
-    return f'<div{cls} style="color:{look.NOTE_COLOUR}">{html.escape(text)}</div>'
+def _note(text: str, kind: str = "wts-note") -> str:
+    return f'<div class="{kind}">{html.escape(text)}</div>'
 
 
 def _call_mark(call: ToolCall, run: Run) -> tuple[str, str, str]:
@@ -303,16 +285,12 @@ def _call_html(call: ToolCall, run: Run) -> str:
     _mark, status, colour = _call_mark(call, run)
     kind = "wts-call wts-call-failed" if call.failed else "wts-call"
     calls = _("calls")
-    asked = (
-        f'<div class="{kind}" style="margin:2px 0"><i>{html.escape(calls)}</i> '
+    output = "wts-output wts-output-failed" if call.failed else "wts-output"
+    return (
+        f'<div class="{kind}"><i>{html.escape(calls)}</i> '
         f"<code>{html.escape(call.name)}({html.escape(call.arguments)})</code> "
-        f'<span style="color:{colour};font-weight:bold">{html.escape(status)}</span></div>'
-    )
-    return asked + (
-        f'<pre style="margin:0 0 0 22px;padding:2px 6px;white-space:pre-wrap;'
-        f"background:{look.ERROR_BACKGROUND if call.failed else look.CODE_BACKGROUND};"
-        f'color:{look.ERROR_COLOUR if call.failed else look.TEXT_COLOUR}">'
-        f"{html.escape(call.output)}</pre>"
+        f'<b style="color:{colour}">{html.escape(status)}</b></div>'
+        f'<pre class="{output}">{html.escape(call.output)}</pre>'
     )
 
 
@@ -345,28 +323,32 @@ class _View:
     widget: w.VBox
 
     def _ending_panes(self) -> None:
-        self.badge = Pane(layout=w.Layout(min_height="34px")).add_class("wts-badge")
-        self.turns = Pane(layout=w.Layout(min_height="22px", margin="2px 8px")).add_class(
-            "wts-turns"
-        )
+        self.badge = _pane("wts-badge", min_height="34px")
+        self.turns = _pane("wts-turns", min_height="22px", margin="2px 8px")
         self.status = LiveRegion().add_class("wts-status")
 
     def _ending_row(self) -> w.HBox:
-        return w.HBox(
-            [self.badge, self.turns, self.status],
-            layout=w.Layout(align_items="center", flex_flow="row wrap"),
-        )
+        return _row([self.badge, self.turns, self.status])
+
+    def _root(self, title: str, heading_level: int, parts: list[w.Widget], cls: str) -> w.VBox:
+        """The view's root: its title as a heading of `heading_level` (1 to 6), then `parts`."""
+        n = min(max(heading_level, 1), 6)
+        heading = Pane(value=f'<h{n} class="wts-level-title">{html.escape(title)}</h{n}>')
+        parts = [heading.add_class("wts-header"), *parts]
+        return w.VBox(parts, layout=w.Layout(width="100%", padding="4px")).add_class(cls)
 
     def _repr_mimebundle_(self, **kwargs: Any) -> Any:
         return self.widget._repr_mimebundle_(**kwargs)
 
 
-def _heading(title: str, heading_level: int) -> Pane:
-    """The view's title as a heading of `heading_level` (1 to 6)."""
-    n = min(max(heading_level, 1), 6)
-    return Pane(value=f'<h{n} class="wts-level-title">{html.escape(title)}</h{n}>').add_class(
-        "wts-header"
-    )
+def _pane(cls: str, **layout: str | None) -> Pane:
+    """An output with its CSS class (the browser tests find it by it) and its layout."""
+    return Pane(layout=w.Layout(**layout)).add_class(cls)
+
+
+def _row(children: list[w.Widget], **layout: str) -> w.HBox:
+    """Widgets side by side, wrapped onto more lines where the page is narrow."""
+    return w.HBox(children, layout=w.Layout(flex_flow="row wrap", align_items="center", **layout))
 
 
 class Explorer(_View):
@@ -451,7 +433,7 @@ class Explorer(_View):
     def _panes(self) -> None:
         """The explorer's outputs and its Run button, each with its CSS class (the browser
         tests find them by it)."""
-        self.reading = Pane(layout=w.Layout(min_height="20px")).add_class("wts-reading")
+        self.reading = _pane("wts-reading", min_height="20px")
         self.run_button = w.Button(
             description=_("Run"),
             button_style="primary",
@@ -461,24 +443,18 @@ class Explorer(_View):
         self.plot_svg = ""
         self.map_svg = ""
         self._ending_panes()
-        self.progress = Pane(
-            layout=w.Layout(min_height="24px", display=None if self.live else "none")
-        ).add_class("wts-progress")
-        self.transcript = Pane(layout=w.Layout(width="100%")).add_class("wts-transcript")
-        self.plot = Pane(layout=w.Layout(width="100%")).add_class("wts-plot")
-        self.map = Pane(layout=w.Layout(width="100%")).add_class("wts-map")
+        self.progress = _pane(
+            "wts-progress", min_height="24px", display=None if self.live else "none"
+        )
+        self.transcript = _pane("wts-transcript", width="100%")
+        self.plot = _pane("wts-plot", width="100%")
+        self.map = _pane("wts-map", width="100%")
 
     def _wire(self, model: ChatModel | None) -> None:
         """Every control reruns the level; a live model waits for Run, the mock runs at once."""
         self.give_up.observe(self._give_up_switched, names="value")
-        for control in (
-            self.max_turns,
-            self.persona,
-            self.stop_on,
-            self.give_up,
-            self.wrap_up,
-            self.system_prompt,
-        ):
+        controls = (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up)
+        for control in (*controls, self.system_prompt):
             control.observe(self._changed, names="value")
         self.run_button.on_click(lambda _: self.rerun())
         if self.live:
@@ -580,10 +556,7 @@ class Explorer(_View):
         )
         self.map_svg = charts.map_svg(self.level, run, narrow=self.compact) if self.show_map else ""
         if self.live and self.error:
-            self.progress.value = (
-                f'<span class="wts-error" style="color:{look.ERROR_COLOUR};font-weight:bold">✖ '
-                f"{html.escape(self.error)}</span>"
-            )
+            self.progress.value = f'<span class="wts-error">✖ {html.escape(self.error)}</span>'
         elif self.live and run:
             self._say(
                 _("done: {turns} in {seconds:.1f} s").format(
@@ -633,17 +606,15 @@ class Explorer(_View):
         under it, so a 1280×720 projector shows every level's badge and chart at once in its
         large text; the model, the switches, the map and the transcript below them (the badge
         stays in view, `.wts-ending`)."""
-        header = _heading(self.level.title, heading_level)
-        row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
         beside, below = ([], [self.persona]) if self.compact else ([self.persona], [])  # the model
-        controls = w.HBox([self.max_turns, *beside, self.run_button], layout=row)
-        options = w.HBox([*below, *switches], layout=row)
+        controls = _row([self.max_turns, *beside, self.run_button], width="100%")
+        options = _row([*below, *switches], width="100%")
         status = self._ending_row().add_class("wts-ending")  # held in view (explorer.css)
         if self.compact:  # the slider, then what it changes; the model and switches below
-            parts: list[w.Widget] = [header, controls, status, self.progress, self.plot, options]
+            parts: list[w.Widget] = [controls, status, self.progress, self.plot, options]
             parts += [self.map, self.transcript] if self.show_map else [self.transcript]
         else:
-            parts = [header, controls, options]
+            parts = [controls, options]
             if self.give_up in switches:  # the learner's own words, and what the mock reads
                 parts += [self.system_prompt, self.reading]
             if self.show_map:  # a notebook is wide: the map, and beside it the badge and the
@@ -657,7 +628,7 @@ class Explorer(_View):
                 parts += [views, self.plot]
             else:
                 parts += [status, self.progress, self.transcript, self.plot]
-        return w.VBox(parts, layout=w.Layout(width="100%", padding="4px")).add_class("wts-explorer")
+        return self._root(self.level.title, heading_level, parts, "wts-explorer")
 
     def __repr__(self) -> str:
         where = "live" if self.live else "mock"
@@ -729,8 +700,8 @@ class Race(_View):
         self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider)).add_class("wts-budget")
         self._set_budget_range(budget)
         self._ending_panes()
-        self.chart = Pane(layout=w.Layout(width="100%")).add_class("wts-plot")
-        self.falls = Pane(layout=w.Layout(width="100%", min_height="84px")).add_class("wts-falls")
+        self.chart = _pane("wts-plot", width="100%")
+        self.falls = _pane("wts-falls", width="100%", min_height="84px")
         self.widget = self._layout(heading_level)
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
         for control in (self.max_turns, self.deadline, self.budget):
@@ -827,23 +798,15 @@ class Race(_View):
             f"{'<b>' if fall is first else ''}{html.escape(text)}{'</b>' if fall is first else ''}</li>"
             for fall, text in zip(result.falls, describe.race_falls(result))
         )
-        self.falls.value = f'<div>{heading}</div><ul style="margin:2px 0 4px 0">{items}</ul>'
+        self.falls.value = f"<div>{heading}</div><ul>{items}</ul>"
         self.status.text = self.announcement
 
     def _layout(self, heading_level: int) -> w.VBox:
         title = _("The race between the stops: {title}").format(title=self.level.title)
-        row = w.Layout(flex_flow="row wrap", align_items="center", width="100%")
-        return w.VBox(
-            [
-                _heading(title, heading_level),
-                w.HBox([self.max_turns, self.deadline], layout=row),
-                w.HBox([self.unit, self.budget], layout=row),
-                self._ending_row(),
-                self.chart,
-                self.falls,
-            ],
-            layout=w.Layout(width="100%", padding="4px"),
-        ).add_class("wts-race")
+        turns_and_time = _row([self.max_turns, self.deadline], width="100%")
+        spend = _row([self.unit, self.budget], width="100%")
+        parts = [turns_and_time, spend, self._ending_row(), self.chart, self.falls]
+        return self._root(title, heading_level, parts, "wts-race")
 
     def __repr__(self) -> str:
         fired = self.result.fired if self.result else None
