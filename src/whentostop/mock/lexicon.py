@@ -30,6 +30,10 @@ WORD_CLASSES = frozenset(_LISTS["word_classes"])
 """Lists that say how a word works in a sentence, not what it says about giving up."""
 CUES = WORD_CLASSES | frozenset(_LISTS["cues"])
 """Every list a lexicon may have under [cues]; the reader has a rule for each."""
+VERB_TAGS = frozenset(_LISTS["verbs"])
+"""Lists whose words are verbs: `verb_negators` negate before them."""
+_CLAUSE_OPENERS = frozenset(_LISTS["clause_openers"])
+"""Lists whose words open a clause: `agreeing` words never agree across them."""
 _MISSPELT_FROM = {tag: int(n) for n, tags in _LISTS["misspelt_from"].items() for tag in tags}
 """The lists whose words are worth recognising misspelt ("searchs", "alowed"), and from how
 many letters."""
@@ -348,12 +352,6 @@ def _phrase(
     )
 
 
-_CLAUSE_OPENERS = frozenset(
-    ["if", "if_first", "when", "after", "until", "before", "unless", "without", "but", "then",
-     "otherwise", "correction", "and", "or"]
-)  # fmt: skip
-
-
 def _agree(found: list[Unit], lex: Lexicon) -> None:
     """ "Não achou nada", "se a estrela não tiver nem no castelo": a negative word after a
     negation in its clause agrees with it, and negates nothing more (it keeps what else it is:
@@ -369,12 +367,6 @@ def _agree(found: list[Unit], lex: Lexicon) -> None:
             unit.tags = unit.tags - {"negation"} | {"agrees"}
         else:
             negated = True
-
-
-VERB_TAGS = frozenset(
-    ["modal", "obligation", "permission", "find", "appear", "holds", "copula", "give_up", "stop",
-     "stop_when_first", "search", "keep_searching"]
-)  # fmt: skip
 
 
 def _negate_before_verbs(found: list[Unit], lex: Lexicon) -> None:
