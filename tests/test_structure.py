@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 12_607
+LIBRARY_LINES_CEILING = 12_473
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in `src/whentostop/**/*.py`
 (data files — levels, prices, the lesson's texts and questions, lexicons, CSS and JavaScript —
 not counted). Lower it as code leaves; raise it only for a split that adds no behaviour (a
@@ -180,7 +180,7 @@ function cut in named helpers adds their def lines), or for behaviour an issue a
 saying so in the commit (the reader of intent's second opinion, `mock/gist.py`, added 87; its
 round-7 rules, struck-out words, passes over every area, recounts and "so may you", 74). What
 holds it above the goal: the lesson's judges, loop checker and limits (`lesson/`, about 3,660),
-the reader of intent's mechanism with the personas (`mock/`, about 3,235), the loop library
+the reader of intent's mechanism with the personas (`mock/`, about 3,125), the loop library
 (about 3,660) and the views (about 2,030); a pass over each room for code said twice (round 6)
 found about 380 lines to cut without losing a message, a check or a test."""
 
