@@ -54,7 +54,7 @@ def trained_on() -> dict[str, str]:
     """The files the weights come from, with their SHA-256: the corpora and the lexicons."""
     folder = corpus.folder()
     names = [f"{n}.jsonl" for n in corpus.files() if not n.startswith(corpus.HELD_OUT)]
-    names += ["en.toml", "pt.toml"]
+    names += ["en.toml", "pt.toml", "lists.toml"]
     return {n: hashlib.sha256((folder / n).read_bytes()).hexdigest() for n in sorted(names)}
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .personas import assistant, read, turn
+from .personas import View, assistant, read
 
 GUESSED_BLOCK = 1
 """The block a persona forced to call `mark_star` before it found the star puts its marker on:
@@ -54,8 +54,9 @@ def with_tool_choice(body: dict[str, Any], message: dict[str, Any]) -> dict[str,
     wanted = None if choice == "required" else _named(choice)
     if calls and all(wanted in (None, c["function"]["name"]) for c in calls):
         return message
-    tool = wanted or _pick(body, names)
-    call = (f"call_{turn(body)}_{tool}", tool, _arguments(body, tool))
+    view = read(body)
+    tool = wanted or _pick(view, names)
+    call = (f"call_{view.turn}_{tool}", tool, _arguments(view, tool))
     return assistant(message.get("content") or "", call)
 
 
@@ -72,17 +73,15 @@ def _named(choice: Any) -> str | None:
     return name if isinstance(name, str) else None
 
 
-def _pick(body: dict[str, Any], names: list[str]) -> str:
+def _pick(view: View, names: list[str]) -> str:
     """The tool a persona forced to call some tool calls: the marker once it knows the star,
     else a search, else the first tool offered."""
-    view = read(body)
     if view.star is not None and "mark_star" in names:
         return "mark_star"
     return "search_blocks" if "search_blocks" in names else names[0]
 
 
-def _arguments(body: dict[str, Any], tool: str) -> dict[str, Any]:
-    view = read(body)
+def _arguments(view: View, tool: str) -> dict[str, Any]:
     if tool == "mark_star":
         return {"item": "star", "block": view.star[1] if view.star else GUESSED_BLOCK}
     if tool == "search_blocks":

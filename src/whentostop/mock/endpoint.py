@@ -44,9 +44,8 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         routes = "this mock serves /v1/chat/completions and /v1/models"
         return _error(404, f"no route {path}; {routes}", "not_found", kind="not_found_error")
     if method != allowed:
-        return _error(
-            405, f"{method} is not allowed on {path}; use {allowed}", "method_not_allowed"
-        )
+        use = f"{method} is not allowed on {path}; use {allowed}"
+        return _error(405, use, "method_not_allowed")
     if allowed == "GET":
         entry = {"object": "model", "created": 0, "owned_by": "whentostop-mock"}
         return 200, {"object": "list", "data": [{"id": p, **entry} for p in PERSONAS]}
@@ -83,17 +82,12 @@ def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
         return None, (400, {"error": {**error, "param": broken.param, "code": broken.code}})
     try:
         persona_of(request["model"])
-    except ValueError:
-        return None, _error(
-            404,
-            # the learner reads it (the client quotes it), in the language in effect
-            _(
-                "The model {model!r} does not exist. Personas: {personas} (slow takes 0 to "
-                "{max_s:g} seconds: slow:0.5)."
-            ).format(model=request["model"], personas=", ".join(PERSONAS), max_s=MAX_SLOW_S),
-            "model_not_found",
-            kind="not_found_error",
-        )
+    except ValueError:  # the learner reads it (the client quotes it), in the language in effect
+        unknown = _(
+            "The model {model!r} does not exist. Personas: {personas} (slow takes 0 to "
+            "{max_s:g} seconds: slow:0.5)."
+        ).format(model=request["model"], personas=", ".join(PERSONAS), max_s=MAX_SLOW_S)
+        return None, _error(404, unknown, "model_not_found", kind="not_found_error")
     return request, None
 
 
@@ -185,9 +179,6 @@ class _Handler(BaseHTTPRequestHandler):
     server_version = "whentostop-mock"
     timeout = 30  # a client that stops sending mid-request does not hold a thread forever
 
-    def do_GET(self) -> None:
-        self._answer(*handle("GET", self.path, b""))
-
     def do_POST(self) -> None:
         try:
             length = int(self.headers.get("Content-Length") or 0)
@@ -209,10 +200,11 @@ class _Handler(BaseHTTPRequestHandler):
             return
         self._answer(*refused, close=True)  # a body the server will not read: and no more requests
 
-    def _other_method(self) -> None:
+    def _without_body(self) -> None:
+        """GET, and every method but POST: `handle` answers it, or says which method to use."""
         self._answer(*handle(self.command, self.path, b""))
 
-    do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _other_method
+    do_GET = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _without_body
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """What http.server answers by itself (a malformed request line, headers too long):

@@ -24,119 +24,19 @@ MAX_NUMBER = 1_000_000
 """Digits beyond this are read as this: a count that large is never reached anyway."""
 _CONTRACTIONS = {"re": "are", "ll": "will", "ve": "have", "d": "would", "m": "am"}
 _S_IS = frozenset(["it", "that", "there", "here", "what", "who", "he", "she", "everything"])
-_FUZZY_LISTS = (
-    "give_up",
-    "stop",
-    "report",
-    "keep_searching",
-    "search",
-    "find",
-    "appear",
-    "failure",
-    "everywhere",
-    "unit",
-    "until",
-    "before",
-)
-"""Lists whose long words are worth recognising misspelt ("desita", "untill", "searchs")."""
-_FUZZY_LONG = ("negation", "permission", "obligation", "against", "forever", "if", "when", "after")
-"""Lists whose words of six letters or more are, too ("alowed", "forbiden")."""
-
-
-WORD_CLASSES = frozenset(
-    [
-        "determiner",
-        "bare",
-        "lead",
-        "softener",
-        "filler",
-        "demonstrative",
-        "place",
-        "hint_word",
-        "discourse",
-        "cast",
-        "pronoun",
-        "compare",
-        "than",
-        "tag",
-    ]
-)
+_LISTS = tomllib.loads(data_file("intent", "lists.toml").read_text(encoding="utf-8"))
+"""The names of the lists, shared by every language's lexicon: data/intent/lists.toml."""
+WORD_CLASSES = frozenset(_LISTS["word_classes"])
 """Lists that say how a word works in a sentence, not what it says about giving up."""
-CUES = WORD_CLASSES | frozenset(
-    [
-        "give_up",
-        "stop",
-        "stop_when_first",
-        "report",
-        "keep_searching",
-        "search",
-        "find",
-        "appear",
-        "star",
-        "failure",
-        "everywhere",
-        "unit",
-        "negation",
-        "permission",
-        "interjection",
-        "obligation",
-        "must",
-        "against",
-        "request",
-        "modal",
-        "proviso",
-        "you",
-        "self",
-        "speaker",
-        "you_too",
-        "others",
-        "third_person",
-        "past",
-        "think",
-        "question",
-        "wonder",
-        "whether",
-        "doubt",
-        "some_levels",
-        "retired",
-        "version",
-        "maybe",
-        "if",
-        "if_first",
-        "when",
-        "after",
-        "unless",
-        "until",
-        "before",
-        "without",
-        "even_if",
-        "only",
-        "then",
-        "otherwise",
-        "but",
-        "and",
-        "or",
-        "correction",
-        "cancel",
-        "few",
-        "turn",
-        "repeat",
-        "each_time",
-        "done",
-        "enough",
-        "more",
-        "budget",
-        "forever",
-        "never_happens",
-        "if_needed",
-        "copula",
-        "holds",
-        "other_activity",
-        "noop",
-    ]
-)
-"""Every list a lexicon may have under [cues]; the reader has a rule for each (noop's is that a
-phrase listed there means nothing here and keeps its words from being read as other cues)."""
+CUES = WORD_CLASSES | frozenset(_LISTS["cues"])
+"""Every list a lexicon may have under [cues]; the reader has a rule for each."""
+VERB_TAGS = frozenset(_LISTS["verbs"])
+"""Lists whose words are verbs: `verb_negators` negate before them."""
+_CLAUSE_OPENERS = frozenset(_LISTS["clause_openers"])
+"""Lists whose words open a clause: `agreeing` words never agree across them."""
+_MISSPELT_FROM = {tag: int(n) for n, tags in _LISTS["misspelt_from"].items() for tag in tags}
+"""The lists whose words are worth recognising misspelt ("searchs", "alowed"), and from how
+many letters."""
 _IMPLIED = {"interjection": {"interjection", "permission"}, "done": {"done", "stop"}}
 """A judgement said on its own is a permission too; finishing is stopping."""
 
@@ -321,8 +221,9 @@ class _Built:
             self.word_tags.setdefault(words[0], set()).add(tag)
         whole = [w for w in words if not w.endswith("*")]
         self.vocabulary.update(whole)
-        shortest = 5 if tag in _FUZZY_LISTS else 6 if tag in _FUZZY_LONG else 99
-        self.fuzzy_words.update(w for w in whole if len(w) >= shortest)
+        shortest = _MISSPELT_FROM.get(tag)
+        if shortest is not None:
+            self.fuzzy_words.update(w for w in whole if len(w) >= shortest)
 
     def add_number(self, words: list[str], value: int) -> None:
         node = _insert(self.root, words)
@@ -453,12 +354,6 @@ def _phrase(
     )
 
 
-_CLAUSE_OPENERS = frozenset(
-    ["if", "if_first", "when", "after", "until", "before", "unless", "without", "but", "then",
-     "otherwise", "correction", "and", "or"]
-)  # fmt: skip
-
-
 def _agree(found: list[Unit], lex: Lexicon) -> None:
     """ "Não achou nada", "se a estrela não tiver nem no castelo": a negative word after a
     negation in its clause agrees with it, and negates nothing more (it keeps what else it is:
@@ -474,12 +369,6 @@ def _agree(found: list[Unit], lex: Lexicon) -> None:
             unit.tags = unit.tags - {"negation"} | {"agrees"}
         else:
             negated = True
-
-
-VERB_TAGS = frozenset(
-    ["modal", "obligation", "permission", "find", "appear", "holds", "copula", "give_up", "stop",
-     "stop_when_first", "search", "keep_searching"]
-)  # fmt: skip
 
 
 def _negate_before_verbs(found: list[Unit], lex: Lexicon) -> None:

@@ -24,11 +24,13 @@ import builtins
 import json
 import re
 import time
+import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
+from .._data import data_file
 from ..i18n import N_, translator
 from ..outcome import message_text
 from .intent import Intent, read_intent
@@ -375,36 +377,11 @@ def _blocks_in(text: str) -> list[tuple[str, str]]:
     return found
 
 
-_FAILED_START = (
-    "error",
-    "erro",
-    "exception",
-    "exceção",
-    "excecao",
-    "traceback",
-    "failed",
-    "failure",
-    "falhou",
-    "falha",
-    "fatal",
-)
-"""How a failed call's result may begin: "Error: ...", "Erro: ...", "Falhou: ..."."""
-_FAILED_WORDS = (
-    " failed",
-    "could not",
-    "couldn't",
-    "cannot ",
-    "can't ",
-    "unable to",
-    "timed out",
-    "não foi possível",
-    "nao foi possivel",
-    "não consegui",
-    "nao consegui",
-    " falhou",
-)
-"""Words that, in a result with no data in it, say the call failed ("the search failed")."""
-_EXCEPTION_ENDINGS = ("Error", "Exception", "Timeout", "Interrupt", "Exit", "Erro", "Exceção")
+_RESULTS = tomllib.loads(data_file("mock", "results.toml").read_text(encoding="utf-8"))
+"""The words that say a tool's call failed: data/mock/results.toml."""
+_FAILED_START = tuple(_RESULTS["failed_start"])
+_FAILED_WORDS = tuple(_RESULTS["failed_words"])
+_EXCEPTION_ENDINGS = tuple(_RESULTS["exception_endings"])
 _MAX_JSON_ERROR = 1 << 16
 """A JSON result longer than this is data, not an error object: it is not parsed again."""
 
