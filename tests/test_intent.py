@@ -62,14 +62,13 @@ as the corpora grow, which moves a file by a phrasing or two. It is trained on t
 this is no measure of words it never saw: `arrived` is."""
 NEWEST = [p for name in NEWEST_FLOOR for p in corpus.load(name)]
 HELD_OUT_GOAL = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
-"""The issue's goal for the held-out file (a refusal read as permission is the worse mistake):
-met for Portuguese and for refusals kept, not for English; `make bench` section 9 reports the
-held-out accuracy against it."""
-HELD_OUT_FLOOR = {"lang en": 0.94, "lang pt": 0.95, "label keeps_searching": 0.98}
-"""A ratchet below the goal: what the reader measured on the held-out file once its second
-opinion (`mock/gist.py`) was trained on rounds 5 to 8 (en 94.5 %, pt 95.7 %, keeps_searching
-98.1 %), rounded down to the whole percent. It may only go up, toward the goal, as the reader
-learns from development files."""
+"""The issue's goal for the held-out file (a refusal read as permission is the worse mistake);
+`make bench` section 9 reports the held-out accuracy against it."""
+HELD_OUT_FLOOR = {"lang en": 0.95, "lang pt": 0.95, "label keeps_searching": 0.98}
+"""A ratchet at the goal: what the reader measured on the held-out file once its second opinion
+(`mock/gist.py`) was trained on rounds 5 to 9 (en 95.9 %, pt 95.2 %, keeps_searching 98.1 %),
+rounded down to the whole percent. It may only go up; a change that reads words it never saw
+worse than this is caught here, with the tally only."""
 
 
 def searcher_on_1_1(system: str, persona: str = "searcher", task: str | None = None):
@@ -1141,6 +1140,30 @@ def test_a_permission_that_overrides_a_refusal_is_not_outweighed_by_the_refusals
     ],
 )
 def test_a_version_of_the_prompt_marked_as_no_longer_in_use_is_not_read(
+    phrasing: str, allowed: bool
+) -> None:
+    assert read_rules(phrasing, "").allowed is allowed
+
+
+@pytest.mark.parametrize(
+    "phrasing, allowed",
+    [
+        ("Tell me if it's missing. Actually, don't; just keep looking.", False),  # "don't" ends
+        ("There's no rule saying you've got to find it.", True),
+        ("Once an hour has gone by, you're under no obligation to keep looking.", False),
+        ("If every area comes back empty, that counts.", True),
+        ("If there's no star at the end, that's on you.", False),
+        ("give_up_allowed = true\nverbose = false", True),  # a settings file's "key = value"
+        ("give_up_allowed = false", False),
+        ("STOP_IF_EMPTY=no", False),
+        ("allow_give_up: true\nallow_give_up: false  # overrides the line above", False),
+        ("allow_give_up: false\nallow_give_up: true  # later keys win", True),
+        ("Empty level = you may stop.", True),  # an "=" in a sentence is no key
+        ("max_turns: 10\non_not_found: report_and_stop", True),  # the clock is no budget
+        ("max_words: 40\nIf no area has it, say so.", True),  # nor a budget of words
+    ],
+)
+def test_corrections_obligations_and_settings_files_are_read_as_written(
     phrasing: str, allowed: bool
 ) -> None:
     assert read_rules(phrasing, "").allowed is allowed

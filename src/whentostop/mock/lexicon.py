@@ -341,9 +341,9 @@ def _phrase(
         length, tags, number = 1, frozenset[str](), _digits(token.word)
         if number is not None:
             times = "x" in (token.word[0], token.word[-1])  # "empty x2", "each area 3x"
-            words = not token.word[:1].isdigit()  # "three" names searches, "3" may be a code
+            spelt = not token.word[:1].isdigit()  # "three" names searches, "3" may be a code
             kinds = ["number", "unit", "repeat"] if times else ["number", "unit"]
-            tags = frozenset(kinds if times or words else ["number"])
+            tags = frozenset(kinds if times or spelt else ["number"])
     else:
         tags, number = node.tags, node.number
     words = tuple(t.word for t in tokens[i : i + length])
@@ -449,10 +449,19 @@ def _structure(tokens: list[Token], lex: Lexicon, text: str, offset: int) -> lis
         if token.kind == "w" and _a_value(tokens, i, depth, text, offset):
             if token.word in lex.false_values:
                 _deny_key(out, lex, token.word)
-            if token.word in lex.false_values or token.word in lex.true_values:
-                continue
+            if token.word not in lex.false_values and token.word not in lex.true_values:
+                out.append(token)
+            if _commented(tokens, i, text, offset):  # "allow_give_up: false  # was true"
+                out.append(Token(".", "", token.end, token.end))  # the comment is its own
+            continue
         out.append(token)
     return out
+
+
+def _commented(tokens: list[Token], i: int, text: str, offset: int) -> bool:
+    """Whether a comment ("# ...") follows word i on its line."""
+    following = tokens[i + 1 : i + 2]
+    return bool(following) and "#" in text[tokens[i].end - offset : following[0].start - offset]
 
 
 def _a_value(tokens: list[Token], i: int, depth: int, text: str, offset: int) -> bool:
@@ -461,9 +470,12 @@ def _a_value(tokens: list[Token], i: int, depth: int, text: str, offset: int) ->
     if i == 0 or tokens[i - 1].kind != ":":
         return False
     colon = tokens[i - 1]
-    if not depth and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
+    glued = colon.end - offset < len(text) and not text[colon.end - offset].isspace()
+    if not depth and glued and text[colon.start - offset] != "=":
         return False
     following = tokens[i + 1 : i + 2]
+    if _commented(tokens, i, text, offset):
+        return True  # "give_up_allowed: false  # overrides the line above"
     return not following or following[0].kind in (",", ".", "h", "t", "?")
 
 

@@ -940,6 +940,8 @@ def decide_search_like(
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
         return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
+        if condition.kind in ("never", "success"):
+            return None  # "once you have found it (once I say so), no need to keep looking"
         if name == "search" and not (insisting or _everywhere(clause, a)):
             return None  # "no need to search the same area twice" allows nothing
         return found_in(clause, "allow", "no obligation", condition, ctx, a)
@@ -1093,6 +1095,8 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     count = count_of(clause.units)
     if count is not None and _turns(clause.units):
         return None  # "you have 10 turns": the clock, not a budget of searches
+    if count is not None and _a_setting_of_something_else(clause, ctx.text):
+        return None  # "max_words: 50": a budget of something else
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
         if not condition.reachable:
@@ -1100,6 +1104,14 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
         return found_in(clause, "allow", "limit", condition, ctx)
     quote = quoted(ctx.text, clause.start, clause.end)
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
+
+
+def _a_setting_of_something_else(clause: Clause, text: str) -> bool:
+    """ "max_words: 50", "max_chars = 220": a setting's number, its key naming no search."""
+    if any(u.has("unit", "everywhere") for u in clause.units):
+        return False
+    number = next(u for u in clause.units if u.number is not None)
+    return text[max(0, number.start - 3) : number.start].rstrip().endswith((":", "="))
 
 
 def _no_budget(words: list[Unit]) -> bool:
@@ -1117,10 +1129,13 @@ def _no_budget(words: list[Unit]) -> bool:
 
 
 def _turns(words: list[Unit]) -> bool:
-    """Whether the number named counts turns ("10 turns", "dez rodadas"), not searches."""
+    """Whether the number named counts turns ("10 turns", "dez rodadas", "max_turns: 10"), not
+    searches."""
     for j, unit in enumerate(words):
         if unit.number is not None:
-            named = next((u for u in words[j + 1 : j + 4] if u.has("unit")), None)
+            after = (u for u in words[j + 1 : j + 4] if u.has("unit"))
+            key = (u for u in words[max(0, j - 2) : j][::-1] if u.has("unit"))  # "max_turns: 10"
+            named = next(after, None) or next(key, None)
             return named is not None and named.has("turn")
     return False
 

@@ -124,17 +124,20 @@ class _Reader:
             if label[-1] is _words(sentence, self.text)[-1]:
                 self.retired = retired  # a label on its own line: its lines, to the next label
             elif retired:
-                self.retired_until = self.text.find("\n", label[-1].end) % (len(self.text) + 1)
+                end = label[-1].end  # (looked for within a line's length: linear time)
+                line = self.text.find("\n", end, end + _LINE_CHARS)
+                self.retired_until = line if line >= 0 else end + _LINE_CHARS
         return bool(sentence) and (self.retired or sentence[0].start < self.retired_until)
 
     def _with_the_sentence_before(self, found: list[Clause]) -> list[Clause]:
         """ "Never give up. Unless every area is empty.": a sentence that is only a condition is
         the condition of the sentence before (which is read again with it)."""
-        if not self.previous or self.merged or not all(c.conditional for c in found):
+        said = [c for c in found if not _aside(c)]  # ("Correction: only if ...")
+        if not self.previous or self.merged or not said or not all(c.conditional for c in said):
             self.before, self.merged = len(self.readings.found), False
             return found
         self.merged = True
-        found = self.previous + found
+        found = self.previous + said
         for c in found:
             c.conds, c.negated = [], 0
         del self.readings.found[max(self.before, self.readings.floor) :]
@@ -142,10 +145,19 @@ class _Reader:
 
 
 _LABEL_WORDS = 8
+_LINE_CHARS = 2000
 _LINE_MARKS = " \t#=*-•>|[("
 _NOT_A_LABEL = frozenset(["give_up", "stop", "report", "keep_searching", "find", "search",
                           "permission", "obligation", "past"])  # fmt: skip
 """What a label never says: a sentence about a version ("my old prompt said ...") is none."""
+
+
+def _aside(clause: Clause) -> bool:
+    """ "Correction:", "on second thought", "though": a clause that only frames the others."""
+    return bool(clause.units) and all(
+        u.has("correction", "but", "discourse", "only") or "softener" in u.tags
+        for u in clause.units
+    )
 
 
 def _version_label(sentence: list[Unit], text: str) -> list[Unit] | None:
@@ -308,7 +320,7 @@ def _read_sentence(found: list[Clause], reader: _Reader) -> bool:
         if clause.role == "cancel":
             readings.floor, here, corrected = len(readings.found), [], True
         elif bare_negation(clause, ctx.lex) is not None:
-            _carry_negation(found, i, here, readings, ctx.lex)
+            _carry_negation(found, i, here, readings, ctx)
         elif not clause.conditional:
             reading = _read(clause, i, ctx, here, readings)
             if reading is not None:
@@ -364,14 +376,16 @@ def _corrects(found: list[Clause], i: int) -> bool:
 
 
 def _carry_negation(
-    found: list[Clause], i: int, here: list[Found], readings: _Readings, lex: Lexicon
+    found: list[Clause], i: int, here: list[Found], readings: _Readings, ctx: Context
 ) -> None:
     """ "Never, ever give up": a bare negation carries on to the instruction after it (a lone
     "no" before one answers, it does not flip it); at the end, "don't." takes back the reading
     before it; "Você não: segue procurando" sets one against another."""
     clause = found[i]
-    bare = bare_negation(clause, lex) or 0
+    bare = bare_negation(clause, ctx.lex) or 0
     following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
+    if ctx.text[clause.end : clause.end + 2].lstrip()[:1] == ";":
+        following = None  # "Actually, don't; just keep looking": the "don't" ends its thought
     words = [w for u in clause.units for w in u.words]
     rest = [u for c in found[i + 1 :] for u in c.units]
     answer = following is None and words in (["no"], ["nao"]) and rest

@@ -237,6 +237,22 @@ def _glued(folded: str, i: int, n: int) -> bool:
     )
 
 
+def _a_key(folded: str, i: int, n: int) -> bool:
+    """Whether the "=" at i gives a key its value: glued ("STAR=none"), or spaced after the
+    one word that opens a line, as in a settings file ("report_not_found = off")."""
+    if _glued(folded, i, n):
+        return True
+    line = folded[max(0, i - _KEY_CHARS) : i].rpartition("\n")[2]
+    key = line.strip()
+    value = folded[i + 1 : i + 2] == " " and folded[i + 2 : i + 3].isalnum()
+    spaced = line.endswith(" ") and len(line) < _KEY_CHARS and i - len(line) >= 0
+    return value and spaced and bool(key) and all(c.isalnum() or c in "_.-" for c in key)
+
+
+_KEY_CHARS = 40
+"""A settings key is at most this long ("give_up_when_not_found")."""
+
+
 def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
     """One punctuation mark or symbol at `i`; returns where the next token starts."""
     c = folded[i]
@@ -253,7 +269,7 @@ def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Toke
         return j
     if c == "<":
         return (yield from _placeholder(text, folded, i, n, offset))
-    if c == ":" or (c == "=" and _glued(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
+    if c == ":" or (c == "=" and _a_key(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
         yield Token(":", "", offset + i, offset + i + 1)
         return i + 1
     return (yield from _symbol(folded, i, n, offset))
