@@ -833,12 +833,14 @@ def intent(cfg: Config) -> Section:
     section.tables.append(timing)
     worst_crafted = _crafted(read_intent, 1 if cfg.quick else 3)
     held_out = tallies["heldout"]
+    writers = [n for n in tallies if n.startswith("dev") and "(" not in n]
+    last = max(writers, key=lambda n: int(n[5:]) if n[5:].isdigit() else 0)
     section.notes = [
         "Accuracy: the share of phrasings whose reading leads the searcher on level 1-1 (no star, "
         "max_turns=10) to its label's exit (`python -m whentostop.mock.corpus`). heldout: 426 "
         "phrasings by a writer who never saw the reader, in whole paraphrase families, measured "
-        "and never read; dev, dev-w4 ... dev-w25: twenty-three more such writers', which the reader "
-        "was developed on and its second opinion (mock/gist.py) is trained on (each was measured "
+        f"and never read; dev, dev-w4 ... {last}: {len(writers)} more such writers', which the "
+        "reader was developed on and its second opinion (mock/gist.py) is trained on (each was measured "
         "once before its misses were read: bench/NOTES.md); seed: the 728 phrasings written with "
         "the first reader. '(rules alone)': the same files read without the second opinion "
         "(`read_rules`), side by side.",
