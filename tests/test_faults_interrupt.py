@@ -62,6 +62,13 @@ def env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
 
 
+def ctrl_c_as_in_a_terminal() -> None:
+    """In the child, before it starts: Ctrl-C's default, as a terminal gives it. A child inherits
+    an ignored SIGINT, and a test runner's worker may ignore it (an in-process kernel does), so
+    the child would never see the Ctrl-C the test sends."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 @pytest.mark.parametrize("where", ["request", "tool", "tool thread"])
 def test_ctrl_c_keeps_the_partial_run_on_the_exception_with_one_session_end(where):
     """SIGINT while the second request hangs, or while the first tool call runs (in the
@@ -74,6 +81,7 @@ def test_ctrl_c_keeps_the_partial_run_on_the_exception_with_one_session_end(wher
             stderr=subprocess.PIPE,
             text=True,
             env=env(),
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
         try:
             if where == "request":
@@ -153,7 +161,12 @@ def test_ctrl_c_on_the_command_line_prints_the_run_so_far_and_one_error_line(as_
     with FaultyServer([ASK_LOOKUP, hang(30)]) as server:
         cmd = cli_command(server.base_url, as_json=as_json)
         child = subprocess.Popen(
-            cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env()
+            cmd,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=env(),
+            preexec_fn=ctrl_c_as_in_a_terminal,
         )
         try:
             wait_for(lambda: len(server.requests) == 2)
