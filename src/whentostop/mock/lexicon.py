@@ -465,8 +465,9 @@ def _commented(tokens: list[Token], i: int, text: str, offset: int) -> bool:
 
 
 def _a_value(tokens: list[Token], i: int, depth: int, text: str, offset: int) -> bool:
-    """Whether word i is a key's whole value: after a colon (spaced, or inside braces), before
-    a break or the end ("DONE:none", glued outside braces, is a reply template's)."""
+    """Whether word i is a key's whole value: after a colon (spaced, inside braces, or a glued
+    "=" of a settings line), before a break, a comment or the end ("DONE:none", glued outside
+    braces, is a reply template's)."""
     if i == 0 or tokens[i - 1].kind != ":":
         return False
     colon = tokens[i - 1]

@@ -118,10 +118,11 @@ class _Reader:
 
     def _set_aside(self, sentence: list[Unit]) -> bool:
         """ "v2 (deprecated — do not use)": what a retired version says is no instruction."""
-        label = _version_label(sentence, self.text)
+        words = _words(sentence, self.text)
+        label = _version_label(sentence, words, self.text)
         if label is not None:
             retired = _retired(label)
-            if label[-1] is _words(sentence, self.text)[-1]:
+            if label[-1] is words[-1]:
                 self.retired = retired  # a label on its own line: its lines, to the next label
             elif retired:
                 end = label[-1].end  # (looked for within a line's length: linear time)
@@ -160,11 +161,10 @@ def _aside(clause: Clause) -> bool:
     )
 
 
-def _version_label(sentence: list[Unit], text: str) -> list[Unit] | None:
+def _version_label(sentence: list[Unit], words: list[Unit], text: str) -> list[Unit] | None:
     """The label of a version that opens a line or is followed by a colon ("v2 (deprecated):",
-    "=== PROMPT v1 (archived) ===", "Revisão 3.0 (vigente)"): its words up to the colon, or the
-    whole line when short."""
-    words = _words(sentence, text)
+    "=== PROMPT v1 (archived) ===", "Revisão 3.0 (vigente)"): its words (`_words`) up to the
+    colon, or the whole line when short."""
     colon = next((u.start for u in sentence if u.kind == ":"), None)
     label = [u for u in words if colon is None or u.start < colon]
     if not label or len(label) > _LABEL_WORDS or any(u.tags & _NOT_A_LABEL for u in label):

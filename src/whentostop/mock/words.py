@@ -237,20 +237,20 @@ def _glued(folded: str, i: int, n: int) -> bool:
     )
 
 
+_KEY_CHARS = 40
+"""A settings key is at most this long ("give_up_when_not_found")."""
+
+
 def _a_key(folded: str, i: int, n: int) -> bool:
     """Whether the "=" at i gives a key its value: glued ("STAR=none"), or spaced after the
     one word that opens a line, as in a settings file ("report_not_found = off")."""
     if _glued(folded, i, n):
         return True
-    line = folded[max(0, i - _KEY_CHARS) : i].rpartition("\n")[2]
+    line = folded[max(0, i - _KEY_CHARS) : i].rpartition("\n")[2]  # (a full window: no key)
     key = line.strip()
     value = folded[i + 1 : i + 2] == " " and folded[i + 2 : i + 3].isalnum()
-    spaced = line.endswith(" ") and len(line) < _KEY_CHARS and i - len(line) >= 0
+    spaced = line.endswith(" ") and len(line) < _KEY_CHARS
     return value and spaced and bool(key) and all(c.isalnum() or c in "_.-" for c in key)
-
-
-_KEY_CHARS = 40
-"""A settings key is at most this long ("give_up_when_not_found")."""
 
 
 def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
