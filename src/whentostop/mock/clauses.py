@@ -564,7 +564,6 @@ def when(conditions: list[Clause], invert_unless: bool = True) -> When:
     if not conditions:
         return NO_CONDITION
     kinds = []
-    alternatives = any(c.link == "or" for c in conditions)
     for c in conditions:
         each = []
         for alternative in _alternatives(c.units):
@@ -572,7 +571,7 @@ def when(conditions: list[Clause], invert_unless: bool = True) -> When:
             if c.role == "unless" and invert_unless:
                 name = {"success": "failure", "failure": "success"}.get(name, name)
             each.append((name, count))
-        if all(name == "never" for name, _ in each) and not alternatives:
+        if all(name == "never" for name, _ in each) and not any(d.link == "or" for d in conditions):
             return When("never", None, tuple(conditions))
         kinds += each
     reachable = [k for k in kinds if k[0] in REACHABLE]
