@@ -234,9 +234,9 @@ def test_against_a_replayed_small_model_the_badge_tells_a_text_call_and_a_wrong_
                     timeout=SHOW_TIMEOUT_MS,
                 )
                 explorer.locator("button.wts-run").click()
-                page.wait_for_function(
+                page.wait_for_function(  # the live region is set last, after badge and verdict
                     "el => !el.textContent.includes('press Run')",
-                    arg=badge.element_handle(),
+                    arg=explorer.locator("[role=status]").element_handle(),
                     timeout=CHANGE_TIMEOUT_MS,
                 )
                 badges.append(badge.inner_text())
