@@ -6,7 +6,8 @@
 Babel does the work (extraction, merging, compiling); this file only says where things are. The
 library marks strings with `_()`, `N_()` and `ngettext()` (see `whentostop/i18n.py`); the shipped
 levels' titles and stories are extracted from their JSON files, the command line's words from
-data/cli.toml, and the exercises' words from data/lesson/ (`whentostop.lesson.content.msgids`).
+data/cli.toml, the loop library's longer words from data/said.toml, and the exercises' words from
+data/lesson/ (`whentostop.lesson.content.msgids`).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ LOCALE = PACKAGE / "locale"
 TEMPLATE = LOCALE / "whentostop.pot"
 LEVELS = ROOT / "data" / "levels"
 CLI = ROOT / "data" / "cli.toml"
+SAID = ROOT / "data" / "said.toml"
 LOCALES = {"pt": "pt_BR"}
 KEYWORDS = {
     "_": None,
@@ -64,6 +66,8 @@ def extract() -> Catalog:
         catalog.add(text, None, [(path, line)])
     for text in _cli_strings():
         catalog.add(text, None, [("data/cli.toml", 0)])
+    for text in _said_strings():
+        catalog.add(text, None, [("data/said.toml", 0)])
     for path, text in _lesson_strings():  # a question's option may carry its context (NC_)
         catalog.add(text, None, [(path, 0)], context=getattr(text, "context", None))
     return catalog
@@ -89,6 +93,15 @@ def _cli_strings() -> Iterator[str | tuple[str, ...]]:
     for command in cli["commands"].values():
         yield command["help"]
         yield from (option["help"] for option in command["options"] if "help" in option)
+
+
+def _said_strings() -> Iterator[str | tuple[str, ...]]:
+    """What the loop library says at length (`whentostop.i18n.say`): each message, a plural one
+    as its two forms."""
+    import tomllib
+
+    for text in tomllib.loads(SAID.read_text(encoding="utf-8"))["said"].values():
+        yield tuple(text) if isinstance(text, list) else text
 
 
 def _lesson_strings() -> Iterator[tuple[str, str]]:

@@ -37,7 +37,7 @@ from ._data import data_file
 from ._options import on_the_command_line
 from ._text import terminal_text
 from .errors import EndpointError
-from .i18n import LANGUAGES, _, language, ngettext, using
+from .i18n import LANGUAGES, _, language, ngettext, say, using
 from .lesson import prompt
 from .lesson.classroom import EDITIONS
 from .level import SHIPPED, Judgement, load_level
@@ -459,12 +459,7 @@ def copied_report(copied: Copied) -> str:
     lines = [_("The lesson is in {folder}:").format(folder=copied.folder.resolve())]
     lines.extend(f"  {name:<{width}}  {what[name]}" for name in names)
     if copied.kept:
-        lines.append(
-            _(
-                "Your edited copies were left as they are. To get the lesson's version of one, "
-                "rename or delete it and run this command again."
-            )
-        )
+        lines.append(say("copies_kept"))
     lines.append(_("Start with {notebook}.").format(notebook=copied.first))
     return "\n".join(lines)
 

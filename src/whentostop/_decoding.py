@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from ._text import excerpt
 from .errors import BadResponse
-from .i18n import _
+from .i18n import _, say
 
 if TYPE_CHECKING:
     import httpx
@@ -81,12 +81,7 @@ def inflated(response: httpx.Response, chunks: Iterator[bytes], url: str) -> Ite
         return BadResponse(shown, url=url)
 
     if any(c not in ("gzip", "x-gzip", "deflate") for c in codings):
-        raise bad(
-            _(
-                "{url} answered with Content-Encoding: {encoding}, which this client did not "
-                "ask for (it asks for {accepted})"
-            )
-        )
+        raise bad(say("encoding_not_asked"))
     lie = bad(_("{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is not"))
     cut = bad(_("{url}: the compressed reply is cut short (Content-Encoding: {encoding})"))
     for coding in reversed(codings):  # the header lists them in the order they were applied

@@ -38,7 +38,7 @@ from .errors import (
     RateLimited,
     ServerError,
 )
-from .i18n import _, ngettext
+from .i18n import _, ngettext, say
 from .outcome import message_text, tool_call
 
 DEFAULT_TIMEOUT_S = 60.0
@@ -210,9 +210,7 @@ class OpenAIChat:
             response = self._post(body, deadline)
             wait, why_not = self._retry_wait(response, len(retries), deadline)
             if wait is not None:
-                reason = _("HTTP {status}, waited {wait:.2f} s").format(
-                    status=response.status_code, wait=wait
-                )
+                reason = say("retried", status=response.status_code, wait=wait)
                 retries.append(reason)
                 if on_retry:
                     on_retry(len(retries), reason, wait)
@@ -233,14 +231,9 @@ class OpenAIChat:
             return None, ""
         wait = _retry_after(response, attempt)
         if wait > MAX_RETRY_WAIT_S:
-            return None, " " + _(
-                "It asked to wait {wait:g} s (Retry-After), longer than the {limit:g} s this "
-                "client waits."
-            ).format(wait=wait, limit=MAX_RETRY_WAIT_S)
+            return None, " " + say("retry_after_too_long", wait=wait, limit=MAX_RETRY_WAIT_S)
         if deadline is not None and wait >= deadline - time.monotonic():
-            return None, " " + _(
-                "Waiting {wait:.2f} s to retry would pass the run's deadline."
-            ).format(wait=wait)
+            return None, " " + say("retry_past_deadline", wait=wait)
         return wait, ""
 
     def _post(self, body: dict[str, Any], deadline: float | None) -> httpx.Response:
@@ -274,9 +267,7 @@ class OpenAIChat:
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
-                slow = _(
-                    "The reply from {url} was still arriving after {limit:.3g} s (a slow stream)."
-                )
+                slow = say("slow_stream")
                 still_arriving = timeout_error(self._timed_out(slow, limit), url=self.url)
                 # the whole response, read against the wall clock and a size limit
                 return read_bounded(response, self.url, stop_at, still_arriving)
@@ -291,25 +282,25 @@ class OpenAIChat:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
         except httpx.DecodingError:  # only a transport of its own decodes before we do
             raise BadResponse(
-                _(
-                    "{url}: the reply says it is compressed (Content-Encoding: {encoding}) but is "
-                    "not"
-                ).format(url=self.url, encoding="?"),
+                say("not_compressed", url=self.url, encoding="?"),
                 url=self.url,
             ) from None
         except httpx.TransportError as exc:
-            said = _(
-                "The connection to {url} failed ({kind}: {detail}). Is the server still running?"
-            ).format(url=self.url, kind=type(exc).__name__, detail=self._safe(str(exc)))
+            said = say(
+                "connection_failed",
+                url=self.url,
+                kind=type(exc).__name__,
+                detail=self._safe(str(exc)),
+            )
             raise EndpointUnreachable(said, url=self.url) from None
 
     def _timed_out(self, message: str, limit: float) -> str:
         """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
-        advice = _(
-            "A slow model needs a longer {timeout} (or the environment variable {variable}); "
-            "a stuck one needs a {deadline}."
-        ).format(
-            timeout=option("timeout_s"), variable=TIMEOUT_VARIABLE, deadline=option("deadline_s")
+        advice = say(
+            "timeout_advice",
+            timeout=option("timeout_s"),
+            variable=TIMEOUT_VARIABLE,
+            deadline=option("deadline_s"),
         )
         return f"{message.format(url=self.url, limit=limit)} {advice}"
 
@@ -318,10 +309,7 @@ class OpenAIChat:
 
         host = httpx.URL(self.base_url).host
         if any(said in detail for said in _UNKNOWN_HOST):
-            return _(
-                "Could not reach {url}: the host {host!r} is unknown. Check the spelling "
-                "of OPENAI_BASE_URL / base_url."
-            ).format(url=self.base_url, host=host)
+            return say("unknown_host", url=self.base_url, host=host)
         hints = {
             ":11434": _("is Ollama running? (`ollama serve`)"),
             ":1234": _("is LM Studio's server started?"),
@@ -332,9 +320,7 @@ class OpenAIChat:
             (h for port, h in hints.items() if port in self.base_url),
             _("is the server running, and is the port right?"),
         )
-        return _("Could not reach {url} — {hint} ({detail})").format(
-            url=self.base_url, hint=hint, detail=self._safe(detail)
-        )
+        return say("unreachable", url=self.base_url, hint=hint, detail=self._safe(detail))
 
     def _http_error(
         self, response: httpx.Response, retries: list[str], why_not: str = ""
@@ -368,9 +354,8 @@ class OpenAIChat:
             advice = _("Check the model name and that this endpoint supports tool calling.")
         n = len(retries)
         tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
-        message = _(
-            "HTTP {status} from {url}{tried}: {what}.{why_not} {advice} The endpoint said: {said}"
-        ).format(
+        message = say(
+            "http_error",
             status=status,
             url=self.url,
             tried=tried,
@@ -387,10 +372,12 @@ class OpenAIChat:
             data = read_json(text)
         except NotJSON as exc:
             if exc.kind == "number":
-                said = _(
-                    "{url} answered with a number of more than {digits:,} digits (at "
-                    "character {position}): not a chat completion"
-                ).format(url=self.url, digits=max_digits(), position=exc.position)
+                said = say(
+                    "reply_long_number",
+                    url=self.url,
+                    digits=max_digits(),
+                    position=exc.position,
+                )
                 raise BadResponse(said, url=self.url) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             said = _("{url} answered with something that is not JSON: {excerpt}")

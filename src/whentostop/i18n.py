@@ -25,6 +25,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 DOMAIN = "whentostop"
 LANGUAGES = {"en": "English", "pt": "Português (Brasil)"}
@@ -266,3 +267,27 @@ def ngettext(singular: str, plural: str, n: int) -> str:
 def N_(message: str) -> str:
     """Mark a constant for the catalogue without translating it yet (`_()` does, when shown)."""
     return message
+
+
+@cache
+def _said() -> dict[str, Any]:
+    """`data/said.toml`'s messages by name: a text, or a plural's two forms."""
+    import tomllib
+
+    from ._data import data_file
+
+    return dict(tomllib.loads(data_file("said.toml").read_text(encoding="utf-8"))["said"])
+
+
+def say(name: str, /, **fields: object) -> str:
+    """What the library says at length, by name: an English msgid of `data/said.toml`, in the
+    language in effect, its `{fields}` filled in (none given: left for the caller to fill)."""
+    text = _(str(_said()[name]))
+    return text.format(**fields) if fields else text
+
+
+def say_n(name: str, count: int, /, **fields: object) -> str:
+    """`say` for a message with a plural: its singular or plural form for `count` (`ngettext`)."""
+    singular, plural = _said()[name]
+    text = ngettext(singular, plural, count)
+    return text.format(**fields) if fields else text

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError,
 
 from ._data import data_file
 from ._json import NotJSON, max_digits, read_json
-from .i18n import _, ngettext
+from .i18n import _, say, say_n
 from .outcome import Stop
 from .tools import Tool, ToolError, tool
 
@@ -58,10 +58,12 @@ class LevelSpec(BaseModel):
             for number in blocks:
                 if number in where:
                     raise ValueError(
-                        _(
-                            "block {number} is in both area {first!r} and area {second!r}: block "
-                            "numbers must be unique across the whole level"
-                        ).format(number=number, first=where[number], second=area)
+                        say(
+                            "block_in_two_areas",
+                            number=number,
+                            first=where[number],
+                            second=area,
+                        )
                     )
                 where[number] = area
         stars = [
@@ -226,15 +228,9 @@ class Level:
         elif found:
             news = _("the star was found")
         elif searched or misspelt:
-            news = ngettext("{n} search, no star", "{n} searches, no star", len(searched)).format(
-                n=len(searched)
-            )
+            news = say_n("searches_no_star", len(searched), n=len(searched))
             if misspelt:
-                news = ngettext(
-                    "{searches} ({n} more misspelt: no such area)",
-                    "{searches} ({n} more misspelt: no such area)",
-                    misspelt,
-                ).format(searches=news, n=misspelt)
+                news = say_n("misspelt_searches", misspelt, searches=news, n=misspelt)
         else:
             news = _("nothing searched yet")
         return _("{title} — {news}").format(title=self.title, news=news)
@@ -245,15 +241,9 @@ class Level:
         that says none was found. A run with no answer, or whose answer is a tool call written
         as text, is not judged (`correct` is None)."""
         if run.answer_is_text_tool_call:
-            why = _(
-                "Not an answer: the model asked for a tool in text that the server did not parse "
-                "as a call, so there is nothing to judge."
-            )
+            why = say("judged_text_call")
         elif run.not_an_answer is not None:
-            why = _(
-                "Not an answer: the model only repeated words it was sent, so there is nothing "
-                "to judge."
-            )
+            why = say("judged_echo")
         elif not run.has_answer:
             why = _("No answer to judge: the run ended on {exit}.").format(exit=run.exit_name)
         elif run.stop == Stop.TERMINAL_TOOL:
@@ -271,20 +261,14 @@ class Level:
         if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
             return Judgement(
                 None,
-                _("The level cannot judge an answer delivered by {tool}.").format(
-                    tool=terminal.name if terminal else "?"
-                ),
+                say("cannot_judge_tool", tool=terminal.name if terminal else "?"),
             )
         guess = ""
         if self.area_of(block) not in self.view(run).searched:
-            guess = " " + _("Block {block}'s area was never searched: the model guessed.").format(
-                block=block
-            )
+            guess = " " + say("guessed_block", block=block)
         star = self.star
         if star is not None and block == star[1]:
-            right = _("Right: the marker is on block {block} ({area}), where the star is.").format(
-                block=block, area=star[0]
-            )
+            right = say("right_marker", block=block, area=star[0])
             return Judgement(True, right + guess)
         said = _("the marker is on block {block}").format(block=block)
         return Judgement(False, self._wrong_block(said) + guess)
@@ -295,20 +279,13 @@ class Level:
         if len(named) > 1 and star is not None and star[1] in named:
             return Judgement(
                 None,
-                _(
-                    "The answer names several blocks ({blocks}): the level "
-                    "cannot tell which one it means."
-                ).format(blocks=", ".join(map(str, named))),
+                say("several_blocks", blocks=", ".join(map(str, named))),
             )
         if star is not None and named == [star[1]]:
-            right = _("Right: the answer names block {block} ({area}), where the star is.").format(
-                block=star[1], area=star[0]
-            )
+            right = say("right_block_named", block=star[1], area=star[0])
             return Judgement(True, right)
         if named:
-            said = ngettext(
-                "the answer names block {blocks}", "the answer names blocks {blocks}", len(named)
-            ).format(blocks=", ".join(map(str, named)))
+            said = say_n("names_blocks", len(named), blocks=", ".join(map(str, named)))
             return Judgement(False, self._wrong_block(said))
         if _NOT_FOUND.search(text):
             if star is None:
@@ -317,30 +294,18 @@ class Level:
                 )
             return Judgement(
                 False,
-                _(
-                    "Wrong: the answer says the star was not found, but it "
-                    "is in block {block} ({area})."
-                ).format(block=star[1], area=star[0]),
+                say("wrong_not_found", block=star[1], area=star[0]),
             )
         return Judgement(
             None,
-            _(
-                "The answer names no block and does not say the star is "
-                "missing: the level cannot tell whether it is right."
-            ),
+            say("names_no_block"),
         )
 
     def _wrong_block(self, said: str) -> str:
         star = self.star
         if star is None:
-            return _(
-                "Wrong: {said}, but this level hides no star. A schema checks an answer's "
-                "shape, not its truth."
-            ).format(said=said)
-        return _(
-            "Wrong: {said}, but the star is in block {block} ({area}). A schema checks an "
-            "answer's shape, not its truth."
-        ).format(said=said, block=star[1], area=star[0])
+            return say("wrong_no_star", said=said)
+        return say("wrong_block", said=said, block=star[1], area=star[0])
 
     def search_blocks(self, area: str) -> str:
         """Search the ? blocks in one area of the level. Returns what each one hides."""
@@ -373,11 +338,7 @@ class Level:
         offered = [search, mark]
         unknown = set(names) - {t.name for t in offered}
         if unknown:
-            raise ValueError(
-                _("no tool {names}; a level has search_blocks and mark_star").format(
-                    names=", ".join(sorted(unknown))
-                )
-            )
+            raise ValueError(say("no_such_level_tool", names=", ".join(sorted(unknown))))
         return [t for t in offered if not names or t.name in names]
 
 
@@ -408,16 +369,10 @@ def load_level(name_or_path: str | Path) -> Level:
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
     if not path.is_file() and (path.suffix or "/" in name or os.sep in name):
         raise FileNotFoundError(  # meant as a file: say the file is not there
-            _("{file}: file not found (a level is {levels} or the path to a level file)").format(
-                file=name, levels=", ".join(SHIPPED)
-            )
+            say("level_file_missing", file=name, levels=", ".join(SHIPPED))
         )
     if not path.is_file():
-        raise FileNotFoundError(
-            _("no level {name!r}: use one of {levels} or a path to a level file").format(
-                name=name, levels=", ".join(SHIPPED)
-            )
-        )
+        raise FileNotFoundError(say("no_such_level", name=name, levels=", ".join(SHIPPED)))
     return Level(spec=_parsed(path.read_bytes(), name))
 
 
@@ -433,9 +388,12 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
         text = content.decode("utf-8-sig")  # a byte-order mark, as some editors write, is fine
     except UnicodeDecodeError as exc:
         raise LevelFileError(
-            _(
-                "{file} is not UTF-8 text (byte {byte} at position {position}): save it as UTF-8"
-            ).format(file=source, byte=f"0x{content[exc.start]:02x}", position=exc.start)
+            say(
+                "level_not_utf8",
+                file=source,
+                byte=f"0x{content[exc.start]:02x}",
+                position=exc.start,
+            )
         ) from None
     if not text.strip():
         raise LevelFileError(
@@ -465,12 +423,19 @@ def _json_problem(source: str, problem: NotJSON) -> str:
     if problem.kind == "nesting":
         return _("{file} is nested too deeply to be a level").format(file=source)
     if problem.kind == "number":
-        return _(
-            "{file} has a number of more than {digits:,} digits (line {line}, column {column}): "
-            "no level needs one"
-        ).format(file=source, digits=max_digits(), line=problem.line, column=problem.column)
-    return _("{file} is not valid JSON: {reason} (line {line}, column {column})").format(
-        file=source, reason=problem.reason, line=problem.line, column=problem.column
+        return say(
+            "level_long_number",
+            file=source,
+            digits=max_digits(),
+            line=problem.line,
+            column=problem.column,
+        )
+    return say(
+        "level_not_json",
+        file=source,
+        reason=problem.reason,
+        line=problem.line,
+        column=problem.column,
     )
 
 
@@ -513,12 +478,7 @@ def _once_each(source: str, value: Any, what: str, field: str, **named: str) -> 
     repeated = getattr(value, "repeated", ())
     if repeated:
         twice = what.format(**named, **{field: repeated[0]})
-        raise LevelFileError(
-            _(
-                "{file}: {what} is written twice; JSON keeps only the last one, so the other is "
-                "lost"
-            ).format(file=source, what=twice)
-        )
+        raise LevelFileError(say("written_twice", file=source, what=twice))
 
 
 def _check_area_names(names: list[str], source: str) -> None:
@@ -526,23 +486,13 @@ def _check_area_names(names: list[str], source: str) -> None:
     for name in names:
         key = name.strip().lower()  # what `Level.area_named` makes of a search
         if key in seen:
-            raise LevelFileError(
-                _(
-                    "{file}: the areas {first!r} and {second!r} differ only in case or spaces: a "
-                    "search finds only one of them"
-                ).format(file=source, first=seen[key], second=name)
-            )
+            raise LevelFileError(say("areas_alike", file=source, first=seen[key], second=name))
         seen[key] = name
     for name in names:
         if not name.strip():
             raise LevelFileError(_("{file}: an area has no name").format(file=source))
         if name != name.strip():
-            raise LevelFileError(
-                _(
-                    "{file}: the area {area!r} has spaces around its name: a search could never "
-                    "find it"
-                ).format(file=source, area=name)
-            )
+            raise LevelFileError(say("area_spaced", file=source, area=name))
 
 
 def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
@@ -554,20 +504,16 @@ def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
             continue  # not a number at all: validation says so
         if number in spellings:
             raise LevelFileError(
-                _(
-                    "{file}: area {area!r} has block {number} twice ({first!r} and {second!r}): "
-                    "one of them would be lost"
-                ).format(
-                    file=source, area=area, number=number, first=spellings[number], second=written
+                say(
+                    "block_twice",
+                    file=source,
+                    area=area,
+                    number=number,
+                    first=spellings[number],
+                    second=written,
                 )
             )
         spellings[number] = written
     for written in numbers:
         if not _PLAIN_NUMBER.fullmatch(written):  # "01", "+1", " 1", "1.0" and "1_0" would pass
-            raise LevelFileError(
-                _(
-                    "{file}: area {area!r} has block {block!r}: write a block number as a plain "
-                    "whole number from 1 up (1, 2, 12), without leading zeros, signs, spaces or "
-                    "decimals"
-                ).format(file=source, area=area, block=written)
-            )
+            raise LevelFileError(say("block_not_plain", file=source, area=area, block=written))

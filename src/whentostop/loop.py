@@ -36,7 +36,7 @@ from ._options import option
 from .client import ChatModel, OnRetry
 from .errors import DeadlineReached, EndpointError
 from .events import Listener, ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart, emit
-from .i18n import _
+from .i18n import _, say
 from .outcome import Run, Stop, ToolCall, Turn
 from .replies import note_after_cut_off, note_cut_off, note_echo, note_empty
 from .textcalls import note_text_calls
@@ -230,13 +230,9 @@ def _pipe(stop_on: Sequence[str] | str, by_name: dict[str, Tool]) -> tuple[str, 
     names = (stop_on,) if isinstance(stop_on, str) else tuple(stop_on)
     unknown = [name for name in names if name not in by_name]
     if unknown:
-        said = _(
-            "{name} names {unknown}, which is not among the tools ({tools}): the warp pipe "
-            "would never open"
-        )
-        tools = ", ".join(by_name) or _("none")
+        tools, listed = ", ".join(by_name) or _("none"), ", ".join(unknown)
         raise ValueError(
-            said.format(name=option("stop_on"), unknown=", ".join(unknown), tools=tools)
+            say("stop_on_unknown", name=option("stop_on"), unknown=listed, tools=tools)
         )
     return names
 
@@ -253,10 +249,7 @@ def _choice(
         name = function.get("name") if isinstance(function, dict) else None
     if isinstance(name, str) and name in by_name:
         return {"type": "function", "function": {"name": name}}
-    said = _(
-        "{name} must be 'auto', 'none', 'required' or the name of one of the tools ({tools}), "
-        "got {value!r}"
-    )
+    said = say("tool_choice_unknown")
     tools = ", ".join(by_name) or _("none")
     raise ValueError(said.format(name=option("tool_choice"), tools=tools, value=tool_choice))
 
@@ -293,22 +286,10 @@ def _started(
 
 def _flag_taken_away(forced: str, stop_on: tuple[str, ...]) -> str:
     """The warning of a run whose `tool_choice` forces a call on every turn: how it can end."""
-    pipe = [name for name in stop_on if forced in ("*", name)]
-    return _(
-        "tool_choice={choice!r} asks the model to call {tool} on every turn, so where the "
-        "server enforces it the flag can never fire: {ends}"
-    ).format(
-        choice=forced if forced != "*" else "required",
-        tool=_("a tool") if forced == "*" else forced,
-        ends=_("this run can end only through the warp pipe ({tools}) or on the clock.").format(
-            tools=", ".join(pipe)
-        )
-        if pipe
-        else _(
-            "with no stop_on tool it can call, this run can end only on the clock (or "
-            "the deadline, or the budget), with no answer."
-        ),
-    )
+    pipe = ", ".join(name for name in stop_on if forced in ("*", name))
+    ends = say("ends_through_pipe", tools=pipe) if pipe else say("ends_on_the_clock")
+    choice, tool = ("required", _("a tool")) if forced == "*" else (forced, forced)
+    return say("flag_taken_away", choice=choice, tool=tool, ends=ends)
 
 
 def _opening(prompt: str, system: str | None) -> list[dict[str, Any]]:
@@ -326,10 +307,7 @@ def _over_budget(loop: _Loop) -> bool:
     if budget is None:
         return False
     if run.turns and run.turns[-1].total_tokens == 0:
-        blind = _(
-            "The endpoint reported no token usage, so the budget cannot count what this run "
-            "spends: it will not stop the run. Use max_turns or deadline_s as well."
-        )
+        blind = say("budget_blind")
         if blind not in run.warnings:
             run.warnings.append(blind)
     run.budget_stop = budget.over(run)

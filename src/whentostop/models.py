@@ -24,7 +24,7 @@ from .client import (
     shown_url,
     trimmed,
 )
-from .i18n import _
+from .i18n import _, say
 
 MOCK_BASE_URL = "http://whentostop.mock/v1"
 """The base URL of the in-process mock: never resolved, the transport answers it."""
@@ -110,11 +110,11 @@ def connect(
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
             raise ValueError(
-                _(
-                    "WHENTOSTOP_MODEL is {model!r} but no endpoint is set: set OPENAI_BASE_URL too "
-                    "(for Ollama, http://localhost:11434/v1), or unset WHENTOSTOP_MODEL to use the "
-                    "offline mock ({personas})."
-                ).format(model=configured, personas=", ".join(PERSONAS))
+                say(
+                    "model_without_endpoint",
+                    model=configured,
+                    personas=", ".join(PERSONAS),
+                )
             )
         cap = None if max_tokens == "default" else max_tokens
         return mock(model or configured or "searcher", max_tokens=cap, **common)

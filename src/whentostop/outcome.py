@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from ._numbers import token_count
 from ._text import excerpt
 from .errors import NoAnswer
-from .i18n import DECIMAL_COMMA, N_, _, language, ngettext
+from .i18n import DECIMAL_COMMA, N_, _, language, ngettext, say, say_n
 
 if TYPE_CHECKING:
     from .client import Completion
@@ -80,13 +80,13 @@ class BudgetStop:
     def text(self) -> str:
         """ "the next request would take the run to N tokens, over the budget of M" """
         if self.unit == "tokens":
-            return _(
-                "the next request would take the run to {n:,} tokens, over the budget of {limit:,}"
-            ).format(n=int(self.would_reach), limit=int(self.limit))
-        return _(
-            "the next request would take the run to ${usd}, over the budget of ${limit} "
-            "(at {model} prices)"
-        ).format(usd=dollars(self.would_reach), limit=dollars(self.limit), model=self.price_model)
+            return say("budget_tokens", n=int(self.would_reach), limit=int(self.limit))
+        return say(
+            "budget_usd",
+            usd=dollars(self.would_reach),
+            limit=dollars(self.limit),
+            model=self.price_model,
+        )
 
 
 def dollars(usd: float) -> str:
@@ -328,9 +328,7 @@ class Run:
     @property
     def no_answer_reason(self) -> str:
         """Why there is no answer, naming the limit and what the model was still asking for."""
-        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or _(
-            "nothing (it had not replied)"
-        )
+        asking = ", ".join(dict.fromkeys(self.still_asking_for)) or say("asking_nothing")
         last = self.turns[-1] if self.turns else None
         if last is not None and last.truncated and not self.still_asking_for:
             asking = _("nothing more: its last reply was cut off (finish_reason: length)")
@@ -344,38 +342,23 @@ class Run:
                 if refused.kind == "text_tool_call"
                 else _("its last reply only repeats words it was sent: “{text}”")
             ).format(text=excerpt(last.text, 120))
-            return ngettext(
-                "No answer: the run ended on the flag after {n} turn, but {what}",
-                "No answer: the run ended on the flag after {n} turns, but {what}",
-                n,
-            ).format(n=n, what=what)
+            return say_n("no_answer_on_flag", n, n=n, what=what)
         if self.stop == Stop.MAX_TURNS:
             where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
         elif self.stop == Stop.DEADLINE:
-            where = ngettext(
-                "the run hit its deadline of {deadline:g} s after {n} turn",
-                "the run hit its deadline of {deadline:g} s after {n} turns",
-                n,
-            ).format(deadline=self.deadline_s or 0, n=n)
+            where = say_n("hit_deadline", n, deadline=self.deadline_s or 0, n=n)
         elif self.stop == Stop.BUDGET:
-            where = ngettext(
-                "the budget stopped the run after {n} turn ({why})",
-                "the budget stopped the run after {n} turns ({why})",
+            where = say_n(
+                "budget_stopped",
                 n,
-            ).format(
-                n=n, why=self.budget_stop.text() if self.budget_stop else _("the budget ran out")
+                n=n,
+                why=self.budget_stop.text() if self.budget_stop else _("the budget ran out"),
             )
         elif self.has_answer:
             return ""
         else:
-            return ngettext(
-                "No answer: the run was broken after {n} turn: {error}",
-                "No answer: the run was broken after {n} turns: {error}",
-                n,
-            ).format(n=n, error=self.error)
-        return _("No answer: {where} while the model was asking for {asking}").format(
-            where=where, asking=asking
-        )
+            return say_n("no_answer_broken", n, n=n, error=self.error)
+        return say("no_answer_asking", where=where, asking=asking)
 
     def answer_line(self) -> str:
         """What the caller gets, in one line: "answer: '…'" — with a warning when the answer
@@ -391,7 +374,8 @@ class Run:
     def summary(self) -> str:
         """One line: how it ended, in how many turns, with how many tokens — and, when the
         library noticed something (a tool call written as text, empty replies), that too."""
-        head = _("{stop} ({exit}) after {turns}/{max_turns} turns, {tokens:,} tokens").format(
+        head = say(
+            "summary_head",
             stop=self.stop or "broken",
             exit=self.exit_name,
             turns=len(self.turns),
@@ -412,13 +396,7 @@ class Run:
                 _("the last reply is a tool call written as text, not an answer (see run.warnings)")
             )
         elif n := counted["text_tool_call"]:
-            said.append(
-                ngettext(
-                    "{n} tool call written as text (see run.warnings)",
-                    "{n} tool calls written as text (see run.warnings)",
-                    n,
-                ).format(n=n)
-            )
+            said.append(say_n("text_calls_seen", n, n=n))
         refused = self.not_an_answer
         if refused is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
@@ -427,13 +405,7 @@ class Run:
         if empty := counted["empty_reply"]:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
         if cut := counted["cut_off"]:
-            said.append(
-                ngettext(
-                    "{n} reply cut off at the length limit",
-                    "{n} replies cut off at the length limit",
-                    cut,
-                ).format(n=cut)
-            )
+            said.append(say_n("replies_cut_off", cut, n=cut))
         return said
 
     def __repr__(self) -> str:
@@ -442,9 +414,7 @@ class Run:
 
 def _after_cut_off() -> str:
     """What `summary()` and `answer_line()` say of an answer that follows a cut-off reply."""
-    return _(
-        "the answer follows a reply cut off at the length limit: it may be only the end of one"
-    )
+    return say("answer_after_cut_off")
 
 
 def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from typing import Any
 
 from ._options import option
 from ._text import excerpt
-from .i18n import _, ngettext
+from .i18n import _, say, say_n
 from .outcome import Note, Run, Turn
 
 ECHO_MAX_WORDS = 200
@@ -34,43 +34,23 @@ def warn(run: Run, kind: str, text: str, *, replace: bool = False) -> None:
 
 def note_cut_off(turn: Turn, run: Run) -> None:
     """A reply cut off at the length limit: a note on the turn, and the run's warning counts."""
-    said = _(
-        "The reply was cut off at the length limit (finish_reason: length, {n} tokens). "
-        "It is not an answer; the loop asked for the rest, which cost a turn."
-    ).format(n=turn.completion_tokens)
-    turn.notes.append(Note("cut_off", said))
-    cut = [t.index for t in run.turns if t.noted("cut_off")]
-    counted = ngettext(
-        "{n} reply was cut off at the length limit (turn {turns}). Each one costs a turn, and "
-        "what follows it may be only the end of what the model meant to say.",
-        "{n} replies were cut off at the length limit (turns {turns}). Each one costs a "
-        "turn, and what follows it may be only the end of what the model meant to say.",
-        len(cut),
-    ).format(n=len(cut), turns=_listed(cut))
-    advice = _(
-        "A model that rambles or thinks aloud needs a larger {max_tokens}; one that repeats "
-        "itself needs another model."
-    ).format(max_tokens=option("max_tokens"))
-    warn(run, "cut_off", f"{counted} {advice}", replace=True)
+    advice = say("cut_off_advice", max_tokens=option("max_tokens"))
+    _note_counted(turn, run, "cut_off", say("cut_off_note", n=turn.completion_tokens), advice)
 
 
 def note_empty(turn: Turn, run: Run) -> None:
     """An empty reply: a note on the turn, and the run's warning counts them all."""
-    said = _(
-        "The reply was empty: no text and no tool call. It is not an answer; the loop asked "
-        "again, which cost a turn."
-    )
-    turn.notes.append(Note("empty_reply", said))
-    empty = [t.index for t in run.turns if t.noted("empty_reply")]
-    counted = ngettext(
-        "The model sent {n} empty reply (no text, no tool call), on turn {turns}. It was not "
-        "taken for an answer: the loop asked again, which cost a turn.",
-        "The model sent {n} empty replies (no text, no tool call), on turns {turns}. None was "
-        "taken for an answer: the loop asked again each time, and each time it cost a turn.",
-        len(empty),
-    ).format(n=len(empty), turns=_listed(empty))
     advice = _("Small models do this; if it keeps happening, try another model.")
-    warn(run, "empty_reply", f"{counted} {advice}", replace=True)
+    _note_counted(turn, run, "empty_reply", say("empty_reply_note"), advice)
+
+
+def _note_counted(turn: Turn, run: Run, kind: str, said: str, advice: str) -> None:
+    """`said` as a note of `kind` on the turn, and the run's one warning of that kind, which
+    counts every turn noted so (`data/said.toml`'s `{kind}_count`), rewritten as it grows."""
+    turn.notes.append(Note(kind, said))
+    noted = [t.index for t in run.turns if t.noted(kind)]
+    counted = say_n(f"{kind}_count", len(noted), n=len(noted), turns=_listed(noted))
+    warn(run, kind, f"{counted} {advice}", replace=True)
 
 
 def note_echo(turn: Turn, run: Run) -> bool:
@@ -79,15 +59,9 @@ def note_echo(turn: Turn, run: Run) -> bool:
     echoed = echoes(turn.text, run.messages[:-1])
     if echoed is None:
         return False
-    said = _(
-        "The reply only repeats {whose} back: “{text}”. It is not an answer; the "
-        "run ends on the flag without one."
-    ).format(whose=echoed, text=excerpt(turn.text, 120))
+    said = say("echo_note", whose=echoed, text=excerpt(turn.text, 120))
     turn.notes.append(Note("echoed_prompt", said))
-    what = _(
-        "On turn {n} the model replied with {whose}, repeated back, and no tool call. To "
-        "the loop a reply without tool_calls is the flag, but this one is no answer."
-    ).format(n=turn.index, whose=echoed)
+    what = say("echo_warned", n=turn.index, whose=echoed)
     advice = _("Small models do this when they lose the thread; try a larger model.")
     warn(run, "echoed_prompt", f"{what} {advice}")
     return True
@@ -95,10 +69,7 @@ def note_echo(turn: Turn, run: Run) -> bool:
 
 def note_after_cut_off(turn: Turn) -> None:
     """A reply that follows a cut-off one: it may be only the end of what the model meant."""
-    said = _(
-        "This reply follows one that was cut off at the length limit: it may be only "
-        "the end of what the model meant to say (the turn before holds the start)."
-    )
+    said = say("after_cut_off_note")
     turn.notes.append(Note("after_cut_off", said))
 
 

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ._text import excerpt
-from .i18n import _, ngettext
+from .i18n import _, say, say_n
 from .outcome import Note, Run, Turn, tool_call
 from .replies import warn
 
@@ -141,45 +141,24 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
     names = ", ".join(dict.fromkeys(c.name for c in found))
     text = excerpt(turn.text, 160)
     if accept:
-        said = ngettext(
-            "A call to {tools} written as text was run as a tool call (text_tool_calls="
-            '"accept"): {text}',
-            "Calls to {tools} written as text were run as tool calls "
-            '(text_tool_calls="accept"): {text}',
-            len(found),
-        ).format(tools=names, text=text)
+        said = say_n("text_call_accepted", len(found), tools=names, text=text)
         turn.notes.append(Note("text_tool_call", said))
         turn.message["tool_calls"] = [
             tool_call(f"text_call_{turn.index}_{i}", c.name, c.arguments)
             for i, c in enumerate(found, 1)
         ]
         turn.message["content"] = None
-        what = _(
-            "The model wrote its tool calls as text (first on turn {n}), and the server did not "
-            'turn them into tool_calls; they were run anyway because text_tool_calls="accept". '
-            "{cause}"
-        ).format(n=turn.index, cause=server_advice())
+        what = say("text_calls_run", n=turn.index, cause=server_advice())
         warn(run, "text_tool_call", what)
         return
     if turn.truncated:
         read_as = _("the reply was cut off (finish_reason: length), so the loop asked for the rest")
     else:
-        read_as = _(
-            "so the loop read it as the flag — the model asked for a tool, it did not answer"
-        )
-    said = _(
-        "The reply's text is a call to {tools} written as text: {text}. The server did not turn "
-        "it into tool_calls; {read_as}."
-    ).format(tools=names, text=text, read_as=read_as)
+        read_as = say("read_as_flag")
+    said = say("text_call_noted", tools=names, text=text, read_as=read_as)
     turn.notes.append(Note("text_tool_call", said))
-    what = _(
-        "On turn {n} the model wrote a tool call as text ({tools}), and the server "
-        "returned it as text, not as tool_calls."
-    ).format(n=turn.index, tools=names)
-    rule = _(
-        "To the loop a reply without tool_calls is the flag, so such a call ends the "
-        "run with no answer."
-    )
+    what = say("text_call_warned", n=turn.index, tools=names)
+    rule = say("text_call_rule")
     accept_them = _('To run such calls anyway, labelled, pass text_tool_calls="accept".')
     warn(run, "text_tool_call", " ".join((what, rule, server_advice(), accept_them)))
 
@@ -188,22 +167,10 @@ def server_advice() -> str:
     """Why a server returns a model's tool call as text, and what to change: llama.cpp, Ollama."""
     return " ".join(
         (
-            _(
-                "The likely cause is the server's tool-call parser or chat template, or a model "
-                "too small to follow it — not the loop."
-            ),
-            _(
-                "With llama.cpp, start llama-server with --jinja: it then uses the model's own "
-                "template and parses its calls."
-            ),
-            _(
-                "With Ollama, use a model whose template supports tools (`ollama show MODEL` lists "
-                "tools among its capabilities)."
-            ),
-            _(
-                "If that is already so, the model did not write its call the way its template "
-                "asks (Qwen2.5-Coder-0.5B does this even with --jinja): try a larger model."
-            ),
+            say("server_cause"),
+            say("server_llama_cpp"),
+            say("server_ollama"),
+            say("server_larger_model"),
         )
     )
 
