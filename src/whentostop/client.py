@@ -310,16 +310,8 @@ class OpenAIChat:
         host = httpx.URL(self.base_url).host
         if any(said in detail for said in _UNKNOWN_HOST):
             return say("unknown_host", url=self.base_url, host=host)
-        hints = {
-            ":11434": _("is Ollama running? (`ollama serve`)"),
-            ":1234": _("is LM Studio's server started?"),
-            ":8000": _("is vLLM running? (`vllm serve MODEL`)"),
-            ":8765": _("is the mock server running? (`python -m whentostop serve`)"),
-        }
-        hint = next(
-            (h for port, h in hints.items() if port in self.base_url),
-            _("is the server running, and is the port right?"),
-        )
+        port = next((p for p in ("11434", "1234", "8000", "8765") if f":{p}" in self.base_url), "")
+        hint = say(f"hint_{port}") if port else _("is the server running, and is the port right?")
         return say("unreachable", url=self.base_url, hint=hint, detail=self._safe(detail))
 
     def _http_error(
@@ -328,30 +320,15 @@ class OpenAIChat:
         status = response.status_code
         said = _error_text(body_text(response), self._safe)
         cls: type[EndpointHTTPError]
-        if status in (401, 403):
-            cls = AuthenticationError
-            what = (
-                _("the endpoint refused the API key")
-                if self._secret or self._in_url
-                else _("the endpoint wants an API key and none was given")
-            )
-            advice = (
-                _("Check the credentials in the base URL (they are not shown here).")
-                if self._in_url and not self._secret
-                else _("Check OPENAI_API_KEY (its value is not shown here).")
-            )
-        elif status == 404:
-            cls, what = NotFound, _("no model {name!r}, or no such path").format(name=self.name)
-            advice = _("Check the model name and that the base URL ends in /v1.")
-        elif status == 429:
-            cls, what = RateLimited, _("rate limited")
-            advice = _("Wait a little, lower the turn limit, or raise max_retries.")
-        elif status >= 500:
-            cls, what = ServerError, _("the server failed")
-            advice = _("The endpoint is having trouble; try again later.")
+        if status in (401, 403):  # what it means and what to check, by whose key was refused
+            given = "key" if self._secret else "url" if self._in_url else "none"
+            cls, case = AuthenticationError, f"auth_{given}"
         else:
-            cls, what = EndpointHTTPError, _("the endpoint rejected the request")
-            advice = _("Check the model name and that this endpoint supports tool calling.")
+            case = str(status) if status in (404, 429) else "5xx" if status >= 500 else "4xx"
+            cls = {"404": NotFound, "429": RateLimited, "5xx": ServerError}.get(
+                case, EndpointHTTPError
+            )
+        what, advice = say(f"http_{case}", name=self.name), say(f"http_{case}_advice")
         n = len(retries)
         tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
         message = say(

@@ -271,23 +271,30 @@ def N_(message: str) -> str:
 
 @cache
 def _said() -> dict[str, Any]:
-    """`data/said.toml`'s messages by name: a text, or a plural's two forms."""
+    """`data/said.toml`: its messages by name (a text, or a plural's two forms), in `[said]` the
+    learner's, in `[to_the_model]` the model's."""
     import tomllib
 
     from ._data import data_file
 
-    return dict(tomllib.loads(data_file("said.toml").read_text(encoding="utf-8"))["said"])
+    return tomllib.loads(data_file("said.toml").read_text(encoding="utf-8"))
 
 
 def say(name: str, /, **fields: object) -> str:
     """What the library says at length, by name: an English msgid of `data/said.toml`, in the
     language in effect, its `{fields}` filled in (none given: left for the caller to fill)."""
-    text = _(str(_said()[name]))
+    text = _(str(_said()["said"][name]))
     return text.format(**fields) if fields else text
 
 
 def say_n(name: str, count: int, /, **fields: object) -> str:
     """`say` for a message with a plural: its singular or plural form for `count` (`ngettext`)."""
-    singular, plural = _said()[name]
+    singular, plural = _said()["said"][name]
     text = ngettext(singular, plural, count)
     return text.format(**fields) if fields else text
+
+
+def told(name: str, /, **fields: object) -> str:
+    """What the library tells the model at length, by name (`data/said.toml`'s `[to_the_model]`),
+    its `{fields}` filled in: protocol, in English whatever the learner's language."""
+    return str(_said()["to_the_model"][name]).format(**fields)

@@ -117,25 +117,15 @@ class Judgement:
     """Why, in the language in effect."""
 
 
-_BLOCK_NAMED = re.compile(
-    r"\b(?:block|bloco|bloque)s?\s*(?:#|n[º°o]\.?\s*|number\s+|número\s+)?"
-    r"(\d+)",
-    re.IGNORECASE,
-)
-_NOT_FOUND = re.compile(
-    "|".join(  # one way of saying "not found" a line, English then Portuguese
-        (
-            r"\b(?:couldn'?t|could not|can'?t|cannot|did not|didn'?t|unable to|failed to)\s+"
-            r"(?:find|locate|see)\b",
-            r"\bno star\b",
-            r"\bnot (?:seem to be )?(?:in|on) this level\b",
-            r"\bfound nothing\b|\bnothing found\b",
-            r"\bnão\s+(?:encontrei|achei|consegui\s+(?:encontrar|achar)|está|há|existe)\b",
-            r"\bnenhuma estrela\b",
-        )
-    ),
-    re.IGNORECASE,
-)
+@cache
+def _answer_words() -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """How a text answer names a block, and how it says the star was not found: the regular
+    expressions of `data/levels/answers.toml`, compiled once."""
+    import tomllib
+
+    words = tomllib.loads(data_file("levels", "answers.toml").read_text(encoding="utf-8"))
+    named, not_found = words["block_named"], "|".join(words["not_found"])
+    return re.compile(named, re.IGNORECASE), re.compile(not_found, re.IGNORECASE)
 
 
 class MarkStarInput(BaseModel):
@@ -274,7 +264,8 @@ class Level:
         return Judgement(False, self._wrong_block(said) + guess)
 
     def _judge_text(self, text: str) -> Judgement:
-        named = sorted({int(n) for n in _BLOCK_NAMED.findall(text)})
+        block_named, not_found = _answer_words()
+        named = sorted({int(n) for n in block_named.findall(text)})
         star = self.star
         if len(named) > 1 and star is not None and star[1] in named:
             return Judgement(
@@ -287,7 +278,7 @@ class Level:
         if named:
             said = say_n("names_blocks", len(named), blocks=", ".join(map(str, named)))
             return Judgement(False, self._wrong_block(said))
-        if _NOT_FOUND.search(text):
+        if not_found.search(text):
             if star is None:
                 return Judgement(
                     True, _("Right: this level hides no star, and the answer says none was found.")
@@ -423,20 +414,8 @@ def _json_problem(source: str, problem: NotJSON) -> str:
     if problem.kind == "nesting":
         return _("{file} is nested too deeply to be a level").format(file=source)
     if problem.kind == "number":
-        return say(
-            "level_long_number",
-            file=source,
-            digits=max_digits(),
-            line=problem.line,
-            column=problem.column,
-        )
-    return say(
-        "level_not_json",
-        file=source,
-        reason=problem.reason,
-        line=problem.line,
-        column=problem.column,
-    )
+        return say("level_long_number", file=source, digits=max_digits(), **vars(problem))
+    return say("level_not_json", file=source, **vars(problem))  # its reason, line and column
 
 
 class _JSONObject(dict[str, Any]):

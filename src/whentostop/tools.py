@@ -24,6 +24,7 @@ from pydantic import BaseModel, ValidationError, create_model
 from ._json import NotJSON, read_json
 from ._numbers import seconds
 from ._text import json_text
+from .i18n import told
 
 MAX_OUTPUT_CHARS = 16_000
 """A tool's output longer than this is cut, with a note saying so (about 4,000 tokens)."""
@@ -79,12 +80,13 @@ class Tool:
             try:
                 arguments = read_json(sent)
             except NotJSON as exc:
-                raise ToolInputError(_arguments_problem(self.name, exc, sent)) from None
+                said = told(
+                    f"arguments_{exc.kind}", name=self.name, sent=_excerpt(sent), **vars(exc)
+                )
+                raise ToolInputError(said) from None
         if not isinstance(arguments, dict):
-            raise ToolInputError(
-                f"the arguments for {self.name} must be a JSON object, "
-                f"got {type(arguments).__name__}: {_excerpt(json_text(arguments))}"
-            )
+            sent, kind = _excerpt(json_text(arguments)), type(arguments).__name__
+            raise ToolInputError(told("arguments_not_object", name=self.name, kind=kind, sent=sent))
         try:
             return self.input_model.model_validate(arguments)
         except ValidationError as exc:
@@ -110,11 +112,7 @@ class Tool:
             # the result is made into text inside the limit too: a slow __str__ is part of the call
             text = _run_with_timeout(_formatted(self.fn), args, kwargs, limit)
         except _StillRunning as exc:
-            text = (
-                f"Error: {self.name} was not run: {exc.count} earlier calls of it did not finish "
-                f"within their time limit and are still running (at most {MAX_ABANDONED_CALLS} "
-                f"are left running). It can run again once they finish."
-            )
+            text = told("still_running", name=self.name, n=exc.count, most=MAX_ABANDONED_CALLS)
         except TimeoutError:
             when = "before the run's deadline" if by_deadline else f"within {self.timeout_s:g} s"
             text = f"Error: {self.name} did not finish {when} and was abandoned"
@@ -385,21 +383,6 @@ def _describe(exc: ValidationError) -> str:
         shown = "" if err["type"] == "missing" else f" (got {_excerpt(json_text(got), 40)})"
         parts.append(f"{where}: {err['msg']}{shown}")
     return "; ".join(parts)
-
-
-def _arguments_problem(name: str, problem: NotJSON, sent: str) -> str:
-    """The one line a model reads back when its arguments are not JSON Python can read."""
-    if problem.kind == "nesting":
-        return f"the arguments for {name} are nested too deeply: {_excerpt(sent)}"
-    if problem.kind == "number":
-        return (
-            f"the arguments for {name} hold {problem.reason} (at character {problem.position}), "
-            f"which Python does not read: {_excerpt(sent)}"
-        )
-    return (
-        f"the arguments for {name} are not valid JSON ({problem.reason} at character "
-        f"{problem.position}): {_excerpt(sent)}"
-    )
 
 
 def _excerpt(text: str, limit: int = 120) -> str:
