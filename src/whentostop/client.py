@@ -267,42 +267,30 @@ class OpenAIChat:
                 timeout=httpx.Timeout(limit, connect=min(10.0, limit)),
                 extensions={STOP_AT: stop_at},
             ) as response:
-                slow = say("slow_stream")
-                still_arriving = timeout_error(self._timed_out(slow, limit), url=self.url)
+                still_arriving = timeout_error(self._timed_out("slow_stream", limit), url=self.url)
                 # the whole response, read against the wall clock and a size limit
                 return read_bounded(response, self.url, stop_at, still_arriving)
         except httpx.TimeoutException as exc:
-            message = (
-                _("Timed out connecting to {url} after {limit:.3g} s.")
-                if isinstance(exc, httpx.ConnectTimeout)
-                else _("Timed out waiting for {url} after {limit:.3g} s.")
-            )
-            raise timeout_error(self._timed_out(message, limit), url=self.url) from None
+            which = "timed_out_connecting" if isinstance(exc, httpx.ConnectTimeout) else "timed_out"
+            raise timeout_error(self._timed_out(which, limit), url=self.url) from None
         except httpx.ConnectError as exc:
             raise EndpointUnreachable(self._unreachable(str(exc)), url=self.url) from None
         except httpx.DecodingError:  # only a transport of its own decodes before we do
-            raise BadResponse(
-                say("not_compressed", url=self.url, encoding="?"),
-                url=self.url,
-            ) from None
+            said = say("not_compressed", url=self.url, encoding="?")
+            raise BadResponse(said, url=self.url) from None
         except httpx.TransportError as exc:
-            said = say(
-                "connection_failed",
-                url=self.url,
-                kind=type(exc).__name__,
-                detail=self._safe(str(exc)),
-            )
+            kind, detail = type(exc).__name__, self._safe(str(exc))
+            said = say("connection_failed", url=self.url, kind=kind, detail=detail)
             raise EndpointUnreachable(said, url=self.url) from None
 
-    def _timed_out(self, message: str, limit: float) -> str:
-        """`message` (with `{url}` and `{limit}`) and what to change: the timeout or a deadline."""
+    def _timed_out(self, name: str, limit: float) -> str:
+        """What `data/said.toml` says by `name` of a request that took `limit` seconds (its
+        `{url}` and `{limit}` filled in), and what to change: the timeout or a deadline."""
+        timeout, deadline = option("timeout_s"), option("deadline_s")
         advice = say(
-            "timeout_advice",
-            timeout=option("timeout_s"),
-            variable=TIMEOUT_VARIABLE,
-            deadline=option("deadline_s"),
+            "timeout_advice", timeout=timeout, variable=TIMEOUT_VARIABLE, deadline=deadline
         )
-        return f"{message.format(url=self.url, limit=limit)} {advice}"
+        return f"{say(name, url=self.url, limit=limit)} {advice}"
 
     def _unreachable(self, detail: str) -> str:
         import httpx
@@ -349,12 +337,7 @@ class OpenAIChat:
             data = read_json(text)
         except NotJSON as exc:
             if exc.kind == "number":
-                said = say(
-                    "reply_long_number",
-                    url=self.url,
-                    digits=max_digits(),
-                    position=exc.position,
-                )
+                said = say("reply_long_number", url=self.url, digits=max_digits(), **vars(exc))
                 raise BadResponse(said, url=self.url) from None
             text = self._safe(text)  # before any excerpt: a cut key must not leak either
             said = _("{url} answered with something that is not JSON: {excerpt}")

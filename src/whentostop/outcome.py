@@ -337,23 +337,15 @@ class Run:
         n = len(self.turns)
         refused = self.not_an_answer
         if refused is not None and last is not None:
-            what = (
-                _("its last reply is a tool call written as text, not an answer: “{text}”")
-                if refused.kind == "text_tool_call"
-                else _("its last reply only repeats words it was sent: “{text}”")
-            ).format(text=excerpt(last.text, 120))
+            what = say(f"refused_{refused.kind}", text=excerpt(last.text, 120))
             return say_n("no_answer_on_flag", n, n=n, what=what)
         if self.stop == Stop.MAX_TURNS:
             where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
         elif self.stop == Stop.DEADLINE:
             where = say_n("hit_deadline", n, deadline=self.deadline_s or 0, n=n)
         elif self.stop == Stop.BUDGET:
-            where = say_n(
-                "budget_stopped",
-                n,
-                n=n,
-                why=self.budget_stop.text() if self.budget_stop else _("the budget ran out"),
-            )
+            why = self.budget_stop.text() if self.budget_stop else _("the budget ran out")
+            where = say_n("budget_stopped", n, n=n, why=why)
         elif self.has_answer:
             return ""
         else:
@@ -368,7 +360,7 @@ class Run:
             return self.no_answer_reason
         line = _("answer: {answer!r}").format(answer=self._answer)
         if self.ended_on_reply_noted("after_cut_off"):
-            line += " — ⚠ " + _after_cut_off()
+            line += " — ⚠ " + say("answer_after_cut_off")
         return line
 
     def summary(self) -> str:
@@ -392,16 +384,14 @@ class Run:
         """The short form of the notes, for `summary()`."""
         said, counted = [], Counter(note.kind for note in self.notes)
         if self.answer_is_text_tool_call:
-            said.append(
-                _("the last reply is a tool call written as text, not an answer (see run.warnings)")
-            )
+            said.append(say("last_reply_text_call"))
         elif n := counted["text_tool_call"]:
             said.append(say_n("text_calls_seen", n, n=n))
         refused = self.not_an_answer
         if refused is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
         if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
-            said.append(_after_cut_off())
+            said.append(say("answer_after_cut_off"))
         if empty := counted["empty_reply"]:
             said.append(ngettext("{n} empty reply", "{n} empty replies", empty).format(n=empty))
         if cut := counted["cut_off"]:
@@ -410,11 +400,6 @@ class Run:
 
     def __repr__(self) -> str:
         return f"<Run {self.summary()}>"
-
-
-def _after_cut_off() -> str:
-    """What `summary()` and `answer_line()` say of an answer that follows a cut-off reply."""
-    return say("answer_after_cut_off")
 
 
 def tool_call(call_id: str, name: str, arguments: str) -> dict[str, Any]:
