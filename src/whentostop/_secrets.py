@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .errors import InvalidAPIKey
-from .i18n import _
+from .i18n import _, say
 
 if TYPE_CHECKING:
     import re
@@ -180,13 +180,8 @@ def checked_api_key(key: str | None) -> str:
     bare = trimmed(key, _("The API key (api_key, or OPENAI_API_KEY)"))
     for position, char in enumerate(bare, start=1):
         if not (char == " " or char == "\t" or "!" <= char <= "~"):  # what a header value holds
-            raise InvalidAPIKey(
-                _(
-                    "The API key (api_key, or OPENAI_API_KEY) has {char} at position {position} "
-                    "of {length}, which an HTTP header cannot carry: copy the key again, as plain "
-                    "text (its value is not shown here)."
-                ).format(char=_character(char), position=position, length=len(bare))
-            )
+            where = {"char": _character(char), "position": position, "length": len(bare)}
+            raise InvalidAPIKey(say("key_not_header", **where))
     return bare
 
 

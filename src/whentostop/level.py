@@ -58,12 +58,7 @@ class LevelSpec(BaseModel):
             for number in blocks:
                 if number in where:
                     raise ValueError(
-                        say(
-                            "block_in_two_areas",
-                            number=number,
-                            first=where[number],
-                            second=area,
-                        )
+                        say("block_in_two_areas", number=number, first=where[number], second=area)
                     )
                 where[number] = area
         stars = [
@@ -250,8 +245,7 @@ class Level:
         block = answer.get("block")
         if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
             return Judgement(
-                None,
-                say("cannot_judge_tool", tool=terminal.name if terminal else "?"),
+                None, say("cannot_judge_tool", tool=terminal.name if terminal else "?")
             )
         guess = ""
         if self.area_of(block) not in self.view(run).searched:
@@ -268,10 +262,7 @@ class Level:
         named = sorted({int(n) for n in block_named.findall(text)})
         star = self.star
         if len(named) > 1 and star is not None and star[1] in named:
-            return Judgement(
-                None,
-                say("several_blocks", blocks=", ".join(map(str, named))),
-            )
+            return Judgement(None, say("several_blocks", blocks=", ".join(map(str, named))))
         if star is not None and named == [star[1]]:
             right = say("right_block_named", block=star[1], area=star[0])
             return Judgement(True, right)
@@ -283,14 +274,8 @@ class Level:
                 return Judgement(
                     True, _("Right: this level hides no star, and the answer says none was found.")
                 )
-            return Judgement(
-                False,
-                say("wrong_not_found", block=star[1], area=star[0]),
-            )
-        return Judgement(
-            None,
-            say("names_no_block"),
-        )
+            return Judgement(False, say("wrong_not_found", block=star[1], area=star[0]))
+        return Judgement(None, say("names_no_block"))
 
     def _wrong_block(self, said: str) -> str:
         star = self.star
@@ -378,14 +363,9 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
     try:
         text = content.decode("utf-8-sig")  # a byte-order mark, as some editors write, is fine
     except UnicodeDecodeError as exc:
-        raise LevelFileError(
-            say(
-                "level_not_utf8",
-                file=source,
-                byte=f"0x{content[exc.start]:02x}",
-                position=exc.start,
-            )
-        ) from None
+        byte = f"0x{content[exc.start]:02x}"
+        said = say("level_not_utf8", file=source, byte=byte, position=exc.start)
+        raise LevelFileError(said) from None
     if not text.strip():
         raise LevelFileError(
             _("{file} is empty: a level file is a JSON object").format(file=source)
@@ -482,16 +462,8 @@ def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
         except ValueError:
             continue  # not a number at all: validation says so
         if number in spellings:
-            raise LevelFileError(
-                say(
-                    "block_twice",
-                    file=source,
-                    area=area,
-                    number=number,
-                    first=spellings[number],
-                    second=written,
-                )
-            )
+            twice = {"number": number, "first": spellings[number], "second": written}
+            raise LevelFileError(say("block_twice", file=source, area=area, **twice))
         spellings[number] = written
     for written in numbers:
         if not _PLAIN_NUMBER.fullmatch(written):  # "01", "+1", " 1", "1.0" and "1_0" would pass

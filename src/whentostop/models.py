@@ -110,11 +110,7 @@ def connect(
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
             raise ValueError(
-                say(
-                    "model_without_endpoint",
-                    model=configured,
-                    personas=", ".join(PERSONAS),
-                )
+                say("model_without_endpoint", model=configured, personas=", ".join(PERSONAS))
             )
         cap = None if max_tokens == "default" else max_tokens
         return mock(model or configured or "searcher", max_tokens=cap, **common)
@@ -122,12 +118,7 @@ def connect(
         model = configured  # a persona is a role on the mock; the configured model plays it
     model = model or configured
     if not model:
-        raise ValueError(
-            _(
-                "Which model at {endpoint}? Pass {model}=... or set WHENTOSTOP_MODEL (for Ollama, "
-                "a name from `ollama list`, such as llama3.2)."
-            ).format(endpoint=shown_url(endpoint), model=option("model"))
-        )
+        raise ValueError(say("which_model", endpoint=shown_url(endpoint), model=option("model")))
     api_key = api_key if api_key is not None else os.environ.get("OPENAI_API_KEY") or None
     cap = DEFAULT_MAX_TOKENS if max_tokens == "default" else max_tokens
     return OpenAIChat(model, endpoint, api_key=api_key, max_tokens=cap, **common)

@@ -166,12 +166,7 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
 def server_advice() -> str:
     """Why a server returns a model's tool call as text, and what to change: llama.cpp, Ollama."""
     return " ".join(
-        (
-            say("server_cause"),
-            say("server_llama_cpp"),
-            say("server_ollama"),
-            say("server_larger_model"),
-        )
+        say(f"server_{part}") for part in ("cause", "llama_cpp", "ollama", "larger_model")
     )
 
 
