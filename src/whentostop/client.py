@@ -250,9 +250,8 @@ class OpenAIChat:
         if deadline is not None:
             left = deadline - time.monotonic()
             if left <= 0:
-                raise DeadlineReached(
-                    _("the run's deadline passed before the request"), url=self.url
-                )
+                said = _("the run's deadline passed before the request")
+                raise DeadlineReached(said, url=self.url)
             limit, by_deadline = min(limit, left), left < limit
         # ASCII-escaped JSON: a lone surrogate a model sent back cannot break the next request.
         content = json.dumps(body).encode()
@@ -347,10 +346,8 @@ class OpenAIChat:
             # the key hidden in what JSON decoded, before anything is quoted or kept
             return parse_completion(hidden(data, self._safe))
         except RecursionError:
-            raise BadResponse(
-                _("{url} answered with JSON nested too deeply to read").format(url=self.url),
-                url=self.url,
-            ) from None
+            said = _("{url} answered with JSON nested too deeply to read").format(url=self.url)
+            raise BadResponse(said, url=self.url) from None
         except BadResponse as exc:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 

@@ -367,9 +367,8 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
         said = say("level_not_utf8", file=source, byte=byte, position=exc.start)
         raise LevelFileError(said) from None
     if not text.strip():
-        raise LevelFileError(
-            _("{file} is empty: a level file is a JSON object").format(file=source)
-        )
+        said = _("{file} is empty: a level file is a JSON object").format(file=source)
+        raise LevelFileError(said)
     try:
         data = read_json(text, object_pairs_hook=_JSONObject.of)
     except NotJSON as exc:
