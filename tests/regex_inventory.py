@@ -137,13 +137,16 @@ BUILDERS = {
         "redactor",
     ): "secrets in any spelling: the literal and the spelled-out patterns",
     ("_secrets.py", "redactor.spelled"): "the spelled-out pattern, compiled when first needed",
+    ("level.py", "_answer_words"): "a level's answer words, read from data/levels/answers.toml",
 }
 """Calls whose pattern is built at run time, by (file, owner): `_build()` makes them run."""
 
 
 def _build() -> None:
     """Run the code that builds patterns from parts, on inputs that reach every part."""
-    from whentostop import _secrets
+    from whentostop import _secrets, level
+
+    level._answer_words()
 
     for secret in ("sk-Test_1234567890/abc+def", 'pa/ss"wo\\rd', "k"):
         hide = _secrets.redactor((secret,))
