@@ -362,7 +362,8 @@ def starts_instruction(words: list[Unit], i: int, lex: Lexicon) -> bool:
     unit = words[i]
     before = words[i - 1] if i > 0 else None
     led = before is not None and (
-        before.has("you", "speaker", "others", "self", "unit") or lex.word_has(before, "lead", -1)
+        before.has("you", "speaker", "others", "self", "unit")
+        or lex.word_has(before, "lead", at=-1)
     )
     if unit.has(*SAYS_STOP):
         return not led
@@ -404,8 +405,7 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
     if not all(
         (u.has("negation") and not u.has("failure", "obligation"))  # ("or 'none'", "optional")
         or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
-        or lex.word_has(u, "filler")
-        or lex.word_has(u, "demonstrative")
+        or lex.word_has(u, "filler", "demonstrative")
         or (clause.link == "correction" and not u.meaning - {"others", "speaker"})  # "from HR:"
         for u in clause.units
     ):

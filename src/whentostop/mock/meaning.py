@@ -28,7 +28,7 @@ from .clauses import (
     kind,
     when,
 )
-from .lexicon import Lexicon, Unit
+from .lexicon import Lexicon, Unit, says
 
 Stance = Literal["allow", "forbid", "none"]
 
@@ -130,11 +130,8 @@ _STANCES = {
 
 def _subject(said: list[Unit]) -> str:
     """The last subject named: "you", "speaker", "others", "self", or "" (an imperative)."""
-    for unit in reversed(said):
-        for who in ("you", "speaker", "others", "self"):
-            if who in unit.tags:
-                return who
-    return ""
+    whos = ("you", "speaker", "others", "self")
+    return next((who for unit in reversed(said) for who in whos if who in unit.tags), "")
 
 
 def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
@@ -231,11 +228,11 @@ def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
     def comma_before(k: int) -> bool:
         return "," in ctx.text[units[k - 1].end : units[k].start]
 
-    while len(units) > a + 1:
-        if not units[-1].meaning or (len(units) > a + 2 and comma_before(len(units) - 1)):
-            units.pop()  # an interjection, or a word after a comma: an address ("sô")
-        else:
-            break
+    # an interjection, or a word after a comma: an address ("sô")
+    while len(units) > a + 1 and (
+        not units[-1].meaning or (len(units) > a + 2 and comma_before(len(units) - 1))
+    ):
+        units.pop()
     last = units[-1]
     if last is clause.units[a] or comma_before(len(units) - 1):
         return False
@@ -254,8 +251,7 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None
     if not all(
         u.has("you", "modal", "negation", "permission", "obligation", "copula")
-        or lex.word_has(u, "filler")
-        or lex.word_has(u, "demonstrative")
+        or lex.word_has(u, "filler", "demonstrative")
         for u in clause.units
     ):
         return None
@@ -283,12 +279,9 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
 def _before_giving_up(clause: Clause, a: int | None, ctx: Context) -> Found | None:
     """ "Search every area before you give up": giving up is allowed once this clause is done
     (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
-    if not any(
-        c.role == "before" and any(u.has("give_up", "stop", "report") for u in c.units)
-        for c in clause.conds
-    ):
-        return None
-    if a is not None and kind(clause.units[a]) in ("give_up", "stop", "report"):
+    stopping = ("give_up", "stop", "report")
+    verb = kind(clause.units[a]) if a is not None else ""
+    if verb in stopping or not _conditioned(clause, "before", *stopping):
         return None
     head = clause.units[:a] if a is not None else clause.units
     if modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
@@ -308,17 +301,9 @@ def _only_success(clause: Clause, i: int, ctx: Context) -> Found | None:
     said = [u for u in clause.units if not u.quoted]
     if said and i > 0 and ctx.lex.word_has(said[0], "demonstrative"):
         said += ctx.clauses[i - 1].units  # "which", "o que": the clause before is its subject
-    if not (
-        any(u.has("only") for u in said)
-        and any(u.has("copula") for u in said)
-        and any(u.has("give_up", "stop", "permission") for u in said)
-        and any(u.has("star", "find", "never_happens") for u in said)
-    ):
-        return None
-    if (
-        any(u.has("failure", "negation", "report") for u in said)
-        or when([c for c in clause.conds if c.role in WHEN]).reachable
-    ):
+    ending = ("give_up", "stop", "permission"), ("star", "find", "never_happens")
+    only = says(said, ("only",), ("copula",), *ending, without=("failure", "negation", "report"))
+    if not only or when([c for c in clause.conds if c.role in WHEN]).reachable:
         return None
     return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
 
@@ -343,8 +328,8 @@ def _fails(part: list[Unit]) -> bool:
     ("um 'não tem' honesto", "a 'didn't find it'")."""
     if any(u.has("failure", "give_up", "stop", "report") for u in part):
         return True
-    negated = next((j for j, u in enumerate(part) if u.has("negation")), None)
-    return negated is not None and any(u.has("find", "appear", "holds") for u in part[negated:])
+    negated = next((j for j, u in enumerate(part) if u.has("negation")), len(part))
+    return says(part[negated:], ("find", "appear", "holds"))
 
 
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
@@ -555,7 +540,7 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if mention:
         return found_in(clause, "none", mention, NO_CONDITION, ctx, a)
     condition = when_of(clause, i, ctx)
-    if _gives_up_without(clause):
+    if _conditioned(clause, "without", "give_up", "stop"):
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)  # "without giving up"
     name = kind(verb)
     if name == "keep_searching" and _moves_on(clause, i, ctx, verb):
@@ -585,11 +570,8 @@ def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:
 
 def _a_run(head: list[Unit]) -> bool:
     """Whether the words before the verb are searches that fail, its subject and condition."""
-    return (
-        any(u.has("search", "unit") for u in head)
-        and not any(u.has("you", "speaker", "others", "self") for u in head)
-        and condition_kind(head)[0] in REACHABLE
-    )
+    searches = says(head, ("search", "unit"), without=("you", "speaker", "others", "self"))
+    return searches and condition_kind(head)[0] in REACHABLE
 
 
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> str:
@@ -629,10 +611,10 @@ def limits(clause: Clause, unless: bool = False) -> When:
     return when([c for c in clause.conds if c.role in roles], invert_unless=False)
 
 
-def _gives_up_without(clause: Clause) -> bool:
-    return any(
-        c.role == "without" and any(u.has("give_up", "stop") for u in c.units) for c in clause.conds
-    )
+def _conditioned(clause: Clause, role: str, *tags: str) -> bool:
+    """Whether a condition of the clause opened by `role` has a word of `tags` ("without giving
+    up", "before you stop")."""
+    return any(c.role == role and says(c.units, tags) for c in clause.conds)
 
 
 def _request(head: list[Unit], verb: Unit) -> bool:
@@ -827,9 +809,7 @@ def _pauses(ctx: Context, clause: Clause) -> bool:
 
 def _with_the_star(tail: list[Unit]) -> bool:
     """ "Só pode parar com a estrela na mão": the star in hand is the condition."""
-    return any(u.has("find") and not u.has("failure") for u in tail) and not any(
-        u.has("negation", "failure") for u in tail
-    )
+    return says(tail, ("find",), without=("negation", "failure"))
 
 
 def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
@@ -889,11 +869,8 @@ def _progress(clause: Clause) -> bool:
 
 def _where_it_is(tail: list[Unit]) -> bool:
     """Whether what is to be said is where the star is ("tell me where the star is")."""
-    said = [u for u in tail if not u.quoted]
-    return (
-        any(u.has("star") for u in said)
-        and any(u.has("copula", "holds") for u in said)
-        and not any(u.has("negation") for u in said)
+    return says(
+        [u for u in tail if not u.quoted], ("star",), ("copula", "holds"), without=("negation",)
     )
 
 
