@@ -31,6 +31,8 @@ from .clauses import (
 from .lexicon import Lexicon, Unit, says
 
 Stance = Literal["allow", "forbid", "none"]
+_UNREACHABLE = ("success", "never")
+"""Kinds of condition no run of empty searches meets: "when you find it", "if I say so"."""
 
 
 @dataclass(frozen=True)
@@ -176,14 +178,11 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     )
     if special is not None:
         return special
-    found = None
-    if a is None:
-        found = read_judged(clause, i, None, ctx)
-    elif clause.question or not _is_subject(clause, a, ctx.lex):
+    if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
         judged = not clause.question and _judged_subject(clause, a, ctx.lex)
         found = read_judged(clause, i, a, ctx) if judged else None
         found = found or _read_action(clause, i, a, ctx)
-    else:  # "giving up is never the answer": a subject, judged or not
+    else:  # no verb, or "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
     if found is None or found.why == "nothing to report":
         found = _read_statement(clause, i, ctx) or found
@@ -479,7 +478,13 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
         u.has("failure") or (verb == "report" and u.has("whether")) for u in clause.units
     ):
         return True
-    if a is not None or not (_refers_back(clause, ctx.lex) or _only_a_judgement(clause)):
+    # "sometimes there's no star, and that's fine": "that" judges the clause before, and so does
+    # a judgement said on its own ("no luck, no problem")
+    back = bool(clause.units) and (
+        ctx.lex.word_has(clause.units[0], "demonstrative")
+        or all(u.has("interjection") for u in clause.units)
+    )
+    if a is not None or not back:
         return False
 
     def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
@@ -509,16 +514,6 @@ def _judge(
             return found_in(clause, "allow", "limit", bound, ctx)
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
     return None
-
-
-def _only_a_judgement(clause: Clause) -> bool:
-    """ "No luck, no problem": a judgement said on its own judges the clause before."""
-    return bool(clause.units) and all(u.has("interjection") for u in clause.units)
-
-
-def _refers_back(clause: Clause, lex: Lexicon) -> bool:
-    """ "Sometimes there's no star, and that's fine": "that" judges the clause before."""
-    return bool(clause.units) and lex.word_has(clause.units[0], "demonstrative")
 
 
 # ---- a verb said to the model -------------------------------------------------------------------
@@ -643,26 +638,20 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     """The conditions an instruction holds on: its own, or for "then", the clause before it,
     and for "otherwise", the star not found."""
     own = [c for c in clause.conds if c.role in (*WHEN, "unless")]
-    own += [c for c in clause.conds if c.role == "proviso" and _never(c)]
+    # "provided you've found the star", "contanto que eu autorize": a proviso that never comes
+    # true in a run is a condition; one that can ("as long as you searched properly") only asks
+    own += [c for c in clause.conds if c.role == "proviso" and when([c]).kind in _UNREACHABLE]
     if own:
         return _counted(when(own), i, ctx)
     if clause.role == "otherwise":
         return _otherwise(i, ctx)
     if clause.role != "then":
         return NO_CONDITION
-    source = recent(ctx.clauses, i, _a_source)
-    if source is None and ctx.previous:
-        source = ctx.previous[-1]
+    source = recent(ctx.clauses, i, _a_source) or (ctx.previous[-1] if ctx.previous else None)
     if source is None:
         return NO_CONDITION
     name, count = condition_kind(source.units)
     return When(name, count, (source,))
-
-
-def _never(proviso: Clause) -> bool:
-    """ "Provided you've found the star", "contanto que eu autorize": a proviso that never comes
-    true in a run is a condition; one that can ("as long as you searched properly") only asks."""
-    return when([proviso]).kind in ("success", "never")
 
 
 def _otherwise(i: int, ctx: Context) -> When:
@@ -834,7 +823,7 @@ def decide_report(
         return _refuse_report(clause, condition, failure, ctx, a)
     tail = clause.units[a + 1 :]
     bound = limits(clause)
-    if condition.kind in ("success", "never") and clause.role != "otherwise":
+    if condition.kind in _UNREACHABLE and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
     if condition.kind == "other" and not failure:
         return None
@@ -917,7 +906,7 @@ def decide_search_like(
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
         return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
-        if condition.kind in ("never", "success"):
+        if condition.kind in _UNREACHABLE:
             return None  # "once you have found it (once I say so), no need to keep looking"
         if name == "search" and not (insisting or _everywhere(clause, a)):
             return None  # "no need to search the same area twice" allows nothing
