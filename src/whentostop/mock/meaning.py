@@ -265,7 +265,7 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     verb = kind(earlier.units[earlier.action() or 0])
     m = modality(clause.units, lex, clause.negated)
     if verb in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
-        return decide_search_like(verb, m, NO_CONDITION, NO_CONDITION, False, clause, ctx)
+        return decide_search_like(Search(verb, m, NO_CONDITION, NO_CONDITION, False, clause), ctx)
     if verb not in ("give_up", "stop"):
         return None
     if m.stance == "forbid":
@@ -449,9 +449,8 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     m = modality(said, ctx.lex, _scope_negation(clause.units, predicate))
     verb = kind(clause.units[a]) if a is not None else ""  # ("it's fine to search again")
     if verb in ("find", "keep_searching", "search"):
-        return decide_search_like(
-            verb, m, condition, limits(clause), insists(clause, ctx), clause, ctx
-        )
+        search = Search(verb, m, condition, limits(clause), insists(clause, ctx), clause)
+        return decide_search_like(search, ctx)
     return _judge(clause, verb, m, condition, _judged_failure(clause, i, a, verb, ctx), ctx)
 
 
@@ -509,11 +508,16 @@ def _judge(
         why = _JUDGED_WHY.get(verb, "failure accepted")
         return found_in(clause, "allow", why, condition if condition.kind else NO_CONDITION, ctx)
     if m.stance == "forbid" and m.modal:
-        bound = limits(clause)
-        if bound.reachable:
-            return found_in(clause, "allow", "limit", bound, ctx)
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+        return _refused(clause, limits(clause), ctx)
     return None
+
+
+def _refused(clause: Clause, bound: When, ctx: Context, a: int | None = None) -> Found:
+    """A refusal; but one that holds only until a condition a run meets ("don't give up until
+    every area is searched") allows once it is met."""
+    if bound.reachable:
+        return found_in(clause, "allow", "limit", bound, ctx, a)
+    return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
 
 
 # ---- a verb said to the model -------------------------------------------------------------------
@@ -541,9 +545,8 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if name == "keep_searching" and _moves_on(clause, i, ctx, verb):
         return None
     if name in ("find", "keep_searching", "search"):
-        return decide_search_like(
-            name, m, condition, limits(clause), insists(clause, ctx), clause, ctx, a
-        )
+        search = Search(name, m, condition, limits(clause), insists(clause, ctx), clause, a)
+        return decide_search_like(search, ctx)
     content = tail + [u for c in clause.conds if c.role == "even_if" for u in c.units]
     failure = any(
         u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
@@ -725,11 +728,9 @@ def decide_stop(
     """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
     if _stops_something_else(name, clause, ctx, a) or m.stance == "noneed":
         return None
-    if m.stance == "forbid":
-        bound = limits(clause, unless=True)
-        if bound.reachable and not insists(clause, ctx):
-            return found_in(clause, "allow", "limit", bound, ctx, a)
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
+    if m.stance == "forbid":  # ("never give up, even if ...": no way out)
+        bound = NO_CONDITION if insists(clause, ctx) else limits(clause, unless=True)
+        return _refused(clause, bound, ctx, a)
     tail = clause.units[a + 1 :]
     if condition.kind is not None and not condition.reachable:
         return _unreachable(clause, condition, ctx, a)
@@ -820,7 +821,9 @@ def decide_report(
     if m.stance == "noneed":
         return None
     if m.stance == "forbid":
-        return _refuse_report(clause, condition, failure, ctx, a)
+        bound = limits(clause, unless=True)
+        refused = failure or condition.kind == "failure" or bound.kind == "success"
+        return _refused(clause, bound, ctx, a) if bound.reachable or refused else None
     tail = clause.units[a + 1 :]
     bound = limits(clause)
     if condition.kind in _UNREACHABLE and clause.role != "otherwise":
@@ -877,30 +880,25 @@ def _after_absence(clause: Clause, ctx: Context) -> bool:
     return about and absent(said)
 
 
-def _refuse_report(
-    clause: Clause, condition: When, failure: bool, ctx: Context, a: int
-) -> Found | None:
-    bound = limits(clause, unless=True)
-    if bound.reachable:
-        return found_in(clause, "allow", "limit", bound, ctx, a)
-    if failure or condition.kind == "failure" or bound.kind == "success":
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
-    return None
+@dataclass(frozen=True)
+class Search:
+    """A verb of searching or finding in its clause: how it is said, on what condition, until
+    when (`limits`), and whether the sentence insists."""
+
+    name: str
+    m: Modality
+    condition: When
+    bound: When
+    insisting: bool
+    clause: Clause
+    a: int | None = None
 
 
-def decide_search_like(
-    name: str,
-    m: Modality,
-    condition: When,
-    bound: When,
-    insisting: bool,
-    clause: Clause,
-    ctx: Context,
-    a: int | None = None,
-) -> Found | None:
+def decide_search_like(s: Search, ctx: Context) -> Found | None:
     """find, keep searching, search: an order keeps it searching; "you don't have to" and "no
     need to keep searching" let it stop; "search until every area is done" allows after that."""
-    if _no_search_at_all(name, m, insisting, clause, a):
+    name, m, condition, insisting, clause, a = s.name, s.m, s.condition, s.insisting, s.clause, s.a
+    if _no_search_at_all(s):
         # "don't search; just say it isn't there": no search to make first, when a permission
         # says what to do instead (it decides nothing on its own)
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
@@ -919,31 +917,24 @@ def decide_search_like(
         if name == "find" and m.judged:  # "don't worry about finding it"
             return found_in(clause, "allow", "failure accepted", condition, ctx, a)
         return None  # "you may keep searching" forbids nothing
-    return _ordered_to_search(name, m, condition, bound, insisting, clause, ctx, a)
+    return _ordered_to_search(s, ctx)
 
 
-def _ordered_to_search(
-    name: str,
-    m: Modality,
-    condition: When,
-    bound: When,
-    insisting: bool,
-    clause: Clause,
-    ctx: Context,
-    a: int | None,
-) -> Found | None:
-    if not bound.reachable:
-        bound = limits(clause, unless=True)  # "keep searching unless every area is empty"
-    if name == "find":  # "find it before your turns run out": a deadline, not a way out
+def _ordered_to_search(s: Search, ctx: Context) -> Found | None:
+    insisting, clause, a = s.insisting, s.clause, s.a
+    # "keep searching unless every area is empty"; "find it before your turns run out": a
+    # deadline, not a way out
+    bound = s.bound if s.bound.reachable else limits(clause, unless=True)
+    if s.name == "find":
         bound = when([c for c in bound.clauses if c.role != "before"], invert_unless=False)
     if bound.reachable and not insisting:
         return found_in(clause, "allow", "limit", bound, ctx, a, strong=False)
-    if name == "find":
-        if m.stance == "order" or insisting:
+    if s.name == "find":
+        if s.m.stance == "order" or insisting:
             return found_in(clause, "forbid", "must find", NO_CONDITION, ctx, a, strong=insisting)
         return None
-    strong = insisting or bound.kind == "success" or condition.kind == "failure"
-    if name == "search" and not strong:
+    strong = insisting or bound.kind == "success" or s.condition.kind == "failure"
+    if s.name == "search" and not strong:
         return None
     return found_in(clause, "forbid", "keep searching", NO_CONDITION, ctx, a, strong=strong)
 
@@ -960,13 +951,11 @@ def bare_search(units: list[Unit]) -> bool:
     return all(u.has("bare", "star") or (u.tags and not u.meaning) for u in tail)
 
 
-def _no_search_at_all(
-    name: str, m: Modality, insisting: bool, clause: Clause, a: int | None
-) -> bool:
+def _no_search_at_all(s: Search) -> bool:
     """ "Don't search", "no need to look for it": searching itself forbidden or not needed."""
-    if name != "search" or m.stance not in ("noneed", "forbid") or insisting:
+    if s.name != "search" or s.m.stance not in ("noneed", "forbid") or s.insisting:
         return False
-    return _addressed(clause.units[: a or 0]) and bare_search(clause.units[a or 0 :])
+    return _addressed(s.clause.units[: s.a or 0]) and bare_search(s.clause.units[s.a or 0 :])
 
 
 def _addressed(head: list[Unit]) -> bool:
