@@ -483,10 +483,9 @@ def condition_kind(words: list[Unit]) -> tuple[str, int | None]:
     count = count_of(words, trailing="everywhere" not in tags)
     if count is not None:
         return "count", count
-    for name, wanted in (("everywhere", {"everywhere"}), ("failure", {"failure", "whether"})):
-        if tags & wanted:
-            return name, None
-    return _vaguer_kind(words, tags, failing), None
+    if "everywhere" in tags:
+        return "everywhere", None
+    return _vaguer_kind(words, tags, failing), None  # (a failure, first)
 
 
 def _vaguer_kind(words: list[Unit], tags: set[str], failing: bool) -> str:
@@ -507,13 +506,10 @@ def _vaguer_kind(words: list[Unit], tags: set[str], failing: bool) -> str:
 
 
 def _subject_stops(words: list[Unit]) -> bool:
-    """ "until the game ends": something else stops, not the search."""
-    for unit in words:
-        if unit.has("determiner"):
-            return True
-        if unit.has("stop"):
-            return False
-    return False
+    """ "until the game ends": something else stops, not the search (a determiner before the
+    verb)."""
+    first = next((u for u in words if u.has("determiner", "stop")), None)
+    return first is not None and first.has("determiner")
 
 
 def count_of(words: list[Unit], trailing: bool = True) -> int | None:

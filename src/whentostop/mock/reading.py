@@ -20,7 +20,7 @@ from .clauses import (
     under_heading,
     when,
 )
-from .lexicon import Lexicon, Unit, text_units
+from .lexicon import Lexicon, Unit, says, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
@@ -267,9 +267,8 @@ def _judgement_first(found: list[Clause], lex: Lexicon) -> None:
     what it judges, set apart by commas, judges the first clause after it with no verb."""
     for j, clause in enumerate(found[:-1]):
         said = [u for u in clause.units if not lex.word_has(u, "filler")]
-        if clause.role != "main" or not said or clause.action() is not None:
-            continue
-        if not any(u.has("against") for u in said) or any(u.has("failure") for u in said):
+        judges = says(said, ("against",), without=("failure",))
+        if clause.role != "main" or not judges or clause.action() is not None:
             continue
         rest = [c for c in found[j + 1 :] if bare_negation(c, lex) is None]
         if rest and _judged_next(rest[0]):
@@ -392,10 +391,8 @@ def _carry_negation(
     if answer and not any(u.has("correction", "obligation") for u in rest):
         return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
     if following is None or any(u.has("copula") for u in clause.units):
-        if here:
-            _reverse(here, 0, clause)
-        else:
-            _reverse(readings.found, readings.floor, clause)
+        taken, floor = (here, 0) if here else (readings.found, readings.floor)
+        _reverse(taken, floor, clause)
         return
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
         following.negated += bare
@@ -431,11 +428,9 @@ def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -
     """ "Tell me where the star is, or that it isn't there": a clause joined by "or" with no
     verb of its own, after a verb of saying (or of stopping), is more of what to say."""
     own = clause.action()
-    if clause.link not in ("or", "and", "punct") or i == 0:
+    if clause.link not in ("or", "and", "punct") or i == 0 or not _more_to_say(clause):
         return None
     if own is not None and kind(clause.units[own]) not in ("find", "search"):
-        return None
-    if not _more_to_say(clause):
         return None
     before = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
     a = before.action() if before is not None else None
