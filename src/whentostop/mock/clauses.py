@@ -162,7 +162,9 @@ def split(sentence: list[Unit], question: bool) -> list[Clause]:
         if unit.kind == "," or (unit.kind == ":" and i in colons):
             if current.units or current.role == "main":  # "otherwise, say so": one clause
                 found.append(current)
-                current = Clause("main", _link_after(current, unit), [], unit.end)
+                stands = not current.units and current.link in ("correction", "but")
+                link = "colon" if unit.kind == ":" else "punct"  # ("Actually, if ...": it stands)
+                current = Clause("main", current.link if stands else link, [], unit.end)
         elif unit.kind == "w":
             opens = _opens(unit, sentence, i, current)
             if opens is None:
@@ -199,12 +201,6 @@ def _without_opener(sentence: list[Unit]) -> list[Unit]:
         if follows.kind in ",:" or (len(sentence[0].words) > 1 and follows.kind == "w"):
             return sentence[1:]
     return sentence
-
-
-def _link_after(current: Clause, mark: Unit) -> str:
-    if not current.units and current.link in ("correction", "but"):
-        return current.link  # "Actually, if ...": the correction stands
-    return "colon" if mark.kind == ":" else "punct"
 
 
 def _colons_that_cut(sentence: list[Unit]) -> set[int]:

@@ -1048,10 +1048,9 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     if not any(u.has("budget") for u in clause.units) or _no_budget(clause.units):
         return None
     count = count_of(clause.units)
-    if count is not None and _turns(clause.units):
-        return None  # "you have 10 turns": the clock, not a budget of searches
-    if count is not None and _a_setting_of_something_else(clause, ctx.text):
-        return None  # "max_words: 50": a budget of something else
+    # "you have 10 turns": the clock, not a budget of searches; "max_words: 50": something else's
+    if count is not None and (_turns(clause.units) or _another_setting(clause, ctx.text)):
+        return None
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
         if not condition.reachable:
@@ -1061,7 +1060,7 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
 
 
-def _a_setting_of_something_else(clause: Clause, text: str) -> bool:
+def _another_setting(clause: Clause, text: str) -> bool:
     """ "max_words: 50", "max_chars = 220": a setting's number, its key naming no search."""
     if any(u.has("unit", "everywhere") for u in clause.units):
         return False
