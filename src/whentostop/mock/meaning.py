@@ -169,13 +169,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
     if _negated_after(clause, a, ctx):
         clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
-    special = (
-        _extended(clause, i, ctx)
-        or _before_giving_up(clause, a, ctx)
-        or _elliptical(clause, i, ctx)
-        or _only_success(clause, i, ctx)
-        or _preference(clause, ctx)
-    )
+    special = _first(_SPECIAL, clause, i, ctx)
     if special is not None:
         return special
     if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
@@ -275,10 +269,10 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     return None  # ("don't give up, you can do it!" encourages)
 
 
-def _before_giving_up(clause: Clause, a: int | None, ctx: Context) -> Found | None:
+def _before_giving_up(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Search every area before you give up": giving up is allowed once this clause is done
     (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
-    stopping = ("give_up", "stop", "report")
+    stopping, a = ("give_up", "stop", "report"), clause.action()
     verb = kind(clause.units[a]) if a is not None else ""
     if verb in stopping or not _conditioned(clause, "before", *stopping):
         return None
@@ -307,7 +301,7 @@ def _only_success(clause: Clause, i: int, ctx: Context) -> Found | None:
     return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
 
 
-def _preference(clause: Clause, ctx: Context) -> Found | None:
+def _preference(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "I'd rather wait forever than hear 'not found'", "um 'não achei' não é melhor que uma
     busca sem fim": of two things compared, failing is the one not wanted (a refusal), or the
     one wanted over searching on (it is accepted)."""
@@ -348,6 +342,18 @@ def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
     flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
     sides = (wanted or words[c + 1 : t], words[t + 1 :])
     return (sides[1], sides[0]) if flips % 2 else sides
+
+
+Reads = Callable[[Clause, int, Context], Found | None]
+"""A rule for one kind of clause: what clause i of the sentence says, if it is of that kind."""
+_SPECIAL = (_extended, _before_giving_up, _elliptical, _only_success, _preference)
+"""The kinds of clause read before its verb is: "so may you", "before you give up", "you may
+not" (its verb left out), "the only way to end", "rather X than Y"."""
+
+
+def _first(rules: tuple[Reads, ...], clause: Clause, i: int, ctx: Context) -> Found | None:
+    """The reading of the first rule that reads the clause, in order."""
+    return next(filter(None, (read(clause, i, ctx) for read in rules)), None)
 
 
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
@@ -987,12 +993,7 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
         judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
-    return (
-        _nothing_required(clause, ctx)
-        or _budget(clause, ctx)
-        or _the_answer(clause, i, ctx)
-        or _hint(clause, i, ctx)
-    )
+    return _first((_nothing_required, _budget, _the_answer, _hint), clause, i, ctx)
 
 
 _ANSWER_TAGS = frozenset(
@@ -1034,7 +1035,7 @@ def _said_again(said: list[Unit], condition: When) -> bool:
     }
 
 
-def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
+def _nothing_required(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Nobody demands the star", "no need to exhaust every area", "a estrela é opcional"."""
     m = modality(clause.units, ctx.lex, clause.negated)
     required = m.stance == "noneed" or (m.stance == "permit" and m.judged)
@@ -1043,7 +1044,7 @@ def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
     return None
 
 
-def _budget(clause: Clause, ctx: Context) -> Found | None:
+def _budget(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "At most 3 searches", "one pass through every area is enough"."""
     if not any(u.has("budget") for u in clause.units) or _no_budget(clause.units):
         return None
