@@ -321,10 +321,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
             continue
         out.append(_phrase(tokens, quoted, braced, i, lex))
         i += len(out[-1].words)
-    if lex.verb_negators:
-        _negate_before_verbs(out, lex)
-    if lex.agreeing:
-        _agree(out, lex)
+    _negate_before_verbs(out, lex)  # (each a language's: without its words, it does nothing)
+    _agree(out, lex)
     return out
 
 

@@ -238,9 +238,7 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The other agents may stop; you may not.": a modal with its verb left out takes the verb
     of the clause before it."""
     lex = ctx.lex
-    if clause.action() is not None or not any(
-        u.has("modal", "permission", "obligation") for u in clause.units
-    ):
+    if clause.action() is not None or not says(clause.units, ("modal", "permission", "obligation")):
         return None
     if not all(
         u.has("you", "modal", "negation", "permission", "obligation", "copula")
@@ -479,9 +477,8 @@ def _only_possible(said: list[Unit]) -> bool:
 def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Context) -> bool:
     """Whether what is judged is giving up, or the star not found (in the clause, or, for
     "that's fine", in the clause before)."""
-    if verb in ("give_up", "stop") or any(
-        u.has("failure") or (verb == "report" and u.has("whether")) for u in clause.units
-    ):
+    failing = ("failure", "whether") if verb == "report" else ("failure",)
+    if verb in ("give_up", "stop") or says(clause.units, failing):
         return True
     # "sometimes there's no star, and that's fine": "that" judges the clause before, and so does
     # a judgement said on its own ("no luck, no problem")
@@ -849,10 +846,8 @@ def decide_report(
 def _say_so(tail: list[Unit], clause: Clause, ctx: Context, a: int) -> Found | None:
     """ "Say so", "tell me": a report of nothing named, unless the sentence before said the star
     is not there ("If it's not there, it's not there. Tell me.")."""
-    if not all(
-        u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") or u.has("stop")
-        for u in tail
-    ):
+    so = ("so", "it", "that", "isso", "this", "me", "us")
+    if not all(u.words[0] in so or u.has("stop") for u in tail):
         return None
     if _after_absence(clause, ctx):
         return found_in(clause, "allow", "report", When("failure", None, ()), ctx, a)
@@ -1030,9 +1025,8 @@ def _said_again(said: list[Unit], condition: When) -> bool:
     if not absent(said) or len(condition.clauses) != 1:
         return False
     words = [u for u in condition.clauses[0].units if u.kind == "w"]
-    return absent(words) and {t for u in said for t in u.meaning} == {
-        t for u in words for t in u.meaning
-    }
+    meanings = [{t for u in part for t in u.meaning} for part in (said, words)]
+    return absent(words) and meanings[0] == meanings[1]
 
 
 def _nothing_required(clause: Clause, i: int, ctx: Context) -> Found | None:
@@ -1099,12 +1093,14 @@ def _hint(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The star might not be in this level"; "some levels have no star, and this could be one"."""
     words = clause.units
     maybe = any(u.has("maybe") for u in words)
-    if hints_absence(words, ctx.lex) or (
-        maybe and recent(ctx.clauses, i, lambda c: absent(c.units))
-    ):
+    if hints_absence(words, ctx.lex) or (maybe and recent(ctx.clauses, i, _absent)):
         condition = when([c for c in clause.conds if c.role in WHEN])
         return found_in(clause, "allow", "absence possible", condition, ctx, strong=False)
     return None
+
+
+def _absent(clause: Clause) -> bool:
+    return absent(clause.units)
 
 
 def absent(words: list[Unit]) -> bool:
