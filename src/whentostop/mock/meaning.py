@@ -109,9 +109,7 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
 def _without_answer(head: list[Unit]) -> list[Unit]:
     """ "No you can't", "🚫 don't": a "no" before the instruction answers or signs it."""
     answered = len(head) > 1 and head[0].words == ("no",)
-    if answered and (
-        head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3])
-    ):
+    if answered and (head[1].words[0] in ("you", "i", "we") or says(head[1:3], ("negation",))):
         return head[1:]
     return head
 
