@@ -228,15 +228,6 @@ def _word_end(folded: str, i: int, n: int) -> int:
     return j
 
 
-def _glued(folded: str, i: int, n: int) -> bool:
-    """Whether the mark at i sits between a word and a value with no space ("STAR=none")."""
-    return (
-        0 < i < n - 1
-        and folded[i - 1].isalpha()
-        and (folded[i + 1].isalnum() or folded[i + 1] == "<")
-    )
-
-
 _KEY_CHARS = 40
 """A settings key is at most this long ("give_up_when_not_found")."""
 
@@ -244,11 +235,12 @@ _KEY_CHARS = 40
 def _a_key(folded: str, i: int, n: int) -> bool:
     """Whether the "=" at i gives a key its value: glued ("STAR=none"), or spaced after the
     one word that opens a line, as in a settings file ("report_not_found = off")."""
-    if _glued(folded, i, n):
-        return True
+    after = folded[i + 1 : i + 2]
+    if 0 < i < n - 1 and folded[i - 1].isalpha() and (after.isalnum() or after == "<"):
+        return True  # between a word and a value with no space
     line = folded[max(0, i - _KEY_CHARS) : i].rpartition("\n")[2]  # (a full window: no key)
     key = line.strip()
-    value = folded[i + 1 : i + 2] == " " and folded[i + 2 : i + 3].isalnum()
+    value = after == " " and folded[i + 2 : i + 3].isalnum()
     spaced = line.endswith(" ") and len(line) < _KEY_CHARS
     return value and spaced and bool(key) and all(c.isalnum() or c in "_.-" for c in key)
 
