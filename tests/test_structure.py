@@ -185,8 +185,8 @@ holds it above the goal: the lesson's judges, loop checker and limits (`lesson/`
 the reader of intent's mechanism with the personas (`mock/`, about 3,135, its lists' names now
 data in `data/intent/lists.toml`, its kinds of clause read by tables of rules), the loop library
 (about 3,525, its command line's table now data in `data/cli.toml`) and the views (about 1,950,
-their fixed styles now in the stylesheet); a pass over each room for code said twice (round 6) found about 380 lines to cut
-without losing a message, a check or a test."""
+their fixed styles now in the stylesheet); a pass over each room for code said twice (round 6)
+found about 380 lines to cut without losing a message, a check or a test."""
 
 
 def test_the_library_stays_under_its_ceiling_of_python_lines() -> None:
