@@ -162,7 +162,9 @@ def split(sentence: list[Unit], question: bool) -> list[Clause]:
         if unit.kind == "," or (unit.kind == ":" and i in colons):
             if current.units or current.role == "main":  # "otherwise, say so": one clause
                 found.append(current)
-                current = Clause("main", _link_after(current, unit), [], unit.end)
+                stands = not current.units and current.link in ("correction", "but")
+                link = "colon" if unit.kind == ":" else "punct"  # ("Actually, if ...": it stands)
+                current = Clause("main", current.link if stands else link, [], unit.end)
         elif unit.kind == "w":
             opens = _opens(unit, sentence, i, current)
             if opens is None:
@@ -199,12 +201,6 @@ def _without_opener(sentence: list[Unit]) -> list[Unit]:
         if follows.kind in ",:" or (len(sentence[0].words) > 1 and follows.kind == "w"):
             return sentence[1:]
     return sentence
-
-
-def _link_after(current: Clause, mark: Unit) -> str:
-    if not current.units and current.link in ("correction", "but"):
-        return current.link  # "Actually, if ...": the correction stands
-    return "colon" if mark.kind == ":" else "punct"
 
 
 def _colons_that_cut(sentence: list[Unit]) -> set[int]:
@@ -362,7 +358,8 @@ def starts_instruction(words: list[Unit], i: int, lex: Lexicon) -> bool:
     unit = words[i]
     before = words[i - 1] if i > 0 else None
     led = before is not None and (
-        before.has("you", "speaker", "others", "self", "unit") or lex.word_has(before, "lead", -1)
+        before.has("you", "speaker", "others", "self", "unit")
+        or lex.word_has(before, "lead", at=-1)
     )
     if unit.has(*SAYS_STOP):
         return not led
@@ -404,8 +401,7 @@ def bare_negation(clause: Clause, lex: Lexicon) -> int | None:
     if not all(
         (u.has("negation") and not u.has("failure", "obligation"))  # ("or 'none'", "optional")
         or u.has("correction", "copula")  # "it's not", "não é": a judgement taken back
-        or lex.word_has(u, "filler")
-        or lex.word_has(u, "demonstrative")
+        or lex.word_has(u, "filler", "demonstrative")
         or (clause.link == "correction" and not u.meaning - {"others", "speaker"})  # "from HR:"
         for u in clause.units
     ):
@@ -483,10 +479,9 @@ def condition_kind(words: list[Unit]) -> tuple[str, int | None]:
     count = count_of(words, trailing="everywhere" not in tags)
     if count is not None:
         return "count", count
-    for name, wanted in (("everywhere", {"everywhere"}), ("failure", {"failure", "whether"})):
-        if tags & wanted:
-            return name, None
-    return _vaguer_kind(words, tags, failing), None
+    if "everywhere" in tags:
+        return "everywhere", None
+    return _vaguer_kind(words, tags, failing), None  # (a failure, first)
 
 
 def _vaguer_kind(words: list[Unit], tags: set[str], failing: bool) -> str:
@@ -507,13 +502,10 @@ def _vaguer_kind(words: list[Unit], tags: set[str], failing: bool) -> str:
 
 
 def _subject_stops(words: list[Unit]) -> bool:
-    """ "until the game ends": something else stops, not the search."""
-    for unit in words:
-        if unit.has("determiner"):
-            return True
-        if unit.has("stop"):
-            return False
-    return False
+    """ "until the game ends": something else stops, not the search (a determiner before the
+    verb)."""
+    first = next((u for u in words if u.has("determiner", "stop")), None)
+    return first is not None and first.has("determiner")
 
 
 def count_of(words: list[Unit], trailing: bool = True) -> int | None:

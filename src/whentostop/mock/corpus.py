@@ -165,12 +165,11 @@ def explain(intent: Intent) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("names", nargs="*", help="corpus files (default: all but the ambiguous)")
-    parser.add_argument(
-        "--misses", action="store_true", help="list the misses (never for held-out files)"
-    )
-    parser.add_argument(
-        "--rules", action="store_true", help="the rules alone, without their second opinion"
-    )
+    for flag, meaning in (
+        ("--misses", "list the misses (never for held-out files)"),
+        ("--rules", "the rules alone, without their second opinion"),
+    ):
+        parser.add_argument(flag, action="store_true", help=meaning)
     args = parser.parse_args(argv)
     for name in args.names or files():
         tally = score(load(name), read_rules if args.rules else read_intent)

@@ -88,10 +88,11 @@ class Lexicon:
     """False values that, after a key naming a reply, are the reply ("Final answer: none"), where
     the others deny it ("report_failure: false")."""
 
-    def word_has(self, unit: Unit, tag: str, at: int = 0) -> bool:
-        """Whether `unit` is in the list `tag`, or its first word (`at`: which word) is, alone:
-        "gave up" is past because "gave" is."""
-        return tag in unit.tags or tag in self.word_tags.get(unit.words[at], ())
+    def word_has(self, unit: Unit, *tags: str, at: int = 0) -> bool:
+        """Whether `unit` is in one of the lists `tags`, or its first word (`at`: which word) is,
+        alone: "gave up" is past because "gave" is."""
+        alone = self.word_tags.get(unit.words[at], frozenset())
+        return unit.has(*tags) or not alone.isdisjoint(tags)
 
     def words(self, token: Token) -> list[str]:
         """The words a written word stands for: its spelling, contractions split, a near miss of
@@ -155,6 +156,13 @@ class Unit:
     def meaning(self) -> frozenset[str]:
         """Its tags but the word classes that carry no meaning of their own ("the", "just")."""
         return self.tags - WORD_CLASSES
+
+
+def says(words: list[Unit], *wanted: tuple[str, ...], without: tuple[str, ...] = ()) -> bool:
+    """Whether `words` hold a unit of each list of `wanted` (a unit in any of its tags), and no
+    unit with a tag of `without`: says(words, ("star",), ("copula", "holds"))."""
+    found = all(any(u.has(*tags) for u in words) for tags in wanted)
+    return found and not any(u.has(*without) for u in words)
 
 
 @cache
@@ -313,10 +321,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
             continue
         out.append(_phrase(tokens, quoted, braced, i, lex))
         i += len(out[-1].words)
-    if lex.verb_negators:
-        _negate_before_verbs(out, lex)
-    if lex.agreeing:
-        _agree(out, lex)
+    _negate_before_verbs(out, lex)  # (each a language's: without its words, it does nothing)
+    _agree(out, lex)
     return out
 
 

@@ -28,9 +28,11 @@ from .clauses import (
     kind,
     when,
 )
-from .lexicon import Lexicon, Unit
+from .lexicon import Lexicon, Unit, says
 
 Stance = Literal["allow", "forbid", "none"]
+_UNREACHABLE = ("success", "never")
+"""Kinds of condition no run of empty searches meets: "when you find it", "if I say so"."""
 
 
 @dataclass(frozen=True)
@@ -107,9 +109,7 @@ def modality(head: list[Unit], lex: Lexicon, carried: int = 0) -> Modality:
 def _without_answer(head: list[Unit]) -> list[Unit]:
     """ "No you can't", "🚫 don't": a "no" before the instruction answers or signs it."""
     answered = len(head) > 1 and head[0].words == ("no",)
-    if answered and (
-        head[1].words[0] in ("you", "i", "we") or any(u.has("negation") for u in head[1:3])
-    ):
+    if answered and (head[1].words[0] in ("you", "i", "we") or says(head[1:3], ("negation",))):
         return head[1:]
     return head
 
@@ -130,11 +130,8 @@ _STANCES = {
 
 def _subject(said: list[Unit]) -> str:
     """The last subject named: "you", "speaker", "others", "self", or "" (an imperative)."""
-    for unit in reversed(said):
-        for who in ("you", "speaker", "others", "self"):
-            if who in unit.tags:
-                return who
-    return ""
+    whos = ("you", "speaker", "others", "self")
+    return next((who for unit in reversed(said) for who in whos if who in unit.tags), "")
 
 
 def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
@@ -170,23 +167,14 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
     if _negated_after(clause, a, ctx):
         clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
-    special = (
-        _extended(clause, i, ctx)
-        or _before_giving_up(clause, a, ctx)
-        or _elliptical(clause, i, ctx)
-        or _only_success(clause, i, ctx)
-        or _preference(clause, ctx)
-    )
+    special = _first(_SPECIAL, clause, i, ctx)
     if special is not None:
         return special
-    found = None
-    if a is None:
-        found = read_judged(clause, i, None, ctx)
-    elif clause.question or not _is_subject(clause, a, ctx.lex):
+    if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
         judged = not clause.question and _judged_subject(clause, a, ctx.lex)
         found = read_judged(clause, i, a, ctx) if judged else None
         found = found or _read_action(clause, i, a, ctx)
-    else:  # "giving up is never the answer": a subject, judged or not
+    else:  # no verb, or "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
     if found is None or found.why == "nothing to report":
         found = _read_statement(clause, i, ctx) or found
@@ -231,11 +219,11 @@ def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
     def comma_before(k: int) -> bool:
         return "," in ctx.text[units[k - 1].end : units[k].start]
 
-    while len(units) > a + 1:
-        if not units[-1].meaning or (len(units) > a + 2 and comma_before(len(units) - 1)):
-            units.pop()  # an interjection, or a word after a comma: an address ("sô")
-        else:
-            break
+    # an interjection, or a word after a comma: an address ("sô")
+    while len(units) > a + 1 and (
+        not units[-1].meaning or (len(units) > a + 2 and comma_before(len(units) - 1))
+    ):
+        units.pop()
     last = units[-1]
     if last is clause.units[a] or comma_before(len(units) - 1):
         return False
@@ -248,14 +236,11 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The other agents may stop; you may not.": a modal with its verb left out takes the verb
     of the clause before it."""
     lex = ctx.lex
-    if clause.action() is not None or not any(
-        u.has("modal", "permission", "obligation") for u in clause.units
-    ):
+    if clause.action() is not None or not says(clause.units, ("modal", "permission", "obligation")):
         return None
     if not all(
         u.has("you", "modal", "negation", "permission", "obligation", "copula")
-        or lex.word_has(u, "filler")
-        or lex.word_has(u, "demonstrative")
+        or lex.word_has(u, "filler", "demonstrative")
         for u in clause.units
     ):
         return None
@@ -270,7 +255,7 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     verb = kind(earlier.units[earlier.action() or 0])
     m = modality(clause.units, lex, clause.negated)
     if verb in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
-        return decide_search_like(verb, m, NO_CONDITION, NO_CONDITION, False, clause, ctx)
+        return decide_search_like(Search(verb, m, NO_CONDITION, NO_CONDITION, False, clause), ctx)
     if verb not in ("give_up", "stop"):
         return None
     if m.stance == "forbid":
@@ -280,15 +265,12 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     return None  # ("don't give up, you can do it!" encourages)
 
 
-def _before_giving_up(clause: Clause, a: int | None, ctx: Context) -> Found | None:
+def _before_giving_up(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Search every area before you give up": giving up is allowed once this clause is done
     (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
-    if not any(
-        c.role == "before" and any(u.has("give_up", "stop", "report") for u in c.units)
-        for c in clause.conds
-    ):
-        return None
-    if a is not None and kind(clause.units[a]) in ("give_up", "stop", "report"):
+    stopping, a = ("give_up", "stop", "report"), clause.action()
+    verb = kind(clause.units[a]) if a is not None else ""
+    if verb in stopping or not _conditioned(clause, "before", *stopping):
         return None
     head = clause.units[:a] if a is not None else clause.units
     if modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
@@ -308,22 +290,14 @@ def _only_success(clause: Clause, i: int, ctx: Context) -> Found | None:
     said = [u for u in clause.units if not u.quoted]
     if said and i > 0 and ctx.lex.word_has(said[0], "demonstrative"):
         said += ctx.clauses[i - 1].units  # "which", "o que": the clause before is its subject
-    if not (
-        any(u.has("only") for u in said)
-        and any(u.has("copula") for u in said)
-        and any(u.has("give_up", "stop", "permission") for u in said)
-        and any(u.has("star", "find", "never_happens") for u in said)
-    ):
-        return None
-    if (
-        any(u.has("failure", "negation", "report") for u in said)
-        or when([c for c in clause.conds if c.role in WHEN]).reachable
-    ):
+    ending = ("give_up", "stop", "permission"), ("star", "find", "never_happens")
+    only = says(said, ("only",), ("copula",), *ending, without=("failure", "negation", "report"))
+    if not only or when([c for c in clause.conds if c.role in WHEN]).reachable:
         return None
     return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
 
 
-def _preference(clause: Clause, ctx: Context) -> Found | None:
+def _preference(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "I'd rather wait forever than hear 'not found'", "um 'não achei' não é melhor que uma
     busca sem fim": of two things compared, failing is the one not wanted (a refusal), or the
     one wanted over searching on (it is accepted)."""
@@ -343,8 +317,8 @@ def _fails(part: list[Unit]) -> bool:
     ("um 'não tem' honesto", "a 'didn't find it'")."""
     if any(u.has("failure", "give_up", "stop", "report") for u in part):
         return True
-    negated = next((j for j, u in enumerate(part) if u.has("negation")), None)
-    return negated is not None and any(u.has("find", "appear", "holds") for u in part[negated:])
+    negated = next((j for j, u in enumerate(part) if u.has("negation")), len(part))
+    return says(part[negated:], ("find", "appear", "holds"))
 
 
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
@@ -364,6 +338,18 @@ def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
     flips = sum(1 for u in words[start:c] if u.has("negation") and not u.has("failure"))
     sides = (wanted or words[c + 1 : t], words[t + 1 :])
     return (sides[1], sides[0]) if flips % 2 else sides
+
+
+Reads = Callable[[Clause, int, Context], Found | None]
+"""A rule for one kind of clause: what clause i of the sentence says, if it is of that kind."""
+_SPECIAL = (_extended, _before_giving_up, _elliptical, _only_success, _preference)
+"""The kinds of clause read before its verb is: "so may you", "before you give up", "you may
+not" (its verb left out), "the only way to end", "rather X than Y"."""
+
+
+def _first(rules: tuple[Reads, ...], clause: Clause, i: int, ctx: Context) -> Found | None:
+    """The reading of the first rule that reads the clause, in order."""
+    return next(filter(None, (read(clause, i, ctx) for read in rules)), None)
 
 
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
@@ -465,9 +451,8 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     m = modality(said, ctx.lex, _scope_negation(clause.units, predicate))
     verb = kind(clause.units[a]) if a is not None else ""  # ("it's fine to search again")
     if verb in ("find", "keep_searching", "search"):
-        return decide_search_like(
-            verb, m, condition, limits(clause), insists(clause, ctx), clause, ctx
-        )
+        search = Search(verb, m, condition, limits(clause), insists(clause, ctx), clause)
+        return decide_search_like(search, ctx)
     return _judge(clause, verb, m, condition, _judged_failure(clause, i, a, verb, ctx), ctx)
 
 
@@ -490,11 +475,16 @@ def _only_possible(said: list[Unit]) -> bool:
 def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Context) -> bool:
     """Whether what is judged is giving up, or the star not found (in the clause, or, for
     "that's fine", in the clause before)."""
-    if verb in ("give_up", "stop") or any(
-        u.has("failure") or (verb == "report" and u.has("whether")) for u in clause.units
-    ):
+    failing = ("failure", "whether") if verb == "report" else ("failure",)
+    if verb in ("give_up", "stop") or says(clause.units, failing):
         return True
-    if a is not None or not (_refers_back(clause, ctx.lex) or _only_a_judgement(clause)):
+    # "sometimes there's no star, and that's fine": "that" judges the clause before, and so does
+    # a judgement said on its own ("no luck, no problem")
+    back = bool(clause.units) and (
+        ctx.lex.word_has(clause.units[0], "demonstrative")
+        or all(u.has("interjection") for u in clause.units)
+    )
+    if a is not None or not back:
         return False
 
     def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
@@ -519,21 +509,16 @@ def _judge(
         why = _JUDGED_WHY.get(verb, "failure accepted")
         return found_in(clause, "allow", why, condition if condition.kind else NO_CONDITION, ctx)
     if m.stance == "forbid" and m.modal:
-        bound = limits(clause)
-        if bound.reachable:
-            return found_in(clause, "allow", "limit", bound, ctx)
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
+        return _refused(clause, limits(clause), ctx)
     return None
 
 
-def _only_a_judgement(clause: Clause) -> bool:
-    """ "No luck, no problem": a judgement said on its own judges the clause before."""
-    return bool(clause.units) and all(u.has("interjection") for u in clause.units)
-
-
-def _refers_back(clause: Clause, lex: Lexicon) -> bool:
-    """ "Sometimes there's no star, and that's fine": "that" judges the clause before."""
-    return bool(clause.units) and lex.word_has(clause.units[0], "demonstrative")
+def _refused(clause: Clause, bound: When, ctx: Context, a: int | None = None) -> Found:
+    """A refusal; but one that holds only until a condition a run meets ("don't give up until
+    every area is searched") allows once it is met."""
+    if bound.reachable:
+        return found_in(clause, "allow", "limit", bound, ctx, a)
+    return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
 
 
 # ---- a verb said to the model -------------------------------------------------------------------
@@ -555,15 +540,14 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if mention:
         return found_in(clause, "none", mention, NO_CONDITION, ctx, a)
     condition = when_of(clause, i, ctx)
-    if _gives_up_without(clause):
+    if _conditioned(clause, "without", "give_up", "stop"):
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)  # "without giving up"
     name = kind(verb)
     if name == "keep_searching" and _moves_on(clause, i, ctx, verb):
         return None
     if name in ("find", "keep_searching", "search"):
-        return decide_search_like(
-            name, m, condition, limits(clause), insists(clause, ctx), clause, ctx, a
-        )
+        search = Search(name, m, condition, limits(clause), insists(clause, ctx), clause, a)
+        return decide_search_like(search, ctx)
     content = tail + [u for c in clause.conds if c.role == "even_if" for u in c.units]
     failure = any(
         u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
@@ -585,11 +569,8 @@ def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:
 
 def _a_run(head: list[Unit]) -> bool:
     """Whether the words before the verb are searches that fail, its subject and condition."""
-    return (
-        any(u.has("search", "unit") for u in head)
-        and not any(u.has("you", "speaker", "others", "self") for u in head)
-        and condition_kind(head)[0] in REACHABLE
-    )
+    searches = says(head, ("search", "unit"), without=("you", "speaker", "others", "self"))
+    return searches and condition_kind(head)[0] in REACHABLE
 
 
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> str:
@@ -629,10 +610,10 @@ def limits(clause: Clause, unless: bool = False) -> When:
     return when([c for c in clause.conds if c.role in roles], invert_unless=False)
 
 
-def _gives_up_without(clause: Clause) -> bool:
-    return any(
-        c.role == "without" and any(u.has("give_up", "stop") for u in c.units) for c in clause.conds
-    )
+def _conditioned(clause: Clause, role: str, *tags: str) -> bool:
+    """Whether a condition of the clause opened by `role` has a word of `tags` ("without giving
+    up", "before you stop")."""
+    return any(c.role == role and says(c.units, tags) for c in clause.conds)
 
 
 def _request(head: list[Unit], verb: Unit) -> bool:
@@ -661,26 +642,20 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     """The conditions an instruction holds on: its own, or for "then", the clause before it,
     and for "otherwise", the star not found."""
     own = [c for c in clause.conds if c.role in (*WHEN, "unless")]
-    own += [c for c in clause.conds if c.role == "proviso" and _never(c)]
+    # "provided you've found the star", "contanto que eu autorize": a proviso that never comes
+    # true in a run is a condition; one that can ("as long as you searched properly") only asks
+    own += [c for c in clause.conds if c.role == "proviso" and when([c]).kind in _UNREACHABLE]
     if own:
         return _counted(when(own), i, ctx)
     if clause.role == "otherwise":
         return _otherwise(i, ctx)
     if clause.role != "then":
         return NO_CONDITION
-    source = recent(ctx.clauses, i, _a_source)
-    if source is None and ctx.previous:
-        source = ctx.previous[-1]
+    source = recent(ctx.clauses, i, _a_source) or (ctx.previous[-1] if ctx.previous else None)
     if source is None:
         return NO_CONDITION
     name, count = condition_kind(source.units)
     return When(name, count, (source,))
-
-
-def _never(proviso: Clause) -> bool:
-    """ "Provided you've found the star", "contanto que eu autorize": a proviso that never comes
-    true in a run is a condition; one that can ("as long as you searched properly") only asks."""
-    return when([proviso]).kind in ("success", "never")
 
 
 def _otherwise(i: int, ctx: Context) -> When:
@@ -754,11 +729,9 @@ def decide_stop(
     """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
     if _stops_something_else(name, clause, ctx, a) or m.stance == "noneed":
         return None
-    if m.stance == "forbid":
-        bound = limits(clause, unless=True)
-        if bound.reachable and not insists(clause, ctx):
-            return found_in(clause, "allow", "limit", bound, ctx, a)
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
+    if m.stance == "forbid":  # ("never give up, even if ...": no way out)
+        bound = NO_CONDITION if insists(clause, ctx) else limits(clause, unless=True)
+        return _refused(clause, bound, ctx, a)
     tail = clause.units[a + 1 :]
     if condition.kind is not None and not condition.reachable:
         return _unreachable(clause, condition, ctx, a)
@@ -827,9 +800,7 @@ def _pauses(ctx: Context, clause: Clause) -> bool:
 
 def _with_the_star(tail: list[Unit]) -> bool:
     """ "Só pode parar com a estrela na mão": the star in hand is the condition."""
-    return any(u.has("find") and not u.has("failure") for u in tail) and not any(
-        u.has("negation", "failure") for u in tail
-    )
+    return says(tail, ("find",), without=("negation", "failure"))
 
 
 def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
@@ -851,10 +822,12 @@ def decide_report(
     if m.stance == "noneed":
         return None
     if m.stance == "forbid":
-        return _refuse_report(clause, condition, failure, ctx, a)
+        bound = limits(clause, unless=True)
+        refused = failure or condition.kind == "failure" or bound.kind == "success"
+        return _refused(clause, bound, ctx, a) if bound.reachable or refused else None
     tail = clause.units[a + 1 :]
     bound = limits(clause)
-    if condition.kind in ("success", "never") and clause.role != "otherwise":
+    if condition.kind in _UNREACHABLE and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
     if condition.kind == "other" and not failure:
         return None
@@ -871,10 +844,8 @@ def decide_report(
 def _say_so(tail: list[Unit], clause: Clause, ctx: Context, a: int) -> Found | None:
     """ "Say so", "tell me": a report of nothing named, unless the sentence before said the star
     is not there ("If it's not there, it's not there. Tell me.")."""
-    if not all(
-        u.words[0] in ("so", "it", "that", "isso", "this", "me", "us") or u.has("stop")
-        for u in tail
-    ):
+    so = ("so", "it", "that", "isso", "this", "me", "us")
+    if not all(u.words[0] in so or u.has("stop") for u in tail):
         return None
     if _after_absence(clause, ctx):
         return found_in(clause, "allow", "report", When("failure", None, ()), ctx, a)
@@ -889,11 +860,8 @@ def _progress(clause: Clause) -> bool:
 
 def _where_it_is(tail: list[Unit]) -> bool:
     """Whether what is to be said is where the star is ("tell me where the star is")."""
-    said = [u for u in tail if not u.quoted]
-    return (
-        any(u.has("star") for u in said)
-        and any(u.has("copula", "holds") for u in said)
-        and not any(u.has("negation") for u in said)
+    return says(
+        [u for u in tail if not u.quoted], ("star",), ("copula", "holds"), without=("negation",)
     )
 
 
@@ -911,36 +879,31 @@ def _after_absence(clause: Clause, ctx: Context) -> bool:
     return about and absent(said)
 
 
-def _refuse_report(
-    clause: Clause, condition: When, failure: bool, ctx: Context, a: int
-) -> Found | None:
-    bound = limits(clause, unless=True)
-    if bound.reachable:
-        return found_in(clause, "allow", "limit", bound, ctx, a)
-    if failure or condition.kind == "failure" or bound.kind == "success":
-        return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx, a)
-    return None
+@dataclass(frozen=True)
+class Search:
+    """A verb of searching or finding in its clause: how it is said, on what condition, until
+    when (`limits`), and whether the sentence insists."""
+
+    name: str
+    m: Modality
+    condition: When
+    bound: When
+    insisting: bool
+    clause: Clause
+    a: int | None = None
 
 
-def decide_search_like(
-    name: str,
-    m: Modality,
-    condition: When,
-    bound: When,
-    insisting: bool,
-    clause: Clause,
-    ctx: Context,
-    a: int | None = None,
-) -> Found | None:
+def decide_search_like(s: Search, ctx: Context) -> Found | None:
     """find, keep searching, search: an order keeps it searching; "you don't have to" and "no
     need to keep searching" let it stop; "search until every area is done" allows after that."""
-    if _no_search_at_all(name, m, insisting, clause, a):
+    name, m, condition, insisting, clause, a = s.name, s.m, s.condition, s.insisting, s.clause, s.a
+    if _no_search_at_all(s):
         # "don't search; just say it isn't there": no search to make first, when a permission
         # says what to do instead (it decides nothing on its own)
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
         return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
-        if condition.kind in ("never", "success"):
+        if condition.kind in _UNREACHABLE:
             return None  # "once you have found it (once I say so), no need to keep looking"
         if name == "search" and not (insisting or _everywhere(clause, a)):
             return None  # "no need to search the same area twice" allows nothing
@@ -953,31 +916,24 @@ def decide_search_like(
         if name == "find" and m.judged:  # "don't worry about finding it"
             return found_in(clause, "allow", "failure accepted", condition, ctx, a)
         return None  # "you may keep searching" forbids nothing
-    return _ordered_to_search(name, m, condition, bound, insisting, clause, ctx, a)
+    return _ordered_to_search(s, ctx)
 
 
-def _ordered_to_search(
-    name: str,
-    m: Modality,
-    condition: When,
-    bound: When,
-    insisting: bool,
-    clause: Clause,
-    ctx: Context,
-    a: int | None,
-) -> Found | None:
-    if not bound.reachable:
-        bound = limits(clause, unless=True)  # "keep searching unless every area is empty"
-    if name == "find":  # "find it before your turns run out": a deadline, not a way out
+def _ordered_to_search(s: Search, ctx: Context) -> Found | None:
+    insisting, clause, a = s.insisting, s.clause, s.a
+    # "keep searching unless every area is empty"; "find it before your turns run out": a
+    # deadline, not a way out
+    bound = s.bound if s.bound.reachable else limits(clause, unless=True)
+    if s.name == "find":
         bound = when([c for c in bound.clauses if c.role != "before"], invert_unless=False)
     if bound.reachable and not insisting:
         return found_in(clause, "allow", "limit", bound, ctx, a, strong=False)
-    if name == "find":
-        if m.stance == "order" or insisting:
+    if s.name == "find":
+        if s.m.stance == "order" or insisting:
             return found_in(clause, "forbid", "must find", NO_CONDITION, ctx, a, strong=insisting)
         return None
-    strong = insisting or bound.kind == "success" or condition.kind == "failure"
-    if name == "search" and not strong:
+    strong = insisting or bound.kind == "success" or s.condition.kind == "failure"
+    if s.name == "search" and not strong:
         return None
     return found_in(clause, "forbid", "keep searching", NO_CONDITION, ctx, a, strong=strong)
 
@@ -994,13 +950,11 @@ def bare_search(units: list[Unit]) -> bool:
     return all(u.has("bare", "star") or (u.tags and not u.meaning) for u in tail)
 
 
-def _no_search_at_all(
-    name: str, m: Modality, insisting: bool, clause: Clause, a: int | None
-) -> bool:
+def _no_search_at_all(s: Search) -> bool:
     """ "Don't search", "no need to look for it": searching itself forbidden or not needed."""
-    if name != "search" or m.stance not in ("noneed", "forbid") or insisting:
+    if s.name != "search" or s.m.stance not in ("noneed", "forbid") or s.insisting:
         return False
-    return _addressed(clause.units[: a or 0]) and bare_search(clause.units[a or 0 :])
+    return _addressed(s.clause.units[: s.a or 0]) and bare_search(s.clause.units[s.a or 0 :])
 
 
 def _addressed(head: list[Unit]) -> bool:
@@ -1032,12 +986,7 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
         judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
-    return (
-        _nothing_required(clause, ctx)
-        or _budget(clause, ctx)
-        or _the_answer(clause, i, ctx)
-        or _hint(clause, i, ctx)
-    )
+    return _first((_nothing_required, _budget, _the_answer, _hint), clause, i, ctx)
 
 
 _ANSWER_TAGS = frozenset(
@@ -1074,12 +1023,11 @@ def _said_again(said: list[Unit], condition: When) -> bool:
     if not absent(said) or len(condition.clauses) != 1:
         return False
     words = [u for u in condition.clauses[0].units if u.kind == "w"]
-    return absent(words) and {t for u in said for t in u.meaning} == {
-        t for u in words for t in u.meaning
-    }
+    meanings = [{t for u in part for t in u.meaning} for part in (said, words)]
+    return absent(words) and meanings[0] == meanings[1]
 
 
-def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
+def _nothing_required(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Nobody demands the star", "no need to exhaust every area", "a estrela é opcional"."""
     m = modality(clause.units, ctx.lex, clause.negated)
     required = m.stance == "noneed" or (m.stance == "permit" and m.judged)
@@ -1088,15 +1036,14 @@ def _nothing_required(clause: Clause, ctx: Context) -> Found | None:
     return None
 
 
-def _budget(clause: Clause, ctx: Context) -> Found | None:
+def _budget(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "At most 3 searches", "one pass through every area is enough"."""
     if not any(u.has("budget") for u in clause.units) or _no_budget(clause.units):
         return None
     count = count_of(clause.units)
-    if count is not None and _turns(clause.units):
-        return None  # "you have 10 turns": the clock, not a budget of searches
-    if count is not None and _a_setting_of_something_else(clause, ctx.text):
-        return None  # "max_words: 50": a budget of something else
+    # "you have 10 turns": the clock, not a budget of searches; "max_words: 50": something else's
+    if count is not None and (_turns(clause.units) or _another_setting(clause, ctx.text)):
+        return None
     if count is None and not any(u.has("everywhere") for u in clause.units):
         condition = when([c for c in clause.conds if c.role in WHEN])
         if not condition.reachable:
@@ -1106,7 +1053,7 @@ def _budget(clause: Clause, ctx: Context) -> Found | None:
     return Found("allow", "limit", clause.start, clause.end, Condition(quote, count))
 
 
-def _a_setting_of_something_else(clause: Clause, text: str) -> bool:
+def _another_setting(clause: Clause, text: str) -> bool:
     """ "max_words: 50", "max_chars = 220": a setting's number, its key naming no search."""
     if any(u.has("unit", "everywhere") for u in clause.units):
         return False
@@ -1144,12 +1091,14 @@ def _hint(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The star might not be in this level"; "some levels have no star, and this could be one"."""
     words = clause.units
     maybe = any(u.has("maybe") for u in words)
-    if hints_absence(words, ctx.lex) or (
-        maybe and recent(ctx.clauses, i, lambda c: absent(c.units))
-    ):
+    if hints_absence(words, ctx.lex) or (maybe and recent(ctx.clauses, i, _absent)):
         condition = when([c for c in clause.conds if c.role in WHEN])
         return found_in(clause, "allow", "absence possible", condition, ctx, strong=False)
     return None
+
+
+def _absent(clause: Clause) -> bool:
+    return absent(clause.units)
 
 
 def absent(words: list[Unit]) -> bool:

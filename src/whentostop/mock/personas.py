@@ -201,9 +201,7 @@ def decide(persona: str, body: dict[str, Any]) -> dict[str, Any]:
     if view.star is not None:
         return _mark_the_star(view, *view.star, sloppy=persona == "sloppy")
     if not view.can("search_blocks"):
-        if view.turn == 1:
-            return assistant(view.say(NO_TOOL))
-        return assistant(_wrap_up(view))
+        return assistant(view.say(NO_TOOL) if view.turn == 1 else _wrap_up(view))
     return _search_or_give_up(view, persona)
 
 

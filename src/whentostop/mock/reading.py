@@ -20,7 +20,7 @@ from .clauses import (
     under_heading,
     when,
 )
-from .lexicon import Lexicon, Unit, text_units
+from .lexicon import Lexicon, Unit, says, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
@@ -37,25 +37,16 @@ from .meaning import (
 
 
 @dataclass
-class _Readings:
-    """The readings of one text so far; a "forget that" sets aside every decision before it."""
-
-    found: list[Found] = field(default_factory=list)
-    floor: int = 0
-    """Readings before this index were taken back ("forget that"): they decide nothing."""
-
-    def kept(self) -> list[Found]:
-        taken_back = [f for f in self.found[: self.floor] if f.stance == "none"]
-        return taken_back + self.found[self.floor :]
-
-
-@dataclass
 class _Reader:
-    """Where a text's reading is, between sentences."""
+    """Where a text's reading is, between sentences: its readings so far (a "forget that" sets
+    aside every decision before it) and what the sentences before leave open."""
 
     text: str
     lex: Lexicon
-    readings: _Readings = field(default_factory=_Readings)
+    found: list[Found] = field(default_factory=list)
+    """The readings so far."""
+    floor: int = 0
+    """Readings before this index were taken back ("forget that"): they decide nothing."""
     previous: list[Clause] = field(default_factory=list)
     before: int = 0
     """How many readings there were before the previous sentence."""
@@ -77,6 +68,10 @@ class _Reader:
     retired_until: int = 0
     """Where the line of a retired version's label ends ("v2 (deprecated): you may stop.")."""
 
+    def kept(self) -> list[Found]:
+        taken_back = [f for f in self.found[: self.floor] if f.stance == "none"]
+        return taken_back + self.found[self.floor :]
+
     def sentence(self, sentence: list[Unit], end: str) -> None:
         if self._set_aside(sentence):
             return
@@ -97,11 +92,11 @@ class _Reader:
         _judgement_first(found, self.lex)
         found = self._with_the_sentence_before(found)
         attach(found)
-        before = len(self.readings.found)
+        before = len(self.found)
         self.corrected = _read_sentence(found, self)
         corrects = self.corrected or any(u.has("correction") for u in sentence)
-        if corrects and len(self.readings.found) == before:
-            _recount(sentence, self.readings, self.text)
+        if corrects and len(self.found) == before:
+            _recount(sentence, self, self.text)
         self.previous = found
 
     def _under_topic(self, sentence: list[Unit], end: str) -> list[Unit]:
@@ -135,13 +130,13 @@ class _Reader:
         the condition of the sentence before (which is read again with it)."""
         said = [c for c in found if not _aside(c)]  # ("Correction: only if ...")
         if not self.previous or self.merged or not said or not all(c.conditional for c in said):
-            self.before, self.merged = len(self.readings.found), False
+            self.before, self.merged = len(self.found), False
             return found
         self.merged = True
         found = self.previous + said
         for c in found:
             c.conds, c.negated = [], 0
-        del self.readings.found[max(self.before, self.readings.floor) :]
+        del self.found[max(self.before, self.floor) :]
         return found
 
 
@@ -207,10 +202,10 @@ def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) ->
     for found in text_units(text, lex) if parts is None else parts:
         for sentence, end in sentences(found):
             reader.sentence(sentence, end)
-    return reader.readings.kept()
+    return reader.kept()
 
 
-def _recount(sentence: list[Unit], readings: _Readings, text: str) -> None:
+def _recount(sentence: list[Unit], readings: _Reader, text: str) -> None:
     """ "Update: change 6 to 12", "Correção: 1 não, 10", "'20' was a typo, I meant 2", "Mudei:
     agora só depois de 30": a correction that says no more than a number sets the count of the
     last permission that counts its searches, when it names that count too or says what the new
@@ -267,9 +262,8 @@ def _judgement_first(found: list[Clause], lex: Lexicon) -> None:
     what it judges, set apart by commas, judges the first clause after it with no verb."""
     for j, clause in enumerate(found[:-1]):
         said = [u for u in clause.units if not lex.word_has(u, "filler")]
-        if clause.role != "main" or not said or clause.action() is not None:
-            continue
-        if not any(u.has("against") for u in said) or any(u.has("failure") for u in said):
+        judges = says(said, ("against",), without=("failure",))
+        if clause.role != "main" or not judges or clause.action() is not None:
             continue
         rest = [c for c in found[j + 1 :] if bare_negation(c, lex) is None]
         if rest and _judged_next(rest[0]):
@@ -307,7 +301,6 @@ def _condition_question(found: list[Clause]) -> bool:
 def _read_sentence(found: list[Clause], reader: _Reader) -> bool:
     """The readings of one sentence's clauses, added to the reader's; whether a correction is
     in effect after it."""
-    readings = reader.readings
     corrected = reader.corrected
     forever = any(u.has("forever") for c in found for u in c.units)
     ctx = Context(reader.text, reader.lex, found, reader.previous, forever, reader.cast)
@@ -318,16 +311,16 @@ def _read_sentence(found: list[Clause], reader: _Reader) -> bool:
         if i and _quotes_someone(found[i - 1], ctx.text):
             break  # "My manager always says, 'It's fine to stop'": their words, not an instruction
         if clause.role == "cancel":
-            readings.floor, here, corrected = len(readings.found), [], True
+            reader.floor, here, corrected = len(reader.found), [], True
         elif bare_negation(clause, ctx.lex) is not None:
-            _carry_negation(found, i, here, readings, ctx)
+            _carry_negation(found, i, here, reader, ctx)
         elif not clause.conditional:
-            reading = _read(clause, i, ctx, here, readings)
+            reading = _read(clause, i, ctx, here, reader)
             if reading is not None:
                 reading.strong = reading.strong or (corrected and reading.stance != "none")
                 reading.strong = reading.strong or _answers(reading, clause, here)
                 here.append(reading)
-    readings.found.extend(_merged(here))
+    reader.found.extend(_merged(here))
     return corrected
 
 
@@ -359,7 +352,7 @@ def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
 
 
 def _read(
-    clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Readings
+    clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Reader
 ) -> Found | None:
     kept = here or readings.found[readings.floor :]
     found = _answer(kept[-1] if kept else None, clause, ctx) or read_clause(clause, i, ctx)
@@ -376,7 +369,7 @@ def _corrects(found: list[Clause], i: int) -> bool:
 
 
 def _carry_negation(
-    found: list[Clause], i: int, here: list[Found], readings: _Readings, ctx: Context
+    found: list[Clause], i: int, here: list[Found], readings: _Reader, ctx: Context
 ) -> None:
     """ "Never, ever give up": a bare negation carries on to the instruction after it (a lone
     "no" before one answers, it does not flip it); at the end, "don't." takes back the reading
@@ -392,10 +385,8 @@ def _carry_negation(
     if answer and not any(u.has("correction", "obligation") for u in rest):
         return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
     if following is None or any(u.has("copula") for u in clause.units):
-        if here:
-            _reverse(here, 0, clause)
-        else:
-            _reverse(readings.found, readings.floor, clause)
+        taken, floor = (here, 0) if here else (readings.found, readings.floor)
+        _reverse(taken, floor, clause)
         return
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
         following.negated += bare
@@ -431,11 +422,9 @@ def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -
     """ "Tell me where the star is, or that it isn't there": a clause joined by "or" with no
     verb of its own, after a verb of saying (or of stopping), is more of what to say."""
     own = clause.action()
-    if clause.link not in ("or", "and", "punct") or i == 0:
+    if clause.link not in ("or", "and", "punct") or i == 0 or not _more_to_say(clause):
         return None
     if own is not None and kind(clause.units[own]) not in ("find", "search"):
-        return None
-    if not _more_to_say(clause):
         return None
     before = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
     a = before.action() if before is not None else None

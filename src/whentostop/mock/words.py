@@ -23,8 +23,8 @@ MAX_WORD_CHARS = 40
 _QUOTES = dict(zip("’‘`´“”„«»–—‐", "''''" + '"' * 5 + "-" * 3, strict=True))
 """Curly and typed quotation marks read as straight ones, dashes as a hyphen."""
 _SENTENCE_END = frozenset(".!?…")
-_CLAUSE_BREAK = frozenset(",;()[]{}")
-_LINE_BREAK = _CLAUSE_BREAK - frozenset("{}")
+_BREAK = frozenset(",;()[]")
+"""Marks that break a clause (a run of them, one break); a brace breaks one too, read apart."""
 PLACEHOLDER_CHARS = 40
 """A "<name>" longer than this is not a template's placeholder: its "<" is a symbol."""
 
@@ -228,15 +228,6 @@ def _word_end(folded: str, i: int, n: int) -> int:
     return j
 
 
-def _glued(folded: str, i: int, n: int) -> bool:
-    """Whether the mark at i sits between a word and a value with no space ("STAR=none")."""
-    return (
-        0 < i < n - 1
-        and folded[i - 1].isalpha()
-        and (folded[i + 1].isalnum() or folded[i + 1] == "<")
-    )
-
-
 _KEY_CHARS = 40
 """A settings key is at most this long ("give_up_when_not_found")."""
 
@@ -244,11 +235,12 @@ _KEY_CHARS = 40
 def _a_key(folded: str, i: int, n: int) -> bool:
     """Whether the "=" at i gives a key its value: glued ("STAR=none"), or spaced after the
     one word that opens a line, as in a settings file ("report_not_found = off")."""
-    if _glued(folded, i, n):
-        return True
+    after = folded[i + 1 : i + 2]
+    if 0 < i < n - 1 and folded[i - 1].isalpha() and (after.isalnum() or after == "<"):
+        return True  # between a word and a value with no space
     line = folded[max(0, i - _KEY_CHARS) : i].rpartition("\n")[2]  # (a full window: no key)
     key = line.strip()
-    value = folded[i + 1 : i + 2] == " " and folded[i + 2 : i + 3].isalnum()
+    value = after == " " and folded[i + 2 : i + 3].isalnum()
     spaced = line.endswith(" ") and len(line) < _KEY_CHARS
     return value and spaced and bool(key) and all(c.isalnum() or c in "_.-" for c in key)
 
@@ -256,43 +248,37 @@ def _a_key(folded: str, i: int, n: int) -> bool:
 def _mark(text: str, folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
     """One punctuation mark or symbol at `i`; returns where the next token starts."""
     c = folded[i]
-    if c in "{}":  # a brace is a break the lexicon reads: quotes inside braces are JSON's
-        yield Token(",", c, offset + i, offset + i + 1)
-        return i + 1
     if c == "(" and folded[i + 1 : i + 5].partition(")")[0].isdigit() and ")" in folded[i : i + 5]:
         return folded.index(")", i) + 1  # "três (3) buscas": the number said again, no break
-    if c in _CLAUSE_BREAK:
+    if c in _BREAK:
         j = i + 1
-        while j < n and (folded[j] in _LINE_BREAK or folded[j] in " \t"):
+        while j < n and (folded[j] in _BREAK or folded[j] in " \t"):
             j += 1  # "((((", ", ,": one break
         yield Token(",", "", offset + i, offset + j)
         return j
     if c == "<":
         return (yield from _placeholder(text, folded, i, n, offset))
-    if c == ":" or (c == "=" and _a_key(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
-        yield Token(":", "", offset + i, offset + i + 1)
-        return i + 1
     return (yield from _symbol(folded, i, n, offset))
 
 
 def _symbol(folded: str, i: int, n: int, offset: int) -> Generator[Token, None, int]:
-    """A mark that is not a break, a key nor a placeholder: a quote, an arrow, a dash, a bullet,
-    or any other symbol; returns where the next token starts."""
-    c = folded[i]
-    if c in "\"'":
-        yield Token('"', "", offset + i, offset + i + 1)
-        return i + 1
-    two = folded[i : i + 2]
-    if two in ("->", "=>"):
-        yield Token("s", two, offset + i, offset + i + 2)
-        return i + 2
-    if c == "-":  # a dash breaks a clause
-        j = i
-        while j < n and folded[j] == "-":
-            j += 1
-        yield Token(",", "", offset + i, offset + j)
-        return j
+    """A mark that is not a break nor a placeholder: a brace, a key's colon, a quote, an arrow,
+    a dash, a bullet, or any other symbol; returns where the next token starts."""
+    c, two = folded[i], folded[i : i + 2]
     if c == "•":
         return i + 1
-    yield Token("s", c, offset + i, offset + i + 1)
-    return i + 1
+    kind, word, j = "s", c, i + 1
+    if c in "{}":  # a brace is a break the lexicon reads: quotes inside braces are JSON's
+        kind = ","
+    elif c == ":" or (c == "=" and _a_key(folded, i, n)):  # ("STAR=none": a key, as "STAR:none")
+        kind, word = ":", ""
+    elif c in "\"'":
+        kind, word = '"', ""
+    elif two in ("->", "=>"):
+        word, j = two, i + 2
+    elif c == "-":  # a dash breaks a clause
+        kind, word = ",", ""
+        while j < n and folded[j] == "-":
+            j += 1
+    yield Token(kind, word, offset + i, offset + j)
+    return j
