@@ -157,9 +157,7 @@ def _compare(case: Case, status: Any, shown: Any, runs: list[Run]) -> None:
     elif want["status"] != "answer":
         _deadline(status, shown, runs)
     elif isinstance(shown, Run):
-        raise Incorrect(
-            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer.")
-        )
+        raise wrong("1-4", "caller_showed_the_run")
     elif want["answer"] == "the star":
         _star(status, shown, runs)
     else:
@@ -258,11 +256,8 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
 
 def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
     if runs[0].stop != Stop.DEADLINE:
-        raise Incorrect(
-            _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
-            deadline=runs[0].deadline_s or 0,
-            ended=ended_text(runs[0]),
-        )
+        ended = ended_text(runs[0])
+        raise wrong("1-4", "caller_deadline_missed", deadline=runs[0].deadline_s or 0, ended=ended)
     if len(runs) != 1:
         raise wrong("1-4", "caller_retried_after_deadline")
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():

@@ -42,6 +42,7 @@ from .verdict import (
     is_blank,
     raised,
     still_blank,
+    wrong,
 )
 
 LIMIT_S = 9.0
@@ -159,13 +160,8 @@ class Exercise:
         if judge_says is not None:  # a loop or a caller: its judge knows what it was doing
             return judge_says(LIMIT_S)
         if PROGRESS.case:
-            return Incorrect(
-                _(said("shared", "did_not_return_in_time")),
-                seconds=LIMIT_S,
-            )
-        return Incorrect(
-            _("the check did not finish within {seconds:g} s with your answer."), seconds=LIMIT_S
-        )
+            return wrong("shared", "did_not_return_in_time", seconds=LIMIT_S)
+        return wrong("shared", "check_did_not_finish", seconds=LIMIT_S)
 
     def hint(self, step: int = 1) -> None:
         """The first hint, or `hint(2)`: the second, which says more."""

@@ -16,7 +16,7 @@ URLs an instructor can paste into a chat or a slide.
 from __future__ import annotations
 
 import unicodedata
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from ..i18n import _, normalize, using
 from .content import said
@@ -102,14 +102,8 @@ def nbgitpuller_link(
     urlpath = (
         f"lab/tree/{repo_folder(_plain(repo, _('repository')))}/{notebook_path(notebook, lang)}"
     )
-    query = "&".join(
-        f"{key}={_encode(value)}"
-        for key, value in (
-            ("repo", repo),
-            ("branch", _plain(branch, _("branch"))),
-            ("urlpath", urlpath),
-        )
-    )
+    fields = {"repo": repo, "branch": _plain(branch, _("branch")), "urlpath": urlpath}
+    query = urlencode(fields, safe="", quote_via=quote)
     return urlunsplit((scheme, host, f"{prefix}/hub/user-redirect/git-pull", query, ""))
 
 

@@ -230,11 +230,7 @@ def diagnose(played: Played) -> Incorrect | None:
         return _clock(played, stop, answer)
     found = (_pipe if case.stop == "terminal_tool" else _flag)(played, stop, answer)
     if found is None and played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
-        )
+        return wrong("1-4", "loop_other_requests", want=case.requests, got=played.requests)
     return found
 
 
@@ -470,9 +466,7 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     cases = [LoopCase(title=c.title, **c.data) for c in exercise.cases]
     helper = getattr(loop, "__globals__", {}).get("run_call")
     if helper is not None and still_blank(helper):
-        raise Incorrect(
-            _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
-        )
+        raise wrong("1-4", "run_call_still_blank")
     for case in cases:
         PROGRESS.case = _(case.title)
         _check(play(loop, case, http_post(*on_the_mock(case.persona)), _("in process")))
