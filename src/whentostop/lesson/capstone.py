@@ -23,6 +23,7 @@ from .cases import CountingModel, Runaway, level_named, searched_elsewhere
 from .content import Case, ExerciseText
 from .limits import attempt
 from .verdict import (
+    ENDED,
     PROGRESS,
     Incorrect,
     Said,
@@ -180,14 +181,11 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
             stop_on=Said(list(last.stop_on)),
         )
     if any(r.has_answer for r in runs) and status != "answer":
+        piped = any(r.stop == Stop.TERMINAL_TOOL for r in runs)
+        ended = _(ENDED[Stop.TERMINAL_TOOL if piped else Stop.END_TURN])
+        answer = Said(next(r._answer for r in runs if r.has_answer))
         raise wrong(
-            "1-4",
-            "caller_answer_not_reported",
-            ended=_("ended through the warp pipe")
-            if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
-            else _("ended on the flag"),
-            answer=Said(next(r._answer for r in runs if r.has_answer)),
-            status=Said(status),
+            "1-4", "caller_answer_not_reported", ended=ended, answer=answer, status=Said(status)
         )
     raise wrong(
         "1-4",

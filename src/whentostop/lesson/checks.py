@@ -146,12 +146,8 @@ class Exercise:
         return _with_printed(verdict, ran)
 
     def _not_attempted(self) -> Verdict:
-        return Verdict(
-            "not attempted",
-            _("replace each `____` in `{name}` with your answer, then run the cell again.").format(
-                name=self.answer
-            ),
-        )
+        blanks = _(said("shared", "replace_the_blanks")).format(name=self.answer)
+        return Verdict("not attempted", blanks)
 
     def _timed_out(self) -> Incorrect:
         judge_says = {"loop": loopcheck.timed_out, "caller": capstone.timed_out}.get(

@@ -41,6 +41,7 @@ from .verdict import (
     correct,
     ended_text,
     filled,
+    kind_of,
     names_in,
     raised,
     turns_text,
@@ -138,7 +139,7 @@ def _raised(called: Ran, escaped: str = "") -> Incorrect:
     if isinstance(exc, SystemExit):
         return wrong("shared", "called_sys_exit")
     if not isinstance(exc, Exception):
-        return wrong("shared", "raised_base_exception", kind=Said(type(exc).__name__, text=True))
+        return wrong("shared", "raised_base_exception", kind=kind_of(exc))
     return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
 
@@ -255,11 +256,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
-                raise wrong(
-                    "1-4",
-                    "run_call_caught_base_exception",
-                    kind=Said(type(want.raised).__name__, text=True),
-                )
+                raise wrong("1-4", "run_call_caught_base_exception", kind=kind_of(want.raised))
             continue
         if not got.ok:
             raise wrong("1-4", "run_call_raised", **raised(got.raised))
@@ -298,23 +295,13 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
 def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str) -> None:
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
-        raise wrong(
-            "1-4",
-            "run_call_output_not_text",
-            kind=Said(type(output).__name__, text=True),
-            got=Said(output),
-        )
+        raise wrong("1-4", "run_call_output_not_text", kind=kind_of(output), got=Said(output))
     if not _equal(data, want_data):
         sent = call["function"]["arguments"]
-        raise wrong(
-            "1-4",
-            "run_call_data_not_validated",
-            want=Said(want_data),
-            cause=_("the arguments as the model sent them")
-            if data in (sent, maybe_json(sent))
-            else _("something else"),
-            got=Said(data),
-        )
+        as_sent = data in (sent, maybe_json(sent))
+        cause = _("the arguments as the model sent them") if as_sent else _("something else")
+        quoted = {"want": Said(want_data), "got": Said(data)}
+        raise wrong("1-4", "run_call_data_not_validated", cause=cause, **quoted)
     if output != want_output:
         raise wrong("1-4", "run_call_other_output", want=Said(want_output), got=Said(output))
 
@@ -372,13 +359,7 @@ def _a_run(name: str, answer: Any) -> None:
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
         raise wrong("shared", "run_in_a_tuple", name=name)
-    raise wrong(
-        "shared",
-        "not_a_run",
-        name=name,
-        kind=Said(type(answer).__name__, text=True),
-        value=Said(answer),
-    )
+    raise wrong("shared", "not_a_run", name=name, kind=kind_of(answer), value=Said(answer))
 
 
 def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -425,17 +406,10 @@ def _stop_agrees(got: Run) -> bool:
 
 def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     name = exercise.settings["level"]
-    if not searched_elsewhere(got, load_level(name)):
-        return
-    seen = next(
-        (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
-    )
-    raise wrong(
-        "shared",
-        "run_on_another_level",
-        which=_(" (level {name})").format(name=seen) if seen else "",
-        level=name,
-    )
+    if searched_elsewhere(got, load_level(name)):
+        seen = [shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))]
+        which = _(" (level {name})").format(name=seen[0]) if seen else ""
+        raise wrong("shared", "run_on_another_level", which=which, level=name)
 
 
 def persona(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -473,12 +447,8 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
     if not got.stop_on:
         marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
         if got.stop == Stop.END_TURN and marked:
-            raise wrong(
-                "shared",
-                "pipe_not_opened_after_the_star",
-                answer=Said(got._answer, text=True),
-                tool=wanted,
-            )
+            quoted = Said(got._answer, text=True)
+            raise wrong("shared", "pipe_not_opened_after_the_star", answer=quoted, tool=wanted)
         raise wrong("shared", "run_without_stop_on", tool=wanted)
     named = {"got": Said(list(got.stop_on)), "names": ", ".join(got.stop_on), "tool": wanted}
     if got.stop == Stop.TERMINAL_TOOL:  # through the wrong pipe: the verdict quotes its answer
@@ -579,20 +549,15 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
-                raise wrong(
-                    "1-1",
-                    "budget_too_tight",
-                    max_turns=max_turns,
-                    needed=turns_text(len(case_run(case.data["run"]).turns)),
-                )
+                needed = turns_text(len(case_run(case.data["run"]).turns))
+                raise wrong("1-1", "budget_too_tight", max_turns=max_turns, needed=needed)
             continue
         spent = cumulative_tokens(run)[-1]
+        found = {"max_turns": max_turns, "cap": cap, "spent": spent, "most": most}
         if max_turns > most:
-            raise wrong(
-                "1-1", "budget_far_too_loose", max_turns=max_turns, cap=cap, spent=spent, most=most
-            )
+            raise wrong("1-1", "budget_far_too_loose", **found)
         if spent > cap:
-            raise wrong("1-1", "budget_too_loose", max_turns=max_turns, spent=spent, cap=cap)
+            raise wrong("1-1", "budget_too_loose", **found)
     return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 
 

@@ -28,7 +28,17 @@ from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway, tool_call
 from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank, wrong
+from .verdict import (
+    PROGRESS,
+    Incorrect,
+    Said,
+    Verdict,
+    a_function,
+    correct,
+    kind_of,
+    still_blank,
+    wrong,
+)
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -263,7 +273,7 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
     case, name, n = played.case, type(error).__name__, played.requests
-    kind, said = Said(name, text=True), Said(error, text=True)
+    kind, said = kind_of(error), Said(error, text=True)
     if isinstance(error, Runaway):
         return wrong(
             "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
@@ -327,14 +337,8 @@ def _flag_text(messages: list[dict[str, Any]]) -> str | None:
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        return wrong(
-            "1-4",
-            "clock_not_max_turns_requests",
-            max_turns=case.max_turns,
-            requests=ngettext("{n} request", "{n} requests", played.requests).format(
-                n=played.requests
-            ),
-        )
+        made = ngettext("{n} request", "{n} requests", played.requests).format(n=played.requests)
+        return wrong("1-4", "clock_not_max_turns_requests", max_turns=case.max_turns, requests=made)
     if stop != "max_turns":
         return wrong("1-4", "clock_wrong_stop", got=Said(stop))
     if answer is not None:
@@ -429,9 +433,8 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
     """The run as the learner's loop kept it, one line per message (the last `limit` lines)."""
     lines, turn = [], 0
     for message in messages[-4 * limit :]:
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
+        role = message.get("role") if isinstance(message, dict) else None
+        content = str(message.get("content", "")) if role in ("tool", "user") else ""
         if role == "assistant":
             turn += 1
             calls = ", ".join(
@@ -440,20 +443,13 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
                 if isinstance(c, dict)
             )
             said = excerpt(str(message.get("content") or ""), 60)
-            lines.append(
-                _("turn {n}  model: {said}").format(n=turn, said=said)
-                + (f"  -> {excerpt(calls, 120)}" if calls else "")
-            )
+            line = _("turn {n}  model: {said}").format(n=turn, said=said)
+            lines.append(line + (f"  -> {excerpt(calls, 120)}" if calls else ""))
         elif role == "tool":
-            lines.append(
-                _("        tool:  {output}").format(
-                    output=excerpt(str(message.get("content", "")).replace("\n", " | "), 70)
-                )
-            )
+            output = excerpt(content.replace("\n", " | "), 70)
+            lines.append(_("        tool:  {output}").format(output=output))
         elif role == "user":
-            lines.append(
-                _("        user:  {text}").format(text=excerpt(str(message.get("content", "")), 70))
-            )
+            lines.append(_("        user:  {text}").format(text=excerpt(content, 70)))
     if len(lines) > limit:
         lines = ["        …", *lines[-limit:]]
     return "\n".join(lines)
