@@ -20,6 +20,7 @@ from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import CountingModel, Runaway, level_named, searched_elsewhere
+from .castle import replies
 from .content import Case, ExerciseText
 from .limits import attempt
 from .verdict import (
@@ -235,16 +236,11 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
     first, second = (_task(r) for r in runs)
     if first == second:
         raise wrong("1-4", "caller_same_task_again", task=Said(first[1], text=True))
-    replies = {
-        str(m.get("content") or "")
-        for r in runs
-        for m in r.messages
-        if m.get("role") == "assistant"
-    }
-    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in replies:
+    said = {str(m.get("content") or "") for r in runs for m in replies(r.messages)}
+    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in said:
         what = (
             _(": that is the model's last message (a request for another search), not a reason")
-            if isinstance(shown, str) and shown in replies
+            if isinstance(shown, str) and shown in said
             else ""
         )
         raise wrong(

@@ -304,17 +304,18 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     return Incorrect(_("with {case}, your loop raised {kind}: {said}"), kind=kind, said=said)
 
 
+def _words(text: Any, limit: int) -> Said:
+    """What the model or a tool said, quoted as words (at most `limit` characters; none: "")."""
+    return Said(text or "", text=True, limit=limit)
+
+
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
-        return wrong(
-            "1-4", "flag_with_tool_calls", said=Said(last.get("content") or "", text=True, limit=60)
-        )
+        return wrong("1-4", "flag_with_tool_calls", said=_words(last.get("content"), 60))
     if stop == "max_turns":
-        return wrong(
-            "1-4", "flag_missed", said=Said(_flag_text(played.messages) or "", text=True, limit=60)
-        )
+        return wrong("1-4", "flag_missed", said=_words(_flag_text(played.messages), 60))
     if stop == "terminal_tool" and not case.stop_on:
         return wrong("1-4", "pipe_without_stop_on", stop_on=Said(case.stop_on))
     if stop != "end_turn":
@@ -357,19 +358,13 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     terminal = _terminal_call(played.messages, case.stop_on)
     if stop == "terminal_tool" and terminal is not None and not _ran_ok(played, terminal):
         turn, arguments, output = terminal
-        return wrong(
-            "1-4",
-            "pipe_on_a_failed_call",
-            turn=turn,
-            tool=tool,
-            output=Said(output, text=True, limit=80),
-            arguments=Said(arguments, text=True, limit=80),
-        )
+        quoted = {"output": _words(output, 80), "arguments": _words(arguments, 80)}
+        return wrong("1-4", "pipe_on_a_failed_call", turn=turn, tool=tool, **quoted)
     if stop == "end_turn":
         said = Said(answer, limit=60)
         if any(name in case.stop_on for name, _data in played.ran):
             return wrong("1-4", "went_on_after_pipe", tool=tool, said=said)
-        rejected = Said(terminal[2] if terminal else "", text=True, limit=80)
+        rejected = _words(terminal[2] if terminal else "", 80)
         return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=rejected)
     if stop != "terminal_tool":
         return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
