@@ -188,14 +188,8 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
         raise wrong(
             "1-4", "caller_answer_not_reported", ended=ended, answer=answer, status=Said(status)
         )
-    raise wrong(
-        "1-4",
-        "caller_star_not_returned",
-        star=Said(star),
-        status=Said(status),
-        shown=Said(shown),
-        n=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
-    )
+    quoted = {"star": Said(star), "status": Said(status), "shown": Said(shown)}
+    raise wrong("1-4", "caller_star_not_returned", n=_runs_text(len(runs)), **quoted)
 
 
 def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
@@ -227,12 +221,8 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
             raise wrong("1-4", "caller_dropped_a_run")
-        raise wrong(
-            "1-4",
-            "caller_did_not_retry_once",
-            runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
-            status=Said(status),
-        )
+        counted = _runs_text(len(runs))
+        raise wrong("1-4", "caller_did_not_retry_once", runs=counted, status=Said(status))
     first, second = (_task(r) for r in runs)
     if first == second:
         raise wrong("1-4", "caller_same_task_again", task=Said(first[1], text=True))
@@ -256,6 +246,11 @@ def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
         raise wrong("1-4", "caller_retried_after_deadline")
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
         raise wrong("1-4", "caller_deadline_not_reported", status=Said(status), shown=Said(shown))
+
+
+def _runs_text(n: int) -> str:
+    """ "2 runs", in the language in effect."""
+    return ngettext("{n} run", "{n} runs", n).format(n=n)
 
 
 def _task(run: Run) -> tuple[str, str]:

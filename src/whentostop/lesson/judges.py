@@ -431,13 +431,8 @@ def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
     if missing:
         raise wrong("shared", "run_did_not_offer", missing=", ".join(missing))
     if extra:
-        raise wrong(
-            "shared",
-            "run_offered_extra_tools",
-            extra=", ".join(extra),
-            wanted=", ".join(sorted(wanted)),
-            first=sorted(wanted)[0],
-        )
+        named = {"extra": ", ".join(extra), "wanted": ", ".join(sorted(wanted))}
+        raise wrong("shared", "run_offered_extra_tools", first=sorted(wanted)[0], **named)
 
 
 def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
