@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 11_855
+LIBRARY_LINES_CEILING = 11_659
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in `src/whentostop/**/*.py`
 (data files — levels, prices, the lesson's texts and questions, lexicons, CSS and JavaScript —
 not counted). Lower it as code leaves; raise it only for a split that adds no behaviour (a
@@ -181,7 +181,7 @@ saying so in the commit (the reader of intent's second opinion, `mock/gist.py`, 
 round-7 rules, struck-out words, passes over every area, recounts and "so may you", 74; its
 rounds 8 and 9, retired versions, conditions that must all hold, settings files and the rest,
 about 100). What
-holds it above the goal: the lesson's judges, loop checker and limits (`lesson/`, about 3,565),
+holds it above the goal: the lesson's judges, loop checker and limits (`lesson/`, about 3,370),
 the reader of intent's mechanism with the personas (`mock/`, about 3,135, its lists' names now
 data in `data/intent/lists.toml`, its kinds of clause read by tables of rules), the loop library
 (about 3,205, its command line's table and its longer sentences now data in `data/cli.toml` and

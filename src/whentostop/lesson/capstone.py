@@ -20,9 +20,11 @@ from ..models import mock
 from ..outcome import Run, Stop
 from . import prompt
 from .cases import CountingModel, Runaway, level_named, searched_elsewhere
+from .castle import replies
 from .content import Case, ExerciseText
 from .limits import attempt
 from .verdict import (
+    ENDED,
     PROGRESS,
     Incorrect,
     Said,
@@ -157,9 +159,7 @@ def _compare(case: Case, status: Any, shown: Any, runs: list[Run]) -> None:
     elif want["status"] != "answer":
         _deadline(status, shown, runs)
     elif isinstance(shown, Run):
-        raise Incorrect(
-            _("with {case}, castle_caller showed the Run itself: show its answer, run.answer.")
-        )
+        raise wrong("1-4", "caller_showed_the_run")
     elif want["answer"] == "the star":
         _star(status, shown, runs)
     else:
@@ -182,23 +182,14 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
             stop_on=Said(list(last.stop_on)),
         )
     if any(r.has_answer for r in runs) and status != "answer":
+        piped = any(r.stop == Stop.TERMINAL_TOOL for r in runs)
+        ended = _(ENDED[Stop.TERMINAL_TOOL if piped else Stop.END_TURN])
+        answer = Said(next(r._answer for r in runs if r.has_answer))
         raise wrong(
-            "1-4",
-            "caller_answer_not_reported",
-            ended=_("ended through the warp pipe")
-            if any(r.stop == Stop.TERMINAL_TOOL for r in runs)
-            else _("ended on the flag"),
-            answer=Said(next(r._answer for r in runs if r.has_answer)),
-            status=Said(status),
+            "1-4", "caller_answer_not_reported", ended=ended, answer=answer, status=Said(status)
         )
-    raise wrong(
-        "1-4",
-        "caller_star_not_returned",
-        star=Said(star),
-        status=Said(status),
-        shown=Said(shown),
-        n=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
-    )
+    quoted = {"star": Said(star), "status": Said(status), "shown": Said(shown)}
+    raise wrong("1-4", "caller_star_not_returned", n=_runs_text(len(runs)), **quoted)
 
 
 def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
@@ -230,25 +221,16 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
             raise wrong("1-4", "caller_dropped_a_run")
-        raise wrong(
-            "1-4",
-            "caller_did_not_retry_once",
-            runs=ngettext("{n} run", "{n} runs", len(runs)).format(n=len(runs)),
-            status=Said(status),
-        )
+        counted = _runs_text(len(runs))
+        raise wrong("1-4", "caller_did_not_retry_once", runs=counted, status=Said(status))
     first, second = (_task(r) for r in runs)
     if first == second:
         raise wrong("1-4", "caller_same_task_again", task=Said(first[1], text=True))
-    replies = {
-        str(m.get("content") or "")
-        for r in runs
-        for m in r.messages
-        if m.get("role") == "assistant"
-    }
-    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in replies:
+    said = {str(m.get("content") or "") for r in runs for m in replies(r.messages)}
+    if status != "clock" or not isinstance(shown, str) or not shown.strip() or shown in said:
         what = (
             _(": that is the model's last message (a request for another search), not a reason")
-            if isinstance(shown, str) and shown in replies
+            if isinstance(shown, str) and shown in said
             else ""
         )
         raise wrong(
@@ -258,15 +240,17 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
 
 def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
     if runs[0].stop != Stop.DEADLINE:
-        raise Incorrect(
-            _("with {case}, the run should hit your deadline of {deadline:g} s; it {ended}."),
-            deadline=runs[0].deadline_s or 0,
-            ended=ended_text(runs[0]),
-        )
+        ended = ended_text(runs[0])
+        raise wrong("1-4", "caller_deadline_missed", deadline=runs[0].deadline_s or 0, ended=ended)
     if len(runs) != 1:
         raise wrong("1-4", "caller_retried_after_deadline")
     if status != "deadline" or not isinstance(shown, str) or not shown.strip():
         raise wrong("1-4", "caller_deadline_not_reported", status=Said(status), shown=Said(shown))
+
+
+def _runs_text(n: int) -> str:
+    """ "2 runs", in the language in effect."""
+    return ngettext("{n} run", "{n} runs", n).format(n=n)
 
 
 def _task(run: Run) -> tuple[str, str]:

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._text import excerpt, markdown_text
-from ..i18n import _
+from ..i18n import N_, _
 from ..level import CASTLE, Level, LevelSpec, load_level
 from ..textcalls import find_text_calls
 
@@ -29,6 +29,8 @@ LESSON_TOOLS = ("search_blocks", "mark_star")
 """The level's tools: a loop of the learner's own returns text that may be a call to one."""
 Post = Callable[[dict[str, Any]], dict[str, Any]]
 """`post(body)`: send one chat-completion request body (messages, tools) and get the reply."""
+TEXT_CALL = N_("a tool call written as text, not an answer: “{text}”")
+"""What a loop returned when it is a reply whose text is a tool call (`find_text_calls`)."""
 
 
 def http_post(
@@ -165,9 +167,7 @@ def describe_message(message: dict[str, Any] | None) -> str:
         return _("a tool call: {calls}").format(calls=excerpt(asked, 90))
     text = str(message.get("content") or "")
     if find_text_calls(text, LESSON_TOOLS):
-        return _("a tool call written as text, not an answer: “{text}”").format(
-            text=excerpt(text, 90)
-        )
+        return _(TEXT_CALL).format(text=excerpt(text, 90))
     return _("the text “{text}”").format(text=excerpt(text, 90))
 
 
@@ -203,9 +203,7 @@ def describe_outcome(outcome: Any) -> str:
     stop = getattr(outcome.stop, "value", outcome.stop)
     value = outcome.answer if getattr(outcome, "has_answer", True) else None  # a Run may raise
     if stop == "end_turn" and find_text_calls(str(value or ""), LESSON_TOOLS):
-        answer = _("a tool call written as text, not an answer: “{text}”").format(
-            text=excerpt(str(value), 70)
-        )
+        answer = _(TEXT_CALL).format(text=excerpt(str(value), 70))
     elif getattr(outcome, "not_an_answer", None) is not None:  # a Run: its reason says why
         answer = outcome.no_answer_reason
     else:

@@ -42,6 +42,7 @@ from .verdict import (
     is_blank,
     raised,
     still_blank,
+    wrong,
 )
 
 LIMIT_S = 9.0
@@ -145,40 +146,26 @@ class Exercise:
         return _with_printed(verdict, ran)
 
     def _not_attempted(self) -> Verdict:
-        return Verdict(
-            "not attempted",
-            _("replace each `____` in `{name}` with your answer, then run the cell again.").format(
-                name=self.answer
-            ),
-        )
+        blanks = _(said("shared", "replace_the_blanks")).format(name=self.answer)
+        return Verdict("not attempted", blanks)
 
     def _timed_out(self) -> Incorrect:
-        judge_says = {"loop": loopcheck.timed_out, "caller": capstone.timed_out}.get(
-            self.text.takes
-        )
-        if judge_says is not None:  # a loop or a caller: its judge knows what it was doing
-            return judge_says(LIMIT_S)
+        says = {"loop": loopcheck.timed_out, "caller": capstone.timed_out}.get(self.text.takes)
+        if says is not None:  # a loop or a caller: its judge knows what it was doing
+            return says(LIMIT_S)
         if PROGRESS.case:
-            return Incorrect(
-                _(said("shared", "did_not_return_in_time")),
-                seconds=LIMIT_S,
-            )
-        return Incorrect(
-            _("the check did not finish within {seconds:g} s with your answer."), seconds=LIMIT_S
-        )
+            return wrong("shared", "did_not_return_in_time", seconds=LIMIT_S)
+        return wrong("shared", "check_did_not_finish", seconds=LIMIT_S)
 
     def hint(self, step: int = 1) -> None:
         """The first hint, or `hint(2)`: the second, which says more."""
-        step = min(max(int(step), 1), len(self.hints))
+        total = len(self.hints)
+        step = min(max(int(step), 1), total)
         text = _(self.hints[step - 1])
-        head = _("Hint {step} of {total} ({id})").format(
-            step=step, total=len(self.hints), id=self.id
-        )
-        more = (
-            " " + _("More: `{var}.hint({next})`.").format(var=self.var, next=step + 1)
-            if step < len(self.hints)
-            else ""
-        )
+        head = _("Hint {step} of {total} ({id})").format(step=step, total=total, id=self.id)
+        more = ""
+        if step < total:
+            more = " " + _("More: `{var}.hint({next})`.").format(var=self.var, next=step + 1)
         _show(f"**{head}**: {text}{more}", f"{head}: {text}{more}")
 
     def solution(self) -> None:
@@ -198,12 +185,9 @@ def _with_printed(verdict: Verdict, ran: limits.Ran) -> Verdict:
     """The verdict, with what the learner's code printed during the check (bounded)."""
     if not ran.printed:
         return verdict
-    more = (
-        "\n" + _("… ({n:,} more characters printed, not shown)").format(n=ran.unprinted)
-        if ran.unprinted
-        else ""
-    )
-    return Verdict(verdict.status, verdict.message, verdict.markdown, ran.printed + more)
+    more = _("… ({n:,} more characters printed, not shown)").format(n=ran.unprinted)
+    printed = ran.printed + ("\n" + more if ran.unprinted else "")
+    return Verdict(verdict.status, verdict.message, verdict.markdown, printed)
 
 
 @dataclass(frozen=True)
@@ -248,34 +232,18 @@ class Question:
 
     def result(self, letter: Any = ____) -> Verdict:
         if is_blank(letter) or letter is None:
-            return Verdict(
-                "not attempted",
-                _(said("shared", "question_not_attempted")).format(
-                    var=self.var, first=self.letters[0]
-                ),
-            )
+            blank = _(said("shared", "question_not_attempted"))
+            return Verdict("not attempted", blank.format(var=self.var, first=self.letters[0]))
         chosen = str(letter).strip().lower().strip("()")
         if chosen not in self.letters:
-            return Verdict(
-                "incorrect",
-                _("choose one of {letters}.").format(
-                    letters=", ".join(f'"{x}"' for x in self.letters)
-                ),
-            )
-        option = _(self.text.options[self.letters.index(chosen)])
+            letters = ", ".join(f'"{x}"' for x in self.letters)
+            return Verdict("incorrect", _("choose one of {letters}.").format(letters=letters))
+        option = {"letter": chosen, "option": _(self.text.options[self.letters.index(chosen)])}
         if chosen == self.answer:
-            return Verdict(
-                "correct",
-                _("({letter}) {option} {why}").format(
-                    letter=chosen, option=option, why=_(self.text.why)
-                ),
-            )
-        return Verdict(
-            "incorrect",
-            _("({letter}) {option} {feedback} Try another letter.").format(
-                letter=chosen, option=option, feedback=_(self.text.feedback[chosen])
-            ),
-        )
+            right = _("({letter}) {option} {why}")
+            return Verdict("correct", right.format(why=_(self.text.why), **option))
+        missed = _("({letter}) {option} {feedback} Try another letter.")
+        return Verdict("incorrect", missed.format(feedback=_(self.text.feedback[chosen]), **option))
 
     def check(self, letter: Any = ____) -> None:
         """Show the question and the verdict on `letter`."""

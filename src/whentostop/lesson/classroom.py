@@ -16,10 +16,10 @@ URLs an instructor can paste into a chat or a slide.
 from __future__ import annotations
 
 import unicodedata
-from urllib.parse import quote, urlsplit, urlunsplit
+from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
 from ..i18n import _, normalize, using
-from .content import said
+from .content import SHARED, notebook_data, said
 
 DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
 """The repository's public URL: the one place it is written. The README's links are built from it
@@ -27,28 +27,12 @@ DEFAULT_REPO = "https://github.com/whentostop/when-to-stop"
 DEFAULT_BRANCH = "main"
 BINDER_URL = "https://mybinder.org"
 
-NOTEBOOKS = {
-    "00": "00_start_here.ipynb",
-    "1-1": "1-1_the_clock.ipynb",
-    "1-2": "1-2_the_flag.ipynb",
-    "1-3": "1-3_the_warp_pipe.ipynb",
-    "1-4": "1-4_the_castle.ipynb",
-    "explorer": "explorer.ipynb",
-}
+EDITIONS: dict[str, dict[str, str]] = notebook_data(SHARED)["editions"]
+"""Each edition's notebooks by short name (`data/lesson/shared.toml`'s `[editions]`): English in
+`notebooks/`, another language in `notebooks/<lang>/` (built from the English ones by
+tools/lesson_i18n.py)."""
+NOTEBOOKS = EDITIONS["en"]
 """Short names a class uses for the notebooks in `notebooks/`."""
-EDITIONS = {
-    "en": NOTEBOOKS,
-    "pt": {
-        "00": "00_comece_aqui.ipynb",
-        "1-1": "1-1_o_relogio.ipynb",
-        "1-2": "1-2_a_bandeira.ipynb",
-        "1-3": "1-3_o_cano_de_atalho.ipynb",
-        "1-4": "1-4_o_castelo.ipynb",
-        "explorer": "painel.ipynb",
-    },
-}
-"""Each edition's notebooks by short name: English in `notebooks/`, another language in
-`notebooks/<lang>/` (built from the English ones by tools/lesson_i18n.py)."""
 
 
 def notebook_file(notebook: str, lang: str = "en") -> str:
@@ -102,14 +86,8 @@ def nbgitpuller_link(
     urlpath = (
         f"lab/tree/{repo_folder(_plain(repo, _('repository')))}/{notebook_path(notebook, lang)}"
     )
-    query = "&".join(
-        f"{key}={_encode(value)}"
-        for key, value in (
-            ("repo", repo),
-            ("branch", _plain(branch, _("branch"))),
-            ("urlpath", urlpath),
-        )
-    )
+    fields = {"repo": repo, "branch": _plain(branch, _("branch")), "urlpath": urlpath}
+    query = urlencode(fields, safe="", quote_via=quote)
     return urlunsplit((scheme, host, f"{prefix}/hub/user-redirect/git-pull", query, ""))
 
 

@@ -91,14 +91,11 @@ def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
     found = []
     for raw in notebook_data(notebook).get("exercise", []):
         entry = dict(raw)
-        cases = tuple(
-            Case(str(c.pop("title")), c) for c in (dict(x) for x in entry.pop("case", []))
-        )
+        cases = tuple(Case(str(c.pop("title")), c) for c in map(dict, entry.pop("case", [])))
+        named = {key: entry.pop(key) for key in ("id", "var", "answer")}
         found.append(
             ExerciseText(
-                id=entry.pop("id"),
-                var=entry.pop("var"),
-                answer=entry.pop("answer"),
+                **named,
                 blank=entry.pop("blank").strip("\n"),
                 hints=tuple(entry.pop("hints")),
                 solution_file=entry.pop("solution"),

@@ -37,7 +37,8 @@ SHOWN = re.compile(r"""facts_table\(\s*["']([\w-]{1,32})["']\s*,\s*["']([\w-]{1,
 tries every start, and an unbounded run of the first letter would be read again from each)."""
 
 
-def _said(value: Any) -> bool:
+def is_words(value: Any) -> bool:
+    """Whether `value` is text with something in it (a sentence, a name): not blank."""
     return isinstance(value, str) and bool(value.strip())
 
 
@@ -49,17 +50,17 @@ def _date(value: Any) -> bool:
 WORDS = N_("must be words")
 A_DATE = N_("must be a date, written 2026-11-30 without quotes")
 FIELDS: dict[str, tuple[Callable[[Any], bool], str]] = {
-    "library": (_said, WORDS),
-    "version": (_said, WORDS),
+    "library": (is_words, WORDS),
+    "version": (is_words, WORDS),
     "released": (_date, A_DATE),
     "as_of": (_date, A_DATE),
     "sources": (
         lambda value: isinstance(value, dict) and all(NAME.fullmatch(n) for n in value),
         N_('must be a table of addresses by name (letters, digits, _ and -): name = "https://…"'),
     ),
-    "note": (_said, WORDS),
+    "note": (is_words, WORDS),
     "cells": (
-        lambda value: isinstance(value, list) and all(map(_said, value)),
+        lambda value: isinstance(value, list) and all(map(is_words, value)),
         N_("must be a list of cells, each of them words"),
     ),
 }
@@ -107,7 +108,7 @@ def table_problems(name: str, table: dict[str, Any]) -> Iterator[tuple[str, str]
     if not NAME.fullmatch(name) or set(table) - {"columns", "row"}:
         yield key, _("a table is named with letters, digits, _ and -, and holds columns and row")
     columns, rows = table.get("columns"), table.get("row")
-    if not isinstance(columns, list) or len(columns) < 2 or not all(map(_said, columns)):
+    if not isinstance(columns, list) or len(columns) < 2 or not all(map(is_words, columns)):
         yield f"{key}.columns", _("must be a list of two headers or more, the library's first")
     elif not isinstance(rows, list) or not rows or not all(isinstance(r, dict) for r in rows):
         yield f"{key}.row", _("must be one table or more, [[facts.<name>.row]], a library each")

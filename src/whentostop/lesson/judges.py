@@ -41,6 +41,7 @@ from .verdict import (
     correct,
     ended_text,
     filled,
+    kind_of,
     names_in,
     raised,
     turns_text,
@@ -138,7 +139,7 @@ def _raised(called: Ran, escaped: str = "") -> Incorrect:
     if isinstance(exc, SystemExit):
         return wrong("shared", "called_sys_exit")
     if not isinstance(exc, Exception):
-        return wrong("shared", "raised_base_exception", kind=Said(type(exc).__name__, text=True))
+        return wrong("shared", "raised_base_exception", kind=kind_of(exc))
     return Incorrect(_("with {case}, your code raised {kind}: {error}"), **raised(exc))
 
 
@@ -194,9 +195,7 @@ def _cause(run: Run | None, got: Any, want: Any) -> str | None:
     elif isinstance(want, int) and not isinstance(want, bool):
         # a function that should return a block's number returned it as text, float or match
         if isinstance(got, str) and got.strip().isdigit():
-            return _(
-                "with {case}, you returned the text {got}: return the block as a number, an int."
-            )
+            return _(said("shared", "returned_the_number_as_text"))
         if isinstance(got, float) and got == want:
             return _("with {case}, you returned {got}, a float: return the block as an int.")
         if isinstance(got, re.Match):
@@ -227,11 +226,8 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
         if stop == want_stop and isinstance(answer, str) and isinstance(want_answer, dict):
             raise wrong("1-4", "recipe_answer_not_parsed", got=Said(answer))
         if stop != want_stop or not _equal(answer, want_answer):
-            raise Incorrect(
-                _("with {case}, the recipe should say {want}; yours said {got}."),
-                want=Said((want_stop, want_answer)),
-                got=Said((stop, answer)),
-            )
+            quoted = {"want": Said((want_stop, want_answer)), "got": Said((stop, answer))}
+            raise wrong("1-4", "recipe_said_otherwise", **quoted)
     return correct(_(exercise.settings["correct"]))
 
 
@@ -260,11 +256,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
         if not want.ok:  # the solution lets it through (sys.exit): so must run_call
             if got.ok:
-                raise wrong(
-                    "1-4",
-                    "run_call_caught_base_exception",
-                    kind=Said(type(want.raised).__name__, text=True),
-                )
+                raise wrong("1-4", "run_call_caught_base_exception", kind=kind_of(want.raised))
             continue
         if not got.ok:
             raise wrong("1-4", "run_call_raised", **raised(got.raised))
@@ -296,39 +288,22 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
     elif want_ok:
         raise wrong("1-4", "run_call_said_it_failed", ok=Said(ok), output=Said(output))
     else:
-        raise Incorrect(
-            _("with {case}, ok should be False: {failure}. Yours said ok={ok}."),
-            failure=_(case.get("failure", "the call failed")),
-            ok=Said(ok),
-        )
+        failure = _(case.get("failure", "the call failed"))
+        raise wrong("1-4", "run_call_ok_not_false", failure=failure, ok=Said(ok))
 
 
 def _ran(call: dict[str, Any], data: Any, output: Any, want_data: Any, want_output: str) -> None:
     """A call that validated and ran: its output is text, its data the validated input."""
     if not isinstance(output, str):
-        raise wrong(
-            "1-4",
-            "run_call_output_not_text",
-            kind=Said(type(output).__name__, text=True),
-            got=Said(output),
-        )
+        raise wrong("1-4", "run_call_output_not_text", kind=kind_of(output), got=Said(output))
     if not _equal(data, want_data):
         sent = call["function"]["arguments"]
-        raise wrong(
-            "1-4",
-            "run_call_data_not_validated",
-            want=Said(want_data),
-            cause=_("the arguments as the model sent them")
-            if data in (sent, maybe_json(sent))
-            else _("something else"),
-            got=Said(data),
-        )
+        as_sent = data in (sent, maybe_json(sent))
+        cause = _("the arguments as the model sent them") if as_sent else _("something else")
+        quoted = {"want": Said(want_data), "got": Said(data)}
+        raise wrong("1-4", "run_call_data_not_validated", cause=cause, **quoted)
     if output != want_output:
-        raise Incorrect(
-            _("with {case}, the output should be the tool's output, {want}; yours is {got}."),
-            want=Said(want_output),
-            got=Said(output),
-        )
+        raise wrong("1-4", "run_call_other_output", want=Said(want_output), got=Said(output))
 
 
 def _failed(case: Case, data: Any, output: Any) -> None:
@@ -384,13 +359,7 @@ def _a_run(name: str, answer: Any) -> None:
         return
     if isinstance(answer, tuple) and len(answer) == 1 and isinstance(answer[0], Run):
         raise wrong("shared", "run_in_a_tuple", name=name)
-    raise wrong(
-        "shared",
-        "not_a_run",
-        name=name,
-        kind=Said(type(answer).__name__, text=True),
-        value=Said(answer),
-    )
+    raise wrong("shared", "not_a_run", name=name, kind=kind_of(answer), value=Said(answer))
 
 
 def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -437,17 +406,10 @@ def _stop_agrees(got: Run) -> bool:
 
 def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     name = exercise.settings["level"]
-    if not searched_elsewhere(got, load_level(name)):
-        return
-    seen = next(
-        (shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))), None
-    )
-    raise wrong(
-        "shared",
-        "run_on_another_level",
-        which=_(" (level {name})").format(name=seen) if seen else "",
-        level=name,
-    )
+    if searched_elsewhere(got, load_level(name)):
+        seen = [shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))]
+        which = _(" (level {name})").format(name=seen[0]) if seen else ""
+        raise wrong("shared", "run_on_another_level", which=which, level=name)
 
 
 def persona(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -467,18 +429,10 @@ def tools(exercise: ExerciseText, got: Run, want: Run) -> None:
     wanted = set(want.tools)
     missing, extra = sorted(wanted - offered), sorted(offered - wanted)
     if missing:
-        raise Incorrect(
-            _("this run did not offer {missing}: offer it too (`level.tools()` offers both)."),
-            missing=", ".join(missing),
-        )
+        raise wrong("shared", "run_did_not_offer", missing=", ".join(missing))
     if extra:
-        raise wrong(
-            "shared",
-            "run_offered_extra_tools",
-            extra=", ".join(extra),
-            wanted=", ".join(sorted(wanted)),
-            first=sorted(wanted)[0],
-        )
+        named = {"extra": ", ".join(extra), "wanted": ", ".join(sorted(wanted))}
+        raise wrong("shared", "run_offered_extra_tools", first=sorted(wanted)[0], **named)
 
 
 def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -488,16 +442,9 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
     if not got.stop_on:
         marked = any(c.name == "mark_star" and c.ok for c in got.tool_calls)
         if got.stop == Stop.END_TURN and marked:
-            raise wrong(
-                "shared",
-                "pipe_not_opened_after_the_star",
-                answer=Said(got._answer, text=True),
-                tool=wanted,
-            )
-        raise Incorrect(
-            _('this run had no terminal tool: open the warp pipe with `stop_on=["{tool}"]`.'),
-            tool=wanted,
-        )
+            quoted = Said(got._answer, text=True)
+            raise wrong("shared", "pipe_not_opened_after_the_star", answer=quoted, tool=wanted)
+        raise wrong("shared", "run_without_stop_on", tool=wanted)
     named = {"got": Said(list(got.stop_on)), "names": ", ".join(got.stop_on), "tool": wanted}
     if got.stop == Stop.TERMINAL_TOOL:  # through the wrong pipe: the verdict quotes its answer
         raise wrong("shared", "stop_on_another_tool_answered", answer=Said(got._answer), **named)
@@ -507,61 +454,46 @@ def stop_on(exercise: ExerciseText, got: Run, want: Run) -> None:
 def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
     if got.stop == want.stop:
         return
-    wanted, needed = _(ENDED[want.stop]) if want.stop else "", turns_text(len(want.turns))
-    ran = {"ended": ended_text(got), "turns": turns_text(len(got.turns))}
+    ran = {  # the fields of every sentence below (each uses those it names)
+        "ended": ended_text(got),
+        "turns": turns_text(len(got.turns)),
+        "wanted": _(ENDED[want.stop]) if want.stop else "",
+        "needed": turns_text(len(want.turns)),
+        "max_turns": got.max_turns,
+    }
     if want.has_answer and got.stop == Stop.MAX_TURNS and len(want.turns) > got.max_turns:
         wrap_up = _(" (the wrap-up text after it is not an answer)") if got.wrap_up_turn else ""
-        raise wrong(
-            "shared",
-            "clock_too_few_turns",
-            needed=needed,
-            max_turns=got.max_turns,
-            wrap_up=wrap_up,
-            **ran,
-        )
+        raise wrong("shared", "clock_too_few_turns", wrap_up=wrap_up, **ran)
     if got.stop == Stop.DEADLINE:
-        deadline = Said(got.deadline_s)
-        raise wrong("shared", "deadline_too_short", deadline=deadline, needed=needed, **ran)
+        raise wrong("shared", "deadline_too_short", deadline=Said(got.deadline_s), **ran)
     if got.stop == Stop.BUDGET:
         why = got.budget_stop.text() if got.budget_stop else ""
-        raise wrong("shared", "stopped_by_a_budget", why=why, wanted=wanted, **ran)
+        raise wrong("shared", "stopped_by_a_budget", why=why, **ran)
     if want.stop == Stop.MAX_TURNS:
         raise wrong("shared", "not_the_clock", **ran)
-    raise Incorrect(
-        _("this run {ended} after {turns}; the task wants a run that {wanted}."),
-        wanted=wanted,
-        **ran,
-    )
+    raise wrong("shared", "ended_otherwise", **ran)
 
 
 def turns(exercise: ExerciseText, got: Run, want: Run) -> None:
-    if len(got.turns) == len(want.turns):
-        return
-    raise Incorrect(
-        _("the clock stopped it after {turns}; set `max_turns={want}`{wrap_up}."),
-        turns=turns_text(len(got.turns)),
-        want=len(want.turns),
-        wrap_up=_(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else "",
-    )
+    if len(got.turns) != len(want.turns):
+        wrap_up = (
+            _(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else ""
+        )
+        turns = turns_text(len(got.turns))
+        raise wrong(
+            "shared", "clock_stopped_it", turns=turns, want=len(want.turns), wrap_up=wrap_up
+        )
 
 
 def star_found(exercise: ExerciseText, got: Run, want: Run) -> None:
-    if load_level(exercise.settings["level"]).judge(got).correct:
-        return
-    raise Incorrect(
-        _("this run ended with an answer, {answer}, but it does not name the star's block."),
-        answer=Said(got._answer),
-    )
+    if not load_level(exercise.settings["level"]).judge(got).correct:
+        raise wrong("shared", "answer_not_the_star", answer=Said(got._answer))
 
 
 def answer(exercise: ExerciseText, got: Run, want: Run) -> None:
-    if _equal(got._answer, want._answer):
-        return
-    raise Incorrect(
-        _("the pipe opened with {got}, but the star is in block {block}."),
-        got=Said(got._answer),
-        block=want._answer.get("block") if isinstance(want._answer, dict) else "?",
-    )
+    if not _equal(got._answer, want._answer):
+        block = want._answer.get("block") if isinstance(want._answer, dict) else "?"
+        raise wrong("shared", "pipe_not_the_star", got=Said(got._answer), block=block)
 
 
 def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -573,18 +505,11 @@ def lie(exercise: ExerciseText, got: Run, want: Run) -> None:
         raise wrong("shared", "recipe_small_lie", guess=Said(guess_stop), ended=ended_text(got))
 
 
+_COMPARED = (made_by_run_agent, level, persona, tools, stop_on, exit, turns, star_found, answer)
 ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
-    "made_by_run_agent": made_by_run_agent,
-    "level": level,
-    "persona": persona,
-    "tools": tools,
-    "stop_on": stop_on,
-    "exit": exit,
-    "turns": turns,
-    "star_found": star_found,
-    "answer": answer,
-    "lie": lie,
+    f.__name__: f for f in (*_COMPARED, lie)
 }
+"""What a data file's `aspects` may name, by the function's name, in the order they are known."""
 
 
 # -- numbers and words --------------------------------------------------------------------------
@@ -619,20 +544,15 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
-                raise wrong(
-                    "1-1",
-                    "budget_too_tight",
-                    max_turns=max_turns,
-                    needed=turns_text(len(case_run(case.data["run"]).turns)),
-                )
+                needed = turns_text(len(case_run(case.data["run"]).turns))
+                raise wrong("1-1", "budget_too_tight", max_turns=max_turns, needed=needed)
             continue
         spent = cumulative_tokens(run)[-1]
+        found = {"max_turns": max_turns, "cap": cap, "spent": spent, "most": most}
         if max_turns > most:
-            raise wrong(
-                "1-1", "budget_far_too_loose", max_turns=max_turns, cap=cap, spent=spent, most=most
-            )
+            raise wrong("1-1", "budget_far_too_loose", **found)
         if spent > cap:
-            raise wrong("1-1", "budget_too_loose", max_turns=max_turns, spent=spent, cap=cap)
+            raise wrong("1-1", "budget_too_loose", **found)
     return correct(_(exercise.settings["correct"]), max_turns=max_turns, spent=spent)
 
 
@@ -652,12 +572,9 @@ def turns_saved(exercise: ExerciseText, answer: Any) -> Verdict:
     causes = [
         (len(no_pipe.turns) - len(pipe.turns), _(said("1-3", "saved_is_the_done_turn"))),
         (len(pipe.turns) - len(no_pipe.turns), _(said("1-3", "saved_is_minus_the_done_turn"))),
-        (
-            len(flag.messages) - len(pipe.messages),
-            _("the difference in messages, not turns: count `len(run.turns)`."),
-        ),
+        (len(flag.messages) - len(pipe.messages), _(said("1-3", "saved_is_messages"))),
         (flag.total_tokens - pipe.total_tokens, _("a difference in tokens, not turns.")),
-        (len(pipe.turns), _("the number of turns of one run, not the difference of the two.")),
+        (len(pipe.turns), _(said("1-3", "saved_is_one_run"))),
     ]
     named = [cause for value, cause in causes if value == saved]
     if len(named) == 1:  # a number two mistakes give names neither
@@ -739,12 +656,7 @@ def _not_understood(run: Run, intent: Intent) -> str:
 
 
 JUDGES: dict[str, Callable[[ExerciseText, Any], Verdict]] = {
-    "same": same,
-    "pair": pair,
-    "tool_result": tool_result,
-    "run": run,
-    "budget": budget,
-    "turns_saved": turns_saved,
+    **{judge.__name__: judge for judge in (same, pair, tool_result, run, budget, turns_saved)},
     "give_up_prompt": give_up_prompt,
     "loop": loopcheck.judge,
     "caller": capstone.judge,

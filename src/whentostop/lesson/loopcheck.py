@@ -28,7 +28,17 @@ from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway, tool_call
 from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
-from .verdict import PROGRESS, Incorrect, Said, Verdict, a_function, correct, still_blank, wrong
+from .verdict import (
+    PROGRESS,
+    Incorrect,
+    Said,
+    Verdict,
+    a_function,
+    correct,
+    kind_of,
+    still_blank,
+    wrong,
+)
 
 UNKNOWN_TOOL = "open_door"
 """The tool the model asks for in the unknown-tool case: no level offers it."""
@@ -230,11 +240,7 @@ def diagnose(played: Played) -> Incorrect | None:
         return _clock(played, stop, answer)
     found = (_pipe if case.stop == "terminal_tool" else _flag)(played, stop, answer)
     if found is None and played.requests != case.requests:
-        return Incorrect(
-            _("the run should take {want} requests; your loop made {got}."),
-            want=case.requests,
-            got=played.requests,
-        )
+        return wrong("1-4", "loop_other_requests", want=case.requests, got=played.requests)
     return found
 
 
@@ -267,7 +273,7 @@ def _broke(number: int, rule: Breach) -> Incorrect:
 
 def _raised(played: Played, error: BaseException) -> Incorrect:
     case, name, n = played.case, type(error).__name__, played.requests
-    kind, said = Said(name, text=True), Said(error, text=True)
+    kind, said = kind_of(error), Said(error, text=True)
     if isinstance(error, Runaway):
         return wrong(
             "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
@@ -298,17 +304,18 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     return Incorrect(_("with {case}, your loop raised {kind}: {said}"), kind=kind, said=said)
 
 
+def _words(text: Any, limit: int) -> Said:
+    """What the model or a tool said, quoted as words (at most `limit` characters; none: "")."""
+    return Said(text or "", text=True, limit=limit)
+
+
 def _flag(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     last = last_assistant(played.messages)
     if stop == "end_turn" and last is not None and last.get("tool_calls"):
-        return wrong(
-            "1-4", "flag_with_tool_calls", said=Said(last.get("content") or "", text=True, limit=60)
-        )
+        return wrong("1-4", "flag_with_tool_calls", said=_words(last.get("content"), 60))
     if stop == "max_turns":
-        return wrong(
-            "1-4", "flag_missed", said=Said(_flag_text(played.messages) or "", text=True, limit=60)
-        )
+        return wrong("1-4", "flag_missed", said=_words(_flag_text(played.messages), 60))
     if stop == "terminal_tool" and not case.stop_on:
         return wrong("1-4", "pipe_without_stop_on", stop_on=Said(case.stop_on))
     if stop != "end_turn":
@@ -331,14 +338,8 @@ def _flag_text(messages: list[dict[str, Any]]) -> str | None:
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        return wrong(
-            "1-4",
-            "clock_not_max_turns_requests",
-            max_turns=case.max_turns,
-            requests=ngettext("{n} request", "{n} requests", played.requests).format(
-                n=played.requests
-            ),
-        )
+        made = ngettext("{n} request", "{n} requests", played.requests).format(n=played.requests)
+        return wrong("1-4", "clock_not_max_turns_requests", max_turns=case.max_turns, requests=made)
     if stop != "max_turns":
         return wrong("1-4", "clock_wrong_stop", got=Said(stop))
     if answer is not None:
@@ -357,19 +358,13 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     terminal = _terminal_call(played.messages, case.stop_on)
     if stop == "terminal_tool" and terminal is not None and not _ran_ok(played, terminal):
         turn, arguments, output = terminal
-        return wrong(
-            "1-4",
-            "pipe_on_a_failed_call",
-            turn=turn,
-            tool=tool,
-            output=Said(output, text=True, limit=80),
-            arguments=Said(arguments, text=True, limit=80),
-        )
+        quoted = {"output": _words(output, 80), "arguments": _words(arguments, 80)}
+        return wrong("1-4", "pipe_on_a_failed_call", turn=turn, tool=tool, **quoted)
     if stop == "end_turn":
         said = Said(answer, limit=60)
         if any(name in case.stop_on for name, _data in played.ran):
             return wrong("1-4", "went_on_after_pipe", tool=tool, said=said)
-        rejected = Said(terminal[2] if terminal else "", text=True, limit=80)
+        rejected = _words(terminal[2] if terminal else "", 80)
         return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=rejected)
     if stop != "terminal_tool":
         return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
@@ -433,9 +428,8 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
     """The run as the learner's loop kept it, one line per message (the last `limit` lines)."""
     lines, turn = [], 0
     for message in messages[-4 * limit :]:
-        if not isinstance(message, dict):
-            continue
-        role = message.get("role")
+        role = message.get("role") if isinstance(message, dict) else None
+        content = str(message.get("content", "")) if role in ("tool", "user") else ""
         if role == "assistant":
             turn += 1
             calls = ", ".join(
@@ -444,20 +438,13 @@ def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
                 if isinstance(c, dict)
             )
             said = excerpt(str(message.get("content") or ""), 60)
-            lines.append(
-                _("turn {n}  model: {said}").format(n=turn, said=said)
-                + (f"  -> {excerpt(calls, 120)}" if calls else "")
-            )
+            line = _("turn {n}  model: {said}").format(n=turn, said=said)
+            lines.append(line + (f"  -> {excerpt(calls, 120)}" if calls else ""))
         elif role == "tool":
-            lines.append(
-                _("        tool:  {output}").format(
-                    output=excerpt(str(message.get("content", "")).replace("\n", " | "), 70)
-                )
-            )
+            output = excerpt(content.replace("\n", " | "), 70)
+            lines.append(_("        tool:  {output}").format(output=output))
         elif role == "user":
-            lines.append(
-                _("        user:  {text}").format(text=excerpt(str(message.get("content", "")), 70))
-            )
+            lines.append(_("        user:  {text}").format(text=excerpt(content, 70)))
     if len(lines) > limit:
         lines = ["        …", *lines[-limit:]]
     return "\n".join(lines)
@@ -470,9 +457,7 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     cases = [LoopCase(title=c.title, **c.data) for c in exercise.cases]
     helper = getattr(loop, "__globals__", {}).get("run_call")
     if helper is not None and still_blank(helper):
-        raise Incorrect(
-            _("my_loop calls run_call, which still has a `____`: finish Exercise 1-4.a first.")
-        )
+        raise wrong("1-4", "run_call_still_blank")
     for case in cases:
         PROGRESS.case = _(case.title)
         _check(play(loop, case, http_post(*on_the_mock(case.persona)), _("in process")))

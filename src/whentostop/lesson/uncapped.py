@@ -26,6 +26,8 @@ from .content import said
 
 TIMES = (10, 100)
 """How many times the measured turns the bill projects."""
+CUT_OFF = {"type": "whentostop_cut_off", "param": None, "code": "cut_off"}
+"""The error a refused request's reply carries after its message, as an OpenAI error does."""
 
 
 class CutOffTransport(httpx.BaseTransport):
@@ -39,19 +41,8 @@ class CutOffTransport(httpx.BaseTransport):
         if request.url.path.endswith("/chat/completions"):
             self.requests += 1
             if self.requests > self.after:
-                return httpx.Response(
-                    429,
-                    json={
-                        "error": {
-                            "message": _(said("1-1", "cut_off")).format(
-                                n=self.requests, after=self.after
-                            ),
-                            "type": "whentostop_cut_off",
-                            "param": None,
-                            "code": "cut_off",
-                        }
-                    },
-                )
+                message = _(said("1-1", "cut_off")).format(n=self.requests, after=self.after)
+                return httpx.Response(429, json={"error": {"message": message, **CUT_OFF}})
         return self.inner.handle_request(request)
 
     def close(self) -> None:

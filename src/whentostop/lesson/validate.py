@@ -27,6 +27,7 @@ from typing import Any
 from ..i18n import _
 from . import facts
 from .content import MARKER, NOTEBOOKS, QUESTION_KINDS
+from .facts import is_words
 
 PREFIXES = {"prediction": "p", "quiz": "c"}
 """A question's variable in its notebook: p1, p2, ... for predictions, c1 ... c5 for the quiz."""
@@ -75,7 +76,7 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
         for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
             found += [Problem(where, f"{kind}[{i}]{key}", w) for key, w in _question(entry)]
     said = spec.get("said", {})
-    if not isinstance(said, dict) or not all(_text(v) for v in said.values()):
+    if not isinstance(said, dict) or not all(is_words(v) for v in said.values()):
         found.append(Problem(where, "said", _("must be a table of sentences, by name")))
     found += [
         Problem(where, key, what) for key, what in facts.problems(notebook, spec.get("facts", {}))
@@ -94,7 +95,7 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
     for key in sorted(set(entry) - QUESTION_KEYS):
         yield f".{key}", _("unknown key (known: {known})").format(known=", ".join(QUESTION_KEYS))
     for key in ("prompt", "why"):
-        if key in entry and not _text(entry[key]):
+        if key in entry and not is_words(entry[key]):
             yield f".{key}", _("must be a sentence, not {value!r}").format(value=entry[key])
     yield from _options(entry)
 
@@ -104,7 +105,7 @@ def _options(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
     options = entry.get("options")
     if options is None:
         return
-    if not isinstance(options, list) or not all(_text(o) or _in_context(o) for o in options):
+    if not isinstance(options, list) or not all(is_words(o) or _in_context(o) for o in options):
         yield ".options", _("must be a list of sentences")
         return
     if not 2 <= len(options) <= len(LETTERS):
@@ -129,7 +130,7 @@ def _feedback(feedback: Any, letters: str, answer: Any) -> Iterator[tuple[str, s
         yield ".feedback", _("must be a table: one sentence per wrong option")
         return
     for letter in letters:
-        if letter != answer and not _text(feedback.get(letter)):
+        if letter != answer and not is_words(feedback.get(letter)):
             yield f".feedback.{letter}", _("missing: each wrong option says what it misses")
     for letter in sorted(set(feedback) - set(letters) - {answer}):
         yield f".feedback.{letter}", _("there is no option {letter}").format(letter=letter)
@@ -149,14 +150,14 @@ def _exercise_problems(spec: dict[str, Any], data: Path) -> Iterator[tuple[str, 
 def _exercise(key: str, entry: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
     """(key, what) for each problem of one exercise."""
     for name in ("id", "var", "answer", "blank", "solution", "judge"):
-        if not _text(entry.get(name)):
+        if not is_words(entry.get(name)):
             yield f"{key}.{name}", _("missing")
-    if _text(entry.get("blank")) and "____" not in entry["blank"]:
+    if is_words(entry.get("blank")) and "____" not in entry["blank"]:
         yield f"{key}.blank", _("has no ____ for the learner to fill in")
     hints = entry.get("hints")
-    if not isinstance(hints, list) or not hints or not all(_text(h) for h in hints):
+    if not isinstance(hints, list) or not hints or not all(is_words(h) for h in hints):
         yield f"{key}.hints", _("must be a list of one or more sentences")
-    if _text(entry.get("solution")):
+    if is_words(entry.get("solution")):
         yield from _solution(f"{key}.solution", data / "solutions" / entry["solution"])
     yield from _judged(key, entry)
 
@@ -167,7 +168,7 @@ def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
     from .judges import ASPECTS, JUDGES
 
     judge = entry.get("judge")
-    if _text(judge) and judge not in JUDGES:
+    if is_words(judge) and judge not in JUDGES:
         what = _("no judge named {name!r} (known: {known})")
         yield f"{key}.judge", what.format(name=judge, known=", ".join(JUDGES))
     if judge == "run":
@@ -179,7 +180,7 @@ def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
                 if name not in ASPECTS:
                     what = _("no aspect named {name!r} (known: {known})")
                     yield f"{key}.aspects", what.format(name=name, known=", ".join(ASPECTS))
-    elif _text(judge):
+    elif is_words(judge):
         yield from _cases(key, entry.get("case"))
 
 
@@ -199,7 +200,7 @@ def _cases(key: str, cases: Any) -> Iterator[tuple[str, str]]:
         yield f"{key}.case", _("no cases: the answer would be tried on nothing")
         return
     for j, case in enumerate(cases):
-        if not isinstance(case, dict) or not _text(case.get("title")):
+        if not isinstance(case, dict) or not is_words(case.get("title")):
             yield f"{key}.case[{j}].title", _("missing: a case's title names it in a verdict")
 
 
@@ -260,7 +261,7 @@ def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]
     """(tag, key) of each exercise and question the data holds, as the notebook tags its cell."""
     exercises = spec.get("exercise", [])
     for i, entry in enumerate(exercises if isinstance(exercises, list) else []):
-        if isinstance(entry, dict) and _text(entry.get("id")):
+        if isinstance(entry, dict) and is_words(entry.get("id")):
             yield "exercise-" + str(entry["id"]).replace(".", "-"), f"exercise[{i}].id"
     for kind in QUESTION_KINDS:
         entries = spec.get(kind, [])
@@ -268,17 +269,13 @@ def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]
             yield f"question-{notebook}-{PREFIXES[kind]}{i + 1}", f"{kind}[{i}]"
 
 
-def _text(value: Any) -> bool:
-    return isinstance(value, str) and bool(value.strip())
-
-
 def _in_context(value: Any) -> bool:
     """An option written `{ context = "...", text = "..." }`: both sentences, nothing else."""
     return (
         isinstance(value, dict)
         and set(value) == {"context", "text"}
-        and _text(value["context"])
-        and _text(value["text"])
+        and is_words(value["context"])
+        and is_words(value["text"])
     )
 
 

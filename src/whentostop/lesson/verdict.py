@@ -181,9 +181,14 @@ def a_function(name: str, value: Any) -> None:
         )
 
 
+def kind_of(value: object) -> Said:
+    """The name of a value's class, quoted as words (`KeyError`, `list`)."""
+    return Said(type(value).__name__, text=True)
+
+
 def raised(exc: object) -> dict[str, Said]:
     """The fields of a verdict on code that raised `exc`: its class (`kind`), its message (`error`)."""
-    return {"kind": Said(type(exc).__name__, text=True), "error": Said(exc, text=True)}
+    return {"kind": kind_of(exc), "error": Said(exc, text=True)}
 
 
 def correct(template: str, **fields: Any) -> Verdict:
