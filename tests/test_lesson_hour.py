@@ -280,14 +280,10 @@ CODES = {
 
 def exit_names(lang: str) -> dict[Stop, str]:
     """Each exit's name in the lesson, as the library says it in `lang` (`EXIT_NAMES`)."""
-    from whentostop import set_language
-    from whentostop.i18n import _
+    from whentostop.i18n import _, using
 
-    set_language(lang)
-    try:
+    with using(lang):  # and back to the language before, not to English chosen for good
         return {stop: _(name) for stop, name in EXIT_NAMES.items()}
-    finally:
-        set_language("en")
 
 
 @pytest.mark.parametrize("lang", LANGS)
