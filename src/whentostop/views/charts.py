@@ -229,7 +229,8 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         _tag("line", x1=LEFT, y1=f.base, x2=f.x_end, y2=f.base, stroke=look.AXIS_COLOUR),
         _tag("line", x1=LEFT, y1=f.top, x2=LEFT, y2=f.base, stroke=look.AXIS_COLOUR),
     ]
-    for tick in _ticks(f.y_top):
+    # six ticks from 0 to the top; just 0 and 1 on an empty chart (top 1: no turns yet)
+    for tick in [f.y_top * i / 5 for i in range(6)] if f.y_top != 1 else [0.0, 1.0]:
         y = f.y(tick)
         out.append(_tag("line", x1=LEFT, y1=y, x2=f.x_end, y2=y, stroke=look.GRID_COLOUR))
         words = {"font_size": TEXT_PX - 1, "text_anchor": "end"}
@@ -333,11 +334,14 @@ def _legend(model: Chart, x_end: float, below: float = 0) -> tuple[str, int]:
         if x > LEFT + 8 and x + size > x_end:
             x, row = float(LEFT + 8), row + 1
         y = TOP - 8 + below + 18 * row
-        line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": s.colour}
+        colour = look.LIMIT_COLOURS[s.key] if isinstance(s, Rule) else s.colour
+        line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": colour}
         words: dict[str, object] = {"x": x + 19, "y": y, "font_size": TEXT_PX - 2}
         if isinstance(s, Rule):
-            swatch = _tag("line", **line, stroke_width=2.5, stroke_dasharray=s.dashes or None)
-            words |= {"fill": s.colour, "font_weight": "bold"}
+            swatch = _tag(
+                "line", **line, stroke_width=2.5, stroke_dasharray=look.LIMIT_DASHES[s.key] or None
+            )
+            words |= {"fill": colour, "font_weight": "bold"}
         elif s.kind == "bars":
             swatch = _tag("rect", x=x, y=y - 12, width=14, height=14, fill=s.colour)
         else:
@@ -355,13 +359,14 @@ def _rule(rule: Rule, f: _Frame) -> str:
     x = f.x(rule.at)
     at = (LEFT, f.y(rule.at), f.x_end, f.y(rule.at)) if rule.across else (x, f.top, x, f.base)
     ends = dict(zip(("x1", "y1", "x2", "y2"), at))
-    dashes = {"stroke_width": 2.5, "stroke_dasharray": rule.dashes or None}
-    line = _tag("line", cls=f"limit {rule.key}", **ends, stroke=rule.colour, **dashes)
+    colour = look.LIMIT_COLOURS[rule.key]
+    dashes = {"stroke_width": 2.5, "stroke_dasharray": look.LIMIT_DASHES[rule.key] or None}
+    line = _tag("line", cls=f"limit {rule.key}", **ends, stroke=colour, **dashes)
     if rule.across or not rule.label:
         return line
     right_half = x > (LEFT + f.x_end) / 2
     beside = (x - 4, "end") if right_half else (x + 4, "start")
-    return line + _halo(beside[0], f.top + 14, rule.label, rule.colour, beside[1])
+    return line + _halo(beside[0], f.top + 14, rule.label, colour, beside[1])
 
 
 def _point(point: Point, f: _Frame) -> str:
@@ -369,9 +374,8 @@ def _point(point: Point, f: _Frame) -> str:
     x, y, first = f.x(point.x), f.y(point.y), point.first
     edge = {"stroke": look.TEXT_COLOUR, "stroke_width": 2} if first else {}
     cls = f"fall {point.key} first" if first else f"fall {point.key}"
-    mark = _marker(
-        point.marker, x, y, point.colour, 9 if first else 6, cls=cls, data_kept=point.kept, **edge
-    )
+    shape, colour = look.LIMIT_MARKERS[point.key], look.LIMIT_COLOURS[point.key]
+    mark = _marker(shape, x, y, colour, 9 if first else 6, cls=cls, data_kept=point.kept, **edge)
     return mark + _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR) if first else mark
 
 
@@ -504,9 +508,3 @@ def _tspans(lines: Sequence[str], x: int, dy: int) -> str:
     return "".join(
         _tag("tspan", escape(line), x=x, dy=0 if i == 0 else dy) for i, line in enumerate(lines)
     )
-
-
-def _ticks(top: float) -> list[float]:
-    """Six ticks from 0 to `top`; just 0 and 1 on an empty chart (top 1: no turns yet). A top
-    below 1 is dollars: six ticks too."""
-    return [top * i / 5 for i in range(6)] if top != 1 else [0.0, 1.0]

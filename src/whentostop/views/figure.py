@@ -21,7 +21,7 @@ from itertools import cycle
 from typing import Literal
 
 from ..i18n import _, money
-from ..lesson.race import Fall, RaceResult
+from ..lesson.race import RaceResult
 from ..lesson.verdict import turns_text
 from ..level import Judgement, Level, Marker
 from ..outcome import Run, Stop
@@ -93,29 +93,26 @@ class Axis:
 
 @dataclass(frozen=True)
 class Rule:
-    """A limit drawn as a line: upright at x `at`, or across the plot at y `at` (`across`). An
-    upright rule's words stand beside it; a line across has no room for them: they go in the
-    legend ("" : none)."""
+    """A limit (`key`: "max_turns", "deadline", "budget") drawn as a line in its own colour and
+    dashes (`look.LIMIT_COLOURS`, `LIMIT_DASHES`): upright at x `at`, or across the plot at y `at`
+    (`across`). An upright rule's words stand beside it; a line across has no room for them:
+    they go in the legend ("": none)."""
 
     key: str
     at: float
-    label: str
-    colour: str
-    dashes: str = ""
-    """Its SVG `stroke-dasharray` ("": solid)."""
+    label: str = ""
     across: bool = False
 
 
 @dataclass(frozen=True)
 class Point:
-    """A notable point: where a limit falls on the track, after `kept` turns, in the limit's
-    shape (a matplotlib marker code) and colour; the `first` to fire is drawn larger."""
+    """A notable point: where a limit (`key`) falls on the track, after `kept` turns, in the
+    limit's shape and colour (`look.LIMIT_MARKERS`, `LIMIT_COLOURS`); the `first` to fire is
+    drawn larger."""
 
     key: str
     x: float
     y: float
-    marker: str
-    colour: str
     kept: int
     first: bool = False
 
@@ -355,13 +352,14 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
         left = x.unit == "turn"  # its legend: the lines; the right one's: the budget's words
         budget, price_model = limits.budget, limits.price_model
         words = "" if left or budget is None else describe.budget_text(budget, unit, price_model)
-        across = () if budget is None else (_limit("budget", budget, words, True),)
+        across = () if budget is None else (Rule("budget", budget, words, across=True),)
         named = (_("where the run would have gone on"), _("the run")) if left else ("", "")
         lines = (
             Series("track", named[0], "line", tuple(at[0]), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
             Series("run", named[1], "line", tuple(at[1]), ran, look.TOKENS_COLOUR, width=3, marker="o"),
         )  # fmt: skip
         falls = [f for f in result.falls if f.kept is not None and (f.kept or not left)]
+        first = result.predicted
         return Chart(
             kind="turns" if left else "seconds",
             title="",
@@ -370,31 +368,26 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
             series=lines,
             rules=(*across, *upright),
             points=tuple(
-                _fall(f, f.kept if left else f.at_s, f is result.predicted) for f in falls
+                Point(
+                    f.stop.value,
+                    (f.kept if left else f.at_s) or 0.0,
+                    f.spent,
+                    f.kept or 0,
+                    f is first,
+                )
+                for f in falls
             ),
         )
 
     steps = (range(1, len(track) + 1), range(1, len(ran) + 1))
     deadline = limits.deadline_s
-    clock = (_limit("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}"),)
-    timer = () if deadline is None else (_limit("deadline", deadline, f"deadline_s={deadline:g}"),)
+    clock = (Rule("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}"),)
+    timer = () if deadline is None else (Rule("deadline", deadline, f"deadline_s={deadline:g}"),)
     return Panels(
         (panel(by_turn, steps, clock), panel(by_time, ends, timer)),
         describe.race_alt(result, level, model, pace_s),
         describe.race_title(unit),
     )
-
-
-def _fall(fall: Fall, x: float | None, first: bool) -> Point:
-    """Where a limit falls on the track: its own shape and colour."""
-    name = fall.stop.value
-    shape, colour = look.LIMIT_MARKERS[name], look.LIMIT_COLOURS[name]
-    return Point(name, x or 0.0, fall.spent, shape, colour, fall.kept or 0, first)
-
-
-def _limit(name: str, at: float, label: str, across: bool = False) -> Rule:
-    """A limit's rule, in its colour and dashes."""
-    return Rule(name, at, label, look.LIMIT_COLOURS[name], look.LIMIT_DASHES[name], across)
 
 
 def level_map(level: Level, run: Run | None = None) -> LevelMap:
