@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 11_659
+LIBRARY_LINES_CEILING = 11_656
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in `src/whentostop/**/*.py`
 (data files — levels, prices, the lesson's texts and questions, lexicons, CSS and JavaScript —
 not counted). Lower it as code leaves; raise it only for a split that adds no behaviour (a
@@ -185,9 +185,9 @@ holds it above the goal: the lesson's judges, loop checker and limits (`lesson/`
 the reader of intent's mechanism with the personas (`mock/`, about 3,135, its lists' names now
 data in `data/intent/lists.toml`, its kinds of clause read by tables of rules), the loop library
 (about 3,205, its command line's table and its longer sentences now data in `data/cli.toml` and
-`data/said.toml`) and the views (about 1,950, their fixed styles now in the stylesheet); a pass
-over each room for code said twice (round 6) found about 380 lines to cut without losing a
-message, a check or a test."""
+`data/said.toml`) and the views (about 1,948, the race chart now in the figure model, their fixed
+styles in the stylesheet); a pass over each room for code said twice (round 6) found about 380
+lines to cut without losing a message, a check or a test."""
 
 
 def test_the_library_stays_under_its_ceiling_of_python_lines() -> None:

@@ -14,11 +14,10 @@ with those words as its alt text and that aspect ratio.
 from __future__ import annotations
 
 import base64
-import math
 import textwrap
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 from html import escape
@@ -29,11 +28,11 @@ from ..level import Judgement, Level
 from ..outcome import Run
 from ..usage import DEFAULT_PRICE_MODEL, Price, price
 from . import describe, figure, look
-from .figure import Block, Chart, LevelMap, Series
-from .look import SEPARATOR_COLOUR, TOKENS_COLOUR
+from .figure import Block, Chart, LevelMap, Panels, Point, Rule, Series
+from .look import SEPARATOR_COLOUR
 
 if TYPE_CHECKING:
-    from ..lesson.race import Fall, RaceResult
+    from ..lesson.race import RaceResult
 
 SVG_NS = "http://www.w3.org/2000/svg"
 FONT = "DejaVu Sans, Arial, sans-serif"
@@ -119,8 +118,12 @@ def cost_svg(
     if not tokens_per_turn:
         return chart_svg(cumulative, COMPACT_W, COMPACT_H)
     tokens = figure.tokens_per_turn(run)
-    left, right = (_chart_panel(chart, PANEL_W, PANEL_H) for chart in (tokens, cumulative))
-    return _beside(left, right, describe.panels_alt(tokens, cumulative))
+    return panels_svg(Panels((tokens, cumulative), describe.panels_alt(tokens, cumulative)))
+
+
+def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:
+    """The race between the stops (`figure.race`): against turns beside against seconds."""
+    return panels_svg(figure.race(result, level=level, model=model, pace_s=pace_s))
 
 
 def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> str:
@@ -128,7 +131,17 @@ def chart_svg(model: Chart, width: float = PANEL_W, height: float = PANEL_H) -> 
     return _svg(width, height, _chart_panel(model, width, height), model.alt)
 
 
-# -- a chart of the figure model, and the race, on frames ----------------------------------------
+def panels_svg(model: Panels) -> str:
+    """Charts of the figure model side by side, each a panel, under the figure's title."""
+    width = PANEL_W * len(model.charts)
+    parts = [_title_lines(model.title, width)[0] if model.title else ""]
+    for i, chart in enumerate(model.charts):
+        panel = _chart_panel(chart, PANEL_W, PANEL_H)
+        parts.append(_tag("g", panel, transform=f"translate({PANEL_W * i},0)") if i else panel)
+    return _svg(width, PANEL_H, "".join(parts), model.alt)
+
+
+# -- a chart of the figure model, on a frame -----------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -166,10 +179,11 @@ class _Frame:
 
 
 def _chart_panel(model: Chart, width: float, height: float) -> str:
-    """The chart's title, legend, axes and series, in a panel of `width` x `height`."""
-    title, lines = _title_lines(model.title, width)
+    """The chart's title, legend, axes, series, rules and notable points, in a panel of
+    `width` x `height`."""
+    title, lines = _title_lines(model.title, width) if model.title else ("", 1)
     below = TITLE_LINE * (lines - 1)  # the legend and the plot move down under a longer title
-    legend, rows = _series_legend(model.series, width - RIGHT, below)
+    legend, rows = _legend(model, width - RIGHT, below)
     frame = _frame(model, width, height, TOP + below + 18 * (rows - 1))
     parts = [title, legend, *_frame_axes(model, frame)]
     if model.empty:
@@ -180,7 +194,9 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
         if series.kind == "bars":
             parts += _bars(series, frame, stacked, model.wrap_up)
         else:
-            parts.append(_line(series, frame))
+            parts.append(_line(series, frame, f"{series.key} {model.kind}"))
+    parts += [_rule(rule, frame) for rule in model.rules]
+    parts += [_point(point, frame) for point in model.points]
     return "".join(parts)
 
 
@@ -191,13 +207,14 @@ def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
         if s.kind == "bars":
             stacks.update(dict(zip(s.x, s.y)))
     lines = [v for s in model.on("left") if s.kind == "line" for v in s.y]
-    y_top = _nice_top(max([*stacks.values(), *lines, 0.0]))
+    y_top = model.y.span[1] if model.y.span else look.nice_top(max([*stacks.values(), *lines, 0.0]))
+    x_from, x_to = model.x.span or (min(xs) - 0.5, max(xs) + 0.5)
     return _Frame(
         width=width,
         height=height,
         top=top,
-        x_from=min(xs) - 0.5,
-        x_span=max(xs) - min(xs) + 1,
+        x_from=x_from,
+        x_span=x_to - x_from,
         y_top=y_top,
         y2_top=y_top * model.y2_per_y if model.y2_per_y else 1.0,
         right=RIGHT_WITH_AXIS if model.y2 is not None else RIGHT,
@@ -205,44 +222,22 @@ def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
 
 
 def _frame_axes(model: Chart, f: _Frame) -> list[str]:
-    """The chart's axes: the turns by the model's ticks, and the right axis (dollars)."""
-    ticks = () if model.empty else model.x.ticks
-    out = _axes(f, model.x.label, model.y.label, ticks, number, model.wrap_up)
-    if model.y2 is not None:
-        right = model.on("right")
-        colour = right[0].colour if right else look.TEXT_COLOUR
-        digits = look.usd_digits(max((v for s in right for v in s.y), default=0.0))
-        out.append(_tag("line", x1=f.x_end, y1=f.top, x2=f.x_end, y2=f.base, stroke=colour))
-        for value in (f.y2_top * i / 5 for i in range(6)):
-            at = {"x": f.x_end + 6, "y": f.y(value, right=True) + 5, "font_size": TEXT_PX - 1}
-            out.append(_text(number(value, digits), cls="tick y2", **at, fill=colour))
-        turned = f"translate({f.width - 16},{(f.top + f.base) / 2:.0f}) rotate(90)"
-        label = {"font_size": TEXT_PX, "fill": colour, "text_anchor": "middle"}
-        out.append(_text(model.y2.label, cls="axis-label y2", transform=turned, **label))
-    return out
-
-
-def _axes(
-    f: _Frame,
-    x_label: str,
-    y_label: str,
-    x_ticks: Sequence[tuple[float, str]],
-    y_text: Callable[[float], str] = number,
-    wrap_up: float | None = None,
-) -> list[str]:
-    """The axes, the grid and six ticks up the left; `x_ticks` along the bottom, the wrap-up's
-    under its own bar a line lower (it is no turn of the budget)."""
+    """The axes, the grid and six ticks up the left; the x axis's ticks along the bottom (none
+    on an empty chart), the wrap-up's under its own bar a line lower (it is no turn of the
+    budget); and the right axis (dollars)."""
     out = [
         _tag("line", x1=LEFT, y1=f.base, x2=f.x_end, y2=f.base, stroke=look.AXIS_COLOUR),
         _tag("line", x1=LEFT, y1=f.top, x2=LEFT, y2=f.base, stroke=look.AXIS_COLOUR),
     ]
-    for tick in _ticks(f.y_top):
+    # six ticks from 0 to the top; just 0 and 1 on an empty chart (top 1: no turns yet)
+    for tick in [f.y_top * i / 5 for i in range(6)] if f.y_top != 1 else [0.0, 1.0]:
         y = f.y(tick)
         out.append(_tag("line", x1=LEFT, y1=y, x2=f.x_end, y2=y, stroke=look.GRID_COLOUR))
         words = {"font_size": TEXT_PX - 1, "text_anchor": "end"}
-        out.append(_text(y_text(tick), cls="tick y", x=LEFT - 6, y=y + 5, **words))
-    for x, label in x_ticks:
-        if x == wrap_up:  # under its own bar, a line lower
+        tick_text = number(tick, model.y.digits)
+        out.append(_text(tick_text, cls="tick y", x=LEFT - 6, y=y + 5, **words))
+    for x, label in () if model.empty else model.x.ticks:
+        if x == model.wrap_up:  # under its own bar, a line lower
             below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
             out.append(
                 _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), **below, fill=look.MUTED_COLOUR)
@@ -252,10 +247,19 @@ def _axes(
             out.append(_text(label, cls="tick", x=f.x(x), **below))
     centred = {"font_size": TEXT_PX, "text_anchor": "middle"}
     turned = f"translate(16,{(f.top + f.base) / 2:.0f}) rotate(-90)"
-    out.append(
-        _text(x_label, cls="axis-label x", x=(LEFT + f.x_end) / 2, y=f.height - 8, **centred)
-    )
-    out.append(_text(y_label, cls="axis-label y", transform=turned, **centred))
+    x_label = (LEFT + f.x_end) / 2
+    out.append(_text(model.x.label, cls="axis-label x", x=x_label, y=f.height - 8, **centred))
+    out.append(_text(model.y.label, cls="axis-label y", transform=turned, **centred))
+    if model.y2 is not None:
+        right = model.on("right")
+        colour = right[0].colour if right else look.TEXT_COLOUR
+        out.append(_tag("line", x1=f.x_end, y1=f.top, x2=f.x_end, y2=f.base, stroke=colour))
+        for value in (f.y2_top * i / 5 for i in range(6)):
+            at = {"x": f.x_end + 6, "y": f.y(value, right=True) + 5, "font_size": TEXT_PX - 1}
+            out.append(_text(number(value, model.y2.digits), cls="tick y2", **at, fill=colour))
+        turned = f"translate({f.width - 16},{(f.top + f.base) / 2:.0f}) rotate(90)"
+        side = {"font_size": TEXT_PX, "fill": colour, "text_anchor": "middle"}
+        out.append(_text(model.y2.label, cls="axis-label y2", transform=turned, **side))
     return out
 
 
@@ -317,120 +321,62 @@ def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, **attrs:
     return _tag("circle", cx=x, cy=y, r=r - 1, fill=colour, **attrs)
 
 
-def _series_legend(series: Sequence[Series], x_end: float, below: float = 0) -> tuple[str, int]:
-    """Each series' swatch (a square for bars, a stretch of the line for lines) and words, in
-    rows above the plot (`below` the usual place, under a title of several lines); how many
-    rows it took."""
+def _legend(model: Chart, x_end: float, below: float = 0) -> tuple[str, int]:
+    """Each named series' swatch (a square for bars, a stretch of the line for lines) and words,
+    then each named rule's (its words in bold, in its colour), in rows above the plot (`below`
+    the usual place, under a title of several lines); how many rows it took."""
     out: list[str] = []
     x, row = float(LEFT + 8), 0
-    for s in series:
+    named: list[Series | Rule] = [s for s in model.series if s.label]
+    named += [r for r in model.rules if r.label and r.across]
+    for s in named:
         size = 26 + 7.6 * len(s.label)
         if x > LEFT + 8 and x + size > x_end:
             x, row = float(LEFT + 8), row + 1
         y = TOP - 8 + below + 18 * row
-        if s.kind == "bars":
+        colour = look.LIMIT_COLOURS[s.key] if isinstance(s, Rule) else s.colour
+        line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": colour}
+        words: dict[str, object] = {"x": x + 19, "y": y, "font_size": TEXT_PX - 2}
+        if isinstance(s, Rule):
+            swatch = _tag(
+                "line", **line, stroke_width=2.5, stroke_dasharray=look.LIMIT_DASHES[s.key] or None
+            )
+            words |= {"fill": colour, "font_weight": "bold"}
+        elif s.kind == "bars":
             swatch = _tag("rect", x=x, y=y - 12, width=14, height=14, fill=s.colour)
         else:
-            line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": s.colour}
             swatch = _tag("line", **line, stroke_width=2.5, **_dashes(s, 2.5))
             if s.marker:
                 swatch += _marker(s.marker, x + 6, y - 5, s.colour, r=4)
-        words = _text(s.label, x=x + 19, y=y, font_size=TEXT_PX - 2)
-        out.append(_tag("g", swatch + words, cls="legend", data_series=s.key))
+        out.append(_tag("g", swatch + _text(s.label, **words), cls="legend", data_series=s.key))
         x += size
     return "".join(out), row + 1
 
 
-def race_svg(result: RaceResult, *, level: str, model: str, pace_s: float) -> str:
-    """The race between the stops on one chart: what the run spent against turns (left) and
-    against seconds (right), the track it would have gone on (dashed), each limit as a line —
-    the clock and the deadline upright, the budget across both — and where each falls on the
-    track, the one that fires first drawn larger."""
-    limits, unit = result.limits, result.limits.unit
-    track = result.track.spent(unit, limits.price_model)
-    ran = result.run.spent(unit, limits.price_model)
-    top = _nice_top(max([*track, *ran, limits.budget or 0.0, 0.0]) * 1.05)
-    turns = max(len(track), limits.max_turns, 1)
-    seconds = _nice_top(
-        max([*result.track.ends, *result.run.ends, limits.deadline_s or 0.0, 0.1]) * 1.05
-    )
-    label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
-    tick: Callable[[float], str] = (lambda v: number(v, 3)) if unit == "usd" else number
-    by_turn = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.5, x_span=turns, y_top=top)
-    by_time = _Frame(PANEL_W, PANEL_H, TOP, x_from=0.0, x_span=seconds, y_top=top)
-    lines = _race_lines(track, ran, range(1, len(track) + 1), range(1, len(ran) + 1))
-    turn_ticks = [(n, str(n)) for n in range(1, turns + 1) if look.tick_shown(n - 1, turns)]
-    ends = (result.track.ends, result.run.ends)
-    time_ticks = [(i * seconds / 5, f"{i * seconds / 5:g}") for i in range(6)]
-    left = [
-        _title_lines(describe.race_title(unit), 2 * PANEL_W)[0],
-        _series_legend(lines[::-1], PANEL_W - RIGHT)[0],
-        *_axes(by_turn, _(look.TURN), label, turn_ticks, tick),
-        *_race_panel(result, by_turn, lines, "turns"),
-    ]
-    right = [
-        *_axes(by_time, _("seconds since the run began"), label, time_ticks, tick),
-        *_race_panel(result, by_time, _race_lines(track, ran, *ends), "seconds"),
-    ]
-    if limits.budget is not None:  # its words in a legend: a line across has no room for them
-        words = describe.budget_text(limits.budget, unit, limits.price_model)
-        colour, dashes = look.LIMIT_COLOURS["budget"], look.LIMIT_DASHES["budget"]
-        line = {"x1": LEFT + 8, "y1": TOP - 13, "x2": LEFT + 30, "y2": TOP - 13, "stroke": colour}
-        right.append(_tag("line", **line, stroke_width=2.5, stroke_dasharray=dashes))
-        bold = {"font_size": TEXT_PX - 2, "fill": colour, "font_weight": "bold"}
-        right.append(_text(words, x=LEFT + 36, y=TOP - 8, **bold))
-    alt = describe.race_alt(result, level, model, pace_s)
-    return _beside("".join(left), "".join(right), alt)
+def _rule(rule: Rule, f: _Frame) -> str:
+    """A limit's line, in its colour and dashes: across the plot, or upright with its words
+    beside it, on the side with room."""
+    x = f.x(rule.at)
+    at = (LEFT, f.y(rule.at), f.x_end, f.y(rule.at)) if rule.across else (x, f.top, x, f.base)
+    ends = dict(zip(("x1", "y1", "x2", "y2"), at))
+    colour = look.LIMIT_COLOURS[rule.key]
+    dashes = {"stroke_width": 2.5, "stroke_dasharray": look.LIMIT_DASHES[rule.key] or None}
+    line = _tag("line", cls=f"limit {rule.key}", **ends, stroke=colour, **dashes)
+    if rule.across or not rule.label:
+        return line
+    right_half = x > (LEFT + f.x_end) / 2
+    beside = (x - 4, "end") if right_half else (x + 4, "start")
+    return line + _halo(beside[0], f.top + 14, rule.label, colour, beside[1])
 
 
-def _race_lines(
-    track: Sequence[float], run: Sequence[float], track_x: Sequence[float], run_x: Sequence[float]
-) -> tuple[Series, Series]:
-    """The track (where the run would have gone on, dashed) and the run, at the x given."""
-    return (
-        Series("track", _("where the run would have gone on"), "line", tuple(track_x), tuple(track), look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
-        Series("run", _("the run"), "line", tuple(run_x), tuple(run), TOKENS_COLOUR, width=3, marker="o"),
-    )  # fmt: skip
-
-
-def _race_panel(
-    result: RaceResult, f: _Frame, lines: tuple[Series, Series], kind: str
-) -> list[str]:
-    """One panel of the race: the track, the run, the limits' lines, and the falls."""
-    limits = result.limits
-    out = [_line(s, f, f"{s.key} {kind}") for s in lines if s.y]
-    if limits.budget is not None:  # its words are in the legend: a line across has no room
-        y = f.y(limits.budget)
-        out.append(_limit_line("budget", (LEFT, y), (f.x_end, y)))
-    upright = (
-        ("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}")
-        if kind == "turns"
-        else ("deadline", limits.deadline_s, f"deadline_s={limits.deadline_s:g}")
-        if limits.deadline_s is not None
-        else None
-    )
-    if upright is not None:
-        name, at, words = upright
-        x = f.x(at)
-        right_half = x > (LEFT + f.x_end) / 2  # the words on the side with room
-        out.append(_limit_line(name, (x, f.top), (x, f.base)))
-        colour, anchor = look.LIMIT_COLOURS[name], "end" if right_half else "start"
-        out.append(_halo(x - 4 if right_half else x + 4, f.top + 14, words, colour, anchor))
-    for fall in result.falls:
-        if fall.kept is None or (fall.kept == 0 and kind == "turns"):
-            continue
-        x = f.x(fall.kept if kind == "turns" else (fall.at_s or 0.0))
-        out.append(_fall_mark(fall, x, f.y(fall.spent), fall is result.predicted))
-    return out
-
-
-def _limit_line(name: str, start: tuple[float, float], end: tuple[float, float]) -> str:
-    """A limit's line, in its colour and dashes."""
-    at = {"x1": start[0], "y1": start[1], "x2": end[0], "y2": end[1]}
-    line = {"stroke": look.LIMIT_COLOURS[name], "stroke_width": 2.5}
-    return _tag(
-        "line", cls=f"limit {name}", **at, **line, stroke_dasharray=look.LIMIT_DASHES[name] or None
-    )
+def _point(point: Point, f: _Frame) -> str:
+    """A notable point in its shape and colour; the first to fire larger, outlined, and said."""
+    x, y, first = f.x(point.x), f.y(point.y), point.first
+    edge = {"stroke": look.TEXT_COLOUR, "stroke_width": 2} if first else {}
+    cls = f"fall {point.key} first" if first else f"fall {point.key}"
+    shape, colour = look.LIMIT_MARKERS[point.key], look.LIMIT_COLOURS[point.key]
+    mark = _marker(shape, x, y, colour, 9 if first else 6, cls=cls, data_kept=point.kept, **edge)
+    return mark + _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR) if first else mark
 
 
 def _halo(x: float, y: float, words: str, colour: str, anchor: str = "start") -> str:
@@ -438,22 +384,6 @@ def _halo(x: float, y: float, words: str, colour: str, anchor: str = "start") ->
     bold = {"font_size": TEXT_PX - 1, "font_weight": "bold", "fill": colour, "text_anchor": anchor}
     halo = {"paint_order": "stroke", "stroke": look.BACKGROUND, "stroke_width": 4}
     return _text(words, x=x, y=y, **bold, **halo)
-
-
-_FALL_MARKERS = {"max_turns": "s", "deadline": "^", "budget": "D"}
-"""Each limit's shape where it falls on the track (matplotlib's marker codes)."""
-
-
-def _fall_mark(fall: Fall, x: float, y: float, first: bool) -> str:
-    """Where a limit falls: its own shape and colour; the first to fire is larger, outlined."""
-    name = fall.stop.value
-    edge = {"stroke": look.TEXT_COLOUR, "stroke_width": 2} if first else {}
-    cls = f"fall {name} first" if first else f"fall {name}"
-    colour, r = look.LIMIT_COLOURS[name], 9 if first else 6
-    mark = _marker(_FALL_MARKERS[name], x, y, colour, r, cls=cls, data_kept=fall.kept, **edge)
-    if first:
-        mark += _halo(x + 13, y + 5, _("fires first"), look.TEXT_COLOUR)
-    return mark
 
 
 # -- the level map -------------------------------------------------------------------------------
@@ -556,12 +486,6 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     return _tag("svg", inner, xmlns=SVG_NS, **size, **named, aria_labelledby="wts-title wts-desc")
 
 
-def _beside(left: str, right: str, alt: str) -> str:
-    """Two panels side by side in one SVG document: `right` to the right of `left`."""
-    right = _tag("g", right, transform=f"translate({PANEL_W},0)")
-    return _svg(2 * PANEL_W, PANEL_H, left + right, alt)
-
-
 def _title_lines(text: str, width: float) -> tuple[str, int]:
     """The title on one line where it fits in `width`, else broken into lines of their own
     (`<tspan>`s of one `<text>`): after its colon where both halves fit ("Cumulative cost at
@@ -584,17 +508,3 @@ def _tspans(lines: Sequence[str], x: int, dy: int) -> str:
     return "".join(
         _tag("tspan", escape(line), x=x, dy=0 if i == 0 else dy) for i, line in enumerate(lines)
     )
-
-
-def _nice_top(largest: float) -> float:
-    """The axis top: 1, 2, 2.5 or 5 times a power of ten, at or above the largest value."""
-    if largest <= 0:
-        return 1.0
-    power = 10 ** math.floor(math.log10(largest))
-    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= largest)
-
-
-def _ticks(top: float) -> list[float]:
-    """Six ticks from 0 to `top`; just 0 and 1 on an empty chart (top 1: no turns yet). A top
-    below 1 is dollars: six ticks too."""
-    return [top * i / 5 for i in range(6)] if top != 1 else [0.0, 1.0]

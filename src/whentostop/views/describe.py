@@ -145,15 +145,14 @@ def growth_text(numbers: Growth | None) -> str:
 
 def cached_text(tokens: int) -> str:
     """The cached part of the prompts, when the server reported any (else "")."""
-    if not tokens:
-        return ""
-    return _("The server reported {cached:,} of the prompt tokens as cached.").format(cached=tokens)
+    words = _("The server reported {cached:,} of the prompt tokens as cached.")
+    return words.format(cached=tokens) if tokens else ""
 
 
 def wrap_up_text(drawn: bool) -> str:
-    if not drawn:
-        return ""
-    return _("The wrap-up request after the clock is drawn last: it is not an answer.")
+    """That the wrap-up request is drawn, when it is (else "")."""
+    words = _("The wrap-up request after the clock is drawn last: it is not an answer.")
+    return words if drawn else ""
 
 
 def chart_alt(chart: Chart) -> str:
@@ -287,19 +286,6 @@ def race_falls(result: RaceResult) -> list[str]:
     ]
 
 
-def race_setup(result: RaceResult, model: str, pace_s: float) -> str:
-    """What raced: the model and its pace, and every limit."""
-    limits = result.limits
-    parts = [f"max_turns={limits.max_turns}"]
-    if limits.deadline_s is not None:
-        parts.append(f"deadline_s={limits.deadline_s:g}")  # code: the same in every language
-    if limits.budget is not None:
-        parts.append(budget_text(limits.budget, limits.unit, limits.price_model))
-    return _("{model}, about {pace:g} s a reply: {limits}").format(
-        model=model, pace=pace_s, limits=", ".join(parts)
-    )
-
-
 def race_outcome(result: RaceResult) -> str:
     """What the race's real run did: which limit fired (or that it answered), and its spend."""
     run = result.run.run
@@ -326,27 +312,26 @@ def race_title(unit: str) -> str:
 
 
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
-    """The race chart's text alternative: what raced, where each limit falls, who fired."""
+    """The race chart's text alternative: what raced (the model and its pace, every limit),
+    where each limit falls, who fired."""
+    limits = result.limits
+    parts = [f"max_turns={limits.max_turns}"]
+    if limits.deadline_s is not None:
+        parts.append(f"deadline_s={limits.deadline_s:g}")  # code: the same in every language
+    if limits.budget is not None:
+        parts.append(budget_text(limits.budget, limits.unit, limits.price_model))
+    setup = _("{model}, about {pace:g} s a reply: {limits}").format(
+        model=model, pace=pace_s, limits=", ".join(parts)
+    )
     return _sentences(
-        race_title(result.limits.unit),
-        _("Level {level}, {setup}").format(level=level, setup=race_setup(result, model, pace_s)),
+        race_title(limits.unit),
+        _("Level {level}, {setup}").format(level=level, setup=setup),
         *(fall[:1].upper() + fall[1:] for fall in race_falls(result)),
         _("The run: {outcome}").format(outcome=race_outcome(result)),
     )
 
 
-def race_announcement(level: str, number: int, result: RaceResult) -> str:
-    """What the race's live region says after each run."""
-    return _("Race on level {level}, run {number}: {outcome}.").format(
-        level=level, number=number, outcome=race_outcome(result)
-    )
-
-
 def _sentences(*parts: str) -> str:
     """Join the non-empty parts as sentences, each ending in one full stop."""
-    out = []
-    for part in parts:
-        part = part.strip()
-        if part:
-            out.append(part if part.endswith((".", "!", "?", "”", ":")) else part + ".")
-    return " ".join(out)
+    kept = [part.strip() for part in parts if part.strip()]
+    return " ".join(p if p.endswith((".", "!", "?", "”", ":")) else p + "." for p in kept)

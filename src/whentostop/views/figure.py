@@ -15,12 +15,13 @@ The builders only read runs (`level.view(run)` for the map); their words follow 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import cycle
 from typing import Literal
 
 from ..i18n import _, money
+from ..lesson.race import RaceResult
 from ..lesson.verdict import turns_text
 from ..level import Judgement, Level, Marker
 from ..outcome import Run, Stop
@@ -41,15 +42,19 @@ __all__ = [
     "Growth",
     "LevelMap",
     "Marker",
+    "Panels",
+    "Point",
+    "Rule",
     "Series",
     "compare_runs",
     "cumulative_cost_chart",
     "growth",
     "level_map",
+    "race",
     "tokens_per_turn",
 ]
 
-Unit = Literal["turn", "tokens", "usd"]
+Unit = Literal["turn", "seconds", "tokens", "usd"]
 
 
 @dataclass(frozen=True)
@@ -78,8 +83,38 @@ class Axis:
 
     label: str
     unit: Unit
-    ticks: tuple[tuple[int, str], ...] = ()
+    ticks: tuple[tuple[float, str], ...] = ()
     """(x, label) pairs: the turns by the shared tick rule (`look.tick_shown`)."""
+    span: tuple[float, float] | None = None
+    """The axis from, to; None: fitted to the data."""
+    digits: int = 0
+    """Decimals of its tick labels (dollars: enough to tell them apart, `look.usd_digits`)."""
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A limit (`key`: "max_turns", "deadline", "budget") drawn as a line in its own colour and
+    dashes (`look.LIMIT_COLOURS`, `LIMIT_DASHES`): upright at x `at`, or across the plot at y `at`
+    (`across`). An upright rule's words stand beside it; a line across has no room for them:
+    they go in the legend ("": none)."""
+
+    key: str
+    at: float
+    label: str = ""
+    across: bool = False
+
+
+@dataclass(frozen=True)
+class Point:
+    """A notable point: where a limit (`key`) falls on the track, after `kept` turns, in the
+    limit's shape and colour (`look.LIMIT_MARKERS`, `LIMIT_COLOURS`); the `first` to fire is
+    drawn larger."""
+
+    key: str
+    x: float
+    y: float
+    kept: int
+    first: bool = False
 
 
 @dataclass(frozen=True)
@@ -106,7 +141,8 @@ class Growth:
 class Chart:
     """A chart of a run (or several) against turns: bars, lines, one or two y axes."""
 
-    kind: Literal["tokens_per_turn", "cumulative_cost", "compare_runs"]
+    kind: Literal["tokens_per_turn", "cumulative_cost", "compare_runs", "turns", "seconds"]
+    """Which chart; the race's two panels are "turns" and "seconds"."""
     title: str
     x: Axis
     y: Axis
@@ -122,6 +158,8 @@ class Chart:
     """The notable point: the x of the wrap-up request after the clock (drawn last, marked)."""
     empty: str = ""
     """What the chart says instead of data when the run has no turns ("" when it has)."""
+    rules: tuple[Rule, ...] = ()
+    points: tuple[Point, ...] = ()
 
     @property
     def alt(self) -> str:
@@ -139,6 +177,16 @@ class Chart:
         if not (left and right and left[0].y and left[0].y[-1] and right[0].y[-1]):
             return None
         return right[0].y[-1] / left[0].y[-1]
+
+
+@dataclass(frozen=True)
+class Panels:
+    """Charts side by side in one figure, under one `title` ("": each chart has its own), with
+    the words of the whole figure."""
+
+    charts: tuple[Chart, ...]
+    alt: str
+    title: str = ""
 
 
 @dataclass(frozen=True)
@@ -245,7 +293,7 @@ def cumulative_cost_chart(
         else _("Cumulative cost at {model}").format(model=p.model),
         x=_turn_axis(run),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
-        y2=Axis(_(look.CUMULATIVE_USD), "usd"),
+        y2=Axis(_(look.CUMULATIVE_USD), "usd", digits=look.usd_digits(max(usd, default=0.0))),
         series=series,
         about=(describe.subject(run, judgement),),
         growth=growth(run),
@@ -279,6 +327,66 @@ def compare_runs(runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MOD
         series=tuple(series),
         about=tuple(about),
         empty="" if any(s.x for s in series) else _(look.NO_TURNS),
+    )
+
+
+def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels:
+    """The race between the stops: what the run spent against turns (left) and against seconds
+    (right), the track it would have gone on (dashed), each limit as a rule — the clock and the
+    deadline upright, the budget across both, its words in the legend — and where each limit
+    falls on the track, the one that fires first drawn larger."""
+    limits, unit = result.limits, result.limits.unit
+    track, ran = (tuple(t.spent(unit, limits.price_model)) for t in (result.track, result.run))
+    top = look.nice_top(max([*track, *ran, limits.budget or 0.0, 0.0]) * 1.05)
+    turns = max(len(track), limits.max_turns, 1)
+    ends = (result.track.ends, result.run.ends)
+    seconds = look.nice_top(max([*ends[0], *ends[1], limits.deadline_s or 0.0, 0.1]) * 1.05)
+    label = _(look.CUMULATIVE_USD) if unit == "usd" else _(look.CUMULATIVE_TOKENS)
+    y = Axis(label, unit, span=(0.0, top), digits=3 if unit == "usd" else 0)
+    turn_ticks = tuple((n, str(n)) for n in range(1, turns + 1) if look.tick_shown(n - 1, turns))
+    by_turn = Axis(_(look.TURN), "turn", turn_ticks, span=(0.5, turns + 0.5))
+    time_ticks = tuple((i * seconds / 5, f"{i * seconds / 5:g}") for i in range(6))
+    by_time = Axis(_("seconds since the run began"), "seconds", time_ticks, span=(0.0, seconds))
+
+    def panel(x: Axis, at: tuple[Sequence[float], ...], upright: tuple[Rule, ...]) -> Chart:
+        left = x.unit == "turn"  # its legend: the lines; the right one's: the budget's words
+        budget, price_model = limits.budget, limits.price_model
+        words = "" if left or budget is None else describe.budget_text(budget, unit, price_model)
+        across = () if budget is None else (Rule("budget", budget, words, across=True),)
+        named = (_("where the run would have gone on"), _("the run")) if left else ("", "")
+        lines = (
+            Series("track", named[0], "line", tuple(at[0]), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
+            Series("run", named[1], "line", tuple(at[1]), ran, look.TOKENS_COLOUR, width=3, marker="o"),
+        )  # fmt: skip
+        falls = [f for f in result.falls if f.kept is not None and (f.kept or not left)]
+        first = result.predicted
+        return Chart(
+            kind="turns" if left else "seconds",
+            title="",
+            x=x,
+            y=y,
+            series=lines,
+            rules=(*across, *upright),
+            points=tuple(
+                Point(
+                    f.stop.value,
+                    (f.kept if left else f.at_s) or 0.0,
+                    f.spent,
+                    f.kept or 0,
+                    f is first,
+                )
+                for f in falls
+            ),
+        )
+
+    steps = (range(1, len(track) + 1), range(1, len(ran) + 1))
+    deadline = limits.deadline_s
+    clock = (Rule("max_turns", limits.max_turns + 0.5, f"max_turns={limits.max_turns}"),)
+    timer = () if deadline is None else (Rule("deadline", deadline, f"deadline_s={deadline:g}"),)
+    return Panels(
+        (panel(by_turn, steps, clock), panel(by_time, ends, timer)),
+        describe.race_alt(result, level, model, pace_s),
+        describe.race_title(unit),
     )
 
 

@@ -69,6 +69,8 @@ more on white and apart from each other under colour-vision deficiencies; each a
 line style (`LIMIT_DASHES`) and a label in words."""
 LIMIT_DASHES = {"max_turns": "", "deadline": "8 4", "budget": "2 3"}
 """The second channel of each limit's line: solid, dashed, dotted (SVG `stroke-dasharray`)."""
+LIMIT_MARKERS = {"max_turns": "s", "deadline": "^", "budget": "D"}
+"""Each limit's shape where it falls on the race's track (matplotlib's marker codes)."""
 TRACK_COLOUR = "#767676"
 """The rest of the race's track (where the run would have gone on): grey, dashed."""
 FOCUS_COLOUR = "#0072B2"
@@ -124,6 +126,14 @@ def usd_digits(largest: float) -> int:
     """Decimals enough to tell dollar ticks apart up to `largest` (the axis names the currency:
     "cumulative cost (USD)")."""
     return 2 if largest >= 0.1 or largest <= 0 else min(6, 1 - math.floor(math.log10(largest)))
+
+
+def nice_top(largest: float) -> float:
+    """An axis top: 1, 2, 2.5 or 5 times a power of ten, at or above the largest value."""
+    if largest <= 0:
+        return 1.0
+    power = 10 ** math.floor(math.log10(largest))
+    return next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= largest)
 
 
 def tick_shown(i: int, n: int) -> bool:

@@ -115,7 +115,7 @@ def _style(ax: Axes, model: Chart) -> None:
     ax.set_ylabel(model.y.label, fontsize=TEXT_PT)
     ax.tick_params(labelsize=TEXT_PT - 1)
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v)))
+    ax.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, model.y.digits)))
     ax.grid(axis="y", alpha=0.3)
     ax.spines["top"].set_visible(False)
     if model.x.ticks:
@@ -136,8 +136,7 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
     right.set_ylabel(axis.label, fontsize=TEXT_PT, color=colour)
     right.tick_params(labelsize=TEXT_PT - 1, colors=colour)
     right.set_ylim(0, ax.get_ylim()[1] * model.y2_per_y if model.y2_per_y else 1.0)
-    digits = look.usd_digits(max((v for s in drawn for v in s.y), default=0.0))
-    right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, digits)))
+    right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, axis.digits)))
 
 
 def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | None) -> None:

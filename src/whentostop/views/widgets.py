@@ -424,7 +424,7 @@ class Explorer(_View):
             show_map if show_map is not None else not compact or TERMINAL in self.setup.tools
         )
         self.widget = self._layout(
-            self._shown_switches(stop_on, allow_give_up, wrap_up), heading_level
+            {"stop_on": stop_on, "give_up": allow_give_up, "wrap_up": wrap_up}, heading_level
         )
         if projector:
             self.widget.add_class("wts-projector")
@@ -592,20 +592,15 @@ class Explorer(_View):
             layout=w.Layout(width="auto"),
         ).add_class("wts-" + name.replace("_", "-"))
 
-    def _shown_switches(
-        self, stop_on: bool | None, give_up: bool, wrap_up: bool
-    ) -> list[w.Checkbox]:
-        """The switches this level is about, plus any the caller turned on explicitly."""
-        asked = {"stop_on": stop_on, "give_up": give_up, "wrap_up": wrap_up}
-        return [getattr(self, n) for n, on in asked.items() if on or n in self.setup.switches]
-
-    def _layout(self, switches: Sequence[w.Widget], heading_level: int) -> w.VBox:
-        """Title (a heading), controls, the badge and turns line, then the views; with the map,
+    def _layout(self, asked: dict[str, bool | None], heading_level: int) -> w.VBox:
+        """Title (a heading), controls (the switches this level is about, and any the caller
+        turned on: `asked`), the badge and turns line, then the views; with the map,
         the badge and the transcript beside it, held in view while a tall map (the castle's)
         scrolls by. Compact (a dashboard column): the slider, the badge and the cost chart right
         under it, so a 1280×720 projector shows every level's badge and chart at once in its
         large text; the model, the switches, the map and the transcript below them (the badge
         stays in view, `.wts-ending`)."""
+        switches = [getattr(self, n) for n, on in asked.items() if on or n in self.setup.switches]
         beside, below = ([], [self.persona]) if self.compact else ([self.persona], [])  # the model
         controls = _row([self.max_turns, *beside, self.run_button], width="100%")
         options = _row([*below, *switches], width="100%")
@@ -702,7 +697,11 @@ class Race(_View):
         self._ending_panes()
         self.chart = _pane("wts-plot", width="100%")
         self.falls = _pane("wts-falls", width="100%", min_height="84px")
-        self.widget = self._layout(heading_level)
+        title = _("The race between the stops: {title}").format(title=self.level.title)
+        turns_and_time = _row([self.max_turns, self.deadline], width="100%")
+        spend = _row([self.unit, self.budget], width="100%")
+        parts = [turns_and_time, spend, self._ending_row(), self.chart, self.falls]
+        self.widget = self._root(title, heading_level, parts, "wts-race")
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
         for control in (self.max_turns, self.deadline, self.budget):
             control.observe(self._changed, names="value")
@@ -739,7 +738,9 @@ class Race(_View):
         """What the live region says: the race's number, which limit fired, the run's spend."""
         if self.result is None:
             return ""
-        return describe.race_announcement(self.level_name, self.runs, self.result)
+        return _("Race on level {level}, run {number}: {outcome}.").format(
+            level=self.level_name, number=self.runs, outcome=describe.race_outcome(self.result)
+        )
 
     def _unit_changed(self, change: dict[str, Any]) -> None:
         """Tokens <-> dollars: the budget keeps its place on the track (the same spend, in the
@@ -800,13 +801,6 @@ class Race(_View):
         )
         self.falls.value = f"<div>{heading}</div><ul>{items}</ul>"
         self.status.text = self.announcement
-
-    def _layout(self, heading_level: int) -> w.VBox:
-        title = _("The race between the stops: {title}").format(title=self.level.title)
-        turns_and_time = _row([self.max_turns, self.deadline], width="100%")
-        spend = _row([self.unit, self.budget], width="100%")
-        parts = [turns_and_time, spend, self._ending_row(), self.chart, self.falls]
-        return self._root(title, heading_level, parts, "wts-race")
 
     def __repr__(self) -> str:
         fired = self.result.fired if self.result else None
