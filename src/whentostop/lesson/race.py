@@ -8,7 +8,8 @@ track with the loop's own rules — the budget through `usage.Budget.over`, a ti
 `run_agent` checks its limits — to say where each limit would fall. The race's real run
 (`run_agent` with every limit at once) is what happened: its `stop` names the limit that fired.
 
-It only reads runs; the explorer (`views.widgets.race`) and the chart (`views.charts.race_svg`) show it.
+It only reads runs; the explorer (`views.widgets.race`) and the chart (`views.charts.race_svg`,
+drawn from the figure model's `views.figure.race`) show it.
 """
 
 from __future__ import annotations
