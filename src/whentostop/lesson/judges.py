@@ -407,8 +407,8 @@ def _stop_agrees(got: Run) -> bool:
 def level(exercise: ExerciseText, got: Run, want: Run) -> None:
     name = exercise.settings["level"]
     if searched_elsewhere(got, load_level(name)):
-        seen = [shipped for shipped in SHIPPED if not searched_elsewhere(got, load_level(shipped))]
-        which = _(" (level {name})").format(name=seen[0]) if seen else ""
+        seen = next((s for s in SHIPPED if not searched_elsewhere(got, load_level(s))), None)
+        which = _(" (level {name})").format(name=seen) if seen else ""
         raise wrong("shared", "run_on_another_level", which=which, level=name)
 
 
