@@ -279,9 +279,8 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
         return EXIT_TEXT_TOOL_CALL
     if not run.has_answer:
         return EXIT_NO_ANSWER
-    correct = judgement.correct if judgement is not None else None
-    if correct is not None:
-        return EXIT_ANSWER if correct else EXIT_WRONG
+    if judgement is not None and judgement.correct is not None:
+        return EXIT_ANSWER if judgement.correct else EXIT_WRONG
     if run.ended_on_reply_noted("after_cut_off"):
         return EXIT_UNSURE
     return EXIT_ANSWER
