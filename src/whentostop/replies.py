@@ -69,8 +69,7 @@ def note_echo(turn: Turn, run: Run) -> bool:
 
 def note_after_cut_off(turn: Turn) -> None:
     """A reply that follows a cut-off one: it may be only the end of what the model meant."""
-    said = say("after_cut_off_note")
-    turn.notes.append(Note("after_cut_off", said))
+    turn.notes.append(Note("after_cut_off", say("after_cut_off_note")))
 
 
 def _listed(turns: list[int]) -> str:
