@@ -180,13 +180,11 @@ def _parser() -> argparse.ArgumentParser:
 
     cli = _cli()
     parser = _Parser(prog="python -m whentostop", description=_(cli["description"]))
-    lang_help = _(cli["lang_help"])
-    parser.add_argument("--lang", choices=sorted(LANGUAGES), help=lang_help)
+    lang: dict[str, Any] = {"choices": sorted(LANGUAGES), "help": _(cli["lang_help"])}
+    parser.add_argument("--lang", **lang)
     common = _Parser(add_help=False)
     # SUPPRESS: given after the command it sets args.lang, else it leaves the one before alone
-    common.add_argument(
-        "--lang", default=argparse.SUPPRESS, choices=sorted(LANGUAGES), help=lang_help
-    )
+    common.add_argument("--lang", default=argparse.SUPPRESS, **lang)
     commands = parser.add_subparsers(dest="command", required=True)
     fields = {
         "levels": ", ".join(SHIPPED),

@@ -302,8 +302,7 @@ class Level:
         search = tool(self.search_blocks, description=described, timeout_s=None)
         mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
-        unknown = set(names) - {t.name for t in offered}
-        if unknown:
+        if unknown := set(names) - {t.name for t in offered}:
             raise ValueError(say("no_such_level_tool", names=", ".join(sorted(unknown))))
         return [t for t in offered if not names or t.name in names]
 
@@ -420,8 +419,7 @@ def _check_as_written(data: Any, source: str) -> None:
 def _once_each(source: str, value: Any, what: str, field: str, **named: str) -> None:
     """A `LevelFileError` if a key of `value` (a parsed JSON object, `_JSONObject`) was written
     more than once: `what` names it, the first such key filling its `field`."""
-    repeated = getattr(value, "repeated", ())
-    if repeated:
+    if repeated := getattr(value, "repeated", ()):
         twice = what.format(**named, **{field: repeated[0]})
         raise LevelFileError(say("written_twice", file=source, what=twice))
 

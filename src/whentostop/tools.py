@@ -260,8 +260,7 @@ def _build_input_model(
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     if input_model is not None:
-        one_model_param = len(params) == 1 and hints.get(params[0].name) is input_model
-        return input_model, one_model_param
+        return input_model, len(params) == 1 and hints.get(params[0].name) is input_model
     if len(params) == 1:
         hint = hints.get(params[0].name)
         if isinstance(hint, type) and issubclass(hint, BaseModel):

@@ -162,9 +162,8 @@ def split_prompt(run: Run) -> list[PromptSplit]:
     previous = 0
     for turn in run.all_turns:
         resent = min(previous, turn.prompt_tokens)
-        splits.append(
-            PromptSplit(resent, turn.prompt_tokens - resent, min(turn.cached_tokens, resent))
-        )
+        cached = min(turn.cached_tokens, resent)
+        splits.append(PromptSplit(resent, turn.prompt_tokens - resent, cached))
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits
 
