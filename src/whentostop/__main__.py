@@ -115,8 +115,7 @@ def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
+    with warnings.catch_warnings(action="default"):
         # what the interpreter says of its own housekeeping (an unclosed socket collected, a
         # dependency's deprecation) is not the command's to report
         warnings.simplefilter("ignore", ResourceWarning)

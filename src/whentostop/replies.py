@@ -92,8 +92,7 @@ def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
         return None
     task = next((m for m in sent if m.get("role") == "user"), None)
     for message in reversed(sent):
-        role = message.get("role")
-        content = message.get("content")
+        role, content = message.get("role"), message.get("content")
         if role not in ("user", "system") or not isinstance(content, str):
             continue
         theirs = [w.lower() for w in _WORD.findall(content[: ECHO_MAX_WORDS * 20])]
