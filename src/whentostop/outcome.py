@@ -384,8 +384,7 @@ class Run:
             said.append(say("last_reply_text_call"))
         elif n := counted["text_tool_call"]:
             said.append(say_n("text_calls_seen", n, n=n))
-        refused = self.not_an_answer
-        if refused is not None and refused.kind == "echoed_prompt":
+        if (refused := self.not_an_answer) is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
         if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
             said.append(say("answer_after_cut_off"))
