@@ -332,8 +332,8 @@ def load_level(name_or_path: str | Path) -> Level:
     path = Path(name)
     if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
-    if not path.is_file():  # meant as a file (a suffix, a folder): say the file is not there
-        as_file = path.suffix or "/" in name or os.sep in name
+    if not path.is_file():
+        as_file = path.suffix or "/" in name or os.sep in name  # then say the file is not there
         missing = "level_file_missing" if as_file else "no_such_level"
         raise FileNotFoundError(say(missing, file=name, name=name, levels=", ".join(SHIPPED)))
     return Level(spec=_parsed(path.read_bytes(), name))
