@@ -115,8 +115,7 @@ def _warn(message: Warning | str, *_args: object, **_kwargs: object) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    with warnings.catch_warnings():
-        warnings.simplefilter("default")
+    with warnings.catch_warnings(action="default"):
         # what the interpreter says of its own housekeeping (an unclosed socket collected, a
         # dependency's deprecation) is not the command's to report
         warnings.simplefilter("ignore", ResourceWarning)
@@ -180,13 +179,11 @@ def _parser() -> argparse.ArgumentParser:
 
     cli = _cli()
     parser = _Parser(prog="python -m whentostop", description=_(cli["description"]))
-    lang_help = _(cli["lang_help"])
-    parser.add_argument("--lang", choices=sorted(LANGUAGES), help=lang_help)
+    lang: dict[str, Any] = {"choices": sorted(LANGUAGES), "help": _(cli["lang_help"])}
+    parser.add_argument("--lang", **lang)
     common = _Parser(add_help=False)
     # SUPPRESS: given after the command it sets args.lang, else it leaves the one before alone
-    common.add_argument(
-        "--lang", default=argparse.SUPPRESS, choices=sorted(LANGUAGES), help=lang_help
-    )
+    common.add_argument("--lang", default=argparse.SUPPRESS, **lang)
     commands = parser.add_subparsers(dest="command", required=True)
     fields = {
         "levels": ", ".join(SHIPPED),
@@ -279,9 +276,8 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
         return EXIT_TEXT_TOOL_CALL
     if not run.has_answer:
         return EXIT_NO_ANSWER
-    correct = judgement.correct if judgement is not None else None
-    if correct is not None:
-        return EXIT_ANSWER if correct else EXIT_WRONG
+    if judgement is not None and judgement.correct is not None:
+        return EXIT_ANSWER if judgement.correct else EXIT_WRONG
     if run.ended_on_reply_noted("after_cut_off"):
         return EXIT_UNSURE
     return EXIT_ANSWER

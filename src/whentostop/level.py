@@ -6,7 +6,7 @@ A level file (JSON, see `data/levels/`) looks like::
      "areas": {"overworld": {"1": "coin", "2": "nothing"}, "underground": {"3": "star"}}}
 
 Block numbers are unique across the level (so `mark_star` needs only the number) and written as
-plain whole numbers; what a block hides is one of ITEMS. At most one block hides the star. Area
+plain whole numbers; what a block hides is one of `Item`. At most one block hides the star. Area
 names are found whatever their case (`search_blocks("Castle")`), so no two may differ only in
 case or surrounding spaces. A file that would lose something (a key written twice) or hide it
 (an area no search can find) is refused with a `LevelFileError` that names the file.
@@ -20,13 +20,13 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, get_args
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PositiveInt, ValidationError, model_validator
 
 from ._data import data_file
 from ._json import NotJSON, max_digits, read_json
-from .i18n import _, say, say_n
+from .i18n import _, say, say_n, told
 from .outcome import Stop
 from .tools import Tool, ToolError, tool
 
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
     from .outcome import Run
 
 Item = Literal["coin", "mushroom", "flower", "1-up", "nothing", "star"]
-ITEMS: tuple[str, ...] = get_args(Item)
 
 
 class LevelSpec(BaseModel):
@@ -61,9 +60,7 @@ class LevelSpec(BaseModel):
                         say("block_in_two_areas", number=number, first=where[number], second=area)
                     )
                 where[number] = area
-        stars = [
-            n for blocks in self.areas.values() for n, item in blocks.items() if item == "star"
-        ]
+        stars = [n for n, area in where.items() if self.areas[area][n] == "star"]
         if len(stars) > 1:
             raise ValueError(f"a level hides at most one star; found it in blocks {stars}")
         return self
@@ -244,16 +241,14 @@ class Level:
         answer = run.answer if isinstance(run.answer, dict) else {}
         block = answer.get("block")
         if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
-            return Judgement(
-                None, say("cannot_judge_tool", tool=terminal.name if terminal else "?")
-            )
+            named = terminal.name if terminal else "?"
+            return Judgement(None, say("cannot_judge_tool", tool=named))
         guess = ""
         if self.area_of(block) not in self.view(run).searched:
             guess = " " + say("guessed_block", block=block)
         star = self.star
         if star is not None and block == star[1]:
-            right = say("right_marker", block=block, area=star[0])
-            return Judgement(True, right + guess)
+            return Judgement(True, say("right_marker", block=block, area=star[0]) + guess)
         said = _("the marker is on block {block}").format(block=block)
         return Judgement(False, self._wrong_block(said) + guess)
 
@@ -264,16 +259,14 @@ class Level:
         if len(named) > 1 and star is not None and star[1] in named:
             return Judgement(None, say("several_blocks", blocks=", ".join(map(str, named))))
         if star is not None and named == [star[1]]:
-            right = say("right_block_named", block=star[1], area=star[0])
-            return Judgement(True, right)
+            return Judgement(True, say("right_block_named", block=star[1], area=star[0]))
         if named:
             said = say_n("names_blocks", len(named), blocks=", ".join(map(str, named)))
             return Judgement(False, self._wrong_block(said))
         if not_found.search(text):
             if star is None:
-                return Judgement(
-                    True, _("Right: this level hides no star, and the answer says none was found.")
-                )
+                right = _("Right: this level hides no star, and the answer says none was found.")
+                return Judgement(True, right)
             return Judgement(False, say("wrong_not_found", block=star[1], area=star[0]))
         return Judgement(None, say("names_no_block"))
 
@@ -295,10 +288,7 @@ class Level:
         area = self.area_of(block)
         if area is None:
             numbers = sorted(n for blocks in self.spec.areas.values() for n in blocks)
-            raise ToolError(
-                f"there is no block {block} on this level; blocks are numbered "
-                f"{numbers[0]} to {numbers[-1]}"
-            )
+            raise ToolError(told("no_such_block", block=block, first=numbers[0], last=numbers[-1]))
         return f"Marked block {block} ({area}) on the level map."
 
     def tools(self, *names: str) -> list[Tool]:
@@ -312,8 +302,7 @@ class Level:
         search = tool(self.search_blocks, description=described, timeout_s=None)
         mark = tool(self.mark_star, input_model=MarkStarInput, timeout_s=None)
         offered = [search, mark]
-        unknown = set(names) - {t.name for t in offered}
-        if unknown:
+        if unknown := set(names) - {t.name for t in offered}:
             raise ValueError(say("no_such_level_tool", names=", ".join(sorted(unknown))))
         return [t for t in offered if not names or t.name in names]
 
@@ -343,12 +332,10 @@ def load_level(name_or_path: str | Path) -> Level:
     path = Path(name)
     if name.strip() and path.is_dir():  # "" is the current folder to Path: no level either
         raise LevelFileError(_("{file} is a folder, not a level file").format(file=name))
-    if not path.is_file() and (path.suffix or "/" in name or os.sep in name):
-        raise FileNotFoundError(  # meant as a file: say the file is not there
-            say("level_file_missing", file=name, levels=", ".join(SHIPPED))
-        )
     if not path.is_file():
-        raise FileNotFoundError(say("no_such_level", name=name, levels=", ".join(SHIPPED)))
+        as_file = path.suffix or "/" in name or os.sep in name  # then say the file is not there
+        missing = "level_file_missing" if as_file else "no_such_level"
+        raise FileNotFoundError(say(missing, file=name, name=name, levels=", ".join(SHIPPED)))
     return Level(spec=_parsed(path.read_bytes(), name))
 
 
@@ -383,9 +370,8 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
             for e in exc.errors(include_url=False)
         )
         said = _("{file} is not a valid level: {problems}")
-        raise LevelFileError(
-            said.format(file=source, problems=" ".join(problems.split()))
-        ) from None
+        problems = " ".join(problems.split())
+        raise LevelFileError(said.format(file=source, problems=problems)) from None
 
 
 def _json_problem(source: str, problem: NotJSON) -> str:
@@ -433,8 +419,7 @@ def _check_as_written(data: Any, source: str) -> None:
 def _once_each(source: str, value: Any, what: str, field: str, **named: str) -> None:
     """A `LevelFileError` if a key of `value` (a parsed JSON object, `_JSONObject`) was written
     more than once: `what` names it, the first such key filling its `field`."""
-    repeated = getattr(value, "repeated", ())
-    if repeated:
+    if repeated := getattr(value, "repeated", ()):
         twice = what.format(**named, **{field: repeated[0]})
         raise LevelFileError(say("written_twice", file=source, what=twice))
 

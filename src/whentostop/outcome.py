@@ -246,9 +246,7 @@ class Run:
         """Whether the run ended with an answer: through the warp pipe, or on the flag with a
         reply that is one. A flag raised by a tool call written as text, or by the model
         repeating words it was sent, is no answer (`not_an_answer` says which)."""
-        if self.stop == Stop.TERMINAL_TOOL:
-            return True
-        return self.stop == Stop.END_TURN and self.not_an_answer is None
+        return self.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL) and self.not_an_answer is None
 
     @property
     def not_an_answer(self) -> Note | None:
@@ -335,9 +333,8 @@ class Run:
         elif last is not None and last.empty:
             asking = _("nothing more: its last reply was empty")
         n = len(self.turns)
-        refused = self.not_an_answer
-        if refused is not None and last is not None:
-            what = say(f"refused_{refused.kind}", text=excerpt(last.text, 120))
+        if (refused := self.not_an_answer) is not None:  # on the flag: there is a last turn
+            what = say(f"refused_{refused.kind}", text=excerpt(self.turns[-1].text, 120))
             return say_n("no_answer_on_flag", n, n=n, what=what)
         if self.stop == Stop.MAX_TURNS:
             where = _("the run stopped at max_turns={max_turns}").format(max_turns=self.max_turns)
@@ -387,8 +384,7 @@ class Run:
             said.append(say("last_reply_text_call"))
         elif n := counted["text_tool_call"]:
             said.append(say_n("text_calls_seen", n, n=n))
-        refused = self.not_an_answer
-        if refused is not None and refused.kind == "echoed_prompt":
+        if (refused := self.not_an_answer) is not None and refused.kind == "echoed_prompt":
             said.append(_("the last reply repeats words the model was sent, not an answer"))
         if self.has_answer and self.ended_on_reply_noted("after_cut_off"):
             said.append(say("answer_after_cut_off"))

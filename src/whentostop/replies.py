@@ -69,8 +69,7 @@ def note_echo(turn: Turn, run: Run) -> bool:
 
 def note_after_cut_off(turn: Turn) -> None:
     """A reply that follows a cut-off one: it may be only the end of what the model meant."""
-    said = say("after_cut_off_note")
-    turn.notes.append(Note("after_cut_off", said))
+    turn.notes.append(Note("after_cut_off", say("after_cut_off_note")))
 
 
 def _listed(turns: list[int]) -> str:
@@ -93,8 +92,7 @@ def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:
         return None
     task = next((m for m in sent if m.get("role") == "user"), None)
     for message in reversed(sent):
-        role = message.get("role")
-        content = message.get("content")
+        role, content = message.get("role"), message.get("content")
         if role not in ("user", "system") or not isinstance(content, str):
             continue
         theirs = [w.lower() for w in _WORD.findall(content[: ECHO_MAX_WORDS * 20])]

@@ -110,9 +110,9 @@ class Tool:
         kwargs = {} if self.takes_model else {name: getattr(validated, name) for name in data}
         try:
             # the result is made into text inside the limit too: a slow __str__ is part of the call
-            text = _run_with_timeout(_formatted(self.fn), args, kwargs, limit)
+            text = _run_with_timeout(self.fn, lambda: as_text(self.fn(*args, **kwargs)), limit)
         except _StillRunning as exc:
-            text = told("still_running", name=self.name, n=exc.count, most=MAX_ABANDONED_CALLS)
+            text = told("still_running", name=self.name, n=exc.args[0], most=MAX_ABANDONED_CALLS)
         except TimeoutError:
             when = "before the run's deadline" if by_deadline else f"within {self.timeout_s:g} s"
             text = f"Error: {self.name} did not finish {when} and was abandoned"
@@ -135,11 +135,8 @@ class ToolInputError(ValueError):
 
 
 class _StillRunning(Exception):
-    """The tool's earlier calls that timed out still run: `MAX_ABANDONED_CALLS` of them."""
-
-    def __init__(self, count: int) -> None:
-        super().__init__(count)
-        self.count = count
+    """The tool's earlier calls that timed out still run: `MAX_ABANDONED_CALLS` of them (its one
+    argument, how many)."""
 
 
 def tool(
@@ -162,14 +159,7 @@ def tool(
     def build(f: Callable[..., Any]) -> Tool:
         model, takes_model = _input_model_of(f, input_model)
         text = description if description is not None else inspect.getdoc(f) or ""
-        return Tool(
-            name=name or f.__name__,
-            description=text.strip(),
-            input_model=model,
-            fn=f,
-            timeout_s=limit,
-            takes_model=takes_model,
-        )
+        return Tool(name or f.__name__, text.strip(), model, f, limit, takes_model)
 
     return build(fn) if fn is not None else build
 
@@ -232,16 +222,6 @@ def _json_head(value: Any, limit: int) -> tuple[str, bool]:
     return "".join(parts), True
 
 
-def _formatted(fn: Callable[..., Any]) -> Callable[..., str]:
-    """`fn`, returning its result as the text the model will read (`as_text`)."""
-
-    @functools.wraps(fn)
-    def call(*args: Any, **kwargs: Any) -> str:
-        return as_text(fn(*args, **kwargs))
-
-    return call
-
-
 @functools.cache
 def _parameters(input_model: type[BaseModel]) -> dict[str, Any]:
     """The input's JSON Schema, built once per model (pydantic rebuilds it on every call)."""
@@ -280,8 +260,7 @@ def _build_input_model(
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
     if input_model is not None:
-        one_model_param = len(params) == 1 and hints.get(params[0].name) is input_model
-        return input_model, one_model_param
+        return input_model, len(params) == 1 and hints.get(params[0].name) is input_model
     if len(params) == 1:
         hint = hints.get(params[0].name)
         if isinstance(hint, type) and issubclass(hint, BaseModel):
@@ -301,11 +280,12 @@ _ABANDONED_LOCK = threading.Lock()
 
 
 def _run_with_timeout(
-    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float | None
-) -> Any:
+    fn: Callable[..., Any], call: Callable[[], str], timeout_s: float | None
+) -> str:
+    """`call()` (the tool's function `fn`, its result as text) within `timeout_s` seconds."""
     if timeout_s is None:
-        return fn(*args, **kwargs)
-    key = _defined_as(getattr(fn, "__wrapped__", fn))  # the tool's own function
+        return call()
+    key = _defined_as(fn)  # the tool's own function
     with _ABANDONED_LOCK:
         for name, threads in list(_ABANDONED.items()):  # forget the calls that have finished
             _ABANDONED[name] = [t for t in threads if t.is_alive()]
@@ -318,7 +298,7 @@ def _run_with_timeout(
 
     def target() -> None:
         try:
-            box["value"] = fn(*args, **kwargs)
+            box["value"] = call()
         except BaseException as exc:  # noqa: BLE001 — re-raised in the caller's thread
             box["error"] = exc
 
@@ -326,7 +306,7 @@ def _run_with_timeout(
     try:
         worker.start()
     except RuntimeError:  # "can't start new thread": Pyodide (JupyterLite) has no threads
-        return _run_inline(fn, args, kwargs, timeout_s)
+        return _run_inline(call, timeout_s)
     worker.join(timeout_s)
     if worker.is_alive():
         with _ABANDONED_LOCK:
@@ -334,19 +314,17 @@ def _run_with_timeout(
         raise TimeoutError
     if "error" in box:
         raise box["error"]
-    return box.get("value")
+    return str(box["value"])
 
 
-def _run_inline(
-    fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any], timeout_s: float
-) -> Any:
+def _run_inline(call: Callable[[], str], timeout_s: float) -> str:
     """The body in the caller's thread, held to the same limit afterwards: where no thread can
     start (Python in the browser, Pyodide), a timeout would otherwise fail every call. A body that
     took too long ends as the thread's would (`TimeoutError`, the same message, its late result or
     error dropped); what no thread means is that a body that never returns holds the run."""
     started = time.monotonic()
     try:
-        value = fn(*args, **kwargs)
+        value = call()
     except Exception:
         if time.monotonic() - started > timeout_s:
             raise TimeoutError from None

@@ -162,9 +162,8 @@ def split_prompt(run: Run) -> list[PromptSplit]:
     previous = 0
     for turn in run.all_turns:
         resent = min(previous, turn.prompt_tokens)
-        splits.append(
-            PromptSplit(resent, turn.prompt_tokens - resent, min(turn.cached_tokens, resent))
-        )
+        cached = min(turn.cached_tokens, resent)
+        splits.append(PromptSplit(resent, turn.prompt_tokens - resent, cached))
         previous = turn.prompt_tokens + turn.completion_tokens
     return splits
 
@@ -203,14 +202,13 @@ class Budget:
         if max_cost_usd is not None and not (is_number(max_cost_usd) and max_cost_usd > 0):
             said = _("{name} must be a positive number of dollars, got {value!r}")
             raise ValueError(said.format(name=option("max_cost_usd"), value=max_cost_usd))
-        if max_tokens_total is None and max_cost_usd is None:
-            return None
+        if max_cost_usd is None:
+            return None if max_tokens_total is None else cls(max_tokens_total)
         try:
-            p = price(price_of or DEFAULT_PRICE_MODEL) if max_cost_usd is not None else None
+            p = price(price_of or DEFAULT_PRICE_MODEL)
         except KeyError as exc:  # an argument of run_agent: a ValueError, like the others
             raise ValueError(exc.args[0]) from None
-        usd = None if max_cost_usd is None else as_float(max_cost_usd)
-        return cls(max_tokens_total, usd, p)
+        return cls(max_tokens_total, as_float(max_cost_usd), p)
 
     def over(self, run: Run) -> BudgetStop | None:
         """Where the next request would take `run` at least, if that is past a cap; else None."""
