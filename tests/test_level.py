@@ -123,6 +123,22 @@ def test_a_malformed_level_file_is_refused_with_the_reason(tmp_path, areas, mess
         load_level(path)
 
 
+@pytest.mark.parametrize(
+    "areas,message",
+    [
+        ({"a": {"1": "star"}, "b": {"2": "star"}}, "no máximo uma estrela"),
+        ({}, "pelo menos uma área"),
+    ],
+)
+def test_a_malformed_level_file_is_refused_in_the_learners_language(tmp_path, areas, message):
+    from whentostop import i18n
+
+    path = tmp_path / "ruim.json"
+    path.write_text(json.dumps({"name": "ruim", "areas": areas}))
+    with i18n.using("pt"), pytest.raises(ValueError, match=message):
+        load_level(path)
+
+
 def test_an_unknown_level_name_says_what_exists():
     with pytest.raises(FileNotFoundError, match="1-1, 1-2, 1-3"):
         load_level("9-9")

@@ -128,3 +128,19 @@ def test_a_parameter_without_a_type_hint_is_a_clear_error():
 
     with pytest.raises(TypeError, match="parameter 'x' needs a type hint"):
         tool(vague)
+
+
+def test_tool_mistakes_are_said_in_the_learners_language():
+    from whentostop import i18n
+
+    def vague(x):
+        return x
+
+    def shout(text: str) -> str:
+        return text.upper()
+
+    with i18n.using("pt"):
+        with pytest.raises(TypeError, match="o parâmetro 'x' precisa de uma anotação de tipo"):
+            tool(vague)
+        with pytest.raises(ValueError, match="duas ferramentas se chamam 'shout'"):
+            as_tools([shout, shout])

@@ -51,7 +51,9 @@ class LevelSpec(BaseModel):
     @model_validator(mode="after")
     def _check(self) -> LevelSpec:
         if not self.areas or any(not blocks for blocks in self.areas.values()):
-            raise ValueError("a level needs at least one area, and every area at least one block")
+            raise ValueError(
+                _("a level needs at least one area, and every area at least one block")
+            )
         where: dict[int, str] = {}
         for area, blocks in self.areas.items():
             for number in blocks:
@@ -62,7 +64,8 @@ class LevelSpec(BaseModel):
                 where[number] = area
         stars = [n for n, area in where.items() if self.areas[area][n] == "star"]
         if len(stars) > 1:
-            raise ValueError(f"a level hides at most one star; found it in blocks {stars}")
+            found = _("a level hides at most one star; found it in blocks {stars}")
+            raise ValueError(found.format(stars=stars))
         return self
 
 

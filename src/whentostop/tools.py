@@ -24,7 +24,7 @@ from pydantic import BaseModel, ValidationError, create_model
 from ._json import NotJSON, read_json
 from ._numbers import seconds
 from ._text import json_text
-from .i18n import told
+from .i18n import _, told
 
 MAX_OUTPUT_CHARS = 16_000
 """A tool's output longer than this is cut, with a note saying so (about 4,000 tokens)."""
@@ -183,7 +183,8 @@ def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
     for item in tools:
         t = item if isinstance(item, Tool) else tool(item)
         if t.name in indexed:
-            raise ValueError(f"two tools are named {t.name!r}; tool names must be unique")
+            twice = _("two tools are named {name!r}; tool names must be unique")
+            raise ValueError(twice.format(name=t.name))
         indexed[t.name] = t
     return indexed
 
@@ -268,7 +269,8 @@ def _build_input_model(
     fields: dict[str, Any] = {}
     for p in params:
         if p.name not in hints:
-            raise TypeError(f"tool {fn.__name__}: parameter {p.name!r} needs a type hint")
+            unhinted = _("tool {tool}: parameter {name!r} needs a type hint")
+            raise TypeError(unhinted.format(tool=fn.__name__, name=p.name))
         default = ... if p.default is inspect.Parameter.empty else p.default
         fields[p.name] = (hints[p.name], default)
     return create_model(f"{fn.__name__}_input", **fields), False
