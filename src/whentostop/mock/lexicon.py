@@ -10,7 +10,7 @@ from __future__ import annotations
 import tomllib
 from collections import deque
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from functools import cache
 from itertools import islice, pairwise, product
 
@@ -198,13 +198,15 @@ def read_lexicon(text: str) -> Lexicon:
         for f in fields(Lexicon)
         if f.default == frozenset()
     }
-    return replace(
-        plain,
-        symbols={k: fold(v) for k, v in raw.get("symbols", {}).items()},
-        root=built.root,
-        vocabulary=frozenset(built.vocabulary),
-        fuzzy=built.fuzzy(),
-        word_tags={k: frozenset(v) for k, v in built.word_tags.items()},
+    return Lexicon(
+        language,
+        plain.concord,
+        spelling,
+        {k: fold(v) for k, v in raw.get("symbols", {}).items()},
+        built.root,
+        frozenset(built.vocabulary),
+        built.fuzzy(),
+        {k: frozenset(v) for k, v in built.word_tags.items()},
         verb_as_noun=tuple(fold(w) for w in raw.get("verb_as_noun", [])),
         noun_first_is_subject=bool(raw.get("noun_first_is_subject")),
         negator=fold(raw.get("negator", "not")),
