@@ -305,13 +305,12 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token.kind != "w":
-            if token.kind != '"':
-                out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
-            i += 1
-            continue
-        out.append(_phrase(tokens, quoted, braced, i, lex))
-        i += len(out[-1].words)
+        if token.kind == "w":
+            out.append(_phrase(tokens, quoted, braced, i, lex))
+            i += len(out[-1].words) - 1  # the words the phrase takes
+        elif token.kind != '"':
+            out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
+        i += 1
     _negate_before_verbs(out, lex)  # (each a language's: without its words, it does nothing)
     _agree(out, lex)
     return out
