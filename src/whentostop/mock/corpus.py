@@ -64,8 +64,7 @@ def folder() -> Path:
 
 def files() -> list[str]:
     """The corpus files under data/intent/, by name without `.jsonl`, ambiguous ones left out."""
-    names = [p.name[: -len(".jsonl")] for p in folder().iterdir() if p.name.endswith(".jsonl")]
-    return sorted(n for n in names if not n.endswith("ambiguous"))
+    return sorted(p.stem for p in folder().glob("*.jsonl") if not p.stem.endswith("ambiguous"))
 
 
 def load(name: str) -> list[Phrasing]:

@@ -73,11 +73,9 @@ def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
         return None, _error(400, _TOO_DEEP, "invalid_json")
     if _too_deep(request):  # or deep enough to break a persona reading it
         return None, _error(400, _TOO_DEEP, "invalid_json")
-    problem = _check(request)
-    if problem:
+    if problem := _check(request):
         return None, _error(400, problem, "invalid_request")
-    broken = breach(request["messages"])  # the conversation rules a real endpoint enforces
-    if broken:
+    if broken := breach(request["messages"]):  # the conversation rules a real endpoint enforces
         error = {"message": broken.message, "type": "invalid_request_error"}
         return None, (400, {"error": {**error, "param": broken.param, "code": broken.code}})
     try:

@@ -47,7 +47,7 @@ class _Node:
     lists (and number) of the phrase that ends here."""
 
     children: dict[str, _Node] = field(default_factory=dict)
-    prefixes: list[tuple[str, _Node]] = field(default_factory=list)
+    prefixes: dict[str, _Node] = field(default_factory=dict)
     tags: frozenset[str] = frozenset()
     number: int | None = None
 
@@ -260,15 +260,11 @@ def _expand(phrase: str, plain: Lexicon) -> Iterator[list[str]]:
         slots.append([*choices, ""] if optional else choices)
     for combination in product(*slots):
         words: list[str] = []
-        for written in combination:
-            if not written:
-                continue
+        for written in filter(None, combination):
             if written.endswith("*"):
                 words.append(fold(written))
-                continue
-            for token in scan(written):
-                if token.kind == "w":
-                    words.extend(plain.words(token))
+            else:
+                words.extend(w for t in scan(written) if t.kind == "w" for w in plain.words(t))
         if words:
             yield words
 
@@ -279,14 +275,9 @@ def _insert(root: _Node, words: list[str]) -> _Node:
     node = root
     for word in words:
         if word.endswith("*"):
-            stem = word[:-1]
-            child = next((c for s, c in node.prefixes if s == stem), None)
-            if child is None:
-                child = _Node()
-                node.prefixes.append((stem, child))
+            node = node.prefixes.setdefault(word[:-1], _Node())
         else:
-            child = node.children.setdefault(word, _Node())
-        node = child
+            node = node.children.setdefault(word, _Node())
     return node
 
 
@@ -314,13 +305,12 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
     i = 0
     while i < len(tokens):
         token = tokens[i]
-        if token.kind != "w":
-            if token.kind != '"':
-                out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
-            i += 1
-            continue
-        out.append(_phrase(tokens, quoted, braced, i, lex))
-        i += len(out[-1].words)
+        if token.kind == "w":
+            out.append(_phrase(tokens, quoted, braced, i, lex))
+            i += len(out[-1].words) - 1  # the words the phrase takes
+        elif token.kind != '"':
+            out.append(Unit(token.kind, frozenset(), (), token.start, token.end))
+        i += 1
     _negate_before_verbs(out, lex)  # (each a language's: without its words, it does nothing)
     _agree(out, lex)
     return out
@@ -430,7 +420,7 @@ def _words(tokens: Iterable[Token], lex: Lexicon) -> Iterator[Token]:
                 yield Token("w", "ɛ", pending.start, pending.end, "e") if is_ else pending
                 pending = None
             if lex.e_is_before and word == "e":
-                pending, previous = step, previous
+                pending = step
                 continue
             previous = word
             yield step
@@ -520,8 +510,7 @@ def _quoted(tokens: list[Token]) -> list[bool]:
             if open_at is None:
                 open_at = i
             else:
-                for j in range(open_at + 1, i):
-                    flags[j] = True
+                flags[open_at + 1 : i] = [True] * (i - open_at - 1)
                 open_at = None
         elif token.kind in ".?ht":
             open_at = None  # a quotation left open ends with its sentence, unread as one
@@ -548,7 +537,7 @@ def _longest(
                 following.append(child)
             if word == "ɛ" and node is not root and "e" in node.children:  # "é" as "e" inside
                 following.append(node.children["e"])
-            following.extend(c for stem, c in node.prefixes if word.startswith(stem))
+            following.extend(c for stem, c in node.prefixes.items() if word.startswith(stem))
         j += 1
         ends = [n for n in following if n.tags]
         if ends:
@@ -560,11 +549,8 @@ def _longest(
 def _merged(nodes: list[_Node]) -> _Node:
     if len(nodes) == 1:
         return nodes[0]
-    merged = _Node()
-    for node in nodes:
-        merged.tags |= node.tags
-        merged.number = node.number if merged.number is None else merged.number
-    return merged
+    number = next((node.number for node in nodes if node.number is not None), None)
+    return _Node(tags=frozenset().union(*(node.tags for node in nodes)), number=number)
 
 
 def _verbal(word: str, endings: tuple[str, ...]) -> bool:

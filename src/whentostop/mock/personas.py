@@ -358,10 +358,9 @@ def _lines(text: str) -> list[str]:
 def _areas_in(text: str) -> list[str]:
     """The areas a level names, from its last "Areas: a, b, c." line."""
     for line in reversed(_lines(text)):
-        at = line.find("Areas:")
-        if at >= 0:
-            listed = line[at + len("Areas:") :].strip().rstrip(".").strip()
-            return [a.strip() for a in listed.split(",") if a.strip()]
+        _, areas, listed = line.partition("Areas:")
+        if areas:
+            return [a.strip() for a in listed.strip().rstrip(".").split(",") if a.strip()]
     return []
 
 

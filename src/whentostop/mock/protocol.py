@@ -61,16 +61,14 @@ def breach(messages: list[Any]) -> Breach | None:
             message = f"Invalid value: {role!r}. Supported values are: {known}."
             return Breach(message, f"messages[{index}].role", "invalid_value", index, "role")
         if role == "tool":
-            broken = _answer(message, index, pending)
-            if broken:
+            if broken := _answer(message, index, pending):
                 return broken
             continue
         if pending:
             return _unanswered(pending, index)
         if role == "assistant":
             asked_at = index
-            broken = _asked(message, index, pending)
-            if broken:
+            if broken := _asked(message, index, pending):
                 return broken
     if pending:  # the request ends on the calls themselves
         return _unanswered(pending, asked_at)
