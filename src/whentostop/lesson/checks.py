@@ -264,7 +264,7 @@ class Question:
 
 def predictions(notebook: str) -> tuple[Question, ...]:
     """A notebook's predictions, in order: p1, p2, ... (made before the runs they are about)."""
-    return _questions(notebook, "predictions", "p")
+    return _questions(notebook, "prediction", "p")
 
 
 def quiz(notebook: str) -> tuple[Question, ...]:

@@ -23,11 +23,11 @@ from ..level import SHIPPED, load_level
 from ..loop import run_agent
 from ..mock.intent import WHY, Intent, read_intent
 from ..models import is_persona, mock
-from ..outcome import Run, Stop
+from ..outcome import Run, Stop, tool_call
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
-from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
+from .cases import case_run, case_tools, maybe_json, searched_elsewhere
 from .castle import exit_by_last_message, replies
 from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
 from .limits import Ran, attempt
@@ -66,25 +66,14 @@ def _persona(run: Run) -> str | None:
     return run.model.partition(":")[0] if is_persona(run.model) else None
 
 
-def _case(case: Case) -> None:
-    PROGRESS.case = _(case.title)  # the case a verdict names (`Incorrect`'s `case`)
+def _cases(exercise: ExerciseText) -> Iterator[Case]:
+    """The exercise's cases, each named in `PROGRESS` while it is tried (`Incorrect`'s `case`)."""
+    for case in exercise.cases:
+        PROGRESS.case = _(case.title)
+        yield case
 
 
 # -- the solution, run beside the answer ---------------------------------------------------------
-
-
-def reference_names() -> dict[str, Any]:
-    """What a notebook's first cells give a solution: the lesson's words in the language in
-    effect, and `connect` bound to the in-process mock whatever the configuration says."""
-    return {
-        "NoAnswer": NoAnswer,
-        "Stop": Stop,
-        "run_agent": run_agent,
-        "load_level": load_level,
-        "connect": mock,
-        "PROMPT": prompt(),
-        "GIVE_UP": give_up(),
-    }
 
 
 def reference(exercise: ExerciseText) -> Any:
@@ -95,15 +84,24 @@ def reference(exercise: ExerciseText) -> Any:
 @cache
 def _reference(exercise: ExerciseText, lang: str) -> Any:
     with using(lang):
-        namespace = reference_names()
+        # what a notebook's first cells give a solution: the lesson's words in the language in
+        # effect, and `connect` bound to the in-process mock whatever the configuration says
+        namespace = {
+            "NoAnswer": NoAnswer,
+            "Stop": Stop,
+            "run_agent": run_agent,
+            "load_level": load_level,
+            "connect": mock,
+            "PROMPT": prompt(),
+            "GIVE_UP": give_up(),
+        }
         exec(translate_code(exercise.solution, _), namespace)
     return namespace[exercise.answer]
 
 
 @cache
 def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Ran:
-    fn = _reference(exercise, lang)
-    return attempt(fn, *_inputs(exercise, exercise.cases[index]))
+    return attempt(_reference(exercise, lang), *_inputs(exercise, exercise.cases[index]))
 
 
 def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
@@ -122,8 +120,7 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
 def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[Any, Ran, Ran]]:
     """Each case (named in `PROGRESS`), its inputs, what the solution gave on them and what `fn` gave."""
     a_function(exercise.answer, fn)
-    for index, case in enumerate(exercise.cases):
-        _case(case)
+    for index, case in enumerate(_cases(exercise)):
         inputs = _inputs(exercise, case)
         want = _reference_result(exercise, language(), index)
         if want.ok:  # else the solution itself raised: this case says nothing about the answer
@@ -164,15 +161,17 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
 def _equal(got: Any, want: Any) -> bool:
     """Equal, and of the same kind (7 is not "7", nor 7.0, nor True)."""
     try:
-        if isinstance(want, str) or isinstance(got, str):
-            return isinstance(got, str) and isinstance(want, str) and got == want
-        if want is None or got is None or isinstance(want, bool) or isinstance(got, bool):
-            return type(got) is type(want) and got == want
-        if isinstance(want, int):
-            return isinstance(got, int) and got == want
-        return bool(type(got) is type(want) and got == want)
+        return _kind(got) is _kind(want) and bool(got == want)
     except Exception:  # noqa: BLE001 — a learner's __eq__ may raise anything
         return False
+
+
+def _kind(value: Any) -> type:
+    """What `_equal` holds the same: `str` for any text, `int` for any whole number but a bool,
+    else the value's own type."""
+    if isinstance(value, str):
+        return str
+    return int if isinstance(value, int) and not isinstance(value, bool) else type(value)
 
 
 def _different(first: Any, got: Any, want: Any) -> Incorrect:
@@ -249,8 +248,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     that reads as an error and carries the exception's message."""
     a_function(exercise.answer, fn)
     solution = reference(exercise)
-    for case in exercise.cases:
-        _case(case)
+    for case in _cases(exercise):
         call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
@@ -266,12 +264,12 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
 
 def _call_of(case: Case) -> dict[str, Any]:
     spec = case.data["call"]
-    return tool_call(spec["name"], spec.get("arguments_text", spec.get("arguments", {})))
+    text = spec.get("arguments_text", json.dumps(spec.get("arguments", {})))
+    return tool_call("call_check", spec["name"], text)
 
 
 def _tools_of(case: Case) -> list[Tool]:
-    how = case.get("tool")
-    name = case.data["call"]["name"]
+    how, name = case.get("tool"), case.data["call"]["name"]
     return case_tools(case.get("level", "1-2"), (), {name: how} if how else None)
 
 
@@ -280,11 +278,10 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
         raise wrong("1-4", "run_call_not_a_triple", got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
-    if ok is want_ok:
-        if want_ok:
-            _ran(call, data, output, want_data, want_output)
-        else:
-            _failed(case, data, output)
+    if ok is want_ok and want_ok:
+        _ran(call, data, output, want_data, want_output)
+    elif ok is want_ok:
+        _failed(case, data, output)
     elif want_ok:
         raise wrong("1-4", "run_call_said_it_failed", ok=Said(ok), output=Said(output))
     else:
@@ -539,8 +536,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     max_turns = _whole(exercise.answer, answer, low=1)
     cap, most = exercise.settings["token_cap"], exercise.settings["most"]
     spent = 0
-    for case in exercise.cases:
-        _case(case)
+    for case in _cases(exercise):
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
@@ -589,8 +585,7 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
         raise wrong("1-2", "give_up_prompt_not_text", value=Said(answer))
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
-    for case in exercise.cases:
-        _case(case)
+    for case in _cases(exercise):
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
