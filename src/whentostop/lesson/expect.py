@@ -91,9 +91,8 @@ def expect_raised(result: Any) -> None:
     if isinstance(result, BaseException):
         _history.append(Expectation("raised", True, ""))
         return
-    text_call = _text_call(result)
     why = _shared("why_no_raise")
-    if text_call:
+    if _text_call(result):
         why += " " + _shared("why_no_raise_text_calls")
     note = _note(
         _("The text says the loop raises."),

@@ -76,13 +76,9 @@ def _cases(exercise: ExerciseText) -> Iterator[Case]:
 # -- the solution, run beside the answer ---------------------------------------------------------
 
 
-def reference(exercise: ExerciseText) -> Any:
-    """The solution's answer (a value, or a function), made once per language."""
-    return _reference(exercise, language())
-
-
 @cache
-def _reference(exercise: ExerciseText, lang: str) -> Any:
+def reference(exercise: ExerciseText, lang: str) -> Any:
+    """The solution's answer (a value, or a function), made once per language (`lang`)."""
     with using(lang):
         # what a notebook's first cells give a solution: the lesson's words in the language in
         # effect, and `connect` bound to the in-process mock whatever the configuration says
@@ -101,7 +97,7 @@ def _reference(exercise: ExerciseText, lang: str) -> Any:
 
 @cache
 def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Ran:
-    return attempt(_reference(exercise, lang), *_inputs(exercise, exercise.cases[index]))
+    return attempt(reference(exercise, lang), *_inputs(exercise, exercise.cases[index]))
 
 
 def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
@@ -247,7 +243,7 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     input; on a success the tool's output as text; on a failure `(False, None, line)` with a line
     that reads as an error and carries the exception's message."""
     a_function(exercise.answer, fn)
-    solution = reference(exercise)
+    solution = reference(exercise, language())
     for case in _cases(exercise):
         call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
@@ -336,7 +332,7 @@ def run(exercise: ExerciseText, answer: Any) -> Verdict:
     """A `Run` the learner made, compared with the solution's run on each aspect the data file
     lists, in order; "Correct" says what the run did, in the words of the exercise's `correct`."""
     _a_run(exercise.answer, answer)
-    want: Run = reference(exercise)
+    want: Run = reference(exercise, language())
     for aspect in exercise.aspects:
         ASPECTS[aspect](exercise, answer, want)
     guess, guessed = exit_by_last_message(answer.messages, answer.stop_on)
@@ -362,14 +358,11 @@ def _a_run(name: str, answer: Any) -> None:
 def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     """A run as run_agent left it: turns that are the conversation's replies, and a stop that
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
-    if not (_turns_are_the_replies(got) and _stop_agrees(got)):
-        raise wrong(
-            "shared",
-            "run_not_as_made",
-            stop=Said(got.stop.value if got.stop else None),
-            turns=turns_text(len(got.turns)),
-            max_turns=Said(got.max_turns),
-        )
+    if _turns_are_the_replies(got) and _stop_agrees(got):
+        return
+    stop = Said(got.stop.value if got.stop else None)
+    turns = turns_text(len(got.turns))
+    raise wrong("shared", "run_not_as_made", stop=stop, turns=turns, max_turns=Said(got.max_turns))
 
 
 def _turns_are_the_replies(got: Run) -> bool:
@@ -472,14 +465,11 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
 
 
 def turns(exercise: ExerciseText, got: Run, want: Run) -> None:
-    if len(got.turns) != len(want.turns):
-        wrap_up = (
-            _(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else ""
-        )
-        turns = turns_text(len(got.turns))
-        raise wrong(
-            "shared", "clock_stopped_it", turns=turns, want=len(want.turns), wrap_up=wrap_up
-        )
+    if len(got.turns) == len(want.turns):
+        return
+    wrap_up = _(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else ""
+    turns = turns_text(len(got.turns))
+    raise wrong("shared", "clock_stopped_it", turns=turns, want=len(want.turns), wrap_up=wrap_up)
 
 
 def star_found(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -522,12 +512,9 @@ def _whole(name: str, value: Any, low: int | None = None) -> int:
         else:
             if low is None or number >= low:
                 return number
-    raise Incorrect(
-        _("`{name}` should be a whole number of turns{low}, an int: not {value}."),
-        name=name,
-        low=_(" ({low} or more)").format(low=low) if low is not None else "",
-        value=Said(value),
-    )
+    template = _("`{name}` should be a whole number of turns{low}, an int: not {value}.")
+    at_least = _(" ({low} or more)").format(low=low) if low is not None else ""
+    raise Incorrect(template, name=name, low=at_least, value=Said(value))
 
 
 def budget(exercise: ExerciseText, answer: Any) -> Verdict:
@@ -595,12 +582,10 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
                 raise wrong("1-2", "gave_up_without_searching")
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
+            searches = ngettext("{n} search", "{n} searches", searched).format(n=searched)
+            quoted = Said(run._answer if run.has_answer else run.no_answer_reason, text=True)
             raise wrong(
-                "1-2",
-                "gave_up_too_soon",
-                ended=ended_text(run),
-                searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
-                answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
+                "1-2", "gave_up_too_soon", ended=ended_text(run), searched=searches, answer=quoted
             )
     assert gave_up is not None
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})

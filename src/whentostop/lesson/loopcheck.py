@@ -271,14 +271,11 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     case, name, n = played.case, type(error).__name__, played.requests
     kind, said = kind_of(error), Said(error, text=True)
     if isinstance(error, Runaway):
-        return wrong(
-            "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
-        )
+        most = case.max_turns + SLACK
+        return wrong("1-4", "loop_too_many_requests", n=most, max_turns=case.max_turns)
     if isinstance(error, TypeError) and n == 0 and "argument" in str(error):
-        stop_on = Said(case.stop_on)
-        return wrong(
-            "1-4", "loop_wrong_parameters", max_turns=case.max_turns, stop_on=stop_on, said=said
-        )
+        asked = {"max_turns": case.max_turns, "stop_on": Said(case.stop_on)}
+        return wrong("1-4", "loop_wrong_parameters", said=said, **asked)
     if case.jam and JAMMED in str(error):
         return wrong("1-4", "loop_let_a_tool_error_out", tool=case.jam, said=JAMMED)
     if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and n <= 1:
