@@ -229,13 +229,9 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
 # -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
 
 _FAILURE_WORDS = re.compile("|".join(notebook_data(SHARED)["failure_words"]), re.IGNORECASE)
-"""What an error line says (`data/lesson/shared.toml`'s `failure_words`)."""
-
-
-def reads_as_failure(text: str) -> bool:
-    """Whether a tool's output tells a reader that the call failed (in English or Portuguese):
-    an error word, or an exception's name, in its first 200 characters."""
-    return bool(_FAILURE_WORDS.search(text[:200]))
+"""What an error line says (`data/lesson/shared.toml`'s `failure_words`): an output that tells
+a reader the call failed (in English or Portuguese) has one, or an exception's name, in its first
+200 characters."""
 
 
 def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
@@ -305,7 +301,7 @@ def _failed(case: Case, data: Any, output: Any) -> None:
         raise wrong("1-4", "run_call_data_on_failure", got=Said(data))
     if not isinstance(output, str) or not output.strip():
         raise wrong("1-4", "run_call_no_error_line", got=Said(output))
-    if not reads_as_failure(output):
+    if not _FAILURE_WORDS.search(output[:200]):
         raise wrong("1-4", "run_call_error_not_said", got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
