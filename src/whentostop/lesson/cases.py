@@ -129,14 +129,7 @@ def case_tools(
     level: str, names: tuple[str, ...] = (), change: dict[str, str] | None = None
 ) -> list[Tool]:
     """The level's tools (those named, or both), each changed as `change` says."""
-    change = change or {}
-    return [changed(t, change.get(t.name)) for t in level_named(level).tools(*names)]
-
-
-def tool_call(name: str, arguments: Any, call_id: str = "call_check") -> dict[str, Any]:
-    """A tool call as it stands in an assistant message."""
-    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
-    return {"id": call_id, "type": "function", "function": {"name": name, "arguments": text}}
+    return [changed(t, (change or {}).get(t.name)) for t in level_named(level).tools(*names)]
 
 
 def maybe_json(text: Any) -> Any:

@@ -163,9 +163,8 @@ class Exercise:
         step = min(max(int(step), 1), total)
         text = _(self.hints[step - 1])
         head = _("Hint {step} of {total} ({id})").format(step=step, total=total, id=self.id)
-        more = ""
-        if step < total:
-            more = " " + _("More: `{var}.hint({next})`.").format(var=self.var, next=step + 1)
+        further = _("More: `{var}.hint({next})`.").format(var=self.var, next=step + 1)
+        more = f" {further}" if step < total else ""
         _show(f"**{head}**: {text}{more}", f"{head}: {text}{more}")
 
     def solution(self) -> None:
@@ -264,7 +263,7 @@ class Question:
 
 def predictions(notebook: str) -> tuple[Question, ...]:
     """A notebook's predictions, in order: p1, p2, ... (made before the runs they are about)."""
-    return _questions(notebook, "predictions", "p")
+    return _questions(notebook, "prediction", "p")
 
 
 def quiz(notebook: str) -> tuple[Question, ...]:

@@ -55,6 +55,15 @@ STATED = {
     Stop.BUDGET: N_("The text says the budget stops this run."),
 }
 
+DID = {
+    Stop.TERMINAL_TOOL: N_(
+        "it ended through the warp pipe after {turns}, with the answer {answer!r}"
+    ),
+    Stop.DEADLINE: N_("the deadline stopped it after {turns} ({s:.1f} s)"),
+    Stop.BUDGET: N_("the budget stopped it after {turns}"),
+}
+"""What a run that the pipe, the deadline or the budget ended did (`_did`)."""
+
 
 def expect(run: Any, stop: Stop, *, rejected: str | None = None) -> None:
     """Print nothing if `run` ended the way the text says (`stop`, with an answer on the flag;
@@ -82,9 +91,8 @@ def expect_raised(result: Any) -> None:
     if isinstance(result, BaseException):
         _history.append(Expectation("raised", True, ""))
         return
-    text_call = _text_call(result)
     why = _shared("why_no_raise")
-    if text_call:
+    if _text_call(result):
         why += " " + _shared("why_no_raise_text_calls")
     note = _note(
         _("The text says the loop raises."),
@@ -119,8 +127,7 @@ def _stop_of(outcome: Any) -> Any:
 
 
 def _rejected_first(run: Any, tool: str) -> bool:
-    calls = getattr(run, "tool_calls", [])
-    return any(c.name == tool and c.failed for c in calls)
+    return any(c.name == tool and c.failed for c in getattr(run, "tool_calls", []))
 
 
 def _text_call(outcome: Any) -> bool:
@@ -140,24 +147,15 @@ def _did(run: Any, rejected: str | None = None) -> str:
         return _("it ended with {outcome}").format(outcome=describe_outcome(run))
     turns = turns_text(len(run.turns))
     if rejected is not None:
-        tried = [c for c in run.tool_calls if c.name == rejected]
-        if tried:
+        if any(c.name == rejected for c in run.tool_calls):
             return _("its first {tool} call validated, so no call failed").format(tool=rejected)
         return _("it opened the warp pipe without a {tool} call that failed").format(tool=rejected)
     if run.stop is None:
         return _("it broke: {error}").format(error=excerpt(run.error or "", 120))
     if run.stop == Stop.END_TURN:
         return _did_flag(run, turns)
-    if run.stop == Stop.TERMINAL_TOOL:
-        return _("it ended through the warp pipe after {turns}, with the answer {answer!r}").format(
-            turns=turns, answer=run.answer
-        )
-    if run.stop == Stop.DEADLINE:
-        return _("the deadline stopped it after {turns} ({s:.1f} s)").format(
-            turns=turns, s=run.elapsed_s
-        )
-    if run.stop == Stop.BUDGET:
-        return _("the budget stopped it after {turns}").format(turns=turns)
+    if run.stop in DID:
+        return _(DID[run.stop]).format(turns=turns, answer=run._answer, s=run.elapsed_s)
     return _did_clock(run, turns)
 
 

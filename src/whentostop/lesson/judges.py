@@ -23,11 +23,11 @@ from ..level import SHIPPED, load_level
 from ..loop import run_agent
 from ..mock.intent import WHY, Intent, read_intent
 from ..models import is_persona, mock
-from ..outcome import Run, Stop
+from ..outcome import Run, Stop, tool_call
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
-from .cases import case_run, case_tools, maybe_json, searched_elsewhere, tool_call
+from .cases import case_run, case_tools, maybe_json, searched_elsewhere
 from .castle import exit_by_last_message, replies
 from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
 from .limits import Ran, attempt
@@ -66,44 +66,38 @@ def _persona(run: Run) -> str | None:
     return run.model.partition(":")[0] if is_persona(run.model) else None
 
 
-def _case(case: Case) -> None:
-    PROGRESS.case = _(case.title)  # the case a verdict names (`Incorrect`'s `case`)
+def _cases(exercise: ExerciseText) -> Iterator[Case]:
+    """The exercise's cases, each named in `PROGRESS` while it is tried (`Incorrect`'s `case`)."""
+    for case in exercise.cases:
+        PROGRESS.case = _(case.title)
+        yield case
 
 
 # -- the solution, run beside the answer ---------------------------------------------------------
 
 
-def reference_names() -> dict[str, Any]:
-    """What a notebook's first cells give a solution: the lesson's words in the language in
-    effect, and `connect` bound to the in-process mock whatever the configuration says."""
-    return {
-        "NoAnswer": NoAnswer,
-        "Stop": Stop,
-        "run_agent": run_agent,
-        "load_level": load_level,
-        "connect": mock,
-        "PROMPT": prompt(),
-        "GIVE_UP": give_up(),
-    }
-
-
-def reference(exercise: ExerciseText) -> Any:
-    """The solution's answer (a value, or a function), made once per language."""
-    return _reference(exercise, language())
-
-
 @cache
-def _reference(exercise: ExerciseText, lang: str) -> Any:
+def reference(exercise: ExerciseText, lang: str) -> Any:
+    """The solution's answer (a value, or a function), made once per language (`lang`)."""
     with using(lang):
-        namespace = reference_names()
+        # what a notebook's first cells give a solution: the lesson's words in the language in
+        # effect, and `connect` bound to the in-process mock whatever the configuration says
+        namespace = {
+            "NoAnswer": NoAnswer,
+            "Stop": Stop,
+            "run_agent": run_agent,
+            "load_level": load_level,
+            "connect": mock,
+            "PROMPT": prompt(),
+            "GIVE_UP": give_up(),
+        }
         exec(translate_code(exercise.solution, _), namespace)
     return namespace[exercise.answer]
 
 
 @cache
 def _reference_result(exercise: ExerciseText, lang: str, index: int) -> Ran:
-    fn = _reference(exercise, lang)
-    return attempt(fn, *_inputs(exercise, exercise.cases[index]))
+    return attempt(reference(exercise, lang), *_inputs(exercise, exercise.cases[index]))
 
 
 def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
@@ -122,8 +116,7 @@ def _inputs(exercise: ExerciseText, case: Case) -> tuple[Any, ...]:
 def _tried(exercise: ExerciseText, fn: Any) -> Iterator[tuple[Any, Ran, Ran]]:
     """Each case (named in `PROGRESS`), its inputs, what the solution gave on them and what `fn` gave."""
     a_function(exercise.answer, fn)
-    for index, case in enumerate(exercise.cases):
-        _case(case)
+    for index, case in enumerate(_cases(exercise)):
         inputs = _inputs(exercise, case)
         want = _reference_result(exercise, language(), index)
         if want.ok:  # else the solution itself raised: this case says nothing about the answer
@@ -164,15 +157,17 @@ def same(exercise: ExerciseText, fn: Any) -> Verdict:
 def _equal(got: Any, want: Any) -> bool:
     """Equal, and of the same kind (7 is not "7", nor 7.0, nor True)."""
     try:
-        if isinstance(want, str) or isinstance(got, str):
-            return isinstance(got, str) and isinstance(want, str) and got == want
-        if want is None or got is None or isinstance(want, bool) or isinstance(got, bool):
-            return type(got) is type(want) and got == want
-        if isinstance(want, int):
-            return isinstance(got, int) and got == want
-        return bool(type(got) is type(want) and got == want)
+        return _kind(got) is _kind(want) and bool(got == want)
     except Exception:  # noqa: BLE001 — a learner's __eq__ may raise anything
         return False
+
+
+def _kind(value: Any) -> type:
+    """What `_equal` holds the same: `str` for any text, `int` for any whole number but a bool,
+    else the value's own type."""
+    if isinstance(value, str):
+        return str
+    return int if isinstance(value, int) and not isinstance(value, bool) else type(value)
 
 
 def _different(first: Any, got: Any, want: Any) -> Incorrect:
@@ -234,13 +229,9 @@ def pair(exercise: ExerciseText, fn: Any) -> Verdict:
 # -- 1-4.a: one tool call, run or turned into an error line --------------------------------------
 
 _FAILURE_WORDS = re.compile("|".join(notebook_data(SHARED)["failure_words"]), re.IGNORECASE)
-"""What an error line says (`data/lesson/shared.toml`'s `failure_words`)."""
-
-
-def reads_as_failure(text: str) -> bool:
-    """Whether a tool's output tells a reader that the call failed (in English or Portuguese):
-    an error word, or an exception's name, in its first 200 characters."""
-    return bool(_FAILURE_WORDS.search(text[:200]))
+"""What an error line says (`data/lesson/shared.toml`'s `failure_words`): an output that tells
+a reader the call failed (in English or Portuguese) has one, or an exception's name, in its first
+200 characters."""
 
 
 def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
@@ -248,9 +239,8 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
     input; on a success the tool's output as text; on a failure `(False, None, line)` with a line
     that reads as an error and carries the exception's message."""
     a_function(exercise.answer, fn)
-    solution = reference(exercise)
-    for case in exercise.cases:
-        _case(case)
+    solution = reference(exercise, language())
+    for case in _cases(exercise):
         call = _call_of(case)
         want = attempt(solution, copy.deepcopy(call), _tools_of(case))
         got = attempt(fn, copy.deepcopy(call), _tools_of(case))
@@ -266,12 +256,12 @@ def tool_result(exercise: ExerciseText, fn: Any) -> Verdict:
 
 def _call_of(case: Case) -> dict[str, Any]:
     spec = case.data["call"]
-    return tool_call(spec["name"], spec.get("arguments_text", spec.get("arguments", {})))
+    text = spec.get("arguments_text", json.dumps(spec.get("arguments", {})))
+    return tool_call("call_check", spec["name"], text)
 
 
 def _tools_of(case: Case) -> list[Tool]:
-    how = case.get("tool")
-    name = case.data["call"]["name"]
+    how, name = case.get("tool"), case.data["call"]["name"]
     return case_tools(case.get("level", "1-2"), (), {name: how} if how else None)
 
 
@@ -280,11 +270,10 @@ def _one_result(case: Case, call: dict[str, Any], got: Any, want: tuple[bool, An
         raise wrong("1-4", "run_call_not_a_triple", got=Said(got))
     ok, data, output = got
     want_ok, want_data, want_output = want
-    if ok is want_ok:
-        if want_ok:
-            _ran(call, data, output, want_data, want_output)
-        else:
-            _failed(case, data, output)
+    if ok is want_ok and want_ok:
+        _ran(call, data, output, want_data, want_output)
+    elif ok is want_ok:
+        _failed(case, data, output)
     elif want_ok:
         raise wrong("1-4", "run_call_said_it_failed", ok=Said(ok), output=Said(output))
     else:
@@ -312,7 +301,7 @@ def _failed(case: Case, data: Any, output: Any) -> None:
         raise wrong("1-4", "run_call_data_on_failure", got=Said(data))
     if not isinstance(output, str) or not output.strip():
         raise wrong("1-4", "run_call_no_error_line", got=Said(output))
-    if not reads_as_failure(output):
+    if not _FAILURE_WORDS.search(output[:200]):
         raise wrong("1-4", "run_call_error_not_said", got=Said(output))
     message = _failure_message(case)
     if message and message[:40] not in output:
@@ -339,7 +328,7 @@ def run(exercise: ExerciseText, answer: Any) -> Verdict:
     """A `Run` the learner made, compared with the solution's run on each aspect the data file
     lists, in order; "Correct" says what the run did, in the words of the exercise's `correct`."""
     _a_run(exercise.answer, answer)
-    want: Run = reference(exercise)
+    want: Run = reference(exercise, language())
     for aspect in exercise.aspects:
         ASPECTS[aspect](exercise, answer, want)
     guess, guessed = exit_by_last_message(answer.messages, answer.stop_on)
@@ -365,14 +354,11 @@ def _a_run(name: str, answer: Any) -> None:
 def made_by_run_agent(exercise: ExerciseText, got: Run, want: Run) -> None:
     """A run as run_agent left it: turns that are the conversation's replies, and a stop that
     agrees with them. (A run edited or built by hand is not a run of the task.)"""
-    if not (_turns_are_the_replies(got) and _stop_agrees(got)):
-        raise wrong(
-            "shared",
-            "run_not_as_made",
-            stop=Said(got.stop.value if got.stop else None),
-            turns=turns_text(len(got.turns)),
-            max_turns=Said(got.max_turns),
-        )
+    if _turns_are_the_replies(got) and _stop_agrees(got):
+        return
+    stop = Said(got.stop.value if got.stop else None)
+    turns = turns_text(len(got.turns))
+    raise wrong("shared", "run_not_as_made", stop=stop, turns=turns, max_turns=Said(got.max_turns))
 
 
 def _turns_are_the_replies(got: Run) -> bool:
@@ -475,14 +461,11 @@ def exit(exercise: ExerciseText, got: Run, want: Run) -> None:
 
 
 def turns(exercise: ExerciseText, got: Run, want: Run) -> None:
-    if len(got.turns) != len(want.turns):
-        wrap_up = (
-            _(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else ""
-        )
-        turns = turns_text(len(got.turns))
-        raise wrong(
-            "shared", "clock_stopped_it", turns=turns, want=len(want.turns), wrap_up=wrap_up
-        )
+    if len(got.turns) == len(want.turns):
+        return
+    wrap_up = _(" (a wrap-up request after the clock is not a turn)") if got.wrap_up_turn else ""
+    turns = turns_text(len(got.turns))
+    raise wrong("shared", "clock_stopped_it", turns=turns, want=len(want.turns), wrap_up=wrap_up)
 
 
 def star_found(exercise: ExerciseText, got: Run, want: Run) -> None:
@@ -525,12 +508,9 @@ def _whole(name: str, value: Any, low: int | None = None) -> int:
         else:
             if low is None or number >= low:
                 return number
-    raise Incorrect(
-        _("`{name}` should be a whole number of turns{low}, an int: not {value}."),
-        name=name,
-        low=_(" ({low} or more)").format(low=low) if low is not None else "",
-        value=Said(value),
-    )
+    template = _("`{name}` should be a whole number of turns{low}, an int: not {value}.")
+    at_least = _(" ({low} or more)").format(low=low) if low is not None else ""
+    raise Incorrect(template, name=name, low=at_least, value=Said(value))
 
 
 def budget(exercise: ExerciseText, answer: Any) -> Verdict:
@@ -539,8 +519,7 @@ def budget(exercise: ExerciseText, answer: Any) -> Verdict:
     max_turns = _whole(exercise.answer, answer, low=1)
     cap, most = exercise.settings["token_cap"], exercise.settings["most"]
     spent = 0
-    for case in exercise.cases:
-        _case(case)
+    for case in _cases(exercise):
         run = case_run({**case.data["run"], "max_turns": min(max_turns, most)})
         if case.get("must") == "answer":
             if not run.has_answer:
@@ -589,8 +568,7 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
         raise wrong("1-2", "give_up_prompt_not_text", value=Said(answer))
     gave_up: Run | None = None
     intent = read_intent(answer, prompt())  # what the mock reads in it, quoted in either verdict
-    for case in exercise.cases:
-        _case(case)
+    for case in _cases(exercise):
         run = case_run({**case.data["run"], "system": answer})
         searched = sum(1 for c in run.tool_calls if c.name == "search_blocks" and c.ok)
         if case.get("must") == "give up after searching":
@@ -600,12 +578,10 @@ def give_up_prompt(exercise: ExerciseText, answer: Any) -> Verdict:
                 raise wrong("1-2", "gave_up_without_searching")
             gave_up = run
         elif not load_level(case.data["run"]["level"]).judge(run).correct:
+            searches = ngettext("{n} search", "{n} searches", searched).format(n=searched)
+            quoted = Said(run._answer if run.has_answer else run.no_answer_reason, text=True)
             raise wrong(
-                "1-2",
-                "gave_up_too_soon",
-                ended=ended_text(run),
-                searched=ngettext("{n} search", "{n} searches", searched).format(n=searched),
-                answer=Said(run._answer if run.has_answer else run.no_answer_reason, text=True),
+                "1-2", "gave_up_too_soon", ended=ended_text(run), searched=searches, answer=quoted
             )
     assert gave_up is not None
     stubborn = case_run({"level": "1-1", "persona": "loopboros", "system": answer})

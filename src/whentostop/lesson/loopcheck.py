@@ -15,16 +15,17 @@ import dataclasses
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 from pydantic import BaseModel, ConfigDict
 
 from .._text import excerpt
 from ..i18n import N_, _, ngettext
+from ..mock.personas import assistant
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway, tool_call
+from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway
 from .castle import Post, http_post, last_assistant, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
@@ -146,14 +147,11 @@ def _carries(messages: list[Any], played: Played) -> bool:
 
 def _reply_calling(calls: tuple[dict[str, Any], ...]) -> dict[str, Any]:
     """A chat completion asking for these tool calls, shaped as the mock's."""
-    message = {
-        "role": "assistant",
-        "content": _("Let me try {name}.").format(name=calls[0]["name"]),
-        "tool_calls": [
-            tool_call(c["name"], c.get("arguments", {}), f"call_0_{i}_{c['name']}")
-            for i, c in enumerate(calls, 1)
-        ],
-    }
+    asked = (
+        (f"call_0_{i}_{c['name']}", c["name"], c.get("arguments", {}))
+        for i, c in enumerate(calls, 1)
+    )
+    message = assistant(_("Let me try {name}.").format(name=calls[0]["name"]), *asked)
     return {
         "id": "chatcmpl-check-1",
         "object": "chat.completion",
@@ -173,23 +171,23 @@ def read_outcome(value: Any) -> tuple[Any, Any, Any] | None:
 
 
 def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Played:
-    """Run the learner's loop on one case; whatever it raises is kept, never raised (except
-    the check's own time limit and Ctrl-C)."""
+    """Run the learner's loop on one case (the case a verdict names); whatever it raises is kept,
+    never raised (except the check's own time limit and Ctrl-C)."""
+    PROGRESS.case = _(case.title)
     played = Played(case, where, post)
     change = {case.jam: "jammed"} if case.jam else None
     tools = [_recording(t, played.ran) for t in case_tools(case.level, case.tools, change)]
-    try:
+
+    def called() -> Any:
         played.returned = loop(
             played, prompt(), tools, max_turns=case.max_turns, stop_on=case.stop_on
         )
-        played.outcome = read_outcome(played.returned)
-    except (limits.OutOfTime, KeyboardInterrupt):
-        raise
-    except BaseException as exc:  # noqa: BLE001 — the learner's code may raise anything
-        played.error = exc
+        return read_outcome(played.returned)
+
+    ran = limits.attempt(called)
+    played.outcome, played.error = ran.value, ran.raised
     messages = played.outcome[2] if played.outcome else None
-    whole = _whole_conversation(messages, played.sent)
-    played.messages = list(messages) if whole and isinstance(messages, list) else played.live
+    played.messages = list(messages) if _whole_conversation(messages, played.sent) else played.live
     return played
 
 
@@ -197,17 +195,15 @@ def play(loop: Callable[..., Any], case: LoopCase, post: Post, where: str) -> Pl
 def socket_url() -> Iterator[tuple[str | None, str]]:
     """(the base URL of the mock served on a real loopback socket, "") for the block, or
     (None, why there is none): JupyterLite's browser kernel has no sockets and no threads."""
+    server = None
     try:
         from ..mock.endpoint import MockServer
 
         server = MockServer()
-    except (OSError, RuntimeError, ImportError) as exc:
-        yield None, f"{type(exc).__name__}: {exc}"
-        return
-    try:
         server.start()
-    except RuntimeError as exc:  # no threads (Pyodide): the socket is closed, not left open
-        server.httpd.server_close()
+    except (OSError, RuntimeError, ImportError) as exc:
+        if server is not None:  # no threads (Pyodide): the socket is closed, not left open
+            server.httpd.server_close()
         yield None, f"{type(exc).__name__}: {exc}"
         return
     try:
@@ -244,7 +240,7 @@ def diagnose(played: Played) -> Incorrect | None:
     return found
 
 
-def _whole_conversation(messages: Any, sent: list[Any]) -> bool:
+def _whole_conversation(messages: Any, sent: list[Any]) -> TypeGuard[list[Any]]:
     """Whether an outcome's messages are the conversation: the last request's messages, then at
     most its reply and that reply's tool results."""
     return (
@@ -275,14 +271,11 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     case, name, n = played.case, type(error).__name__, played.requests
     kind, said = kind_of(error), Said(error, text=True)
     if isinstance(error, Runaway):
-        return wrong(
-            "1-4", "loop_too_many_requests", n=case.max_turns + SLACK, max_turns=case.max_turns
-        )
+        most = case.max_turns + SLACK
+        return wrong("1-4", "loop_too_many_requests", n=most, max_turns=case.max_turns)
     if isinstance(error, TypeError) and n == 0 and "argument" in str(error):
-        stop_on = Said(case.stop_on)
-        return wrong(
-            "1-4", "loop_wrong_parameters", max_turns=case.max_turns, stop_on=stop_on, said=said
-        )
+        asked = {"max_turns": case.max_turns, "stop_on": Said(case.stop_on)}
+        return wrong("1-4", "loop_wrong_parameters", said=said, **asked)
     if case.jam and JAMMED in str(error):
         return wrong("1-4", "loop_let_a_tool_error_out", tool=case.jam, said=JAMMED)
     if case.first_reply and case.first_reply[0]["name"] == UNKNOWN_TOOL and n <= 1:
@@ -408,11 +401,8 @@ def _terminal_call(
         for m in messages
         if isinstance(m, dict) and m.get("role") == "tool"
     }
-    turn, found = 0, None
-    for message in messages:
-        if not isinstance(message, dict) or message.get("role") != "assistant":
-            continue
-        turn += 1
+    found = None
+    for turn, message in enumerate(replies(messages), 1):
         for call in message.get("tool_calls") or []:
             function = call.get("function", {}) if isinstance(call, dict) else {}
             if function.get("name") in stop_on:
@@ -459,14 +449,12 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     if helper is not None and still_blank(helper):
         raise wrong("1-4", "run_call_still_blank")
     for case in cases:
-        PROGRESS.case = _(case.title)
         _check(play(loop, case, http_post(*on_the_mock(case.persona)), _("in process")))
     with socket_url() as (base_url, why):
         if base_url is None:
             where = _("the real-socket runs were skipped here ({why})").format(why=why)
         else:
             for case in (c for c in cases if c.socket):
-                PROGRESS.case = _(case.title)
                 place = _("over a real socket ({url})").format(url=base_url)
                 _check(play(loop, case, http_post(base_url, case.persona, timeout_s=10.0), place))
             where = _("the same over a real socket ({url})").format(url=base_url)
@@ -474,8 +462,7 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
 
 
 def _check(played: Played) -> None:
-    problem = diagnose(played)
-    if problem is None:
+    if (problem := diagnose(played)) is None:
         return
     where = _("The run that showed it: {case}, {where}.").format(
         case=_(played.case.title), where=played.where

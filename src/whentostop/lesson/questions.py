@@ -17,9 +17,6 @@ from typing import Any
 
 from .content import NOTEBOOKS, QUESTION_KINDS, notebook_data, option_text
 
-KINDS = dict(zip(("predictions", "quiz"), QUESTION_KINDS, strict=True))
-"""What `checks` calls a kind of question -> its array's name in the data file."""
-
 
 @dataclass(frozen=True)
 class Text:
@@ -43,11 +40,12 @@ class Text:
 
 
 def question_texts(notebook: str, kind: str) -> tuple[Text, ...]:
-    """One notebook's predictions (`kind="predictions"`) or end-of-level questions ("quiz")."""
-    return tuple(Text.of(entry) for entry in notebook_data(notebook).get(KINDS[kind], []))
+    """One notebook's predictions (`kind="prediction"`) or end-of-level questions ("quiz")."""
+    return tuple(Text.of(entry) for entry in notebook_data(notebook).get(kind, []))
 
 
 BANK: dict[str, dict[str, tuple[Text, ...]]] = {
-    notebook: {kind: question_texts(notebook, kind) for kind in KINDS} for notebook in NOTEBOOKS
+    notebook: {kind: question_texts(notebook, kind) for kind in QUESTION_KINDS}
+    for notebook in NOTEBOOKS
 }
 """Per notebook: its predictions (before key runs) and its five end-of-level questions."""

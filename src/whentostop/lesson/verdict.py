@@ -146,14 +146,9 @@ def is_blank(answer: Any) -> bool:
     return answer is ... or isinstance(answer, _Blank)
 
 
-def blank_in(value: Any) -> bool:
-    """Whether a value the learner's code returned is, or holds in a tuple, the placeholder."""
-    return is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value))
-
-
 def filled(value: Any) -> Any:
-    """`value`, unless it is or holds the placeholder (`blank_in`): then `NotAttempted`."""
-    if blank_in(value):
+    """`value`, unless it is, or holds in a tuple, the placeholder: then `NotAttempted`."""
+    if is_blank(value) or (isinstance(value, tuple) and any(is_blank(x) for x in value)):
         raise NotAttempted
     return value
 
