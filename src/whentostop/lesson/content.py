@@ -159,17 +159,9 @@ def code_words(source: str) -> Iterator[tuple[str, int, int, int, int]]:
             fstring.append(tok.start)
         elif kind == "FSTRING_END" and fstring:
             start = fstring.pop()
-            if not fstring:
-                whole = _between(lines, start, tok.end)
+            if not fstring and start[0] == tok.end[0]:  # over several lines: as written
+                whole = lines[start[0] - 1][start[1] : tok.end[1]]
                 yield from _literal(whole, start, tok.end)
-
-
-def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
-    if start[0] == end[0]:
-        return lines[start[0] - 1][start[1] : end[1]]
-    first = [lines[start[0] - 1][start[1] :]]
-    middle = lines[start[0] : end[0] - 1]
-    return "\n".join([*first, *middle, lines[end[0] - 1][: end[1]]])
 
 
 def _literal(

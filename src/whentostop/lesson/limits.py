@@ -415,12 +415,8 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
 def _cleanup_keeps(following: list[dis.Instruction]) -> bool:
     """A cleanup (COPY, POP_EXCEPT, RERAISE) passes the exception on; anything else in it may
     keep it."""
-    for step in following:
-        if step.opname == "RERAISE":
-            return False
-        if step.opname not in _STRAIGHT:
-            return True
-    return True
+    step = next((s for s in following if s.opname not in _STRAIGHT), None)
+    return step is None or step.opname != "RERAISE"
 
 
 def _resolved(instruction: dis.Instruction | None, names: dict[str, Any]) -> Any:
@@ -466,9 +462,7 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
         if state.done:  # the check is tidying up: the code it watched has finished
             return
         watch.expire(frame)  # again at every tick: a trace that raised was unset
-        if frame is None or frame.f_code is state.harness:
-            return
-        if frame.f_code.co_filename == __file__:
+        if frame is None or frame.f_code is state.harness or frame.f_code.co_filename == __file__:
             return
         late = time.monotonic() >= state.deadline + GRACE_S
         if _is_learners(state, frame.f_code, frame.f_globals) or late:
@@ -493,9 +487,6 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
 def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
     """Ctrl-C during a check: `KeyboardInterrupt` now, and again at every line of the learner's
     code until it leaves (a bare `except:` cannot keep the learner from stopping the cell)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
     def on_interrupt(signum: int, frame: FrameType | None) -> None:
         if state.done:  # Ctrl-C while the check tidies up: as usual
@@ -511,7 +502,7 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
 
     try:
         before = signal.signal(signal.SIGINT, on_interrupt)
-    except (ValueError, OSError, AttributeError):  # no signals here (Pyodide may refuse)
+    except (ValueError, OSError, AttributeError):  # not the main thread, or no signals (Pyodide)
         yield
         return
     try:
