@@ -203,12 +203,7 @@ def race(
     against."""
     tools = list(tools)
     if track is None or (len(track.run.turns) < limits.max_turns and not track.run.has_answer):
-        track = track_of(
-            prompt,
-            model=model,
-            tools=tools,
-            system=system,
-            turns=max(TRACK_TURNS, limits.max_turns),
-        )
+        turns = max(TRACK_TURNS, limits.max_turns)
+        track = track_of(prompt, model=model, tools=tools, system=system, turns=turns)
     run = timed_run(prompt, model=model, tools=tools, limits=limits, system=system)
     return RaceResult(limits, track, run, falls(track, limits))
