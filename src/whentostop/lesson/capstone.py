@@ -92,13 +92,9 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
         _played(runs, persona, level)
         _compare(case, status, shown, runs)
     assert chosen is not None
-    ground = castle()
-    return correct(
-        _(exercise.settings["correct"]),
-        max_turns=chosen.max_turns,
-        deadline=chosen.deadline_s,
-        star=Said({"item": "star", "block": ground.star}),
-    )
+    said = _(exercise.settings["correct"])
+    star = Said({"item": "star", "block": castle().star})
+    return correct(said, max_turns=chosen.max_turns, deadline=chosen.deadline_s, star=star)
 
 
 def _result(got: Any) -> tuple[Any, Any, list[Run]]:
@@ -129,13 +125,8 @@ def _settings(run: Run, low: float, high: float) -> None:
     if run.deadline_s is None:
         raise wrong("1-4", "caller_no_deadline", low=low, high=high)
     if not low <= run.deadline_s <= high:
-        raise wrong(
-            "1-4",
-            "caller_deadline_out_of_range",
-            deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
-            low=low,
-            high=high,
-        )
+        deadline = f"{run.deadline_s:g}"  # code: written as Python writes it, in any language
+        raise wrong("1-4", "caller_deadline_out_of_range", deadline=deadline, low=low, high=high)
     turns = {"max_turns": run.max_turns, "longest": ground.longest}
     if run.max_turns < ground.least:
         raise wrong("1-4", "too_few_turns", rooms=ground.rooms, **turns)
@@ -175,12 +166,8 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
     if last.stop == Stop.END_TURN and not last.stop_on:
         raise wrong("1-4", "caller_answer_in_text", answer=Said(last._answer, text=True))
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
-        raise wrong(
-            "1-4",
-            "caller_pipe_not_star",
-            answer=Said(last._answer),
-            stop_on=Said(list(last.stop_on)),
-        )
+        quoted = {"answer": Said(last._answer), "stop_on": Said(list(last.stop_on))}
+        raise wrong("1-4", "caller_pipe_not_star", **quoted)
     if any(r.has_answer for r in runs) and status != "answer":
         piped = any(r.stop == Stop.TERMINAL_TOOL for r in runs)
         ended = _(ENDED[Stop.TERMINAL_TOOL if piped else Stop.END_TURN])

@@ -197,9 +197,8 @@ def describe_outcome(outcome: Any) -> str:
     """One line for what a loop returned (an outcome, or a `Run`): "stop: answer", or the
     exception it raised."""
     if isinstance(outcome, BaseException):
-        return _("raised {kind}: {error}").format(
-            kind=type(outcome).__name__, error=excerpt(str(outcome), 80)
-        )
+        error = excerpt(str(outcome), 80)
+        return _("raised {kind}: {error}").format(kind=type(outcome).__name__, error=error)
     stop = getattr(outcome.stop, "value", outcome.stop)
     value = outcome.answer if getattr(outcome, "has_answer", True) else None  # a Run may raise
     if stop == "end_turn" and find_text_calls(str(value or ""), LESSON_TOOLS):

@@ -148,7 +148,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     finally:
         _active = None
         ran.seconds = time.monotonic() - started
-        ran.printed, ran.unprinted = out.kept(), out.dropped
+        ran.printed, ran.unprinted = out.getvalue(), out.dropped
     if state.interrupted:
         raise KeyboardInterrupt
     return ran
@@ -246,9 +246,8 @@ class _Monitor(_Watch):
 
     def start(self, poll: bool) -> None:
         mon = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
-        self.tool = next(
-            (i for i in (4, 3, 5, 2, 1, 0) if mon.get_tool(i) is None), None
-        )  # a free tool id: a debugger or coverage may hold some
+        # a free tool id: a debugger or coverage may hold some
+        self.tool = next((i for i in (4, 3, 5, 2, 1, 0) if mon.get_tool(i) is None), None)
         if self.tool is None:  # pragma: no cover - six tools at once
             self.mon = None
             return
@@ -514,27 +513,19 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
 # -- output and values, bounded --------------------------------------------------------------------
 
 
-class _Capped(io.TextIOBase):
+class _Capped(io.StringIO):
     """A text stream that keeps the first `limit` characters written to it and counts the rest."""
 
     def __init__(self, limit: int) -> None:
-        self.limit, self.size, self.dropped = limit, 0, 0
-        self.parts: list[str] = []
-
-    def writable(self) -> bool:
-        return True
+        super().__init__()
+        self.limit, self.dropped = limit, 0
 
     def write(self, text: str) -> int:
         text = str(text)
-        room = self.limit - self.size
-        if room > 0:
-            self.parts.append(text[:room])
-            self.size += min(len(text), room)
-        self.dropped += max(len(text) - max(room, 0), 0)
+        room = max(self.limit - self.tell(), 0)
+        super().write(text[:room])
+        self.dropped += len(text) - min(len(text), room)
         return len(text)
-
-    def kept(self) -> str:
-        return "".join(self.parts)
 
 
 class _Repr(reprlib.Repr):

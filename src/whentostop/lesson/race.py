@@ -157,10 +157,9 @@ def falls(track: Timed, limits: Limits) -> tuple[Fall, ...]:
     def at(kept: int) -> tuple[float, float]:
         return (track.ends[kept - 1], spent[kept - 1]) if kept else (0.0, 0.0)
 
-    found: list[Fall] = []
     on_track = limits.max_turns < turns if answered else limits.max_turns <= turns
     clock = limits.max_turns if on_track else None
-    found.append(Fall(Stop.MAX_TURNS, clock, *at(clock or 0)))
+    found = [Fall(Stop.MAX_TURNS, clock, *at(clock or 0))]
     if limits.deadline_s is not None:
         before = sum(1 for end in track.ends if end <= limits.deadline_s)
         kept = None if before >= turns else before  # None: every reply came before it
