@@ -220,9 +220,8 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
             if isinstance(shown, str) and shown in said
             else ""
         )
-        raise wrong(
-            "1-4", "caller_clock_not_reported", status=Said(status), shown=Said(shown), what=what
-        )
+        quoted = {"status": Said(status), "shown": Said(shown)}
+        raise wrong("1-4", "caller_clock_not_reported", what=what, **quoted)
 
 
 def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:

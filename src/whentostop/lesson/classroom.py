@@ -109,10 +109,8 @@ def binder_link(
     else:
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
     scheme, host, prefix = hub_address(binder, _("Binder"))
-    urlpath = f"lab/tree/{notebook_path(notebook, lang)}"
-    return urlunsplit(
-        (scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", f"urlpath={_encode(urlpath)}", "")
-    )
+    query = "urlpath=" + _encode(f"lab/tree/{notebook_path(notebook, lang)}")
+    return urlunsplit((scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", query, ""))
 
 
 def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
@@ -134,15 +132,11 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     """
     owner, name = _github(repo, _("The JupyterLite site is published with GitHub Pages"))
     owner = owner.lower()
-    host, path = (
-        (name.lower(), "/")
-        if name.lower() == f"{owner}.github.io"
-        else (f"{owner}.github.io", f"/{_encode(name)}/")
-    )
-    notebook_in_site = notebook_path(notebook, lang).removeprefix("notebooks/")
-    return urlunsplit(
-        ("https", host, f"{path}lab/index.html", f"path={_encode(notebook_in_site)}", "")
-    )
+    host, path = f"{owner}.github.io", f"/{_encode(name)}/"
+    if name.lower() == host:  # the repository OWNER.github.io: the site at the host's root
+        path = "/"
+    query = "path=" + _encode(notebook_path(notebook, lang).removeprefix("notebooks/"))
+    return urlunsplit(("https", host, f"{path}lab/index.html", query, ""))
 
 
 COLAB_URL = "https://colab.research.google.com"

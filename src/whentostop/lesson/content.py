@@ -92,14 +92,13 @@ def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
     for raw in notebook_data(notebook).get("exercise", []):
         entry = dict(raw)
         cases = tuple(Case(str(c.pop("title")), c) for c in map(dict, entry.pop("case", [])))
-        named = {key: entry.pop(key) for key in ("id", "var", "answer")}
+        named = {key: entry.pop(key) for key in ("id", "var", "answer", "judge")}
         found.append(
             ExerciseText(
                 **named,
                 blank=entry.pop("blank").strip("\n"),
                 hints=tuple(entry.pop("hints")),
                 solution_file=entry.pop("solution"),
-                judge=entry.pop("judge"),
                 takes=entry.pop("takes", ""),
                 aspects=tuple(entry.pop("aspects", ())),
                 cases=cases,

@@ -401,8 +401,7 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
         if step.opname in ("WITH_EXCEPT_START", "CHECK_EG_MATCH"):
             return True
         if step.opname == "CHECK_EXC_MATCH":
-            loaded = rest[index - 1] if index else None
-            caught = _resolved(loaded, names)
+            caught = _resolved(rest[index - 1] if index else None, names)
             return caught is None or _matches(caught)
         if step.opname == "RERAISE":  # a `finally` on the way out: it goes on
             return False

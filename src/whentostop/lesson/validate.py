@@ -58,10 +58,7 @@ def problems(data: Path | None = None, notebooks: Path | None = None) -> list[Pr
         from .folder import shipped_notebooks
 
         notebooks = Path(str(shipped_notebooks()))
-    found: list[Problem] = []
-    for notebook in NOTEBOOKS:
-        found += _notebook_problems(notebook, data, notebooks)
-    return found
+    return [p for notebook in NOTEBOOKS for p in _notebook_problems(notebook, data, notebooks)]
 
 
 def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Problem]:
