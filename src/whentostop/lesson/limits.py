@@ -287,7 +287,6 @@ class _Tracer(_Watch):
 
     def start(self, poll: bool) -> None:
         self.before = sys.gettrace()
-        self.poll = poll
         if poll:
             sys.settrace(self._global)
 
