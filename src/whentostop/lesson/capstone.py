@@ -110,12 +110,8 @@ def _result(got: Any) -> tuple[Any, Any, list[Run]]:
         raise wrong("1-4", "caller_not_a_triple", got=Said(value))
     runs = value[2]
     made = PROGRESS.runs
-    if (
-        not isinstance(runs, list)
-        or not runs
-        or len(runs) > max(made, MOST_RUNS)
-        or not all(isinstance(r, Run) for r in runs)
-    ):
+    listed = isinstance(runs, list) and all(isinstance(r, Run) for r in runs)
+    if not listed or not 0 < len(runs) <= max(made, MOST_RUNS):
         raise wrong("1-4", "caller_runs_not_a_list", made=made, got=Said(runs))
     return value[0], value[1], runs
 
@@ -181,19 +177,14 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
 
 def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
     """In the empty castle: the searcher gives up, in words, on its first run."""
-    last = runs[-1]
-    if (
-        status == "answer"
-        and isinstance(shown, str)
-        and last.stop == Stop.END_TURN
-        and len(runs) == want_runs
-    ):
+    in_words = status == "answer" and isinstance(shown, str) and runs[-1].stop == Stop.END_TURN
+    if in_words and len(runs) == want_runs:
         return
-    last = runs[0]
-    system = _task(last)[0]
+    first = runs[0]
+    system = _task(first)[0]
     ended = (
         _("went on until the clock")
-        if last.stop == Stop.MAX_TURNS
+        if first.stop == Stop.MAX_TURNS
         else _("did not give up in words on its first run")
     )
     if not system:

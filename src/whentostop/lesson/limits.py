@@ -441,12 +441,9 @@ def _matches(caught: Any) -> bool:
 
 def _can_alarm() -> bool:
     """Whether a timer signal can wake this thread: Unix, the main thread (never Pyodide)."""
-    return (
-        hasattr(signal, "setitimer")
-        and hasattr(signal, "SIGALRM")
-        and threading.current_thread() is threading.main_thread()
-        and sys.platform not in ("emscripten", "wasi")
-    )
+    timer = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+    main = threading.current_thread() is threading.main_thread()
+    return timer and main and sys.platform not in ("emscripten", "wasi")
 
 
 @contextlib.contextmanager

@@ -184,9 +184,7 @@ def first(found: Iterable[Fall]) -> Fall | None:
     """The limit that stops the track first (a tie goes as the loop checks: `ORDER`); None when
     the track answers before any limit."""
     on_track = [f for f in found if f.kept is not None]
-    if not on_track:
-        return None
-    return min(on_track, key=lambda f: (f.kept, ORDER.index(f.stop)))
+    return min(on_track, key=lambda f: (f.kept, ORDER.index(f.stop)), default=None)
 
 
 def race(
