@@ -92,13 +92,9 @@ def judge(exercise: ExerciseText, fn: Any) -> Verdict:
         _played(runs, persona, level)
         _compare(case, status, shown, runs)
     assert chosen is not None
-    ground = castle()
-    return correct(
-        _(exercise.settings["correct"]),
-        max_turns=chosen.max_turns,
-        deadline=chosen.deadline_s,
-        star=Said({"item": "star", "block": ground.star}),
-    )
+    said = _(exercise.settings["correct"])
+    star = Said({"item": "star", "block": castle().star})
+    return correct(said, max_turns=chosen.max_turns, deadline=chosen.deadline_s, star=star)
 
 
 def _result(got: Any) -> tuple[Any, Any, list[Run]]:
@@ -114,12 +110,8 @@ def _result(got: Any) -> tuple[Any, Any, list[Run]]:
         raise wrong("1-4", "caller_not_a_triple", got=Said(value))
     runs = value[2]
     made = PROGRESS.runs
-    if (
-        not isinstance(runs, list)
-        or not runs
-        or len(runs) > max(made, MOST_RUNS)
-        or not all(isinstance(r, Run) for r in runs)
-    ):
+    listed = isinstance(runs, list) and all(isinstance(r, Run) for r in runs)
+    if not listed or not 0 < len(runs) <= max(made, MOST_RUNS):
         raise wrong("1-4", "caller_runs_not_a_list", made=made, got=Said(runs))
     return value[0], value[1], runs
 
@@ -129,13 +121,8 @@ def _settings(run: Run, low: float, high: float) -> None:
     if run.deadline_s is None:
         raise wrong("1-4", "caller_no_deadline", low=low, high=high)
     if not low <= run.deadline_s <= high:
-        raise wrong(
-            "1-4",
-            "caller_deadline_out_of_range",
-            deadline=f"{run.deadline_s:g}",  # code: written as Python writes it, in any language
-            low=low,
-            high=high,
-        )
+        deadline = f"{run.deadline_s:g}"  # code: written as Python writes it, in any language
+        raise wrong("1-4", "caller_deadline_out_of_range", deadline=deadline, low=low, high=high)
     turns = {"max_turns": run.max_turns, "longest": ground.longest}
     if run.max_turns < ground.least:
         raise wrong("1-4", "too_few_turns", rooms=ground.rooms, **turns)
@@ -175,12 +162,8 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
     if last.stop == Stop.END_TURN and not last.stop_on:
         raise wrong("1-4", "caller_answer_in_text", answer=Said(last._answer, text=True))
     if last.stop == Stop.TERMINAL_TOOL and last._answer != star:
-        raise wrong(
-            "1-4",
-            "caller_pipe_not_star",
-            answer=Said(last._answer),
-            stop_on=Said(list(last.stop_on)),
-        )
+        quoted = {"answer": Said(last._answer), "stop_on": Said(list(last.stop_on))}
+        raise wrong("1-4", "caller_pipe_not_star", **quoted)
     if any(r.has_answer for r in runs) and status != "answer":
         piped = any(r.stop == Stop.TERMINAL_TOOL for r in runs)
         ended = _(ENDED[Stop.TERMINAL_TOOL if piped else Stop.END_TURN])
@@ -194,19 +177,14 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
 
 def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
     """In the empty castle: the searcher gives up, in words, on its first run."""
-    last = runs[-1]
-    if (
-        status == "answer"
-        and isinstance(shown, str)
-        and last.stop == Stop.END_TURN
-        and len(runs) == want_runs
-    ):
+    in_words = status == "answer" and isinstance(shown, str) and runs[-1].stop == Stop.END_TURN
+    if in_words and len(runs) == want_runs:
         return
-    last = runs[0]
-    system = _task(last)[0]
+    first = runs[0]
+    system = _task(first)[0]
     ended = (
         _("went on until the clock")
-        if last.stop == Stop.MAX_TURNS
+        if first.stop == Stop.MAX_TURNS
         else _("did not give up in words on its first run")
     )
     if not system:
@@ -233,9 +211,8 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
             if isinstance(shown, str) and shown in said
             else ""
         )
-        raise wrong(
-            "1-4", "caller_clock_not_reported", status=Said(status), shown=Said(shown), what=what
-        )
+        quoted = {"status": Said(status), "shown": Said(shown)}
+        raise wrong("1-4", "caller_clock_not_reported", what=what, **quoted)
 
 
 def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:

@@ -56,8 +56,7 @@ def http_post(
 
     def post(body: dict[str, Any]) -> dict[str, Any]:
         reply = http.post("/chat/completions", json={"model": model, **body})
-        reply.raise_for_status()
-        data: dict[str, Any] = reply.json()
+        data: dict[str, Any] = reply.raise_for_status().json()
         return data
 
     return post
@@ -182,12 +181,8 @@ class Table:
         def cell(text: str) -> str:  # model text: literal words, on the cell's one line
             return markdown_text(" ".join(str(text).splitlines()))
 
-        lines = [
-            "| " + " | ".join(cell(h) for h in self.header) + " |",
-            "|" + "---|" * len(self.header),
-        ]
-        lines += ["| " + " | ".join(cell(c) for c in row) + " |" for row in self.rows]
-        return "\n".join(lines)
+        lines = ["| " + " | ".join(map(cell, row)) + " |" for row in (self.header, *self.rows)]
+        return "\n".join([lines[0], "|" + "---|" * len(self.header), *lines[1:]])
 
     def __repr__(self) -> str:
         return "\n".join(" · ".join(row) for row in (self.header, *self.rows))
@@ -197,9 +192,8 @@ def describe_outcome(outcome: Any) -> str:
     """One line for what a loop returned (an outcome, or a `Run`): "stop: answer", or the
     exception it raised."""
     if isinstance(outcome, BaseException):
-        return _("raised {kind}: {error}").format(
-            kind=type(outcome).__name__, error=excerpt(str(outcome), 80)
-        )
+        error = excerpt(str(outcome), 80)
+        return _("raised {kind}: {error}").format(kind=type(outcome).__name__, error=error)
     stop = getattr(outcome.stop, "value", outcome.stop)
     value = outcome.answer if getattr(outcome, "has_answer", True) else None  # a Run may raise
     if stop == "end_turn" and find_text_calls(str(value or ""), LESSON_TOOLS):
@@ -218,12 +212,8 @@ def side_by_side(rows: Iterable[tuple[str, Any, Sequence[dict[str, Any]], Any]])
     table = []
     for label, message, events, outcome in rows:
         ended = "; ".join(json.dumps(e, ensure_ascii=False) for e in events) or _("none")
-        returned = (
-            describe_outcome(message)
-            if isinstance(message, BaseException)
-            else describe_message(message)
-        )
-        table.append((label, returned, ended, describe_outcome(outcome)))
+        returned = describe_outcome if isinstance(message, BaseException) else describe_message
+        table.append((label, returned(message), ended, describe_outcome(outcome)))
     return Table(
         (_("run"), _("the last-message loop returns"), _("its end event"), _("the outcome")),
         tuple(table),

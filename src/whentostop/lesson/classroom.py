@@ -45,11 +45,8 @@ def notebook_file(notebook: str, lang: str = "en") -> str:
         for short, name in edition.items():
             if notebook in (name, name.removesuffix(".ipynb")):
                 return files[short]
-    raise ValueError(
-        _("Unknown notebook {notebook!r}: use one of {names}").format(
-            notebook=notebook, names=", ".join(files)
-        )
-    )
+    what = _("Unknown notebook {notebook!r}: use one of {names}")
+    raise ValueError(what.format(notebook=notebook, names=", ".join(files)))
 
 
 def notebook_path(notebook: str, lang: str = "en") -> str:
@@ -83,9 +80,8 @@ def nbgitpuller_link(
     """
     scheme, host, prefix = hub_address(hub)
     prefix = prefix.rstrip("/").removesuffix("/hub")
-    urlpath = (
-        f"lab/tree/{repo_folder(_plain(repo, _('repository')))}/{notebook_path(notebook, lang)}"
-    )
+    folder = repo_folder(_plain(repo, _("repository")))
+    urlpath = f"lab/tree/{folder}/{notebook_path(notebook, lang)}"
     fields = {"repo": repo, "branch": _plain(branch, _("branch")), "urlpath": urlpath}
     query = urlencode(fields, safe="", quote_via=quote)
     return urlunsplit((scheme, host, f"{prefix}/hub/user-redirect/git-pull", query, ""))
@@ -113,10 +109,8 @@ def binder_link(
     else:
         spec = f"git/{_encode(repo_url)}/{_encode(branch)}"
     scheme, host, prefix = hub_address(binder, _("Binder"))
-    urlpath = f"lab/tree/{notebook_path(notebook, lang)}"
-    return urlunsplit(
-        (scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", f"urlpath={_encode(urlpath)}", "")
-    )
+    query = "urlpath=" + _encode(f"lab/tree/{notebook_path(notebook, lang)}")
+    return urlunsplit((scheme, host, f"{prefix.rstrip('/')}/v2/{spec}", query, ""))
 
 
 def lite_starting_notice(lang: str, *, first_s: float, again_s: float) -> str:
@@ -138,15 +132,11 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     """
     owner, name = _github(repo, _("The JupyterLite site is published with GitHub Pages"))
     owner = owner.lower()
-    host, path = (
-        (name.lower(), "/")
-        if name.lower() == f"{owner}.github.io"
-        else (f"{owner}.github.io", f"/{_encode(name)}/")
-    )
-    notebook_in_site = notebook_path(notebook, lang).removeprefix("notebooks/")
-    return urlunsplit(
-        ("https", host, f"{path}lab/index.html", f"path={_encode(notebook_in_site)}", "")
-    )
+    host, path = f"{owner}.github.io", f"/{_encode(name)}/"
+    if name.lower() == host:  # the repository OWNER.github.io: the site at the host's root
+        path = "/"
+    query = "path=" + _encode(notebook_path(notebook, lang).removeprefix("notebooks/"))
+    return urlunsplit(("https", host, f"{path}lab/index.html", query, ""))
 
 
 COLAB_URL = "https://colab.research.google.com"
@@ -176,36 +166,30 @@ def describe_links(
 ) -> str:
     """What `python -m whentostop link` prints: each link on its own line under a label, for
     the notebook of the edition `lang`, in the language in effect."""
+    where = {"repo": repo, "notebook": notebook, "lang": lang}
     lines = []
-    path = notebook_path(notebook, lang)
     if hub:
-        lines += [
-            _(said("shared", "hub_link_label")).format(path=path),
-            nbgitpuller_link(hub, repo=repo, branch=branch, notebook=notebook, lang=lang),
-            "",
-        ]
+        label = _(said("shared", "hub_link_label")).format(path=notebook_path(notebook, lang))
+        lines += [label, nbgitpuller_link(hub, branch=branch, **where), ""]
     if urlsplit(repo).scheme in ("http", "https"):
         lines += [
             _("Binder link: no hub needed; a public repository builds on mybinder.org:"),
-            binder_link(repo=repo, branch=branch, notebook=notebook, lang=lang),
+            binder_link(branch=branch, **where),
         ]
         try:
             lines += [
                 "",
                 _("In the browser, nothing to install (the JupyterLite site):"),
-                lite_link(repo=repo, notebook=notebook, lang=lang),
+                lite_link(**where),
                 "",
                 _("Google Colab (its first cell installs the package):"),
-                colab_link(repo=repo, branch=branch, notebook=notebook, lang=lang),
+                colab_link(branch=branch, **where),
             ]
         except ValueError:
             pass  # GitHub Pages and Colab know GitHub only: no such links for another host
     else:
-        lines += [
-            _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)").format(
-                repo=repo
-            )
-        ]
+        what = _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)")
+        lines.append(what.format(repo=repo))
     return "\n".join(lines).rstrip()
 
 
@@ -274,11 +258,8 @@ def _github(repo: str, why: str) -> tuple[str, str]:
     parts = urlsplit(_web_url(repo, _("repository")))
     segments = [s for s in parts.path.split("/") if s]
     if parts.hostname not in ("github.com", "www.github.com") or len(segments) != 2:
-        raise ValueError(
-            _("{why}: the repository must be https://github.com/OWNER/NAME, not {repo!r}").format(
-                why=why, repo=repo
-            )
-        )
+        what = _("{why}: the repository must be https://github.com/OWNER/NAME, not {repo!r}")
+        raise ValueError(what.format(why=why, repo=repo))
     owner = segments[0]
     if not owner.isascii() or not owner.replace("-", "").isalnum():
         raise ValueError(_(said("shared", "not_a_github_account")).format(owner=owner))
@@ -291,11 +272,8 @@ def _web_url(url: str, what: str) -> str:
     url = _plain(url, what)
     parts = urlsplit(url)
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ValueError(
-            _(
-                "The {what} must be a full http(s) URL such as https://example.org, not {url!r}"
-            ).format(what=what, url=url)
-        )
+        form = _("The {what} must be a full http(s) URL such as https://example.org, not {url!r}")
+        raise ValueError(form.format(what=what, url=url))
     return url
 
 

@@ -88,25 +88,24 @@ def notebook_data(notebook: str) -> dict[str, Any]:
 @cache
 def exercise_texts(notebook: str) -> tuple[ExerciseText, ...]:
     """The exercises of one notebook, in order, as its data file says them."""
-    found = []
-    for raw in notebook_data(notebook).get("exercise", []):
-        entry = dict(raw)
-        cases = tuple(Case(str(c.pop("title")), c) for c in map(dict, entry.pop("case", [])))
-        named = {key: entry.pop(key) for key in ("id", "var", "answer")}
-        found.append(
-            ExerciseText(
-                **named,
-                blank=entry.pop("blank").strip("\n"),
-                hints=tuple(entry.pop("hints")),
-                solution_file=entry.pop("solution"),
-                judge=entry.pop("judge"),
-                takes=entry.pop("takes", ""),
-                aspects=tuple(entry.pop("aspects", ())),
-                cases=cases,
-                settings=entry,
-            )
-        )
-    return tuple(found)
+    return tuple(map(_exercise_text, notebook_data(notebook).get("exercise", [])))
+
+
+def _exercise_text(raw: dict[str, Any]) -> ExerciseText:
+    """One `[[exercise]]` table: its named keys as fields, what else it says as `settings`."""
+    entry = dict(raw)
+    cases = tuple(Case(str(c.pop("title")), c) for c in map(dict, entry.pop("case", [])))
+    named = {key: entry.pop(key) for key in ("id", "var", "answer", "judge")}
+    return ExerciseText(
+        **named,
+        blank=entry.pop("blank").strip("\n"),
+        hints=tuple(entry.pop("hints")),
+        solution_file=entry.pop("solution"),
+        takes=entry.pop("takes", ""),
+        aspects=tuple(entry.pop("aspects", ())),
+        cases=cases,
+        settings=entry,
+    )
 
 
 def said(notebook: str, name: str) -> str:
@@ -132,10 +131,6 @@ _PROSE = re.compile(r"[A-Za-zÀ-ÿ]{2,}")
 _LITERAL = re.compile(r"(?s)^(?P<prefix>[rRbBuUfF]{0,2})(?P<quote>'''|\"\"\"|'|\")")
 
 
-def _is_prose(body: str) -> bool:
-    return bool(_PROSE.search(body)) and " " in body.strip()
-
-
 def code_words(source: str) -> Iterator[tuple[str, int, int, int, int]]:
     """(text, start row, start col, end row, end col) of each comment and prose string literal
     body in `source` (rows 1-based): the pieces a translation replaces. Raw and byte strings are
@@ -159,17 +154,9 @@ def code_words(source: str) -> Iterator[tuple[str, int, int, int, int]]:
             fstring.append(tok.start)
         elif kind == "FSTRING_END" and fstring:
             start = fstring.pop()
-            if not fstring:
-                whole = _between(lines, start, tok.end)
+            if not fstring and start[0] == tok.end[0]:  # over several lines: as written
+                whole = lines[start[0] - 1][start[1] : tok.end[1]]
                 yield from _literal(whole, start, tok.end)
-
-
-def _between(lines: list[str], start: tuple[int, int], end: tuple[int, int]) -> str:
-    if start[0] == end[0]:
-        return lines[start[0] - 1][start[1] : end[1]]
-    first = [lines[start[0] - 1][start[1] :]]
-    middle = lines[start[0] : end[0] - 1]
-    return "\n".join([*first, *middle, lines[end[0] - 1][: end[1]]])
 
 
 def _literal(
@@ -182,7 +169,7 @@ def _literal(
     if "r" in prefix or "b" in prefix:
         return
     body = token[len(m["prefix"]) + len(quote) : len(token) - len(quote)]
-    if _is_prose(body):
+    if _PROSE.search(body) and " " in body.strip():  # prose: words, and more than one
         col = start[1] + len(m["prefix"]) + len(quote)
         yield body, start[0], col, end[0], col + len(body)
 

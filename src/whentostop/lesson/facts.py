@@ -127,10 +127,8 @@ def _row(key: str, row: dict[str, Any], width: int) -> Iterator[tuple[str, str]]
             known = ", ".join(FIELDS)
             found.append((f"{key}.{field}", _("unknown key (known: {known})").format(known=known)))
         elif not holds(value):
-            value = excerpt(repr(value), 80)
-            found.append(
-                (f"{key}.{field}", _("{what}, not {value}").format(what=_(what), value=value))
-            )
+            shown = _("{what}, not {value}").format(what=_(what), value=excerpt(repr(value), 80))
+            found.append((f"{key}.{field}", shown))
     yield from found if found else _together(key, row, width)
 
 
@@ -166,9 +164,8 @@ def _links(text: str, names: set[str]) -> Iterator[str]:
         yield _("an address in the words: put it in `sources` and link it as [words](name)")
     for m in LINK.finditer(text):
         if m[2] not in names:
-            yield _("links to {name!r}, which is not one of the row's sources ({known})").format(
-                name=m[2], known=", ".join(sorted(names)) or _("none")
-            )
+            what = _("links to {name!r}, which is not one of the row's sources ({known})")
+            yield what.format(name=m[2], known=", ".join(sorted(names)) or _("none"))
     if "](" in LINK.sub("", text):
         yield _("a link is written [words](name), the name one of the row's sources")
 

@@ -82,30 +82,23 @@ def copy_lesson(folder: Path, lang: str = "en") -> Copied:
     cannot be written; a notebook already copied stays as it was."""
     code = normalize(lang)
     if folder.exists() and not folder.is_dir():
-        raise NotADirectoryError(
-            _("{folder} is a file, not a folder: choose another place for the lesson").format(
-                folder=folder
-            )
-        )
+        what = _("{folder} is a file, not a folder: choose another place for the lesson")
+        raise NotADirectoryError(what.format(folder=folder))
     folder.mkdir(parents=True, exist_ok=True)
     record = _read_record(folder / RECORD)
     done = Copied(folder=folder, lang=code)
     for name, content in edition_sources(code).items():
         target = folder / name
         wanted = _digest(content)
-        if not target.exists():
+        have = _digest(target.read_bytes()) if target.exists() else None
+        if have == wanted:
+            done.same.append(name)
+        elif have is None or record.get(name) == have:  # new, or as an earlier lesson left it
             _write(target, content)
-            done.new.append(name)
+            (done.new if have is None else done.refreshed).append(name)
         else:
-            have = _digest(target.read_bytes())
-            if have == wanted:
-                done.same.append(name)
-            elif record.get(name) == have:  # as an earlier lesson left it: not the learner's
-                _write(target, content)
-                done.refreshed.append(name)
-            else:
-                done.kept.append(name)
-                continue  # its record stays: it still says what was copied, not what is there
+            done.kept.append(name)
+            continue  # its record stays: it still says what was copied, not what is there
         record[name] = wanted
     _write(folder / RECORD, (json.dumps(record, indent=1, sort_keys=True) + "\n").encode())
     return done

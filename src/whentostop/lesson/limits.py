@@ -148,7 +148,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     finally:
         _active = None
         ran.seconds = time.monotonic() - started
-        ran.printed, ran.unprinted = out.kept(), out.dropped
+        ran.printed, ran.unprinted = out.getvalue(), out.dropped
     if state.interrupted:
         raise KeyboardInterrupt
     return ran
@@ -246,9 +246,8 @@ class _Monitor(_Watch):
 
     def start(self, poll: bool) -> None:
         mon = sys.monitoring  # type: ignore[attr-defined,unused-ignore]
-        self.tool = next(
-            (i for i in (4, 3, 5, 2, 1, 0) if mon.get_tool(i) is None), None
-        )  # a free tool id: a debugger or coverage may hold some
+        # a free tool id: a debugger or coverage may hold some
+        self.tool = next((i for i in (4, 3, 5, 2, 1, 0) if mon.get_tool(i) is None), None)
         if self.tool is None:  # pragma: no cover - six tools at once
             self.mon = None
             return
@@ -288,7 +287,6 @@ class _Tracer(_Watch):
 
     def start(self, poll: bool) -> None:
         self.before = sys.gettrace()
-        self.poll = poll
         if poll:
             sys.settrace(self._global)
 
@@ -402,8 +400,7 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
         if step.opname in ("WITH_EXCEPT_START", "CHECK_EG_MATCH"):
             return True
         if step.opname == "CHECK_EXC_MATCH":
-            loaded = rest[index - 1] if index else None
-            caught = _resolved(loaded, names)
+            caught = _resolved(rest[index - 1] if index else None, names)
             return caught is None or _matches(caught)
         if step.opname == "RERAISE":  # a `finally` on the way out: it goes on
             return False
@@ -415,12 +412,8 @@ def _handler_keeps(code: CodeType, target: int, names: dict[str, Any]) -> bool:
 def _cleanup_keeps(following: list[dis.Instruction]) -> bool:
     """A cleanup (COPY, POP_EXCEPT, RERAISE) passes the exception on; anything else in it may
     keep it."""
-    for step in following:
-        if step.opname == "RERAISE":
-            return False
-        if step.opname not in _STRAIGHT:
-            return True
-    return True
+    step = next((s for s in following if s.opname not in _STRAIGHT), None)
+    return step is None or step.opname != "RERAISE"
 
 
 def _resolved(instruction: dis.Instruction | None, names: dict[str, Any]) -> Any:
@@ -448,12 +441,9 @@ def _matches(caught: Any) -> bool:
 
 def _can_alarm() -> bool:
     """Whether a timer signal can wake this thread: Unix, the main thread (never Pyodide)."""
-    return (
-        hasattr(signal, "setitimer")
-        and hasattr(signal, "SIGALRM")
-        and threading.current_thread() is threading.main_thread()
-        and sys.platform not in ("emscripten", "wasi")
-    )
+    timer = hasattr(signal, "setitimer") and hasattr(signal, "SIGALRM")
+    main = threading.current_thread() is threading.main_thread()
+    return timer and main and sys.platform not in ("emscripten", "wasi")
 
 
 @contextlib.contextmanager
@@ -466,9 +456,7 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
         if state.done:  # the check is tidying up: the code it watched has finished
             return
         watch.expire(frame)  # again at every tick: a trace that raised was unset
-        if frame is None or frame.f_code is state.harness:
-            return
-        if frame.f_code.co_filename == __file__:
+        if frame is None or frame.f_code is state.harness or frame.f_code.co_filename == __file__:
             return
         late = time.monotonic() >= state.deadline + GRACE_S
         if _is_learners(state, frame.f_code, frame.f_globals) or late:
@@ -493,9 +481,6 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
 def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
     """Ctrl-C during a check: `KeyboardInterrupt` now, and again at every line of the learner's
     code until it leaves (a bare `except:` cannot keep the learner from stopping the cell)."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
 
     def on_interrupt(signum: int, frame: FrameType | None) -> None:
         if state.done:  # Ctrl-C while the check tidies up: as usual
@@ -511,7 +496,7 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
 
     try:
         before = signal.signal(signal.SIGINT, on_interrupt)
-    except (ValueError, OSError, AttributeError):  # no signals here (Pyodide may refuse)
+    except (ValueError, OSError, AttributeError):  # not the main thread, or no signals (Pyodide)
         yield
         return
     try:
@@ -523,27 +508,19 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
 # -- output and values, bounded --------------------------------------------------------------------
 
 
-class _Capped(io.TextIOBase):
+class _Capped(io.StringIO):
     """A text stream that keeps the first `limit` characters written to it and counts the rest."""
 
     def __init__(self, limit: int) -> None:
-        self.limit, self.size, self.dropped = limit, 0, 0
-        self.parts: list[str] = []
-
-    def writable(self) -> bool:
-        return True
+        super().__init__()
+        self.limit, self.dropped = limit, 0
 
     def write(self, text: str) -> int:
         text = str(text)
-        room = self.limit - self.size
-        if room > 0:
-            self.parts.append(text[:room])
-            self.size += min(len(text), room)
-        self.dropped += max(len(text) - max(room, 0), 0)
+        room = max(self.limit - self.tell(), 0)
+        super().write(text[:room])
+        self.dropped += len(text) - min(len(text), room)
         return len(text)
-
-    def kept(self) -> str:
-        return "".join(self.parts)
 
 
 class _Repr(reprlib.Repr):

@@ -157,10 +157,9 @@ def falls(track: Timed, limits: Limits) -> tuple[Fall, ...]:
     def at(kept: int) -> tuple[float, float]:
         return (track.ends[kept - 1], spent[kept - 1]) if kept else (0.0, 0.0)
 
-    found: list[Fall] = []
     on_track = limits.max_turns < turns if answered else limits.max_turns <= turns
     clock = limits.max_turns if on_track else None
-    found.append(Fall(Stop.MAX_TURNS, clock, *at(clock or 0)))
+    found = [Fall(Stop.MAX_TURNS, clock, *at(clock or 0))]
     if limits.deadline_s is not None:
         before = sum(1 for end in track.ends if end <= limits.deadline_s)
         kept = None if before >= turns else before  # None: every reply came before it
@@ -185,9 +184,7 @@ def first(found: Iterable[Fall]) -> Fall | None:
     """The limit that stops the track first (a tie goes as the loop checks: `ORDER`); None when
     the track answers before any limit."""
     on_track = [f for f in found if f.kept is not None]
-    if not on_track:
-        return None
-    return min(on_track, key=lambda f: (f.kept, ORDER.index(f.stop)))
+    return min(on_track, key=lambda f: (f.kept, ORDER.index(f.stop)), default=None)
 
 
 def race(
@@ -203,12 +200,7 @@ def race(
     against."""
     tools = list(tools)
     if track is None or (len(track.run.turns) < limits.max_turns and not track.run.has_answer):
-        track = track_of(
-            prompt,
-            model=model,
-            tools=tools,
-            system=system,
-            turns=max(TRACK_TURNS, limits.max_turns),
-        )
+        turns = max(TRACK_TURNS, limits.max_turns)
+        track = track_of(prompt, model=model, tools=tools, system=system, turns=turns)
     run = timed_run(prompt, model=model, tools=tools, limits=limits, system=system)
     return RaceResult(limits, track, run, falls(track, limits))

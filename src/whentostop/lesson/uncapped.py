@@ -90,39 +90,38 @@ class Bill:
     reply: float
     price_model: str
 
-    def _rows_text(self) -> list[list[str]]:
-        return [
-            [
+    def _table(self) -> Table:
+        """The bill's rows in words, under their header (literal text: "$" is no maths)."""
+        head = (
+            _("turns"),
+            _("tokens in all"),
+            _("USD at {model}").format(model=self.price_model),
+            _("the last prompt (tokens)"),
+        )
+        rows = tuple(
+            (
                 _("{turns:,} (measured)").format(turns=row.turns)
                 if row.measured
                 else _("{turns:,} (projected)").format(turns=row.turns),
                 _("{tokens:,}").format(tokens=row.tokens),
                 _("${usd:,.2f}").format(usd=row.usd),
                 _("{tokens:,}").format(tokens=row.last_prompt),
-            ]
+            )
             for row in self.rows
-        ]
-
-    def _head(self) -> list[str]:
-        return [
-            _("turns"),
-            _("tokens in all"),
-            _("USD at {model}").format(model=self.price_model),
-            _("the last prompt (tokens)"),
-        ]
+        )
+        return Table(head, rows)
 
     def caption(self) -> str:
         return _(said("shared", "bill_caption")).format(growth=self.growth, reply=self.reply)
 
     def _repr_markdown_(self) -> str:
-        rows = tuple(tuple(cells) for cells in self._rows_text())  # literal text: "$" is no maths
-        table = Table(tuple(self._head()), rows)._repr_markdown_()
-        return table + "\n\n" + markdown_text(self.caption())
+        return self._table()._repr_markdown_() + "\n\n" + markdown_text(self.caption())
 
     def __str__(self) -> str:
-        table = [self._head(), *self._rows_text()]
-        widths = [max(len(r[i]) for r in table) for i in range(len(table[0]))]
-        lines = ["  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in table]
+        table = self._table()
+        rows = (table.header, *table.rows)
+        widths = [max(map(len, column)) for column in zip(*rows)]
+        lines = ["  ".join(cell.rjust(w) for cell, w in zip(r, widths)) for r in rows]
         return "\n".join([*lines, self.caption()])
 
     __repr__ = __str__

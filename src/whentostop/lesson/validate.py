@@ -58,10 +58,7 @@ def problems(data: Path | None = None, notebooks: Path | None = None) -> list[Pr
         from .folder import shipped_notebooks
 
         notebooks = Path(str(shipped_notebooks()))
-    found: list[Problem] = []
-    for notebook in NOTEBOOKS:
-        found += _notebook_problems(notebook, data, notebooks)
-    return found
+    return [p for notebook in NOTEBOOKS for p in _notebook_problems(notebook, data, notebooks)]
 
 
 def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Problem]:
@@ -78,9 +75,8 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
     said = spec.get("said", {})
     if not isinstance(said, dict) or not all(is_words(v) for v in said.values()):
         found.append(Problem(where, "said", _("must be a table of sentences, by name")))
-    found += [
-        Problem(where, key, what) for key, what in facts.problems(notebook, spec.get("facts", {}))
-    ]
+    in_facts = facts.problems(notebook, spec.get("facts", {}))
+    found += [Problem(where, key, what) for key, what in in_facts]
     found += _tag_problems(notebook, spec, where, notebooks)
     return found
 
@@ -271,12 +267,8 @@ def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]
 
 def _in_context(value: Any) -> bool:
     """An option written `{ context = "...", text = "..." }`: both sentences, nothing else."""
-    return (
-        isinstance(value, dict)
-        and set(value) == {"context", "text"}
-        and is_words(value["context"])
-        and is_words(value["text"])
-    )
+    pair = isinstance(value, dict) and set(value) == {"context", "text"}
+    return pair and all(map(is_words, value.values()))
 
 
 def main(argv: Sequence[str] = ()) -> int:
