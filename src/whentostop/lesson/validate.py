@@ -89,7 +89,8 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
     for key in sorted(QUESTION_KEYS - set(entry)):
         yield f".{key}", _("missing")
     for key in sorted(set(entry) - QUESTION_KEYS):
-        yield f".{key}", _("unknown key (known: {known})").format(known=", ".join(QUESTION_KEYS))
+        known = ", ".join(sorted(QUESTION_KEYS))  # in one order, run after run
+        yield f".{key}", _("unknown key (known: {known})").format(known=known)
     for key in ("prompt", "why"):
         if key in entry and not is_words(entry[key]):
             yield f".{key}", _("must be a sentence, not {value!r}").format(value=entry[key])
