@@ -651,3 +651,24 @@ def test_the_answers_are_not_all_the_same_letter():
     for level in ("00", "1-1", "1-2", "1-3", "1-4"):
         letters = {q.answer for q in (*predictions(level), *quiz(level))}
         assert len(letters) >= 2, level
+
+
+def test_a_long_runs_transcript_numbers_its_turns_as_they_were_run():
+    """The loop check shows the last lines of a learner's run: the turns it leaves out still
+    count, so the last turn shown is the run's last turn, not the slice's."""
+    from whentostop.lesson import loopcheck
+
+    call = {"id": "c", "type": "function", "function": {"name": "search", "arguments": "{}"}}
+    turns = [
+        [
+            {"role": "assistant", "content": "", "tool_calls": [call]},
+            {"role": "tool", "content": f"{n}"},
+        ]
+        for n in range(1, 31)
+    ]
+    messages = [{"role": "system", "content": "s"}, {"role": "user", "content": "u"}]
+    messages += [m for turn in turns for m in turn]
+    shown = loopcheck.transcript(messages).splitlines()
+    said = [line for line in shown if "model:" in line]
+    assert said[-1].startswith("turn 30 "), said[-1]
+    assert said[0].startswith(f"turn {30 - len(said) + 1} "), said[0]

@@ -416,8 +416,10 @@ def _terminal_call(
 
 def transcript(messages: list[dict[str, Any]], limit: int = 14) -> str:
     """The run as the learner's loop kept it, one line per message (the last `limit` lines)."""
-    lines, turn = [], 0
-    for message in messages[-4 * limit :]:
+    kept = messages[-4 * limit :]
+    dropped = messages[: len(messages) - len(kept)]  # their turns still count: numbered as run
+    lines, turn = [], sum(isinstance(m, dict) and m.get("role") == "assistant" for m in dropped)
+    for message in kept:
         role = message.get("role") if isinstance(message, dict) else None
         content = str(message.get("content", "")) if role in ("tool", "user") else ""
         if role == "assistant":
