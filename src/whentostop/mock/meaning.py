@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Literal
 
 from .clauses import (
@@ -171,7 +172,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     if special is not None:
         return special
     if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
-        judged = not clause.question and _judged_subject(clause, a, ctx.lex)
+        judged = not clause.question and _judged_subject(clause, a)
         found = read_judged(clause, i, a, ctx) if judged else None
         found = found or _read_action(clause, i, a, ctx)
     else:  # no verb, or "giving up is never the answer": a subject, judged or not
@@ -324,9 +325,7 @@ def _fails(part: list[Unit]) -> bool:
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
     """(what is wanted, what is not) in a preference: "X is better than Y" and "rather X than
     Y", "melhor X do que Y" want X; "X is not better than Y" wants Y."""
-    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), None)
-    if c is None:
-        return None
+    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), len(words))
     t = next((j for j in range(c + 1, len(words)) if words[j].has("than")), None)
     if t is None:
         return None
@@ -359,7 +358,7 @@ def _no_head(clause: Clause, a: int) -> bool:
     return not any(u.meaning for u in clause.units[:a] if not u.quoted)
 
 
-def _judged_subject(clause: Clause, a: int, lex: Lexicon) -> bool:
+def _judged_subject(clause: Clause, a: int) -> bool:
     """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement
     ("you are not prohibited from reporting ..." has a head, not a subject)."""
     if not _no_head(clause, a):
@@ -391,8 +390,8 @@ def _copula_next(words: list[Unit], a: int) -> bool:
 
 
 def _last_copula(words: list[Unit]) -> int | None:
-    copulas = [i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted]
-    return copulas[-1] if copulas else None
+    copulas = (i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted)
+    return max(copulas, default=None)
 
 
 def _noun_form(unit: Unit) -> bool:
@@ -704,10 +703,7 @@ NEAR = 6
 
 def recent(clauses: list[Clause], i: int, wanted: Callable[[Clause], bool]) -> Clause | None:
     """The nearest clause before clauses[i] that is `wanted`, among the last few."""
-    for j in range(i - 1, max(-1, i - 1 - NEAR), -1):
-        if wanted(clauses[j]):
-            return clauses[j]
-    return None
+    return next((c for c in reversed(clauses[max(0, i - NEAR) : i]) if wanted(c)), None)
 
 
 def insists(clause: Clause, ctx: Context) -> bool:
@@ -786,11 +782,8 @@ def _unreachable(clause: Clause, condition: When, ctx: Context, a: int) -> Found
 
 def _pauses(ctx: Context, clause: Clause) -> bool:
     """Whether "stop" is followed by "and" and something to do other than saying so."""
-    at = next((j for j, c in enumerate(ctx.clauses) if c is clause), None)
-    if at is None or at + 1 >= len(ctx.clauses):
-        return False
-    following = ctx.clauses[at + 1]
-    if following.link != "and" or not following.units:
+    following = next((after for c, after in pairwise(ctx.clauses) if c is clause), None)
+    if following is None or following.link != "and" or not following.units:
         return False
     first = following.units[0]
     return not first.has("report", "give_up", "stop", "you") and (
@@ -860,9 +853,8 @@ def _progress(clause: Clause) -> bool:
 
 def _where_it_is(tail: list[Unit]) -> bool:
     """Whether what is to be said is where the star is ("tell me where the star is")."""
-    return says(
-        [u for u in tail if not u.quoted], ("star",), ("copula", "holds"), without=("negation",)
-    )
+    said = [u for u in tail if not u.quoted]
+    return says(said, ("star",), ("copula", "holds"), without=("negation",))
 
 
 def _after_absence(clause: Clause, ctx: Context) -> bool:
