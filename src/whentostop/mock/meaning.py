@@ -575,8 +575,7 @@ def _a_run(head: list[Unit]) -> bool:
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> str:
     """Why the verb is only mentioned ("past", "description", "question"), or "" for an
     instruction to this model."""
-    lex = ctx.lex
-    verb_past = lex.word_has(verb, "past") and not passive([*head, verb], len(head))
+    verb_past = ctx.lex.word_has(verb, "past") and not passive([*head, verb], len(head))
     if m.past or (verb_past and not m.modal):
         return "past"
     rule = not m.subject and kind(verb) == "stop" and condition_kind(head)[0] in REACHABLE
@@ -590,13 +589,12 @@ def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: C
 
 def _describes(head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> bool:
     """Whether the verb says what someone else does (or did), not what this model is to do."""
-    lex = ctx.lex
     if m.subject == "others" or (m.subject == "speaker" and not m.modal):
         return True
     if m.subject == "self":  # ("the agent replies X when Y" is a rule for it; "usually" is not)
-        return any(lex.word_has(u, "third_person") for u in head)
+        return any(ctx.lex.word_has(u, "third_person") for u in head)
     return (
-        lex.word_has(verb, "third_person")
+        ctx.lex.word_has(verb, "third_person")
         and m.subject != "you"
         and not (ctx.cast and not m.subject)  # ("Toad ... goes home and tells the princess")
     )
