@@ -763,7 +763,7 @@ def _implied(tail: list[Unit], head: list[Unit]) -> When:
 def _stops_something_else(name: str, clause: Clause, ctx: Context, a: int) -> bool:
     """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink"."""
     tail = clause.units[a + 1 :]
-    if tail and (tail[0].has("other_activity") or _other_gerund(tail, ctx.lex)):
+    if tail and (tail[0].has("other_activity") or _other_gerund(tail)):
         return True
     return name == "stop" and not tail and _pauses(ctx, clause)
 
@@ -794,7 +794,7 @@ def _with_the_star(tail: list[Unit]) -> bool:
     return says(tail, ("find",), without=("negation", "failure"))
 
 
-def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
+def _other_gerund(tail: list[Unit]) -> bool:
     """ "Stop wasting time", "pare de enrolar", "stop to explain": what is stopped is something
     else, or the stop is for something else."""
     if tail[0].words in (("to",), ("pra",)) and len(tail) > 1 and not tail[1].meaning:
@@ -1117,10 +1117,8 @@ def _possibly_absent(rest: list[Unit], lex: Lexicon) -> bool:
     """After "may"/"talvez": a failure, or a negation of being there ("may not be here")."""
     if any(u.has("failure") for u in rest):
         return True
-    negation = next((i for i, u in enumerate(rest) if u.has("negation")), None)
-    if negation is None:
-        return False
-    after = rest[negation + 1 :]
+    negation = next((i for i, u in enumerate(rest) if u.has("negation")), len(rest))
+    after = rest[negation + 1 :]  # (none without a negation)
     if any(u.has("appear", "holds", "star", "place") for u in after):
         return True
     return bool(after) and all(  # ("não pode não": an emphatic no, not a maybe)
