@@ -316,10 +316,9 @@ def _preference(clause: Clause, i: int, ctx: Context) -> Found | None:
 def _fails(part: list[Unit]) -> bool:
     """Whether one side of a comparison is failing: giving up, saying so, or a negated finding
     ("um 'não tem' honesto", "a 'didn't find it'")."""
-    if any(u.has("failure", "give_up", "stop", "report") for u in part):
-        return True
     negated = next((j for j, u in enumerate(part) if u.has("negation")), len(part))
-    return says(part[negated:], ("find", "appear", "holds"))
+    failing = any(u.has("failure", "give_up", "stop", "report") for u in part)
+    return failing or says(part[negated:], ("find", "appear", "holds"))
 
 
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
@@ -732,7 +731,7 @@ def decide_stop(
     bound = limits(clause)
     if bound.kind == "success" and not bound.reachable:
         return None  # "stop only when you have found it"
-    if _with_the_star(tail):
+    if says(tail, ("find",), without=("negation", "failure")):  # "só pode parar com a estrela"
         return _unreachable(clause, When("success", None, ()), ctx, a)  # "stop with the star"
     condition = condition if condition.kind else _implied(tail, clause.units[:a])
     searching = bool(tail) and tail[0].has("search", "keep_searching")
@@ -787,11 +786,6 @@ def _pauses(ctx: Context, clause: Clause) -> bool:
     return not first.has("report", "give_up", "stop", "you") and (
         first.has("search", "keep_searching", "other_activity") or not first.meaning
     )
-
-
-def _with_the_star(tail: list[Unit]) -> bool:
-    """ "Só pode parar com a estrela na mão": the star in hand is the condition."""
-    return says(tail, ("find",), without=("negation", "failure"))
 
 
 def _other_gerund(tail: list[Unit]) -> bool:
