@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from itertools import pairwise
 from typing import Literal
 
 from .clauses import (
@@ -171,7 +172,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     if special is not None:
         return special
     if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
-        judged = not clause.question and _judged_subject(clause, a, ctx.lex)
+        judged = not clause.question and _judged_subject(clause, a)
         found = read_judged(clause, i, a, ctx) if judged else None
         found = found or _read_action(clause, i, a, ctx)
     else:  # no verb, or "giving up is never the answer": a subject, judged or not
@@ -315,18 +316,15 @@ def _preference(clause: Clause, i: int, ctx: Context) -> Found | None:
 def _fails(part: list[Unit]) -> bool:
     """Whether one side of a comparison is failing: giving up, saying so, or a negated finding
     ("um 'não tem' honesto", "a 'didn't find it'")."""
-    if any(u.has("failure", "give_up", "stop", "report") for u in part):
-        return True
     negated = next((j for j, u in enumerate(part) if u.has("negation")), len(part))
-    return says(part[negated:], ("find", "appear", "holds"))
+    failing = any(u.has("failure", "give_up", "stop", "report") for u in part)
+    return failing or says(part[negated:], ("find", "appear", "holds"))
 
 
 def _compared(words: list[Unit]) -> tuple[list[Unit], list[Unit]] | None:
     """(what is wanted, what is not) in a preference: "X is better than Y" and "rather X than
     Y", "melhor X do que Y" want X; "X is not better than Y" wants Y."""
-    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), None)
-    if c is None:
-        return None
+    c = next((j for j, u in enumerate(words) if u.has("compare") and not u.quoted), len(words))
     t = next((j for j in range(c + 1, len(words)) if words[j].has("than")), None)
     if t is None:
         return None
@@ -359,7 +357,7 @@ def _no_head(clause: Clause, a: int) -> bool:
     return not any(u.meaning for u in clause.units[:a] if not u.quoted)
 
 
-def _judged_subject(clause: Clause, a: int, lex: Lexicon) -> bool:
+def _judged_subject(clause: Clause, a: int) -> bool:
     """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement
     ("you are not prohibited from reporting ..." has a head, not a subject)."""
     if not _no_head(clause, a):
@@ -391,8 +389,8 @@ def _copula_next(words: list[Unit], a: int) -> bool:
 
 
 def _last_copula(words: list[Unit]) -> int | None:
-    copulas = [i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted]
-    return copulas[-1] if copulas else None
+    copulas = (i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted)
+    return max(copulas, default=None)
 
 
 def _noun_form(unit: Unit) -> bool:
@@ -576,8 +574,7 @@ def _a_run(head: list[Unit]) -> bool:
 def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> str:
     """Why the verb is only mentioned ("past", "description", "question"), or "" for an
     instruction to this model."""
-    lex = ctx.lex
-    verb_past = lex.word_has(verb, "past") and not passive([*head, verb], len(head))
+    verb_past = ctx.lex.word_has(verb, "past") and not passive([*head, verb], len(head))
     if m.past or (verb_past and not m.modal):
         return "past"
     rule = not m.subject and kind(verb) == "stop" and condition_kind(head)[0] in REACHABLE
@@ -591,13 +588,12 @@ def _a_mention(clause: Clause, head: list[Unit], verb: Unit, m: Modality, ctx: C
 
 def _describes(head: list[Unit], verb: Unit, m: Modality, ctx: Context) -> bool:
     """Whether the verb says what someone else does (or did), not what this model is to do."""
-    lex = ctx.lex
     if m.subject == "others" or (m.subject == "speaker" and not m.modal):
         return True
     if m.subject == "self":  # ("the agent replies X when Y" is a rule for it; "usually" is not)
-        return any(lex.word_has(u, "third_person") for u in head)
+        return any(ctx.lex.word_has(u, "third_person") for u in head)
     return (
-        lex.word_has(verb, "third_person")
+        ctx.lex.word_has(verb, "third_person")
         and m.subject != "you"
         and not (ctx.cast and not m.subject)  # ("Toad ... goes home and tells the princess")
     )
@@ -704,10 +700,7 @@ NEAR = 6
 
 def recent(clauses: list[Clause], i: int, wanted: Callable[[Clause], bool]) -> Clause | None:
     """The nearest clause before clauses[i] that is `wanted`, among the last few."""
-    for j in range(i - 1, max(-1, i - 1 - NEAR), -1):
-        if wanted(clauses[j]):
-            return clauses[j]
-    return None
+    return next((c for c in reversed(clauses[max(0, i - NEAR) : i]) if wanted(c)), None)
 
 
 def insists(clause: Clause, ctx: Context) -> bool:
@@ -738,7 +731,7 @@ def decide_stop(
     bound = limits(clause)
     if bound.kind == "success" and not bound.reachable:
         return None  # "stop only when you have found it"
-    if _with_the_star(tail):
+    if says(tail, ("find",), without=("negation", "failure")):  # "só pode parar com a estrela"
         return _unreachable(clause, When("success", None, ()), ctx, a)  # "stop with the star"
     condition = condition if condition.kind else _implied(tail, clause.units[:a])
     searching = bool(tail) and tail[0].has("search", "keep_searching")
@@ -769,7 +762,7 @@ def _implied(tail: list[Unit], head: list[Unit]) -> When:
 def _stops_something_else(name: str, clause: Clause, ctx: Context, a: int) -> bool:
     """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink"."""
     tail = clause.units[a + 1 :]
-    if tail and (tail[0].has("other_activity") or _other_gerund(tail, ctx.lex)):
+    if tail and (tail[0].has("other_activity") or _other_gerund(tail)):
         return True
     return name == "stop" and not tail and _pauses(ctx, clause)
 
@@ -786,11 +779,8 @@ def _unreachable(clause: Clause, condition: When, ctx: Context, a: int) -> Found
 
 def _pauses(ctx: Context, clause: Clause) -> bool:
     """Whether "stop" is followed by "and" and something to do other than saying so."""
-    at = next((j for j, c in enumerate(ctx.clauses) if c is clause), None)
-    if at is None or at + 1 >= len(ctx.clauses):
-        return False
-    following = ctx.clauses[at + 1]
-    if following.link != "and" or not following.units:
+    following = next((after for c, after in pairwise(ctx.clauses) if c is clause), None)
+    if following is None or following.link != "and" or not following.units:
         return False
     first = following.units[0]
     return not first.has("report", "give_up", "stop", "you") and (
@@ -798,12 +788,7 @@ def _pauses(ctx: Context, clause: Clause) -> bool:
     )
 
 
-def _with_the_star(tail: list[Unit]) -> bool:
-    """ "Só pode parar com a estrela na mão": the star in hand is the condition."""
-    return says(tail, ("find",), without=("negation", "failure"))
-
-
-def _other_gerund(tail: list[Unit], lex: Lexicon) -> bool:
+def _other_gerund(tail: list[Unit]) -> bool:
     """ "Stop wasting time", "pare de enrolar", "stop to explain": what is stopped is something
     else, or the stop is for something else."""
     if tail[0].words in (("to",), ("pra",)) and len(tail) > 1 and not tail[1].meaning:
@@ -860,9 +845,8 @@ def _progress(clause: Clause) -> bool:
 
 def _where_it_is(tail: list[Unit]) -> bool:
     """Whether what is to be said is where the star is ("tell me where the star is")."""
-    return says(
-        [u for u in tail if not u.quoted], ("star",), ("copula", "holds"), without=("negation",)
-    )
+    said = [u for u in tail if not u.quoted]
+    return says(said, ("star",), ("copula", "holds"), without=("negation",))
 
 
 def _after_absence(clause: Clause, ctx: Context) -> bool:
@@ -1127,10 +1111,8 @@ def _possibly_absent(rest: list[Unit], lex: Lexicon) -> bool:
     """After "may"/"talvez": a failure, or a negation of being there ("may not be here")."""
     if any(u.has("failure") for u in rest):
         return True
-    negation = next((i for i, u in enumerate(rest) if u.has("negation")), None)
-    if negation is None:
-        return False
-    after = rest[negation + 1 :]
+    negation = next((i for i, u in enumerate(rest) if u.has("negation")), len(rest))
+    after = rest[negation + 1 :]  # (none without a negation)
     if any(u.has("appear", "holds", "star", "place") for u in after):
         return True
     return bool(after) and all(  # ("não pode não": an emphatic no, not a maybe)
