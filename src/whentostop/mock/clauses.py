@@ -47,7 +47,9 @@ class Clause:
     conds: list[Clause] = field(default_factory=list)
     negated: int = 0
     """Negations carried from a bare "Never," before it."""
-    _action: tuple[int, int | None] | None = field(default=None, repr=False, compare=False)
+    _action: tuple[int, int | None] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
 
     @property
     def start(self) -> int:
