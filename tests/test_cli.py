@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import socket
 import subprocess
 import sys
 
@@ -74,6 +75,16 @@ def test_an_unreachable_endpoint_exits_2_with_a_plain_message(capsys):
     err = capsys.readouterr().err
     assert status == 2
     assert "error: could not reach http://127.0.0.1:9/v1" in err and "Traceback" not in err
+
+
+def test_serve_on_a_port_in_use_is_one_error_line_and_the_error_status(capsys):
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        status = main(["serve", "--port", str(taken.getsockname()[1])])
+    err = capsys.readouterr().err
+    assert status == EXIT_ERROR
+    assert err.startswith("error: cannot listen on 127.0.0.1:") and "Traceback" not in err
 
 
 def test_bad_max_turns_is_a_clear_error(capsys):

@@ -516,7 +516,7 @@ def _serve(host: str, port: int) -> int:
     except OSError as exc:
         said = _("error: cannot listen on {host}:{port}: {reason}")
         print(said.format(host=shown, port=port, reason=exc.strerror), file=sys.stderr)
-        return 2
+        return EXIT_ERROR
     said = _("whentostop mock endpoint at {url} (models: {models})")
     print(said.format(url=server.base_url, models=", ".join(PERSONAS)), flush=True)
     if host not in ("127.0.0.1", "localhost", "::1"):
