@@ -182,23 +182,37 @@ def _different(first: Any, got: Any, want: Any) -> Incorrect:
 def _cause(run: Run | None, got: Any, want: Any) -> str | None:
     """The sentence that names the mistake, when it is one the checks know."""
     if run is not None and want is None and isinstance(got, str):
-        # a function that should return None (no answer) returned a text the run holds instead
-        if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
-            return _(said("shared", "returned_the_last_message"))
-        if got == run.no_answer_reason:
-            return _(said("shared", "returned_the_no_answer_reason"))
+        cause = _cause_of_a_text(run, got)
     elif isinstance(want, int) and not isinstance(want, bool):
-        # a function that should return a block's number returned it as text, float or match
-        if isinstance(got, str) and got.strip().isdigit():
-            return _(said("shared", "returned_the_number_as_text"))
-        if isinstance(got, float) and got == want:
-            return _("with {case}, you returned {got}, a float: return the block as an int.")
-        if isinstance(got, re.Match):
-            return _(said("shared", "returned_the_match_object"))
+        cause = _cause_of_a_number(got, want)
+    else:
+        cause = None
+    if cause is not None:
+        return cause
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
         return _(said("shared", "returned_the_stop_value"))
     if isinstance(want, dict) and isinstance(got, str):
         return _(said("shared", "returned_the_pipe_answer_as_text"))
+    return None
+
+
+def _cause_of_a_text(run: Run, got: str) -> str | None:
+    """A function that should return None (no answer) returned a text the run holds instead."""
+    if got and got in ((run.last_message or {}).get("content"), run.wrap_up):
+        return _(said("shared", "returned_the_last_message"))
+    if got == run.no_answer_reason:
+        return _(said("shared", "returned_the_no_answer_reason"))
+    return None
+
+
+def _cause_of_a_number(got: Any, want: int) -> str | None:
+    """A function that should return a block's number returned it as text, a float or a match."""
+    if isinstance(got, str) and got.strip().isdigit():
+        return _(said("shared", "returned_the_number_as_text"))
+    if isinstance(got, float) and got == want:
+        return _("with {case}, you returned {got}, a float: return the block as an int.")
+    if isinstance(got, re.Match):
+        return _(said("shared", "returned_the_match_object"))
     return None
 
 

@@ -521,12 +521,20 @@ def count_of(words: list[Unit], trailing: bool = True) -> int | None:
         if unit.number is None or unit.quoted:
             continue
         near = words[i + 1 : i + 4 if unit.number < 100 else i + 2]  # ("200 com a área": a code)
-        named = any("unit" in u.tags for u in near) or (len(near) > 0 and near[0].has("failure"))
-        named = named or (areas and len(near) > 0 and near[0].has("repeat"))  # "duas voltas"
-        if "unit" in unit.tags or named or (trailing and i == len(words) - 1):  # "3 empty = stop"
+        if _counts_searches(unit, near, areas) or (trailing and i == len(words) - 1):  # "3 empty"
             passes = areas and (unit.has("repeat") or any(u.has("repeat") for u in near[:2]))
             found.append(unit.number * AREAS if passes else unit.number)
     return max(found) if found else None
+
+
+def _counts_searches(unit: Unit, near: list[Unit], areas: bool) -> bool:
+    """Whether the words at and just after a number say it counts searches: a unit ("3
+    searches", "twice"), a failure ("3 empty"), or beside "every area" a repeat ("duas voltas")."""
+    first = near[0] if near else None
+    named = "unit" in unit.tags or any("unit" in u.tags for u in near)
+    return named or (
+        first is not None and (first.has("failure") or (areas and first.has("repeat")))
+    )
 
 
 AREAS = 4

@@ -546,13 +546,19 @@ def _read_action(clause: Clause, i: int, a: int, ctx: Context) -> Found | None:
     if name in ("find", "keep_searching", "search"):
         search = Search(name, m, condition, limits(clause), insists(clause, ctx), clause, a)
         return decide_search_like(search, ctx)
-    content = tail + [u for c in clause.conds if c.role == "even_if" for u in c.units]
-    failure = any(
-        u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
-    ) or negated_content(tail)
+    failure = _names_failure(clause, head, tail)
     if name == "report":
         return decide_report(m, condition, failure, clause, ctx, a)
     return decide_stop(name, m, condition, failure, clause, ctx, a)
+
+
+def _names_failure(clause: Clause, head: list[Unit], tail: list[Unit]) -> bool:
+    """Whether the words before and after the verb, and its "even if" conditions, speak of
+    failing: a word of failure, "whether", a quoted "give up", or a negated content."""
+    content = tail + [u for c in clause.conds if c.role == "even_if" for u in c.units]
+    return any(
+        u.has("failure", "whether") or (u.quoted and u.has("give_up")) for u in content + head
+    ) or negated_content(tail)
 
 
 def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:

@@ -376,9 +376,7 @@ def _carry_negation(
     before it; "Você não: segue procurando" sets one against another."""
     clause = found[i]
     bare = bare_negation(clause, ctx.lex) or 0
-    following = next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
-    if ctx.text[clause.end : clause.end + 2].lstrip()[:1] == ";":
-        following = None  # "Actually, don't; just keep looking": the "don't" ends its thought
+    following = _negated_next(found, i, ctx)
     words = [w for u in clause.units for w in u.words]
     rest = [u for c in found[i + 1 :] for u in c.units]
     answer = following is None and words in (["no"], ["nao"]) and rest
@@ -390,6 +388,14 @@ def _carry_negation(
         return
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
         following.negated += bare
+
+
+def _negated_next(found: list[Clause], i: int, ctx: Context) -> Clause | None:
+    """The instruction a bare negation carries on to: the next with a verb, among the few after
+    it; none after a semicolon ("Actually, don't; just keep looking": "don't" ends its thought)."""
+    if ctx.text[found[i].end : found[i].end + 2].lstrip()[:1] == ";":
+        return None
+    return next((c for c in found[i + 1 : i + 1 + NEAR] if c.action() is not None), None)
 
 
 def _answer(last: Found | None, clause: Clause, ctx: Context) -> Found | None:
