@@ -219,6 +219,24 @@ code"""
     assert code_lines(source) == 6  # X = ( / 1, / ) / def f / return """a string that is / code"""
 
 
+WORST_RANK = "C"
+"""radon's rank for a function's cyclomatic complexity: A to C (up to 20) reads in one go; D and
+worse (21 and more) is a function to cut in named steps. radon counts each `and`/`or` and each
+comprehension, which ruff's C901 (held at 10 in `make lint`) does not."""
+
+
+def test_no_function_of_the_package_is_rated_d_or_worse_by_radon() -> None:
+    from radon.complexity import cc_rank, cc_visit
+
+    worse = [
+        f"{path.relative_to(PACKAGE)}:{block.lineno} {block.fullname} ({block.complexity})"
+        for path in sorted(PACKAGE.rglob("*.py"))
+        for block in cc_visit(path.read_text(encoding="utf-8"))
+        if cc_rank(block.complexity) > WORST_RANK
+    ]
+    assert not worse, f"rated D or worse by radon: {worse}"
+
+
 LONG_LITERAL = 200
 """A string literal longer than this (implicit concatenations counted as one) is text that
 belongs in a data file or the catalogue's sentences, not a Python module."""
