@@ -61,9 +61,7 @@ def language() -> str:
     if _chosen is not None:
         return _chosen
     configured = os.environ.get("WHENTOSTOP_LANG")
-    if configured:
-        return _configured(configured)
-    return "en"
+    return _configured(configured) if configured else "en"
 
 
 @cache
