@@ -306,15 +306,11 @@ class OpenAIChat:
     ) -> EndpointHTTPError:
         status = response.status_code
         said = _error_text(body_text(response), self._safe)
-        cls: type[EndpointHTTPError]
         if status in (401, 403):  # what it means and what to check, by whose key was refused
-            given = "key" if self._secret else "url" if self._in_url else "none"
-            cls, case = AuthenticationError, f"auth_{given}"
+            case = "auth_" + ("key" if self._secret else "url" if self._in_url else "none")
         else:
             case = str(status) if status in (404, 429) else "5xx" if status >= 500 else "4xx"
-            cls = {"404": NotFound, "429": RateLimited, "5xx": ServerError}.get(
-                case, EndpointHTTPError
-            )
+        cls = _HTTP_ERRORS.get(status, ServerError if status >= 500 else EndpointHTTPError)
         what, advice = say(f"http_{case}", name=self.name), say(f"http_{case}_advice")
         n = len(retries)
         tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
@@ -352,6 +348,8 @@ class OpenAIChat:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
 
+_HTTP_ERRORS = {401: AuthenticationError, 403: AuthenticationError, 404: NotFound, 429: RateLimited}
+"""The error of each status that has its own; any other 5xx is a `ServerError`."""
 _UNKNOWN_HOST = (
     "Name or service not known",
     "nodename nor servname",
@@ -363,16 +361,14 @@ _UNKNOWN_HOST = (
 
 
 def _network_transport() -> httpx.BaseTransport:
-    """Sockets with TCP_NODELAY (httpx writes a POST's headers and body as two sends; with
-    Nagle's algorithm the body can wait for the server's ACK of the headers: bench, section 2),
-    the shared SSL context, and every wait bounded by the request's limit."""
-    import socket
+    """Sockets with the shared SSL context, and every wait bounded by the request's limit.
 
+    httpcore sets TCP_NODELAY on every socket it opens (httpx writes a POST's headers and body
+    as two sends; with Nagle's algorithm the body could wait for the server's ACK of the
+    headers: bench, section 2), so no socket option is added here."""
     from .transport import BoundedTransport
 
-    return BoundedTransport(
-        ssl_context=_ssl_context(), socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-    )
+    return BoundedTransport(ssl_context=_ssl_context())
 
 
 @functools.cache
