@@ -478,9 +478,8 @@ def _checked_settings(
         said = _("{name} must be a number from 0 to 2, got {value!r}")
         raise ValueError(said.format(name=option("temperature"), value=temperature))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(
-            _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)
-        )
+        said = _("{name} must be an int, got {value!r}")
+        raise ValueError(said.format(name=option("seed"), value=seed))
     return max_tokens, None if temperature is None else float(temperature), seed
 
 

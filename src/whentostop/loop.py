@@ -38,7 +38,7 @@ from .errors import DeadlineReached, EndpointError
 from .events import Listener, ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart, emit
 from .i18n import _, say
 from .outcome import Run, Stop, ToolCall, Turn
-from .replies import note_after_cut_off, note_cut_off, note_echo, note_empty
+from .replies import note_after_cut_off, note_cut_off, note_echo, note_empty, warn
 from .textcalls import note_text_calls
 from .tools import Tool, as_tools, call_tool
 from .usage import Budget, Price
@@ -230,9 +230,8 @@ def _pipe(stop_on: Sequence[str] | str, by_name: dict[str, Tool]) -> tuple[str, 
     unknown = [name for name in names if name not in by_name]
     if unknown:
         tools, listed = ", ".join(by_name) or _("none"), ", ".join(unknown)
-        raise ValueError(
-            say("stop_on_unknown", name=option("stop_on"), unknown=listed, tools=tools)
-        )
+        said = say("stop_on_unknown", name=option("stop_on"), unknown=listed, tools=tools)
+        raise ValueError(said)
     return names
 
 
@@ -306,9 +305,7 @@ def _over_budget(loop: _Loop) -> bool:
     if budget is None:
         return False
     if run.turns and run.turns[-1].total_tokens == 0:
-        blind = say("budget_blind")
-        if blind not in run.warnings:
-            run.warnings.append(blind)
+        warn(run, "budget_blind", say("budget_blind"))
     run.budget_stop = budget.over(run)
     return run.budget_stop is not None
 
