@@ -302,7 +302,7 @@ class OpenAIChat:
         return say("unreachable", url=self.base_url, hint=hint, detail=self._safe(detail))
 
     def _http_error(
-        self, response: httpx.Response, retries: list[str], why_not: str = ""
+        self, response: httpx.Response, retries: list[str], why_not: str
     ) -> EndpointHTTPError:
         status = response.status_code
         said = _error_text(body_text(response), self._safe)
@@ -501,7 +501,7 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
     return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
 
 
-def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
+def _error_text(text: str, hide: Callable[[str], str]) -> str:
     """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
     redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:

@@ -347,8 +347,7 @@ def _read(loop: _Loop, turn: Turn) -> None:
             return
         if len(run.turns) > 1 and run.turns[-2].truncated:
             note_after_cut_off(turn)
-    accept = loop.offer.text_tool_calls == "accept"
-    note_text_calls(turn, run, loop.offer.by_name, accept=accept)
+    note_text_calls(turn, run, loop.offer.by_name, accept=loop.offer.text_tool_calls == "accept")
 
 
 def _ask_again(turn: Turn) -> str:
