@@ -120,7 +120,8 @@ DECIMAL_COMMA = {"pt"}
 
 
 _SWAP_SEPARATORS = str.maketrans(",.", ".,")
-"""A number written the English way (`format(x, ",.1f")`: 1,326.5) in a `DECIMAL_COMMA` one's."""
+"""What turns a number written the English way (`format(x, ",.1f")`: 1,326.5) into the way of
+a `DECIMAL_COMMA` language (1.326,5)."""
 
 
 # -- numbers as the learner reads them ---------------------------------------------------------
