@@ -281,6 +281,17 @@ def test_a_compressed_reply_is_decoded(body, encoding):
     assert server.requests[0].headers["accept-encoding"] == "gzip, deflate"
 
 
+@pytest.mark.parametrize("encoding", ["gzip", None])
+def test_a_reply_with_a_header_outside_ascii_is_read(encoding):
+    """HTTP lets a header value hold bytes outside ASCII (obs-text: httpx reads them as
+    Latin-1); a server that sends one ("X-Server: café") is still answered, compressed or not
+    (the body read off the network was a UnicodeEncodeError, not even an `EndpointError`)."""
+    headers = {"X-Server": "café", **({"Content-Encoding": encoding} if encoding else {})}
+    body = gzipped(GOOD) if encoding else GOOD
+    ending, _ = run_script([reply(body, headers=headers)])
+    assert ending.run.stop == Stop.END_TURN and ending.run.answer == "It is 42."
+
+
 def test_a_small_compressed_reply_that_inflates_past_the_cap_is_bad_response():
     from whentostop.client import MAX_RESPONSE_BYTES
 

@@ -58,11 +58,11 @@ def read_bounded(
         content = b"".join(bounded(inflated(response, bounded(response.iter_raw()), url)))
     except httpx.TimeoutException:
         raise still_arriving from None
-    headers = [
-        (k, v)
-        for k, v in response.headers.multi_items()
-        if k.lower() not in ("content-encoding", "content-length")
-    ]
+    # the headers as sent (a value outside ASCII stays its bytes), less the two that described
+    # the body before it was inflated: httpx counts the new length
+    headers = response.headers.copy()
+    for name in ("content-encoding", "content-length"):
+        headers.pop(name, None)
     return httpx.Response(
         response.status_code, headers=headers, content=content, request=response.request
     )

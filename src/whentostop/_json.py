@@ -61,7 +61,4 @@ def max_digits() -> int:
 def _long_number(text: str) -> int:
     """Where the first run of digits longer than Python converts starts (0 if none is found)."""
     limit = max_digits()
-    for found in _DIGITS.finditer(text):
-        if limit and found.end() - found.start() > limit:
-            return found.start()
-    return 0
+    return next((run.start() for run in _DIGITS.finditer(text) if limit and len(run[0]) > limit), 0)

@@ -20,9 +20,7 @@ _SPELLING: ContextVar[str] = ContextVar("whentostop_option_spelling", default="p
 
 def option(name: str) -> str:
     """`name` as the reader sets it: the keyword argument, or the command line's flag."""
-    if _SPELLING.get() == "cli":
-        return "--" + name.replace("_", "-")
-    return name
+    return "--" + name.replace("_", "-") if _SPELLING.get() == "cli" else name
 
 
 @contextmanager

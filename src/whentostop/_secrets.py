@@ -174,9 +174,8 @@ def checked_api_key(key: str | None) -> str:
     if key is None:
         return ""
     if not isinstance(key, str):
-        raise InvalidAPIKey(
-            _("The API key must be text, got {kind}").format(kind=type(key).__name__)
-        )
+        said = _("The API key must be text, got {kind}")
+        raise InvalidAPIKey(said.format(kind=type(key).__name__))
     bare = trimmed(key, _("The API key (api_key, or OPENAI_API_KEY)"))
     for position, char in enumerate(bare, start=1):
         if not (char == " " or char == "\t" or "!" <= char <= "~"):  # what a header value holds

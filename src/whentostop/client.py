@@ -302,19 +302,15 @@ class OpenAIChat:
         return say("unreachable", url=self.base_url, hint=hint, detail=self._safe(detail))
 
     def _http_error(
-        self, response: httpx.Response, retries: list[str], why_not: str = ""
+        self, response: httpx.Response, retries: list[str], why_not: str
     ) -> EndpointHTTPError:
         status = response.status_code
         said = _error_text(body_text(response), self._safe)
-        cls: type[EndpointHTTPError]
         if status in (401, 403):  # what it means and what to check, by whose key was refused
-            given = "key" if self._secret else "url" if self._in_url else "none"
-            cls, case = AuthenticationError, f"auth_{given}"
+            case = "auth_" + ("key" if self._secret else "url" if self._in_url else "none")
         else:
             case = str(status) if status in (404, 429) else "5xx" if status >= 500 else "4xx"
-            cls = {"404": NotFound, "429": RateLimited, "5xx": ServerError}.get(
-                case, EndpointHTTPError
-            )
+        cls = _HTTP_ERRORS.get(status, ServerError if status >= 500 else EndpointHTTPError)
         what, advice = say(f"http_{case}", name=self.name), say(f"http_{case}_advice")
         n = len(retries)
         tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
@@ -352,6 +348,8 @@ class OpenAIChat:
             raise BadResponse(f"{self.url}: {self._safe(str(exc))}", url=self.url) from None
 
 
+_HTTP_ERRORS = {401: AuthenticationError, 403: AuthenticationError, 404: NotFound, 429: RateLimited}
+"""The error of each status that has its own; any other 5xx is a `ServerError`."""
 _UNKNOWN_HOST = (
     "Name or service not known",
     "nodename nor servname",
@@ -363,16 +361,14 @@ _UNKNOWN_HOST = (
 
 
 def _network_transport() -> httpx.BaseTransport:
-    """Sockets with TCP_NODELAY (httpx writes a POST's headers and body as two sends; with
-    Nagle's algorithm the body can wait for the server's ACK of the headers: bench, section 2),
-    the shared SSL context, and every wait bounded by the request's limit."""
-    import socket
+    """Sockets with the shared SSL context, and every wait bounded by the request's limit.
 
+    httpcore sets TCP_NODELAY on every socket it opens (httpx writes a POST's headers and body
+    as two sends; with Nagle's algorithm the body could wait for the server's ACK of the
+    headers: bench, section 2), so no socket option is added here."""
     from .transport import BoundedTransport
 
-    return BoundedTransport(
-        ssl_context=_ssl_context(), socket_options=[(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)]
-    )
+    return BoundedTransport(ssl_context=_ssl_context())
 
 
 @functools.cache
@@ -482,9 +478,8 @@ def _checked_settings(
         said = _("{name} must be a number from 0 to 2, got {value!r}")
         raise ValueError(said.format(name=option("temperature"), value=temperature))
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise ValueError(
-            _("{name} must be an int, got {value!r}").format(name=option("seed"), value=seed)
-        )
+        said = _("{name} must be an int, got {value!r}")
+        raise ValueError(said.format(name=option("seed"), value=seed))
     return max_tokens, None if temperature is None else float(temperature), seed
 
 
@@ -506,7 +501,7 @@ def _retry_after(response: httpx.Response, attempt: int) -> float:
     return max(seconds, 0.0) if seconds == seconds else 0.5  # NaN: not a wait
 
 
-def _error_text(text: str, hide: Callable[[str], str] = str) -> str:
+def _error_text(text: str, hide: Callable[[str], str]) -> str:
     """A short excerpt of an error body: its `error.message` if it has one. `hide` (the key's
     redaction) runs on the text, or on what JSON decoded, before the excerpt is cut."""
     try:

@@ -61,9 +61,7 @@ def language() -> str:
     if _chosen is not None:
         return _chosen
     configured = os.environ.get("WHENTOSTOP_LANG")
-    if configured:
-        return _configured(configured)
-    return "en"
+    return _configured(configured) if configured else "en"
 
 
 @cache
@@ -122,11 +120,8 @@ DECIMAL_COMMA = {"pt"}
 
 
 _SWAP_SEPARATORS = str.maketrans(",.", ".,")
-
-
-def _localized(text: str, lang: str) -> str:
-    """A number written the English way (`format(x, ",.1f")`: 1,326.5) in `lang`'s way."""
-    return text.translate(_SWAP_SEPARATORS) if lang in DECIMAL_COMMA else text
+"""What turns a number written the English way (`format(x, ",.1f")`: 1,326.5) into the way of
+a `DECIMAL_COMMA` language (1.326,5)."""
 
 
 # -- numbers as the learner reads them ---------------------------------------------------------
@@ -143,7 +138,8 @@ def _localized(text: str, lang: str) -> str:
 def number(value: float, digits: int = 0) -> str:
     """`value` with its thousands grouped and `digits` decimals: 7,684 and 3.3 in English,
     7.684 and 3,3 in Portuguese."""
-    return _localized(format(value, f",.{digits}f"), language())
+    text = format(value, f",.{digits}f")
+    return text.translate(_SWAP_SEPARATORS) if language() in DECIMAL_COMMA else text
 
 
 def ratio(value: float, digits: int = 1) -> str:
@@ -164,16 +160,14 @@ def seconds(value: float, digits: int = 1) -> str:
     return number(value, digits) + " s"
 
 
-class _Numbers(string.Formatter):
-    """`str.format` that writes numbers the language's way (1.326 tokens, US$ 0,0123)."""
-
-    def __init__(self, lang: str) -> None:
-        self.lang = lang
+class _DecimalComma(string.Formatter):
+    """`str.format` that writes numbers the way of a `DECIMAL_COMMA` language (1.326 tokens,
+    US$ 0,0123)."""
 
     def format_field(self, value: object, format_spec: str) -> str:
         text: str = format(value, format_spec)
         if isinstance(value, (int, float)) and not isinstance(value, bool):
-            text = _localized(text, self.lang)
+            text = text.translate(_SWAP_SEPARATORS)
         return text
 
 
@@ -193,7 +187,7 @@ class Text(str):
 
     def format(self, /, *args: object, **kwargs: object) -> str:
         if self.lang in DECIMAL_COMMA:
-            return _Numbers(self.lang).vformat(self, args, kwargs)
+            return _DecimalComma().vformat(self, args, kwargs)
         return str.format(self, *args, **kwargs)
 
 

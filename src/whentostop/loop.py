@@ -33,12 +33,12 @@ from typing import Any, Literal
 
 from ._numbers import positive_int, seconds
 from ._options import option
-from .client import ChatModel, OnRetry
+from .client import ChatModel, Completion, OnRetry
 from .errors import DeadlineReached, EndpointError
 from .events import Listener, ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart, emit
 from .i18n import _, say
 from .outcome import Run, Stop, ToolCall, Turn
-from .replies import note_after_cut_off, note_cut_off, note_echo, note_empty
+from .replies import note_after_cut_off, note_cut_off, note_echo, note_empty, warn
 from .textcalls import note_text_calls
 from .tools import Tool, as_tools, call_tool
 from .usage import Budget, Price
@@ -132,7 +132,6 @@ class _Limits:
 
     max_turns: int
     deadline_s: float | None
-    on_max_turns: str
     budget: Budget | None
     """None when neither tokens nor dollars are capped."""
 
@@ -154,7 +153,7 @@ class _Limits:
             said = _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}")
             raise ValueError(said.format(value=on_max_turns))
         budget = Budget.of(max_tokens_total, max_cost_usd, price)
-        return cls(max_turns, deadline_s, on_max_turns, budget)
+        return cls(max_turns, deadline_s, budget)
 
 
 @dataclass
@@ -231,9 +230,8 @@ def _pipe(stop_on: Sequence[str] | str, by_name: dict[str, Tool]) -> tuple[str, 
     unknown = [name for name in names if name not in by_name]
     if unknown:
         tools, listed = ", ".join(by_name) or _("none"), ", ".join(unknown)
-        raise ValueError(
-            say("stop_on_unknown", name=option("stop_on"), unknown=listed, tools=tools)
-        )
+        said = say("stop_on_unknown", name=option("stop_on"), unknown=listed, tools=tools)
+        raise ValueError(said)
     return names
 
 
@@ -307,9 +305,7 @@ def _over_budget(loop: _Loop) -> bool:
     if budget is None:
         return False
     if run.turns and run.turns[-1].total_tokens == 0:
-        blind = say("budget_blind")
-        if blind not in run.warnings:
-            run.warnings.append(blind)
+        warn(run, "budget_blind", say("budget_blind"))
     run.budget_stop = budget.over(run)
     return run.budget_stop is not None
 
@@ -320,13 +316,7 @@ def _ask(loop: _Loop, index: int) -> Turn | None:
     is raised."""
     run = loop.run
     try:
-        completion = loop.model.complete(
-            run.messages,
-            loop.offer.schemas,
-            deadline=loop.deadline,
-            on_retry=_announcer(index, loop.on_event),
-            **loop.offer.sent,
-        )
+        completion = _request(loop, index, **loop.offer.sent)
     except DeadlineReached:
         return None
     except EndpointError as exc:
@@ -334,7 +324,6 @@ def _ask(loop: _Loop, index: int) -> Turn | None:
         exc.run = run
         emit(loop.on_event, SessionEnd(reason=None, turns=len(run.turns), error=str(exc)))
         raise
-    run.messages.append(completion.message)
     turn = Turn.of(index, completion)
     run.turns.append(turn)
     _read(loop, turn)
@@ -358,8 +347,7 @@ def _read(loop: _Loop, turn: Turn) -> None:
             return
         if len(run.turns) > 1 and run.turns[-2].truncated:
             note_after_cut_off(turn)
-    accept = loop.offer.text_tool_calls == "accept"
-    note_text_calls(turn, run, loop.offer.by_name, accept=accept)
+    note_text_calls(turn, run, loop.offer.by_name, accept=loop.offer.text_tool_calls == "accept")
 
 
 def _ask_again(turn: Turn) -> str:
@@ -412,19 +400,12 @@ def _wrap_up(loop: _Loop) -> None:
         return
     run.messages.append({"role": "user", "content": WRAP_UP_PROMPT})
     try:
-        completion = loop.model.complete(
-            run.messages,
-            loop.offer.schemas,
-            tool_choice="none",
-            deadline=loop.deadline,
-            on_retry=_announcer(index, loop.on_event),
-        )
+        completion = _request(loop, index, tool_choice="none")
     except DeadlineReached:
         return
     except EndpointError as exc:
         run.wrap_up_error = str(exc)
         return
-    run.messages.append(completion.message)
     run.wrap_up_turn = Turn.of(index, completion, wrap_up=True)
 
 
@@ -441,6 +422,20 @@ def _kept(loop: _Loop, exc: BaseException) -> None:
         emit(loop.on_event, SessionEnd(reason=None, turns=len(run.turns), error=run.error))
     with contextlib.suppress(AttributeError, TypeError):  # an exception that takes no attributes
         exc.run = run  # type: ignore[attr-defined]
+
+
+def _request(loop: _Loop, index: int, **sent: Any) -> Completion:
+    """Request turn `index` with the whole history and the tools (`sent`: the run's request
+    settings), its retries announced; the reply joins the history."""
+    completion = loop.model.complete(
+        loop.run.messages,
+        loop.offer.schemas,
+        deadline=loop.deadline,
+        on_retry=_announcer(index, loop.on_event),
+        **sent,
+    )
+    loop.run.messages.append(completion.message)
+    return completion
 
 
 def _announcer(index: int, on_event: Listener | None) -> OnRetry:

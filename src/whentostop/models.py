@@ -109,9 +109,8 @@ def connect(
     endpoint = base_url or setting("OPENAI_BASE_URL")
     if endpoint is None:
         if model is None and configured and not is_persona(configured):
-            raise ValueError(
-                say("model_without_endpoint", model=configured, personas=", ".join(PERSONAS))
-            )
+            personas = ", ".join(PERSONAS)
+            raise ValueError(say("model_without_endpoint", model=configured, personas=personas))
         cap = None if max_tokens == "default" else max_tokens
         return mock(model or configured or "searcher", max_tokens=cap, **common)
     if base_url is None and is_persona(model) and not _serves(endpoint, model):

@@ -55,26 +55,21 @@ def find_text_calls(text: str, offered: Collection[str]) -> list[TextCall]:
     """The calls to offered tools written in `text`, in order; [] when there are none."""
     if not offered or not text or "{" not in text:
         return []
-    calls = []
-    for value in _json_values(text[:MAX_SCAN_CHARS]):
-        for item in _call_shaped(value):
-            call = _as_call(item, offered)
-            if call is not None:
-                calls.append(call)
-    return calls
+    values = _json_values(text[:MAX_SCAN_CHARS])
+    calls = (_as_call(item, offered) for value in values for item in _call_shaped(value))
+    return [call for call in calls if call is not None]
 
 
 def _json_values(text: str) -> Iterator[Any]:
     """Every JSON object or array embedded in `text`, outermost first, left to right: inside
     a Markdown fence, between `<tool_call>` tags, after a `[TOOL_CALLS]` marker, or bare."""
     decoder = json.JSONDecoder()
-    position, tried = 0, 0
-    while tried < MAX_STARTS:
+    position = 0
+    for _tried in range(MAX_STARTS):
         starts = [i for i in (text.find("{", position), text.find("[", position)) if i >= 0]
         if not starts:
             return
         start = min(starts)
-        tried += 1
         try:
             value, end = decoder.raw_decode(text, start)
         except (ValueError, RecursionError):

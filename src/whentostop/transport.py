@@ -75,13 +75,11 @@ class BoundedStream(httpcore.NetworkStream):
         return self._inner.get_extra_info(info)
 
 
-class BoundedBackend(httpcore.NetworkBackend):
-    """httpcore's synchronous socket backend, handing out `BoundedStream`s. TCP only: the pool
-    of `BoundedTransport` is given no Unix socket (`uds`) and no connect retries (which sleep),
-    so the base class's `connect_unix_socket` and `sleep` are never called."""
-
-    def __init__(self, inner: httpcore.NetworkBackend | None = None) -> None:
-        self._inner = inner or httpcore.SyncBackend()
+class BoundedBackend(httpcore.SyncBackend):
+    """httpcore's synchronous socket backend (which sets TCP_NODELAY on every socket), handing
+    out `BoundedStream`s. TCP only: the pool of `BoundedTransport` is given no Unix socket
+    (`uds`) and no connect retries (which sleep), so the base class's `connect_unix_socket` and
+    `sleep`, not bounded, are never called."""
 
     def connect_tcp(
         self,
@@ -91,7 +89,7 @@ class BoundedBackend(httpcore.NetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.NetworkStream:
-        stream = self._inner.connect_tcp(host, port, _left(timeout), local_address, socket_options)
+        stream = super().connect_tcp(host, port, _left(timeout), local_address, socket_options)
         return BoundedStream(stream)
 
 
@@ -99,11 +97,9 @@ class BoundedTransport(httpx.BaseTransport):
     """An httpx transport on one keep-alive `httpcore.ConnectionPool` whose sockets honour
     the request's `STOP_AT` limit on every wait."""
 
-    def __init__(
-        self, *, ssl_context: ssl.SSLContext, socket_options: Iterable[Any] | None = None
-    ) -> None:
+    def __init__(self, *, ssl_context: ssl.SSLContext) -> None:
         self._connections = httpcore.ConnectionPool(
-            ssl_context=ssl_context, network_backend=BoundedBackend(), socket_options=socket_options
+            ssl_context=ssl_context, network_backend=BoundedBackend()
         )
 
     def handle_request(self, request: httpx.Request) -> httpx.Response:
