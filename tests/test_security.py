@@ -322,6 +322,22 @@ def test_a_key_in_the_base_urls_userinfo_is_sent_but_never_shown(userinfo):
     assert "refused the API key. Check the credentials in the base URL" in str(ending.error)
 
 
+@pytest.mark.parametrize("typed", ["/", "?", "#"])
+@pytest.mark.parametrize("userinfo", ["user:{key}", "{key}"], ids=["user:key", "key as user"])
+def test_a_key_typed_with_a_slash_a_question_mark_or_a_hash_is_refused_and_never_shown(
+    typed, userinfo
+):
+    # a key's "/" typed as it is ends the URL's authority there: the URL is broken (httpx: the
+    # port is "sk-ab", quoted) or points at the host "sk-ab"; either way the key stays hidden
+    key = f"sk-ab{typed}{KEY}"
+    url = with_userinfo("http://127.0.0.1:9/v1", userinfo.format(key=key))
+    with pytest.raises(ValueError) as caught:
+        connect("m", base_url=url)
+    said = str(caught.value)
+    assert said.startswith("http://***@127.0.0.1:9/v1 is not a valid URL (a key in it holds")
+    assert "sk-ab" not in said and CANARY not in said
+
+
 def test_a_key_in_the_userinfo_of_an_unreachable_url_is_not_in_the_error():
     from conftest import free_port
 

@@ -19,14 +19,26 @@ if TYPE_CHECKING:
     import re
 
 
+def _userinfo(url: str) -> tuple[str, str, str]:
+    """`url` as (its scheme and "://", its user-info, what follows the user-info's "@"); the
+    user-info is "" when there is none. It ends at the last "@": a key typed with an unescaped
+    /, ? or # in it ("http://user:sk-ab/cd@host", not a valid URL, or one whose host is "user")
+    is still a key, never shown. An "@" elsewhere in a base URL would hide more than the key."""
+    scheme, sep, rest = url.partition("://")
+    userinfo, at, after = rest.rpartition("@")
+    return (scheme + sep, userinfo, after) if sep and at else (url, "", "")
+
+
 def shown_url(url: str) -> str:
     """`url` as it may be shown: its user-info (`http://user:KEY@host`, a key some gateways
     take in the URL) replaced by `***`; the rest as written."""
-    scheme, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    if not sep or "@" not in rest[:end]:
-        return url
-    return f"{scheme}://***@{rest[:end].rpartition('@')[2]}{rest[end:]}"
+    start, userinfo, after = _userinfo(url)
+    return f"{start}***@{after}" if userinfo else url
+
+
+def unescaped_userinfo(url: str) -> bool:
+    """Whether `url`'s user-info has a /, ? or # typed as it is, which a URL cannot hold there."""
+    return any(c in _userinfo(url)[1] for c in "/?#")
 
 
 def userinfo_secrets(url: str) -> list[str]:
@@ -35,9 +47,7 @@ def userinfo_secrets(url: str) -> list[str]:
     import base64
     from urllib.parse import unquote
 
-    _, sep, rest = url.partition("://")
-    end = min((i for i in (rest.find(c) for c in "/?#") if i >= 0), default=len(rest))
-    userinfo = rest[:end].rpartition("@")[0] if sep else ""
+    userinfo = _userinfo(url)[1]
     if not userinfo:
         return []
     user, _, password = userinfo.partition(":")

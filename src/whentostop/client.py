@@ -25,7 +25,15 @@ from ._decoding import ACCEPT_ENCODING, MAX_RESPONSE_BYTES, body_text, read_boun
 from ._json import NotJSON, max_digits, read_json
 from ._numbers import is_count, is_number, seconds, token_count
 from ._options import option
-from ._secrets import checked_api_key, hidden, redactor, shown_url, trimmed, userinfo_secrets
+from ._secrets import (
+    checked_api_key,
+    hidden,
+    redactor,
+    shown_url,
+    trimmed,
+    unescaped_userinfo,
+    userinfo_secrets,
+)
 from ._text import excerpt, json_text
 from .errors import (
     AuthenticationError,
@@ -144,7 +152,7 @@ class OpenAIChat:
         self._safe = redactor((self._secret, *self._in_url))
         self._headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
         try:
-            problem = _base_url_problem(real_url, httpx.URL(real_url))
+            problem = _base_url_problem(real_url)
         except httpx.InvalidURL as exc:
             problem = self._safe(str(exc))
         if problem:
@@ -450,10 +458,16 @@ def _normalise_calls(raw: Any) -> list[dict[str, Any]]:
     return calls
 
 
-def _base_url_problem(url: str, parsed: httpx.URL) -> str:
-    """What makes `url` no endpoint's base URL, in words; "" when it is one."""
+def _base_url_problem(url: str) -> str:
+    """What makes `url` no endpoint's base URL, in words; "" when it is one. Raises
+    `httpx.InvalidURL` where httpx cannot read it."""
     import unicodedata
 
+    import httpx
+
+    if unescaped_userinfo(url):  # checked first: httpx's own error would quote part of the key
+        return _("a key in it holds a /, ? or # that must be written %2F, %3F or %23")
+    parsed = httpx.URL(url)
     if any(c.isspace() or unicodedata.category(c) in ("Cc", "Cf") for c in url):
         return _("it has a space or a control character in it")
     if parsed.scheme not in ("http", "https"):
