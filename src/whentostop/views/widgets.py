@@ -782,12 +782,11 @@ class Race(_View):
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
         self.badge.value = badge_html(run)
-        spent = result.run.spent(result.limits.unit, self.price_model)
         self.turns.value = _counted(
             _("{turns} · {seconds:.2f} s · {spent}").format(
                 turns=describe.of_turns(len(run.turns), run.max_turns),
                 seconds=run.elapsed_s,
-                spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit),
+                spent=describe.race_spent(result),
             ),
             self.runs,
         )
