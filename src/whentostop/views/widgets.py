@@ -806,14 +806,10 @@ class Race(_View):
         return f"<Race {self.level_name}: {fired or 'not run'}>"
 
 
-def race(level: str = "1-1", **options: Any) -> Race:
-    """The race between the stops on a level (`"1-1"`): see `Race` for the options."""
-    return Race(level, **options)
-
-
-def explorer(level: str, **options: Any) -> Explorer:
-    """An explorer for one level (`"1-1"`, `"1-2"`, `"1-3"`); see `Explorer` for the options."""
-    return Explorer(level, **options)
+race = Race
+"""`race("1-1", ...)`: the race between the stops on a level; see `Race` for the options."""
+explorer = Explorer
+"""`explorer("1-1", ...)`: an explorer for one level; see `Explorer` for the options."""
 
 
 def dashboard(
