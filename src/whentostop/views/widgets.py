@@ -346,6 +346,12 @@ def _pane(cls: str, **layout: str | None) -> Pane:
     return Pane(layout=w.Layout(**layout)).add_class(cls)
 
 
+def _max_turns(value: int, most: int, **layout: str) -> TurnsSlider:
+    """The `max_turns` slider, from 1 to `most`, with its CSS class and `layout`."""
+    slider = TurnsSlider(value=value, max=most, description="max_turns", layout=w.Layout(**layout))
+    return slider.add_class("wts-max-turns")
+
+
 def _row(children: list[w.Widget], **layout: str) -> w.HBox:
     """Widgets side by side, wrapped onto more lines where the page is narrow."""
     return w.HBox(children, layout=w.Layout(flex_flow="row wrap", align_items="center", **layout))
@@ -392,12 +398,9 @@ class Explorer(_View):
         self.level: Level = load_level(level)
 
         start_persona = persona or next(iter(self._models), self.setup.persona)
-        self.max_turns = TurnsSlider(
-            value=max_turns,
-            max=MAX_TURNS_LIMIT,
-            description="max_turns",
-            layout=w.Layout(width="100%" if compact else "360px"),
-        ).add_class("wts-max-turns")
+        self.max_turns = _max_turns(
+            max_turns, MAX_TURNS_LIMIT, width="100%" if compact else "360px"
+        )
         self.persona = Choice(
             options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])),
             value=start_persona,
@@ -676,9 +679,7 @@ class Race(_View):
         self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
-        self.max_turns = TurnsSlider(
-            value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
-        ).add_class("wts-max-turns")
+        self.max_turns = _max_turns(max_turns, TRACK_TURNS, **slider)
         self.deadline = NumberSlider(
             value=deadline_s,
             **RACE_DEADLINE,
