@@ -107,11 +107,7 @@ def growth_text(numbers: Growth | None) -> str:
         return _("No turns yet, so nothing was spent.")
     if numbers.turns == 1:
         return _("One turn of {tokens:,} tokens.").format(tokens=numbers.total)
-    shape = (
-        _("faster than linearly (every turn sends the whole history again)")
-        if numbers.ratio >= GROWTH_FASTER
-        else _("about linearly")
-    )
+    shape = say("grows_faster") if numbers.ratio >= GROWTH_FASTER else _("about linearly")
     return say(
         "growth",
         first=numbers.first_prompt,
@@ -127,14 +123,12 @@ def growth_text(numbers: Growth | None) -> str:
 
 def cached_text(tokens: int) -> str:
     """The cached part of the prompts, when the server reported any (else "")."""
-    words = _("The server reported {cached:,} of the prompt tokens as cached.")
-    return words.format(cached=tokens) if tokens else ""
+    return say("cached_tokens", cached=tokens) if tokens else ""
 
 
 def wrap_up_text(drawn: bool) -> str:
     """That the wrap-up request is drawn, when it is (else "")."""
-    words = _("The wrap-up request after the clock is drawn last: it is not an answer.")
-    return words if drawn else ""
+    return say("wrap_up_drawn") if drawn else ""
 
 
 def chart_alt(chart: Chart) -> str:
@@ -276,10 +270,7 @@ def race_outcome(result: RaceResult) -> str:
 
 def race_title(unit: str) -> str:
     """The race chart's title: what the run spent, against turns and against seconds."""
-    spent = _("dollars") if unit == "usd" else _("tokens")
-    return _("The race between the stops: {spent} against turns and against seconds").format(
-        spent=spent
-    )
+    return say("race_title", spent=_("dollars") if unit == "usd" else _("tokens"))
 
 
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:
