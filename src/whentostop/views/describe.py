@@ -16,7 +16,7 @@ import json
 from typing import TYPE_CHECKING
 
 from .._text import excerpt
-from ..i18n import N_, _, ngettext
+from ..i18n import _, ngettext, say, say_n
 from ..level import Judgement
 from ..outcome import EXIT_NAMES, Run, Stop
 
@@ -27,11 +27,6 @@ if TYPE_CHECKING:
 GROWTH_FASTER = 1.5
 """A run whose tokens reach this many times "every turn like turn 1" is said to grow faster
 than linearly (the Loopboros's 10 turns: about 2.5; two turns of the flag: about 1.2)."""
-
-EXIT_SAID = {
-    Stop.END_TURN: N_("{exit} — answered in {turns}: “{answer}”"),
-    Stop.TERMINAL_TOOL: N_("{exit} — answer as data in {turns}: {answer}"),
-}
 
 
 def of_turns(n: int, max_turns: int) -> str:
@@ -55,42 +50,32 @@ def ending(run: Run | None, error: str | None = None, judgement: Judgement | Non
         why = error or run.error or ""
         text = _("endpoint error — No answer after {turns}").format(turns=turns)
         return f"{text} ({excerpt(why, 80)})" if why else text
-    if run.answer_is_text_tool_call:
-        return _(
-            "{exit} — but the model wrote a tool call as text, not an answer ({turns}): “{text}”"
-        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
-    if run.not_an_answer is not None:  # words the model was sent, repeated back
-        return _(
-            "{exit} — but the model only repeated words it was sent, not an answer ({turns}): "
-            "“{text}”"
-        ).format(exit=run.exit_name, turns=turns, text=excerpt(run.turns[-1].text, 70))
-    if run.stop in (Stop.END_TURN, Stop.TERMINAL_TOOL):
+    if run.has_answer:
         return _answered(run, run.stop, turns, judgement)
     asking = ", ".join(dict.fromkeys(run.still_asking_for))
-    if asking:
-        return _("{exit} — No answer after {turns}, still asking for {asking}").format(
-            exit=run.exit_name, turns=turns, asking=asking
+    last = run.turns[-1] if run.turns else None
+    case = next(
+        name
+        for name, holds in (
+            ("text_tool_call", run.answer_is_text_tool_call),
+            ("echo", run.not_an_answer is not None),  # words the model was sent, repeated back
+            ("asking", bool(asking)),
+            ("empty", last is not None and last.empty),
+            ("no_answer", True),
         )
-    if run.turns and run.turns[-1].empty:
-        return _("{exit} — No answer after {turns}: the model's last reply was empty").format(
-            exit=run.exit_name, turns=turns
-        )
-    return _("{exit} — No answer after {turns}").format(exit=run.exit_name, turns=turns)
+        if holds
+    )
+    text = excerpt(last.text, 70) if last is not None else ""
+    return say(f"ending_{case}", exit=run.exit_name, turns=turns, asking=asking, text=text)
 
 
 def _answered(run: Run, stop: Stop, turns: str, judgement: Judgement | None) -> str:
     """The flag's or the pipe's ending: the answer, and whether the level says it is right."""
-    flag = stop == Stop.END_TURN
-    answer = excerpt(str(run.answer), 70) if flag else json.dumps(run.answer)
-    if judgement is not None and judgement.correct is False:
-        wrong = (
-            _("{exit} — answered in {turns}, but wrong: “{answer}”")
-            if flag
-            else _("{exit} — validated, but the wrong block ({turns}): {answer}")
-        )
-        return wrong.format(exit=run.exit_name, turns=turns, answer=answer)
-    said = _(EXIT_SAID[stop]).format(exit=run.exit_name, turns=turns, answer=answer)
-    return said + (" — " + _("right") if judgement is not None and judgement.correct else "")
+    answer = excerpt(str(run.answer), 70) if stop == Stop.END_TURN else json.dumps(run.answer)
+    correct = None if judgement is None else judgement.correct
+    name = f"wrong_{stop.value}" if correct is False else f"answered_{stop.value}"
+    said = say(name, exit=run.exit_name, turns=turns, answer=answer)
+    return said + (" — " + _("right") if correct else "")
 
 
 def announcement(
@@ -122,16 +107,9 @@ def growth_text(numbers: Growth | None) -> str:
         return _("No turns yet, so nothing was spent.")
     if numbers.turns == 1:
         return _("One turn of {tokens:,} tokens.").format(tokens=numbers.total)
-    shape = (
-        _("faster than linearly (every turn sends the whole history again)")
-        if numbers.ratio >= GROWTH_FASTER
-        else _("about linearly")
-    )
-    return _(
-        "The prompt grew from {first:,} tokens at turn {a} to {last:,} at turn {b}; "
-        "{total:,} tokens in all, {ratio:.1f} times what {n} turns would cost if each cost "
-        "like turn 1, so the total grows {shape}."
-    ).format(
+    shape = say("grows_faster") if numbers.ratio >= GROWTH_FASTER else _("about linearly")
+    return say(
+        "growth",
         first=numbers.first_prompt,
         a=numbers.first_turn,
         last=numbers.last_prompt,
@@ -145,14 +123,12 @@ def growth_text(numbers: Growth | None) -> str:
 
 def cached_text(tokens: int) -> str:
     """The cached part of the prompts, when the server reported any (else "")."""
-    words = _("The server reported {cached:,} of the prompt tokens as cached.")
-    return words.format(cached=tokens) if tokens else ""
+    return say("cached_tokens", cached=tokens) if tokens else ""
 
 
 def wrap_up_text(drawn: bool) -> str:
     """That the wrap-up request is drawn, when it is (else "")."""
-    words = _("The wrap-up request after the clock is drawn last: it is not an answer.")
-    return words if drawn else ""
+    return say("wrap_up_drawn") if drawn else ""
 
 
 def chart_alt(chart: Chart) -> str:
@@ -206,13 +182,7 @@ def map_figure_alt(view: LevelMap) -> str:
     else:
         parts.append(_("No area searched yet: every block is still closed"))
     if view.misspelt:
-        parts.append(
-            ngettext(
-                "{n} search named an area the level does not have",
-                "{n} searches named an area the level does not have",
-                view.misspelt,
-            ).format(n=view.misspelt)
-        )
+        parts.append(say_n("misspelt_areas", view.misspelt, n=view.misspelt))
     if view.star is None:
         parts.append(_("This level hides no star"))
     elif view.star_found:
@@ -220,12 +190,8 @@ def map_figure_alt(view: LevelMap) -> str:
             _("The star is in block {block} ({area})").format(block=view.star[1], area=view.star[0])
         )
     for marker in view.markers:
-        verdict = (
-            _("A marker on block {block} ({area}): right, the star is there")
-            if marker.correct
-            else _("A marker on block {block} ({area}): wrong, the star is not there")
-        )
-        parts.append(verdict.format(block=marker.block, area=marker.area))
+        verdict = "marker_right" if marker.correct else "marker_wrong"
+        parts.append(say(verdict, block=marker.block, area=marker.area))
     if view.star is not None and not view.markers:
         parts.append(_("No marker placed"))
     parts.append(view.verdict)  # the markers above already judge the warp pipe
@@ -267,11 +233,7 @@ def fall_text(fall: Fall, result: RaceResult) -> str:
     if fall.stop == Stop.DEADLINE:
         if fall.kept == 0:
             return _("{exit}: at {seconds:g} s, before the first reply").format(**said)
-        return ngettext(
-            "{exit}: at {seconds:g} s, after about {n} turn ({spent})",
-            "{exit}: at {seconds:g} s, after about {n} turns ({spent})",
-            fall.kept,
-        ).format(**said)
+        return say_n("deadline_falls", fall.kept, **said)
     if fall.stop == Stop.BUDGET:
         return _("{exit}: after turn {n} — {why}").format(**said)
     return _("{exit}: after turn {n} ({spent}, {seconds:.2f} s)").format(**said)
@@ -286,29 +248,29 @@ def race_falls(result: RaceResult) -> list[str]:
     ]
 
 
+def race_spent(result: RaceResult) -> str:
+    """What the race's real run spent in all, in the race's unit: "5,766 tokens"."""
+    spent = result.run.spent(result.limits.unit, result.limits.price_model)
+    return spent_text(spent[-1] if spent else 0.0, result.limits.unit)
+
+
 def race_outcome(result: RaceResult) -> str:
     """What the race's real run did: which limit fired (or that it answered), and its spend."""
     run = result.run.run
-    spent = result.run.spent(result.limits.unit, result.limits.price_model)
-    total = spent_text(spent[-1] if spent else 0.0, result.limits.unit)
-    if run.stop in (Stop.MAX_TURNS, Stop.DEADLINE, Stop.BUDGET):
-        return _("{exit} fired first, after {turns}: no answer; {spent} in {seconds:.2f} s").format(
-            exit=run.exit_name,
-            turns=of_turns(len(run.turns), run.max_turns),
-            spent=total,
-            seconds=run.elapsed_s,
-        )
-    return _("no limit fired: {ending}; {spent} in {seconds:.2f} s").format(
-        ending=ending(run), spent=total, seconds=run.elapsed_s
+    fired = run.stop in (Stop.MAX_TURNS, Stop.DEADLINE, Stop.BUDGET)
+    return say(
+        "limit_fired" if fired else "no_limit_fired",
+        exit=run.exit_name,
+        turns=of_turns(len(run.turns), run.max_turns),
+        ending=ending(run),
+        spent=race_spent(result),
+        seconds=run.elapsed_s,
     )
 
 
 def race_title(unit: str) -> str:
     """The race chart's title: what the run spent, against turns and against seconds."""
-    spent = _("dollars") if unit == "usd" else _("tokens")
-    return _("The race between the stops: {spent} against turns and against seconds").format(
-        spent=spent
-    )
+    return say("race_title", spent=_("dollars") if unit == "usd" else _("tokens"))
 
 
 def race_alt(result: RaceResult, level: str, model: str, pace_s: float) -> str:

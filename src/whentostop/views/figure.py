@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import cycle
-from typing import Literal
+from typing import Any, Literal
 
 from ..i18n import _, money
 from ..lesson.race import RaceResult
@@ -253,17 +253,13 @@ def tokens_per_turn(run: Run) -> Chart:
     part = Series(
         "cached", _("history, cached by the server"), "bars", x, cached, look.CACHED_COLOUR
     )
-    return Chart(
+    return _of_run(
+        run,
         kind="tokens_per_turn",
         title=_("Tokens per turn: the history is sent again"),
-        x=_turn_axis(run),
         y=Axis(_("tokens in this turn"), "tokens"),
         series=(part, *series) if any(cached) else series,  # cached: only where a server said so
-        about=(describe.subject(run),),
-        growth=growth(run),
         cached=int(sum(cached)),
-        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
-        empty="" if turns else _(look.NO_TURNS),
     )
 
 
@@ -284,21 +280,18 @@ def cumulative_cost_chart(
         Series("linear_reference", _("if every turn cost like turn 1"), "line", x, linear, look.RESENT_COLOUR, width=2, dashes=look.DOTTED),
         Series("cumulative_usd", _("USD so far"), "line", x, tuple(usd), look.USD_COLOUR, axis="right", width=2, dashes=look.DASHED),
     )  # fmt: skip
-    return Chart(
+    return _of_run(
+        run,
+        judgement,
         kind="cumulative_cost",
         title=_("Cumulative cost at {model}: {tokens:,} tokens, ${usd:.4f}").format(
             model=p.model, tokens=tokens[-1], usd=usd[-1]
         )
         if tokens  # the price it uses, and once there are turns the totals
         else _("Cumulative cost at {model}").format(model=p.model),
-        x=_turn_axis(run),
         y=Axis(_(look.CUMULATIVE_TOKENS), "tokens"),
         y2=Axis(_(look.CUMULATIVE_USD), "usd", digits=look.usd_digits(max(usd, default=0.0))),
         series=series,
-        about=(describe.subject(run, judgement),),
-        growth=growth(run),
-        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
-        empty="" if turns else _(look.NO_TURNS),
     )
 
 
@@ -358,8 +351,14 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
             Series("track", named[0], "line", tuple(at[0]), track, look.TRACK_COLOUR, width=2, dashes=(3, 2.5)),
             Series("run", named[1], "line", tuple(at[1]), ran, look.TOKENS_COLOUR, width=3, marker="o"),
         )  # fmt: skip
-        falls = [f for f in result.falls if f.kept is not None and (f.kept or not left)]
         first = result.predicted
+        points = tuple(
+            Point(
+                f.stop.value, (f.kept if left else f.at_s) or 0.0, f.spent, f.kept or 0, f is first
+            )
+            for f in result.falls
+            if f.kept is not None and (f.kept or not left)
+        )
         return Chart(
             kind="turns" if left else "seconds",
             title="",
@@ -367,16 +366,7 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
             y=y,
             series=lines,
             rules=(*across, *upright),
-            points=tuple(
-                Point(
-                    f.stop.value,
-                    (f.kept if left else f.at_s) or 0.0,
-                    f.spent,
-                    f.kept or 0,
-                    f is first,
-                )
-                for f in falls
-            ),
+            points=points,
         )
 
     steps = (range(1, len(track) + 1), range(1, len(ran) + 1))
@@ -429,6 +419,19 @@ def growth(run: Run) -> Growth | None:
         turns=len(turns),
         total=cumulative_tokens(run)[-1],
         first_total=first.total_tokens,
+    )
+
+
+def _of_run(run: Run, judgement: Judgement | None = None, **chart: Any) -> Chart:
+    """A chart of one run against its turns (`chart`: its kind, title, y axes and series): what
+    was run and how it ended (`judgement`: the level's verdict), the growth, the wrap-up."""
+    return Chart(
+        x=_turn_axis(run),
+        about=(describe.subject(run, judgement),),
+        growth=growth(run),
+        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
+        empty="" if run.all_turns else _(look.NO_TURNS),
+        **chart,
     )
 
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from ..i18n import N_, _
+from ..i18n import say
 from ..level import Level
 from ..outcome import Run
 from ..usage import DEFAULT_PRICE_MODEL, Price
@@ -48,12 +48,6 @@ __all__ = [
 
 WIDE = (9.0, 4.6)
 """Inches; at the default 100 dpi a figure fills a notebook column without scaling down."""
-
-WITHOUT_MATPLOTLIB = N_(
-    "Figures are drawn without matplotlib here (it cannot be loaded): as SVG, with the same "
-    "data, titles and text alternatives."
-)
-"""Said once per kernel, with the first figure drawn as SVG."""
 
 BUILDERS = ("tokens_per_turn", "cumulative_cost", "compare_runs", "level_map")
 """Every figure builder: each returns a figure with its text alternative (`alt_text`)."""
@@ -162,4 +156,4 @@ def _say_once() -> str:
     "" after that."""
     global _said
     said, _said = _said, True
-    return "" if said else _(WITHOUT_MATPLOTLIB)
+    return "" if said else say("without_matplotlib")

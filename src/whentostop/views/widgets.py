@@ -346,6 +346,12 @@ def _pane(cls: str, **layout: str | None) -> Pane:
     return Pane(layout=w.Layout(**layout)).add_class(cls)
 
 
+def _max_turns(value: int, most: int, **layout: str) -> TurnsSlider:
+    """The `max_turns` slider, from 1 to `most`, with its CSS class and `layout`."""
+    slider = TurnsSlider(value=value, max=most, description="max_turns", layout=w.Layout(**layout))
+    return slider.add_class("wts-max-turns")
+
+
 def _row(children: list[w.Widget], **layout: str) -> w.HBox:
     """Widgets side by side, wrapped onto more lines where the page is narrow."""
     return w.HBox(children, layout=w.Layout(flex_flow="row wrap", align_items="center", **layout))
@@ -392,12 +398,9 @@ class Explorer(_View):
         self.level: Level = load_level(level)
 
         start_persona = persona or next(iter(self._models), self.setup.persona)
-        self.max_turns = TurnsSlider(
-            value=max_turns,
-            max=MAX_TURNS_LIMIT,
-            description="max_turns",
-            layout=w.Layout(width="100%" if compact else "360px"),
-        ).add_class("wts-max-turns")
+        self.max_turns = _max_turns(
+            max_turns, MAX_TURNS_LIMIT, width="100%" if compact else "360px"
+        )
         self.persona = Choice(
             options=list(dict.fromkeys([*PERSONA_CHOICES, start_persona])),
             value=start_persona,
@@ -676,9 +679,7 @@ class Race(_View):
         self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
-        self.max_turns = TurnsSlider(
-            value=max_turns, max=TRACK_TURNS, description="max_turns", layout=w.Layout(**slider)
-        ).add_class("wts-max-turns")
+        self.max_turns = _max_turns(max_turns, TRACK_TURNS, **slider)
         self.deadline = NumberSlider(
             value=deadline_s,
             **RACE_DEADLINE,
@@ -782,12 +783,11 @@ class Race(_View):
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
         self.badge.value = badge_html(run)
-        spent = result.run.spent(result.limits.unit, self.price_model)
         self.turns.value = _counted(
             _("{turns} · {seconds:.2f} s · {spent}").format(
                 turns=describe.of_turns(len(run.turns), run.max_turns),
                 seconds=run.elapsed_s,
-                spent=describe.spent_text(spent[-1] if spent else 0.0, result.limits.unit),
+                spent=describe.race_spent(result),
             ),
             self.runs,
         )
@@ -807,14 +807,10 @@ class Race(_View):
         return f"<Race {self.level_name}: {fired or 'not run'}>"
 
 
-def race(level: str = "1-1", **options: Any) -> Race:
-    """The race between the stops on a level (`"1-1"`): see `Race` for the options."""
-    return Race(level, **options)
-
-
-def explorer(level: str, **options: Any) -> Explorer:
-    """An explorer for one level (`"1-1"`, `"1-2"`, `"1-3"`); see `Explorer` for the options."""
-    return Explorer(level, **options)
+race = Race
+"""`race("1-1", ...)`: the race between the stops on a level; see `Race` for the options."""
+explorer = Explorer
+"""`explorer("1-1", ...)`: an explorer for one level; see `Explorer` for the options."""
 
 
 def dashboard(
