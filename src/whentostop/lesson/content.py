@@ -187,8 +187,9 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
-QUESTION_KINDS = ("prediction", "quiz")
-"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them)."""
+QUESTION_KINDS = {"prediction": "p", "quiz": "c"}
+"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them), each
+with its questions' variable in a notebook: p1, p2, ... for predictions, c1 ... c5 for the quiz."""
 
 
 def option_text(option: str | dict[str, str]) -> str:
