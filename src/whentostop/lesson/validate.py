@@ -84,8 +84,7 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
     if not isinstance(entry, dict):
         yield "", _("must be a table")
         return
-    for key in sorted(QUESTION_KEYS - set(entry)):
-        yield f".{key}", _("missing")
+    yield from ((f".{key}", _("missing")) for key in sorted(QUESTION_KEYS - set(entry)))
     for key in sorted(set(entry) - QUESTION_KEYS):
         known = ", ".join(sorted(QUESTION_KEYS))  # in one order, run after run
         yield f".{key}", _("unknown key (known: {known})").format(known=known)
