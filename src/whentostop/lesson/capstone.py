@@ -51,16 +51,6 @@ class Castle:
     """The turns of the longest honest run: the sloppy caller's (a search per room, then one
     rejected call more than the searcher's before the pipe)."""
 
-    @property
-    def least(self) -> int:
-        """The smallest max_turns accepted: the longest honest run and a margin of one."""
-        return self.longest + 1
-
-    @property
-    def most(self) -> int:
-        """The largest max_turns accepted: the longest honest run and half again."""
-        return self.longest + self.longest // 2
-
 
 @cache
 def castle() -> Castle:
@@ -123,11 +113,13 @@ def _settings(run: Run, low: float, high: float) -> None:
     if not low <= run.deadline_s <= high:
         deadline = f"{run.deadline_s:g}"  # code: written as Python writes it, in any language
         raise wrong("1-4", "caller_deadline_out_of_range", deadline=deadline, low=low, high=high)
+    # the max_turns accepted: the longest honest run and a margin of one, up to half again
+    least, most = ground.longest + 1, ground.longest + ground.longest // 2
     turns = {"max_turns": run.max_turns, "longest": ground.longest}
-    if run.max_turns < ground.least:
+    if run.max_turns < least:
         raise wrong("1-4", "too_few_turns", rooms=ground.rooms, **turns)
-    if run.max_turns > ground.most:
-        raise wrong("1-4", "too_many_turns", most=ground.most, **turns)
+    if run.max_turns > most:
+        raise wrong("1-4", "too_many_turns", most=most, **turns)
 
 
 def _played(runs: list[Run], persona: str, level: Level) -> None:

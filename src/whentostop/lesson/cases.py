@@ -132,14 +132,6 @@ def case_tools(
     return [changed(t, (change or {}).get(t.name)) for t in level_named(level).tools(*names)]
 
 
-def maybe_json(text: Any) -> Any:
-    """A tool call's arguments parsed, or None when they are not JSON text."""
-    try:
-        return json.loads(text)
-    except (TypeError, ValueError):
-        return None
-
-
 # -- calling the learner's code ------------------------------------------------------------------
 
 

@@ -147,11 +147,16 @@ def exit_by_last_message(
     terminal = [c for c in calls if c.get("function", {}).get("name") in stop_on]
     if terminal:
         arguments = terminal[0]["function"].get("arguments") or "{}"
-        try:
-            return "terminal_tool", json.loads(arguments)
-        except (TypeError, ValueError):
-            return "terminal_tool", arguments
+        return "terminal_tool", maybe_json(arguments, arguments)
     return "max_turns", None
+
+
+def maybe_json(text: Any, default: Any = None) -> Any:
+    """A tool call's arguments parsed, or `default` when they are not JSON text."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        return default
 
 
 def describe_message(message: dict[str, Any] | None) -> str:

@@ -28,7 +28,7 @@ from typing import Any
 from ..i18n import N_, _
 from . import capstone, limits, loopcheck
 from .cases import mock_run as mock_run  # the checks' public names: tests call them here
-from .content import NOTEBOOKS, ExerciseText, exercise_texts, said, translate_code
+from .content import NOTEBOOKS, QUESTION_KINDS, ExerciseText, exercise_texts, said, translate_code
 from .judges import GIVE_UP_EXAMPLES as GIVE_UP_EXAMPLES
 from .judges import JUDGES
 from .questions import BANK
@@ -263,16 +263,17 @@ class Question:
 
 def predictions(notebook: str) -> tuple[Question, ...]:
     """A notebook's predictions, in order: p1, p2, ... (made before the runs they are about)."""
-    return _questions(notebook, "prediction", "p")
+    return _questions(notebook, "prediction")
 
 
 def quiz(notebook: str) -> tuple[Question, ...]:
     """A notebook's five end-of-level questions: c1 ... c5."""
-    return _questions(notebook, "quiz", "c")
+    return _questions(notebook, "quiz")
 
 
-def _questions(notebook: str, kind: str, prefix: str) -> tuple[Question, ...]:
+def _questions(notebook: str, kind: str) -> tuple[Question, ...]:
     texts = _known(BANK, notebook, N_("no questions for {notebook!r}; notebooks: {known}"))
+    prefix = QUESTION_KINDS[kind]
     return tuple(
         Question(f"{notebook}.{prefix}{i}", f"{prefix}{i}", text)
         for i, text in enumerate(texts[kind], start=1)

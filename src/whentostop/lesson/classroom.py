@@ -15,6 +15,7 @@ URLs an instructor can paste into a chat or a slide.
 
 from __future__ import annotations
 
+import contextlib
 import unicodedata
 from urllib.parse import quote, urlencode, urlsplit, urlunsplit
 
@@ -176,7 +177,8 @@ def describe_links(
             _("Binder link: no hub needed; a public repository builds on mybinder.org:"),
             binder_link(branch=branch, **where),
         ]
-        try:
+        # GitHub Pages and Colab know GitHub only: no such links for another host
+        with contextlib.suppress(ValueError):
             lines += [
                 "",
                 _("In the browser, nothing to install (the JupyterLite site):"),
@@ -185,8 +187,6 @@ def describe_links(
                 _("Google Colab (its first cell installs the package):"),
                 colab_link(branch=branch, **where),
             ]
-        except ValueError:
-            pass  # GitHub Pages and Colab know GitHub only: no such links for another host
     else:
         what = _("(No Binder link: Binder needs a public http(s) repository, not {repo!r}.)")
         lines.append(what.format(repo=repo))

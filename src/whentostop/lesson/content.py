@@ -187,8 +187,9 @@ def translate_code(source: str, translate: Callable[[str], str]) -> str:
     return "\n".join(lines)
 
 
-QUESTION_KINDS = ("prediction", "quiz")
-"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them)."""
+QUESTION_KINDS = {"prediction": "p", "quiz": "c"}
+"""The arrays of multiple-choice questions in a data file (`lesson/questions.py` reads them), each
+with its questions' variable in a notebook: p1, p2, ... for predictions, c1 ... c5 for the quiz."""
 
 
 def option_text(option: str | dict[str, str]) -> str:
@@ -219,12 +220,10 @@ def msgids() -> Iterator[tuple[str, str]]:
 
     for notebook in (SHARED, *NOTEBOOKS):
         where = f"data/lesson/{notebook}.toml"
-        for text in notebook_data(notebook).get("said", {}).values():
-            yield where, text
+        yield from ((where, text) for text in notebook_data(notebook).get("said", {}).values())
         for kind in QUESTION_KINDS:
             for entry in notebook_data(notebook).get(kind, []):
-                for text in question_words(entry):
-                    yield where, text
+                yield from ((where, text) for text in question_words(entry))
         for exercise in exercise_texts(notebook):
             yield from ((where, text) for text in _exercise_words(exercise))
             for text, *_ in code_words(exercise.solution):
@@ -237,8 +236,7 @@ def _exercise_words(exercise: ExerciseText) -> Iterator[str]:
     """An exercise's msgids in its notebook's data: its hints, the comments and prose literals
     of its blank, its cases' titles and failures, and its verdicts."""
     yield from exercise.hints
-    for text, *_ in code_words(exercise.blank):
-        yield text
+    yield from (text for text, *_ in code_words(exercise.blank))
     for case in exercise.cases:
         yield case.title
         if "failure" in case.data:

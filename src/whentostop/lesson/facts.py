@@ -75,8 +75,7 @@ def context(notebook: str, name: str) -> str:
 def texts(key: str, table: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(key, English words) of each translated piece of a table that holds together: its
     columns, and each row's library, note and cells."""
-    for i, column in enumerate(table["columns"]):
-        yield f"{key}.columns[{i}]", column
+    yield from ((f"{key}.columns[{i}]", column) for i, column in enumerate(table["columns"]))
     for i, row in enumerate(table["row"]):
         yield from ((f"{key}.row[{i}].{f}", row[f]) for f in ("library", "note") if f in row)
         yield from ((f"{key}.row[{i}].cells[{j}]", c) for j, c in enumerate(row["cells"]))
@@ -84,8 +83,7 @@ def texts(key: str, table: dict[str, Any]) -> Iterator[tuple[str, str]]:
 
 def words(notebook: str, name: str, table: dict[str, Any]) -> Iterator[str]:
     """A table's msgids, each in the table's context (`make i18n` extracts them)."""
-    for _key, text in texts(f"facts.{name}", table):
-        yield NC_(context(notebook, name), text)
+    yield from (NC_(context(notebook, name), text) for _key, text in texts(f"facts.{name}", table))
 
 
 # -- what must hold ------------------------------------------------------------------------------

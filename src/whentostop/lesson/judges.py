@@ -9,6 +9,7 @@ is compared with the solution's run, aspect by aspect.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import json
 import operator
@@ -27,8 +28,8 @@ from ..outcome import Run, Stop, tool_call
 from ..tools import Tool
 from ..usage import cumulative_tokens
 from . import capstone, give_up, loopcheck, prompt
-from .cases import case_run, case_tools, maybe_json, searched_elsewhere
-from .castle import exit_by_last_message, replies
+from .cases import case_run, case_tools, searched_elsewhere
+from .castle import exit_by_last_message, maybe_json, replies
 from .content import SHARED, Case, ExerciseText, notebook_data, said, translate_code
 from .limits import Ran, attempt
 from .verdict import (
@@ -514,14 +515,12 @@ ASPECTS: dict[str, Callable[[ExerciseText, Run, Run], None]] = {
 
 def _whole(name: str, value: Any, low: int | None = None) -> int:
     """A whole number (an int, numpy's too), never a bool, nor a float; else `Incorrect`."""
+    number = None
     if not isinstance(filled(value), (bool, float)):
-        try:
+        with contextlib.suppress(TypeError):
             number = operator.index(value)
-        except TypeError:
-            pass
-        else:
-            if low is None or number >= low:
-                return number
+    if number is not None and (low is None or number >= low):
+        return number
     template = _("`{name}` should be a whole number of turns{low}, an int: not {value}.")
     at_least = _(" ({low} or more)").format(low=low) if low is not None else ""
     raise Incorrect(template, name=name, low=at_least, value=Said(value))

@@ -25,8 +25,8 @@ from ..mock.personas import assistant
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
 from . import limits, prompt
-from .cases import JAMMED, Runaway, case_tools, maybe_json, runaway
-from .castle import Post, http_post, last_assistant, on_the_mock, replies
+from .cases import JAMMED, Runaway, case_tools, runaway
+from .castle import Post, http_post, last_assistant, maybe_json, on_the_mock, replies
 from .content import ExerciseText
 from .content import said as said_at_length
 from .verdict import (

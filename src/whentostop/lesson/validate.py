@@ -29,8 +29,6 @@ from . import facts
 from .content import MARKER, NOTEBOOKS, QUESTION_KINDS
 from .facts import is_words
 
-PREFIXES = {"prediction": "p", "quiz": "c"}
-"""A question's variable in its notebook: p1, p2, ... for predictions, c1 ... c5 for the quiz."""
 QUESTION_KEYS = {"prompt", "options", "answer", "why", "feedback"}
 LETTERS = "abcdefgh"
 
@@ -86,8 +84,7 @@ def _question(entry: Any) -> Iterator[tuple[str, str]]:
     if not isinstance(entry, dict):
         yield "", _("must be a table")
         return
-    for key in sorted(QUESTION_KEYS - set(entry)):
-        yield f".{key}", _("missing")
+    yield from ((f".{key}", _("missing")) for key in sorted(QUESTION_KEYS - set(entry)))
     for key in sorted(set(entry) - QUESTION_KEYS):
         known = ", ".join(sorted(QUESTION_KEYS))  # in one order, run after run
         yield f".{key}", _("unknown key (known: {known})").format(known=known)
@@ -263,7 +260,7 @@ def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]
     for kind in QUESTION_KINDS:
         entries = spec.get(kind, [])
         for i in range(len(entries) if isinstance(entries, list) else 0):
-            yield f"question-{notebook}-{PREFIXES[kind]}{i + 1}", f"{kind}[{i}]"
+            yield f"question-{notebook}-{QUESTION_KINDS[kind]}{i + 1}", f"{kind}[{i}]"
 
 
 def _in_context(value: Any) -> bool:

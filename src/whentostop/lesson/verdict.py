@@ -155,11 +155,8 @@ def filled(value: Any) -> Any:
 
 def names_in(code: CodeType) -> set[str]:
     """Every global or attribute name a function's code (and its inner functions') uses."""
-    found = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, CodeType):
-            found |= names_in(const)
-    return found
+    inner = (names_in(const) for const in code.co_consts if isinstance(const, CodeType))
+    return set(code.co_names).union(*inner)
 
 
 def still_blank(fn: Any) -> bool:
