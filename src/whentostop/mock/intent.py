@@ -160,8 +160,7 @@ CACHE_BYTES = 4 * 1024 * 1024
 
 def _read_part(text: str) -> str:
     """What is read of a text, as a key: the text, or its two windows."""
-    parts = window(text)
-    return parts[0][1] if len(parts) == 1 else "\0".join(p for _, p in parts)
+    return "\0".join(part for _, part in window(text))
 
 
 def _intent_bytes(intent: Intent) -> int:

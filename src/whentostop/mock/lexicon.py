@@ -319,9 +319,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
 def _quote_keys(tokens: list[Token], quoted: list[bool], text: str, offset: int) -> None:
     """ "DONE:none", "FOUND:<area>": a word glued to a colon and a value is a key of a reply
     template, marked quoted."""
-    for i in range(len(tokens) - 1):
-        colon = tokens[i + 1]
-        glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
+    for i, (word, colon) in enumerate(pairwise(tokens)):
+        glued = colon.kind == ":" and word.end == colon.start and word.kind == "w"
         if glued and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
             quoted[i] = True
 
