@@ -20,17 +20,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from .._data import data_file
-from .lexicon import WORD_CLASSES, Lexicon, Unit, text_units
+from .lexicon import LISTS, WORD_CLASSES, Lexicon, Unit, text_units
 
 _ENDS = frozenset(".?!;:")
 """Marks that end a sentence for the features' context (a unit's `kind`)."""
-_CONTEXTS = (
-    ("neg", ("negation",)),
-    ("cond", ("if", "when", "unless", "until", "after", "before")),
-    ("others", ("others",)),
-    ("perm", ("permission",)),
-)
-"""What a unit's meaning is read after, in its sentence, and the tags that open each."""
+_CONTEXTS = tuple(LISTS["gist_contexts"].items())
+"""What a unit's meaning is read after, in its sentence, and the tags that open each
+(data/intent/lists.toml: a change there makes the weights stale)."""
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,6 @@ from itertools import pairwise
 from typing import Literal
 
 from .clauses import (
-    ACTIONS,
     AREAS,
     JUDGEMENT,
     LIMITS,
@@ -29,7 +28,7 @@ from .clauses import (
     kind,
     when,
 )
-from .lexicon import Lexicon, Unit, says
+from .lexicon import LISTS, Lexicon, Unit, says
 
 Stance = Literal["allow", "forbid", "none"]
 _UNREACHABLE = ("success", "never")
@@ -152,10 +151,7 @@ def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
 
 # ---- one clause ------------------------------------------------------------------------------
 
-_RELEVANT = frozenset(
-    [*ACTIONS, *JUDGEMENT, "stop_when_first", "failure", "whether", "maybe", "doubt", "budget",
-     "negation", "modal", "everywhere", "interjection", "you_too"]
-)  # fmt: skip
+_RELEVANT = frozenset(LISTS["relevant"])
 """A clause with none of these says nothing about giving up: it is not read further."""
 
 
@@ -741,9 +737,8 @@ def decide_stop(
     return found_in(clause, "allow", "permission", condition, ctx, a)
 
 
-_CONDITION_WORDS = frozenset(
-    ["number", "unit", "failure", "everywhere", "search", "find", "appear", "negation", "star"]
-)
+_CONDITION_WORDS = frozenset(LISTS["condition_words"])
+"""What ends the words of a condition implied around a verb ("1 busca vazia | basta pra")."""
 
 
 def _implied(tail: list[Unit], head: list[Unit]) -> When:
@@ -973,10 +968,7 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
     return _first((_nothing_required, _budget, _the_answer, _hint), clause, i, ctx)
 
 
-_ANSWER_TAGS = frozenset(
-    ["failure", "negation", "star", "find", "appear", "holds", "copula", "number", "unit",
-     "everywhere", "place", "whether"]
-)  # fmt: skip
+_ANSWER_TAGS = frozenset(LISTS["answer"])
 """What a clause that only gives the answer may say: that the star is not there, and where."""
 
 

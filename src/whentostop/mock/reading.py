@@ -20,7 +20,7 @@ from .clauses import (
     under_heading,
     when,
 )
-from .lexicon import Lexicon, Unit, says, text_units
+from .lexicon import LISTS, Lexicon, Unit, says, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
@@ -143,8 +143,7 @@ class _Reader:
 _LABEL_WORDS = 8
 _LINE_CHARS = 2000
 _LINE_MARKS = " \t#=*-•>|[("
-_NOT_A_LABEL = frozenset(["give_up", "stop", "report", "keep_searching", "find", "search",
-                          "permission", "obligation", "past"])  # fmt: skip
+_NOT_A_LABEL = frozenset(LISTS["not_a_label"])
 """What a label never says: a sentence about a version ("my old prompt said ...") is none."""
 
 
