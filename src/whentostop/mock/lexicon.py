@@ -183,9 +183,8 @@ def read_lexicon(text: str) -> Lexicon:
     built = _Built(set(spelling) | {w for ws in spelling.values() for w in ws})
     unknown = set(raw.get("cues", {})) - CUES
     if unknown:
-        raise ValueError(
-            f"{language} lexicon: no rule reads the lists {', '.join(sorted(unknown))}"
-        )
+        lists = ", ".join(sorted(unknown))
+        raise ValueError(f"{language} lexicon: no rule reads the lists {lists}")
     for tag, phrases in raw.get("cues", {}).items():
         for phrase in phrases:
             for words in _expand(phrase, plain):

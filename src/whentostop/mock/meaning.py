@@ -72,6 +72,11 @@ class Context:
     cast: bool = False
     """Whether the model plays a role named in the third person ("Toad ... tells the princess")."""
 
+    def nearest(self, i: int, wanted: Callable[[Clause], bool]) -> Clause | None:
+        """The nearest clause before clause i that is `wanted` (`recent`), else the nearest among
+        the last clauses of the sentence before."""
+        return recent(self.clauses, i, wanted) or recent(self.previous, len(self.previous), wanted)
+
 
 # ---- how it is said ----------------------------------------------------------------------------
 
@@ -241,12 +246,8 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
         for u in clause.units
     ):
         return None
-
-    def has_verb(c: Clause) -> bool:
-        return not c.conditional and c.action() is not None
-
-    earlier = recent(ctx.clauses, i, has_verb)  # or the last sentence's ("Pode parar. Não pode.")
-    earlier = earlier or recent(ctx.previous, len(ctx.previous), has_verb)
+    # the verb of this sentence, or of the last one ("Pode parar. Não pode.")
+    earlier = ctx.nearest(i, lambda c: not c.conditional and c.action() is not None)
     if earlier is None:
         return None
     verb = kind(earlier.units[earlier.action() or 0])
@@ -484,7 +485,7 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
     def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
         return not all(u.has("interjection", "correction") for u in c.units)
 
-    antecedent = recent(ctx.clauses, i, said) or recent(ctx.previous, len(ctx.previous), said)
+    antecedent = ctx.nearest(i, said)
     return antecedent is not None and absent(antecedent.units)
 
 
@@ -653,12 +654,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
 def _otherwise(i: int, ctx: Context) -> When:
     """ "If you find it, mark it; otherwise say so": the other case, the star not found; but after
     "if nothing turns up, you may stop", "otherwise keep going" holds while something may."""
-
-    def conditioned(c: Clause) -> bool:
-        return bool(c.conds) and not c.conditional
-
-    before = recent(ctx.clauses, i, conditioned)
-    before = before or recent(ctx.previous, len(ctx.previous), conditioned)
+    before = ctx.nearest(i, lambda c: bool(c.conds) and not c.conditional)
     if before is not None and when(before.conds).reachable:
         return When("other", None, ())
     return When("failure", None, ())
