@@ -281,8 +281,7 @@ def detect_language(text: str) -> str | None:
     (portuguese, only_pt), (english, only_en) = _words("pt"), _words("en")
     pt = en = 0
     for _, part in window(text or ""):
-        lowered = part.lower()
-        pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
+        pt += 2 * sum(map(part.lower().count, _ACCENTS))
         for word in fold(part).split():
             word = word.strip(_PUNCTUATION)
             pt += 2 * (word in portuguese) + (word in only_pt)
