@@ -85,10 +85,8 @@ def _arguments(view: View, tool: str) -> dict[str, Any]:
     if tool == "mark_star":
         return {"item": "star", "block": view.star[1] if view.star else GUESSED_BLOCK}
     if tool == "search_blocks":
-        todo = [a for a in view.areas if a.lower() not in view.searched]
-        if todo:
-            return {"area": todo[0]}
-        return {"area": view.areas[view.attempts % len(view.areas)] if view.areas else "overworld"}
+        again = view.areas[view.attempts % len(view.areas)] if view.areas else "overworld"
+        return {"area": next((a for a in view.areas if a.lower() not in view.searched), again)}
     return {}
 
 

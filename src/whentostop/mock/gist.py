@@ -20,17 +20,13 @@ from dataclasses import dataclass
 from functools import cache
 
 from .._data import data_file
-from .lexicon import WORD_CLASSES, Lexicon, Unit, text_units
+from .lexicon import LISTS, WORD_CLASSES, Lexicon, Unit, text_units
 
 _ENDS = frozenset(".?!;:")
 """Marks that end a sentence for the features' context (a unit's `kind`)."""
-_CONTEXTS = (
-    ("neg", ("negation",)),
-    ("cond", ("if", "when", "unless", "until", "after", "before")),
-    ("others", ("others",)),
-    ("perm", ("permission",)),
-)
-"""What a unit's meaning is read after, in its sentence, and the tags that open each."""
+_CONTEXTS = tuple(LISTS["gist_contexts"].items())
+"""What a unit's meaning is read after, in its sentence, and the tags that open each
+(data/intent/lists.toml: a change there makes the weights stale)."""
 
 
 @dataclass(frozen=True)
@@ -43,15 +39,10 @@ class Sentence:
     features: frozenset[str]
 
 
-def sentences(texts: Iterable[tuple[str, Lexicon]]) -> Iterator[Sentence]:
-    """The sentences of each text (the parts `words.window` reads), with their features."""
-    for text, lex in texts:
-        yield from of(text, text_units(text, lex))
-
-
 def of(text: str, parts: list[list[Unit]]) -> Iterator[Sentence]:
-    """The sentences of a text whose units were found already (`lexicon.text_units`), before
-    the rules read them: the rules change a pronoun's tags as they go."""
+    """The sentences of a text (the parts `words.window` reads), with their features, from its
+    units (`lexicon.text_units`) found before the rules read them: the rules change a pronoun's
+    tags as they go."""
     for found in parts:
         yield from _sentences(text, found)
 
@@ -89,7 +80,8 @@ _NO_MEANING = WORD_CLASSES - {"cast", "pronoun", "compare", "than", "hint_word"}
 
 def features(texts: Iterable[tuple[str, Lexicon]]) -> frozenset[str]:
     """Every feature of the texts together: what the model is trained on and weighs."""
-    return frozenset().union(*(s.features for s in sentences(texts)))
+    found = (s for text, lex in texts for s in of(text, text_units(text, lex)))
+    return frozenset().union(*(s.features for s in found))
 
 
 @dataclass(frozen=True)
@@ -104,7 +96,7 @@ class Model:
     """Where the rules read a permission, the words take it back when they lean below this."""
 
     def allow(self, found: list[Sentence]) -> float:
-        """The probability that the words of these sentences (`sentences`, `of`) let the model
+        """The probability that the words of these sentences (`of`) let the model
         give up."""
         every = frozenset().union(*(s.features for s in found))
         z = self.bias + sum(self.weights.get(f, 0.0) for f in every)

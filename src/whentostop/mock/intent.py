@@ -160,8 +160,7 @@ CACHE_BYTES = 4 * 1024 * 1024
 
 def _read_part(text: str) -> str:
     """What is read of a text, as a key: the text, or its two windows."""
-    parts = window(text)
-    return parts[0][1] if len(parts) == 1 else "\0".join(p for _, p in parts)
+    return "\0".join(part for _, part in window(text))
 
 
 def _intent_bytes(intent: Intent) -> int:
@@ -282,8 +281,7 @@ def detect_language(text: str) -> str | None:
     (portuguese, only_pt), (english, only_en) = _words("pt"), _words("en")
     pt = en = 0
     for _, part in window(text or ""):
-        lowered = part.lower()
-        pt += 2 * sum(lowered.count(c) for c in _ACCENTS)
+        pt += 2 * sum(map(part.lower().count, _ACCENTS))
         for word in fold(part).split():
             word = word.strip(_PUNCTUATION)
             pt += 2 * (word in portuguese) + (word in only_pt)

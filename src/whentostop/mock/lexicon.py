@@ -24,17 +24,18 @@ MAX_NUMBER = 1_000_000
 """Digits beyond this are read as this: a count that large is never reached anyway."""
 _CONTRACTIONS = {"re": "are", "ll": "will", "ve": "have", "d": "would", "m": "am"}
 _S_IS = frozenset(["it", "that", "there", "here", "what", "who", "he", "she", "everything"])
-_LISTS = tomllib.loads(data_file("intent", "lists.toml").read_text(encoding="utf-8"))
-"""The names of the lists, shared by every language's lexicon: data/intent/lists.toml."""
-WORD_CLASSES = frozenset(_LISTS["word_classes"])
+LISTS = tomllib.loads(data_file("intent", "lists.toml").read_text(encoding="utf-8"))
+"""The names of the lists, shared by every language's lexicon, and the groups of them that the
+rules read alike: data/intent/lists.toml."""
+WORD_CLASSES = frozenset(LISTS["word_classes"])
 """Lists that say how a word works in a sentence, not what it says about giving up."""
-CUES = WORD_CLASSES | frozenset(_LISTS["cues"])
+CUES = WORD_CLASSES | frozenset(LISTS["cues"])
 """Every list a lexicon may have under [cues]; the reader has a rule for each."""
-VERB_TAGS = frozenset(_LISTS["verbs"])
+VERB_TAGS = frozenset(LISTS["verbs"])
 """Lists whose words are verbs: `verb_negators` negate before them."""
-_CLAUSE_OPENERS = frozenset(_LISTS["clause_openers"])
+_CLAUSE_OPENERS = frozenset(LISTS["clause_openers"])
 """Lists whose words open a clause: `agreeing` words never agree across them."""
-_MISSPELT_FROM = {tag: int(n) for n, tags in _LISTS["misspelt_from"].items() for tag in tags}
+_MISSPELT_FROM = {tag: int(n) for n, tags in LISTS["misspelt_from"].items() for tag in tags}
 """The lists whose words are worth recognising misspelt ("searchs", "alowed"), and from how
 many letters."""
 _IMPLIED = {"interjection": {"interjection", "permission"}, "done": {"done", "stop"}}
@@ -182,9 +183,8 @@ def read_lexicon(text: str) -> Lexicon:
     built = _Built(set(spelling) | {w for ws in spelling.values() for w in ws})
     unknown = set(raw.get("cues", {})) - CUES
     if unknown:
-        raise ValueError(
-            f"{language} lexicon: no rule reads the lists {', '.join(sorted(unknown))}"
-        )
+        lists = ", ".join(sorted(unknown))
+        raise ValueError(f"{language} lexicon: no rule reads the lists {lists}")
     for tag, phrases in raw.get("cues", {}).items():
         for phrase in phrases:
             for words in _expand(phrase, plain):
@@ -319,9 +319,8 @@ def units(text: str, lex: Lexicon, offset: int = 0, last: bool = False) -> list[
 def _quote_keys(tokens: list[Token], quoted: list[bool], text: str, offset: int) -> None:
     """ "DONE:none", "FOUND:<area>": a word glued to a colon and a value is a key of a reply
     template, marked quoted."""
-    for i in range(len(tokens) - 1):
-        colon = tokens[i + 1]
-        glued = colon.kind == ":" and tokens[i].end == colon.start and tokens[i].kind == "w"
+    for i, (word, colon) in enumerate(pairwise(tokens)):
+        glued = colon.kind == ":" and word.end == colon.start and word.kind == "w"
         if glued and colon.end - offset < len(text) and not text[colon.end - offset].isspace():
             quoted[i] = True
 

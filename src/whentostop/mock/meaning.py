@@ -15,7 +15,6 @@ from itertools import pairwise
 from typing import Literal
 
 from .clauses import (
-    ACTIONS,
     AREAS,
     JUDGEMENT,
     LIMITS,
@@ -29,7 +28,7 @@ from .clauses import (
     kind,
     when,
 )
-from .lexicon import Lexicon, Unit, says
+from .lexicon import LISTS, Lexicon, Unit, says
 
 Stance = Literal["allow", "forbid", "none"]
 _UNREACHABLE = ("success", "never")
@@ -72,6 +71,11 @@ class Context:
     """Whether the sentence insists: "forever", "no matter what", "custe o que custar"."""
     cast: bool = False
     """Whether the model plays a role named in the third person ("Toad ... tells the princess")."""
+
+    def nearest(self, i: int, wanted: Callable[[Clause], bool]) -> Clause | None:
+        """The nearest clause before clause i that is `wanted` (`recent`), else the nearest among
+        the last clauses of the sentence before."""
+        return recent(self.clauses, i, wanted) or recent(self.previous, len(self.previous), wanted)
 
 
 # ---- how it is said ----------------------------------------------------------------------------
@@ -152,10 +156,7 @@ def _negations(said: list[Unit], lex: Lexicon, open_run: bool) -> int:
 
 # ---- one clause ------------------------------------------------------------------------------
 
-_RELEVANT = frozenset(
-    [*ACTIONS, *JUDGEMENT, "stop_when_first", "failure", "whether", "maybe", "doubt", "budget",
-     "negation", "modal", "everywhere", "interjection", "you_too"]
-)  # fmt: skip
+_RELEVANT = frozenset(LISTS["relevant"])
 """A clause with none of these says nothing about giving up: it is not read further."""
 
 
@@ -245,12 +246,8 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
         for u in clause.units
     ):
         return None
-
-    def has_verb(c: Clause) -> bool:
-        return not c.conditional and c.action() is not None
-
-    earlier = recent(ctx.clauses, i, has_verb)  # or the last sentence's ("Pode parar. Não pode.")
-    earlier = earlier or recent(ctx.previous, len(ctx.previous), has_verb)
+    # the verb of this sentence, or of the last one ("Pode parar. Não pode.")
+    earlier = ctx.nearest(i, lambda c: not c.conditional and c.action() is not None)
     if earlier is None:
         return None
     verb = kind(earlier.units[earlier.action() or 0])
@@ -488,7 +485,7 @@ def _judged_failure(clause: Clause, i: int, a: int | None, verb: str, ctx: Conte
     def said(c: Clause) -> bool:  # ("EDIT: okay, fine, it is on the table": not "fine")
         return not all(u.has("interjection", "correction") for u in c.units)
 
-    antecedent = recent(ctx.clauses, i, said) or recent(ctx.previous, len(ctx.previous), said)
+    antecedent = ctx.nearest(i, said)
     return antecedent is not None and absent(antecedent.units)
 
 
@@ -663,12 +660,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
 def _otherwise(i: int, ctx: Context) -> When:
     """ "If you find it, mark it; otherwise say so": the other case, the star not found; but after
     "if nothing turns up, you may stop", "otherwise keep going" holds while something may."""
-
-    def conditioned(c: Clause) -> bool:
-        return bool(c.conds) and not c.conditional
-
-    before = recent(ctx.clauses, i, conditioned)
-    before = before or recent(ctx.previous, len(ctx.previous), conditioned)
+    before = ctx.nearest(i, lambda c: bool(c.conds) and not c.conditional)
     if before is not None and when(before.conds).reachable:
         return When("other", None, ())
     return When("failure", None, ())
@@ -747,9 +739,8 @@ def decide_stop(
     return found_in(clause, "allow", "permission", condition, ctx, a)
 
 
-_CONDITION_WORDS = frozenset(
-    ["number", "unit", "failure", "everywhere", "search", "find", "appear", "negation", "star"]
-)
+_CONDITION_WORDS = frozenset(LISTS["condition_words"])
+"""What ends the words of a condition implied around a verb ("1 busca vazia | basta pra")."""
 
 
 def _implied(tail: list[Unit], head: list[Unit]) -> When:
@@ -979,10 +970,7 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
     return _first((_nothing_required, _budget, _the_answer, _hint), clause, i, ctx)
 
 
-_ANSWER_TAGS = frozenset(
-    ["failure", "negation", "star", "find", "appear", "holds", "copula", "number", "unit",
-     "everywhere", "place", "whether"]
-)  # fmt: skip
+_ANSWER_TAGS = frozenset(LISTS["answer"])
 """What a clause that only gives the answer may say: that the star is not there, and where."""
 
 

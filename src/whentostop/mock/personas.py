@@ -229,8 +229,7 @@ def _search_or_give_up(view: View, persona: str) -> dict[str, Any]:
     if todo and persona == "parallel" and len(todo) > 1:
         return _calls(view, todo[:2], view.say(SEARCH_NOTE, area=view.listed(todo[:2])))
     if todo:
-        area = todo[0]
-        return _call(view, "search_blocks", {"area": area}, view.say(SEARCH_NOTE, area=area))
+        return _call(view, "search_blocks", {"area": todo[0]}, view.say(SEARCH_NOTE, area=todo[0]))
     if not view.areas and view.attempts == 0:
         note = view.say(FIRST_SEARCH_NOTE, area="overworld")
         return _call(view, "search_blocks", {"area": "overworld"}, note)

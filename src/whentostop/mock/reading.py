@@ -20,7 +20,7 @@ from .clauses import (
     under_heading,
     when,
 )
-from .lexicon import Lexicon, Unit, says, text_units
+from .lexicon import LISTS, Lexicon, Unit, says, text_units
 from .meaning import (
     NEAR,
     NO_CONDITION,
@@ -113,7 +113,8 @@ class _Reader:
 
     def _set_aside(self, sentence: list[Unit]) -> bool:
         """ "v2 (deprecated — do not use)": what a retired version says is no instruction."""
-        words = _words(sentence, self.text)
+        # its words, but for the "=" of a line of them ("=== v1 ===", read "means")
+        words = [u for u in sentence if u.kind == "w" and self.text[u.start : u.start + 1] != "="]
         label = _version_label(sentence, words, self.text)
         if label is not None:
             retired = _retired(label)
@@ -143,8 +144,7 @@ class _Reader:
 _LABEL_WORDS = 8
 _LINE_CHARS = 2000
 _LINE_MARKS = " \t#=*-•>|[("
-_NOT_A_LABEL = frozenset(["give_up", "stop", "report", "keep_searching", "find", "search",
-                          "permission", "obligation", "past"])  # fmt: skip
+_NOT_A_LABEL = frozenset(LISTS["not_a_label"])
 """What a label never says: a sentence about a version ("my old prompt said ...") is none."""
 
 
@@ -158,7 +158,7 @@ def _aside(clause: Clause) -> bool:
 
 def _version_label(sentence: list[Unit], words: list[Unit], text: str) -> list[Unit] | None:
     """The label of a version that opens a line or is followed by a colon ("v2 (deprecated):",
-    "=== PROMPT v1 (archived) ===", "Revisão 3.0 (vigente)"): its words (`_words`) up to the
+    "=== PROMPT v1 (archived) ===", "Revisão 3.0 (vigente)"): its words (`words`: but a "=") up to the
     colon, or the whole line when short."""
     colon = next((u.start for u in sentence if u.kind == ":"), None)
     label = [u for u in words if colon is None or u.start < colon]
@@ -167,11 +167,6 @@ def _version_label(sentence: list[Unit], words: list[Unit], text: str) -> list[U
     if colon is None and not _opens_a_line(words[0].start, text):
         return None
     return label if _versioned(label[0]) or any(u.has("version") for u in label[:3]) else None
-
-
-def _words(sentence: list[Unit], text: str) -> list[Unit]:
-    """The sentence's words, but for the "=" of a line of them ("=== v1 ===", read "means")."""
-    return [u for u in sentence if u.kind == "w" and text[u.start : u.start + 1] != "="]
 
 
 def _versioned(unit: Unit) -> bool:
