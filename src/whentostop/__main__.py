@@ -362,18 +362,16 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
                 lines.append(_OUTPUT_INDENT + shown(c.output.rstrip("\n"), _OUTPUT_INDENT))
         lines.extend(f"   ⚠ {shown(note.text, _TEXT_INDENT)}" for note in t.notes)
     if run.stop is None:
-        lines.append("== " + _("broken: {error}").format(error=shown(str(run.error), _TEXT_INDENT)))
-    elif run.has_answer:
+        ended = _("broken: {error}").format(error=run.error)
+    elif run.has_answer:  # a repr is one line: only its controls to show
         ended = ngettext(
             "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
             "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
             len(run.turns),
         ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
-        lines.append("== " + shown(ended))  # a repr is one line: only its controls to show
     else:
-        lines.append(
-            f"== {run.stop} ({run.exit_name}). {shown(run.no_answer_reason, _TEXT_INDENT)}"
-        )
+        ended = f"{run.stop} ({run.exit_name}). {run.no_answer_reason}"
+    lines.append("== " + shown(ended, _TEXT_INDENT))
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append(
             "   " + _("(the wrap-up above is a best effort after the clock, not an answer)")
@@ -398,13 +396,8 @@ def _link(args: argparse.Namespace) -> int:
     from .lesson.classroom import DEFAULT_REPO, describe_links
 
     try:
-        links = describe_links(
-            hub=args.hub,
-            repo=args.repo or DEFAULT_REPO,
-            branch=args.branch,
-            notebook=args.notebook,
-            lang=language(),
-        )
+        given = _given(args, "hub", "branch", "notebook")
+        links = describe_links(repo=args.repo or DEFAULT_REPO, lang=language(), **given)
     except ValueError as exc:
         return _error(str(exc))
     print(terminal_text(links))
@@ -436,8 +429,7 @@ def _lesson(args: argparse.Namespace) -> int:
         missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
         said = missing.format(server=server["name"])
-        said = f"{said}\n\n    {install_command(server['extra'])}\n\n{again}"
-        print(said, file=sys.stderr)
+        print(f"{said}\n\n    {install_command(server['extra'])}\n\n{again}", file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 
