@@ -457,11 +457,8 @@ def install_command(extra: str) -> str:
     from . import __version__
 
     on_path = shutil.which("python")
-    python = (
-        "python"
-        if on_path and Path(on_path).resolve() == Path(sys.executable).resolve()
-        else shlex.quote(sys.executable)
-    )
+    this = on_path is not None and Path(on_path).resolve() == Path(sys.executable).resolve()
+    python = "python" if this else shlex.quote(sys.executable)
     return f'{python} -m pip install "when-to-stop[{extra}]=={__version__}"'
 
 
