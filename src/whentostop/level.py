@@ -50,10 +50,9 @@ class LevelSpec(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> LevelSpec:
-        if not self.areas or any(not blocks for blocks in self.areas.values()):
-            raise ValueError(
-                _("a level needs at least one area, and every area at least one block")
-            )
+        if not self.areas or not all(self.areas.values()):
+            said = _("a level needs at least one area, and every area at least one block")
+            raise ValueError(said)
         where: dict[int, str] = {}
         for area, blocks in self.areas.items():
             for number in blocks:
