@@ -55,12 +55,10 @@ class LevelSpec(BaseModel):
             raise ValueError(said)
         where: dict[int, str] = {}
         for area, blocks in self.areas.items():
-            for number in blocks:
-                if number in where:
-                    raise ValueError(
-                        say("block_in_two_areas", number=number, first=where[number], second=area)
-                    )
-                where[number] = area
+            for number in blocks:  # once in each area: its keys are numbers, not spellings
+                if (first := where.setdefault(number, area)) != area:
+                    said = say("block_in_two_areas", number=number, first=first, second=area)
+                    raise ValueError(said)
         stars = [n for n, area in where.items() if self.areas[area][n] == "star"]
         if len(stars) > 1:
             found = _("a level hides at most one star; found it in blocks {stars}")
