@@ -149,14 +149,13 @@ def _asked_language(argv: list[str]) -> str | None:
     last one wins, as argparse reads them), read before the parser is built so that its help is
     in that language; one the lesson lacks is left for the parser to refuse."""
     asked = None
-    for i, arg in enumerate(argv):
+    for arg, after in zip(argv, [*argv[1:], None]):
         if arg == "--":
             break
-        value = arg.split("=", 1)[1] if arg.startswith("--lang=") else None
-        if arg == "--lang" and i + 1 < len(argv):
-            value = argv[i + 1]
-        if value in LANGUAGES:
-            asked = value
+        flag, equals, value = arg.partition("=")  # --lang=pt, or --lang and then pt
+        given = value if equals else after
+        if flag == "--lang" and given in LANGUAGES:
+            asked = given
     return asked
 
 
@@ -264,8 +263,9 @@ _OFFER = ("system", "stop_on", "text_tool_calls", "tool_choice", "parallel_tool_
 """With `_LIMITS`: the options `run` hands to `run_agent` as given (same name, same value)."""
 
 
-def _given(args: argparse.Namespace, *names: str) -> dict[str, Any]:
-    return {name: getattr(args, name) for name in names}
+def _given(thing: object, *names: str) -> dict[str, Any]:
+    """`thing`'s attributes `names`, by name: options handed on as given, fields of --json."""
+    return {name: getattr(thing, name) for name in names}
 
 
 def exit_status(run: Run, judgement: Judgement | None = None) -> int:
@@ -306,7 +306,7 @@ def as_json(run: Run) -> dict[str, Any]:
         "stop": str(run.stop) if run.stop else None,
         "answer": run.answer if run.has_answer else None,
         "no_answer": None if run.has_answer else run.no_answer_reason,
-        **{k: getattr(run, k) for k in ("wrap_up", *_TOKENS, "warnings")},
+        **_given(run, "wrap_up", *_TOKENS, "warnings"),
         "turns": _turns(run),
     }
 
@@ -318,12 +318,11 @@ def _turns(run: Run) -> list[dict[str, Any]]:
     return [
         {
             "turn": t.index,
-            **{k: getattr(t, k) for k in _TOKENS},
+            **_given(t, *_TOKENS),
             "latency_s": round(t.latency_s, 4),
             "text": t.text,
             "tool_calls": [
-                {k: getattr(c, k) for k in ("name", "arguments", "output", "ok", "ran")}
-                for c in t.tool_calls
+                _given(c, "name", "arguments", "output", "ok", "ran") for c in t.tool_calls
             ],
             "wrap_up": t.wrap_up,
             "notes": [asdict(n) for n in t.notes],
@@ -337,7 +336,7 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
     level could tell): what a learner reads in a terminal. Whatever the model, a tool or the
     endpoint wrote goes through `terminal_text`: no control character acts, and each of its
     lines is indented under the line it belongs to."""
-    shown = terminal_text
+    shown = partial(terminal_text, indent=_TEXT_INDENT)  # a second line under its first
     lines = []
     for t in run.all_turns:
         label = (
@@ -352,38 +351,32 @@ def transcript(run: Run, judgement: Judgement | None = None) -> str:
             tokens += " " + _("({cached} of them cached)").format(cached=t.cached_tokens)
         lines.append(f"── {tokens}")
         if t.text:
-            lines.append(
-                "   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"), _TEXT_INDENT))
-            )
+            lines.append("   " + _("model: {text}").format(text=shown(t.text.rstrip("\n"))))
         for c in t.tool_calls:
             mark = "✓" if c.ok else ("·" if not c.ran else "✗")
-            lines.append(f"   {mark} {shown(c.name)}({shown(c.arguments, _TEXT_INDENT)})")
+            lines.append(f"   {mark} {terminal_text(c.name)}({shown(c.arguments)})")
             if c.output:
-                lines.append(_OUTPUT_INDENT + shown(c.output.rstrip("\n"), _OUTPUT_INDENT))
-        lines.extend(f"   ⚠ {shown(note.text, _TEXT_INDENT)}" for note in t.notes)
+                lines.append(_OUTPUT_INDENT + terminal_text(c.output.rstrip("\n"), _OUTPUT_INDENT))
+        lines.extend(f"   ⚠ {shown(note.text)}" for note in t.notes)
     if run.stop is None:
-        lines.append("== " + _("broken: {error}").format(error=shown(str(run.error), _TEXT_INDENT)))
-    elif run.has_answer:
+        ended = _("broken: {error}").format(error=run.error)
+    elif run.has_answer:  # a repr is one line: only its controls to show
         ended = ngettext(
             "{stop} ({exit}) after {n} turn. Answer: {answer!r}",
             "{stop} ({exit}) after {n} turns. Answer: {answer!r}",
             len(run.turns),
         ).format(stop=run.stop, exit=run.exit_name, n=len(run.turns), answer=run.answer)
-        lines.append("== " + shown(ended))  # a repr is one line: only its controls to show
     else:
-        lines.append(
-            f"== {run.stop} ({run.exit_name}). {shown(run.no_answer_reason, _TEXT_INDENT)}"
-        )
+        ended = f"{run.stop} ({run.exit_name}). {run.no_answer_reason}"
+    lines.append("== " + shown(ended))
     if run.stop == Stop.MAX_TURNS and run.wrap_up:
         lines.append(
             "   " + _("(the wrap-up above is a best effort after the clock, not an answer)")
         )
-    lines.extend(
-        "⚠ " + _("warning: {text}").format(text=shown(w, _TEXT_INDENT)) for w in run.warnings
-    )
+    lines.extend("⚠ " + _("warning: {text}").format(text=shown(w)) for w in run.warnings)
     if judgement is not None and (run.has_answer or run.not_an_answer):
         mark = {True: "✓", False: "✗", None: "?"}[judgement.correct]
-        said = shown(judgement.text, _TEXT_INDENT)
+        said = shown(judgement.text)
         lines.append(f"{mark} " + _("judged on the level: {text}").format(text=said))
     return "\n".join(lines)
 
@@ -398,13 +391,8 @@ def _link(args: argparse.Namespace) -> int:
     from .lesson.classroom import DEFAULT_REPO, describe_links
 
     try:
-        links = describe_links(
-            hub=args.hub,
-            repo=args.repo or DEFAULT_REPO,
-            branch=args.branch,
-            notebook=args.notebook,
-            lang=language(),
-        )
+        given = _given(args, "hub", "branch", "notebook")
+        links = describe_links(repo=args.repo or DEFAULT_REPO, lang=language(), **given)
     except ValueError as exc:
         return _error(str(exc))
     print(terminal_text(links))
@@ -436,8 +424,7 @@ def _lesson(args: argparse.Namespace) -> int:
         missing = _("{server} is not installed in this Python. Install it with:")
         again = _("then run this command again.")
         said = missing.format(server=server["name"])
-        said = f"{said}\n\n    {install_command(server['extra'])}\n\n{again}"
-        print(said, file=sys.stderr)
+        print(f"{said}\n\n    {install_command(server['extra'])}\n\n{again}", file=sys.stderr)
         return 1
     return _start(server_command(args, copied), copied.folder)
 
@@ -470,11 +457,8 @@ def install_command(extra: str) -> str:
     from . import __version__
 
     on_path = shutil.which("python")
-    python = (
-        "python"
-        if on_path and Path(on_path).resolve() == Path(sys.executable).resolve()
-        else shlex.quote(sys.executable)
-    )
+    this = on_path is not None and Path(on_path).resolve() == Path(sys.executable).resolve()
+    python = "python" if this else shlex.quote(sys.executable)
     return f'{python} -m pip install "when-to-stop[{extra}]=={__version__}"'
 
 

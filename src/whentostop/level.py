@@ -50,18 +50,15 @@ class LevelSpec(BaseModel):
 
     @model_validator(mode="after")
     def _check(self) -> LevelSpec:
-        if not self.areas or any(not blocks for blocks in self.areas.values()):
-            raise ValueError(
-                _("a level needs at least one area, and every area at least one block")
-            )
+        if not self.areas or not all(self.areas.values()):
+            said = _("a level needs at least one area, and every area at least one block")
+            raise ValueError(said)
         where: dict[int, str] = {}
         for area, blocks in self.areas.items():
-            for number in blocks:
-                if number in where:
-                    raise ValueError(
-                        say("block_in_two_areas", number=number, first=where[number], second=area)
-                    )
-                where[number] = area
+            for number in blocks:  # once in each area: its keys are numbers, not spellings
+                if (first := where.setdefault(number, area)) != area:
+                    said = say("block_in_two_areas", number=number, first=first, second=area)
+                    raise ValueError(said)
         stars = [n for n, area in where.items() if self.areas[area][n] == "star"]
         if len(stars) > 1:
             found = _("a level hides at most one star; found it in blocks {stars}")
@@ -180,11 +177,10 @@ class Level:
         markers: list[Marker] = []
         for call in run.tool_calls if run is not None else []:
             if call.name == "search_blocks" and call.input is not None:
-                area = self.area_named(str(call.input.get("area", ""))) if call.ok else None
-                if area is not None:
-                    searched.append(area)
-                elif not call.ok:
+                if not call.ok:
                     misspelt += 1  # the input validated, but the level has no such area
+                elif (area := self.area_named(str(call.input.get("area", "")))) is not None:
+                    searched.append(area)
             elif call.name == "mark_star" and call.ok and call.input:
                 block = call.input["block"]
                 area = self.area_of(block)
@@ -246,9 +242,8 @@ class Level:
         if terminal is None or terminal.name != "mark_star" or not isinstance(block, int):
             named = terminal.name if terminal else "?"
             return Judgement(None, say("cannot_judge_tool", tool=named))
-        guess = ""
-        if self.area_of(block) not in self.view(run).searched:
-            guess = " " + say("guessed_block", block=block)
+        searched = self.area_of(block) in self.view(run).searched
+        guess = "" if searched else " " + say("guessed_block", block=block)
         star = self.star
         if star is not None and block == star[1]:
             return Judgement(True, say("right_marker", block=block, area=star[0]) + guess)
@@ -378,12 +373,9 @@ def _parsed(content: bytes, source: str) -> LevelSpec:
 
 
 def _json_problem(source: str, problem: NotJSON) -> str:
-    """Why the level file `source` is not JSON Python can read, and where."""
-    if problem.kind == "nesting":
-        return _("{file} is nested too deeply to be a level").format(file=source)
-    if problem.kind == "number":
-        return say("level_long_number", file=source, digits=max_digits(), **vars(problem))
-    return say("level_not_json", file=source, **vars(problem))  # its reason, line and column
+    """Why the level file `source` is not JSON Python can read (`data/said.toml`'s
+    `level_{kind}`), and where: its reason, line and column."""
+    return say(f"level_{problem.kind}", file=source, digits=max_digits(), **vars(problem))
 
 
 class _JSONObject(dict[str, Any]):

@@ -81,12 +81,8 @@ class BudgetStop:
         """ "the next request would take the run to N tokens, over the budget of M" """
         if self.unit == "tokens":
             return say("budget_tokens", n=int(self.would_reach), limit=int(self.limit))
-        return say(
-            "budget_usd",
-            usd=dollars(self.would_reach),
-            limit=dollars(self.limit),
-            model=self.price_model,
-        )
+        usd, limit = dollars(self.would_reach), dollars(self.limit)
+        return say("budget_usd", usd=usd, limit=limit, model=self.price_model)
 
 
 def dollars(usd: float) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from itertools import groupby
 from typing import Any
 
 from ._options import option
@@ -74,13 +75,9 @@ def note_after_cut_off(turn: Turn) -> None:
 
 def _listed(turns: list[int]) -> str:
     """ "2, 3, 5" — or "2-9, 11" when runs of turns follow each other."""
-    spans: list[list[int]] = []
-    for n in turns:
-        if spans and n == spans[-1][1] + 1:
-            spans[-1][1] = n
-        else:
-            spans.append([n, n])
-    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
+    # each turn one past the turn before it has the same n - i as that one: one run, one group
+    runs = [[n for _i, n in run] for _k, run in groupby(enumerate(turns), lambda p: p[1] - p[0])]
+    return ", ".join(str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}" for run in runs)
 
 
 def echoes(text: str, sent: list[dict[str, Any]]) -> str | None:

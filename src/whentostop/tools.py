@@ -168,13 +168,11 @@ def call_tool(
     tools: dict[str, Tool], name: str, arguments: str | None, *, deadline: float | None = None
 ) -> ToolResult:
     """Run one call by name; an unknown name is an error result listing the tools there are."""
-    found = tools.get(name)
-    if found is None:
+    if name not in tools:
         known = ", ".join(tools) or "none"
-        return ToolResult(
-            False, f"Error: there is no tool named {_excerpt(repr(name), 60)}. Tools: {known}."
-        )
-    return found(arguments, deadline=deadline)
+        said = f"Error: there is no tool named {_excerpt(repr(name), 60)}. Tools: {known}."
+        return ToolResult(False, said)
+    return tools[name](arguments, deadline=deadline)
 
 
 def as_tools(tools: Iterable[Tool | Callable[..., Any]]) -> dict[str, Tool]:
@@ -260,19 +258,17 @@ def _build_input_model(
         for p in inspect.signature(fn).parameters.values()
         if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
     ]
+    one = hints.get(params[0].name) if len(params) == 1 else None  # a model, taken whole?
     if input_model is not None:
-        return input_model, len(params) == 1 and hints.get(params[0].name) is input_model
-    if len(params) == 1:
-        hint = hints.get(params[0].name)
-        if isinstance(hint, type) and issubclass(hint, BaseModel):
-            return hint, True
-    fields: dict[str, Any] = {}
-    for p in params:
-        if p.name not in hints:
-            unhinted = _("tool {tool}: parameter {name!r} needs a type hint")
-            raise TypeError(unhinted.format(tool=fn.__name__, name=p.name))
-        default = ... if p.default is inspect.Parameter.empty else p.default
-        fields[p.name] = (hints[p.name], default)
+        return input_model, one is input_model
+    if isinstance(one, type) and issubclass(one, BaseModel):
+        return one, True
+    if unhinted := next((p.name for p in params if p.name not in hints), None):
+        said = _("tool {tool}: parameter {name!r} needs a type hint")
+        raise TypeError(said.format(tool=fn.__name__, name=unhinted))
+    fields: dict[str, Any] = {
+        p.name: (hints[p.name], ... if p.default is p.empty else p.default) for p in params
+    }
     return create_model(f"{fn.__name__}_input", **fields), False
 
 
