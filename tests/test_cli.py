@@ -463,6 +463,9 @@ def test_a_bad_generation_setting_is_a_clear_error(capsys):
         ["--lang", "pt", "run", "--level", "1-1", "--model", "loopboros", "--max-turns", "2"],
         ["run", "--lang", "pt", "--level", "1-1", "--model", "loopboros", "--max-turns", "2"],
         ["--lang=en", "run", "--lang=pt", "--model", "loopboros", "--max-turns", "2"],
+        # argparse takes an option's unambiguous abbreviation: --la, --lan are --lang
+        ["run", "--la", "pt", "--model", "loopboros", "--max-turns", "2"],
+        ["--lan=pt", "run", "--model", "loopboros", "--max-turns", "2"],
     ],
 )
 def test_lang_is_taken_before_or_after_the_command(argv, capsys):

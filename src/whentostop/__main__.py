@@ -146,15 +146,16 @@ def _main(argv: Sequence[str] | None) -> int:
 
 def _asked_language(argv: list[str]) -> str | None:
     """The language `--lang` asks for, wherever it stands (before or after the command; the
-    last one wins, as argparse reads them), read before the parser is built so that its help is
-    in that language; one the lesson lacks is left for the parser to refuse."""
+    last one wins, as argparse reads them; abbreviated too, as argparse takes it), read before
+    the parser is built so that its help is in that language; one the lesson lacks is left for
+    the parser to refuse."""
     asked = None
     for arg, after in zip(argv, [*argv[1:], None]):
         if arg == "--":
             break
         flag, equals, value = arg.partition("=")  # --lang=pt, or --lang and then pt
         given = value if equals else after
-        if flag == "--lang" and given in LANGUAGES:
+        if len(flag) > 2 and "--lang".startswith(flag) and given in LANGUAGES:  # or --la, …
             asked = given
     return asked
 
