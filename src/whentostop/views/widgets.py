@@ -35,7 +35,7 @@ from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
 from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
 from ..lesson.race import race as run_race
-from ..level import LEVELS, Judgement, Level, load_level
+from ..level import LEVELS, Judgement, load_level
 from ..loop import run_agent
 from ..models import connect, is_mock, mock, serves_personas
 from ..outcome import Run, Stop, ToolCall, Turn
@@ -317,12 +317,18 @@ SWITCH_LABELS = {
 
 
 class _View:
-    """What the explorer and the race share: a heading, the row saying how the run ended (the
-    badge, the turns line, the live region), and being shown as their root widget."""
+    """What the explorer and the race share: a level, the runs counted, a heading, the row saying
+    how the run ended (the badge, the turns line, the live region), and being shown as their root
+    widget."""
 
     widget: w.VBox
 
-    def _ending_panes(self) -> None:
+    def __init__(self, level: str, price_model: str) -> None:
+        self.level_name = level
+        self.level = load_level(level)
+        self.price_model = price_model
+        """The list price its dollars are counted at (the charts' titles name it)."""
+        self.runs = 0
         self.badge = _pane("wts-badge", min_height="34px")
         self.turns = _pane("wts-turns", min_height="22px", margin="2px 8px")
         self.status = LiveRegion().add_class("wts-status")
@@ -379,13 +385,10 @@ class Explorer(_View):
         heading_level: int = 3,
         projector: bool = False,
     ) -> None:
-        self.level_name = level
         self.setup = SETUPS.get(level, OTHER_LEVEL)
         self.prompt = prompt
         """The task; None means the lesson's, in the language in effect at each run."""
         self.compact = compact
-        self.price_model = price_model
-        """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
         model = _configured(model)
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = (
@@ -393,9 +396,8 @@ class Explorer(_View):
         )
         self._model = model
         self.run: Run | None = None
-        self.runs = 0
         self.error: str | None = None
-        self.level: Level = load_level(level)
+        super().__init__(level, price_model)
 
         start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = _max_turns(
@@ -414,7 +416,6 @@ class Explorer(_View):
             value=give_up(),
             continuous_update=False,
             description=_("system prompt"),
-            disabled=not allow_give_up,
             style={"description_width": "initial"},
             layout=w.Layout(width="100%"),
         ).add_class("wts-system-prompt")
@@ -445,7 +446,6 @@ class Explorer(_View):
         ).add_class("wts-run")
         self.plot_svg = ""
         self.map_svg = ""
-        self._ending_panes()
         self.progress = _pane(
             "wts-progress", min_height="24px", display=None if self.live else "none"
         )
@@ -455,7 +455,8 @@ class Explorer(_View):
 
     def _wire(self, model: ChatModel | None) -> None:
         """Every control reruns the level; a live model waits for Run, the mock runs at once."""
-        self.give_up.observe(self._give_up_switched, names="value")
+        # the system prompt is disabled while nothing of it is sent
+        w.dlink((self.give_up, "value"), (self.system_prompt, "disabled"), lambda on: not on)
         controls = (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up)
         for control in (*controls, self.system_prompt):
             control.observe(self._changed, names="value")
@@ -518,9 +519,6 @@ class Explorer(_View):
     def _system(self) -> str | None:
         """The system prompt of the next run: the give-up words when the switch is on."""
         return (self.system_prompt.value.strip() or None) if self.give_up.value else None
-
-    def _give_up_switched(self, change: dict[str, Any]) -> None:
-        self.system_prompt.disabled = not change["new"]
 
     def _current_model(self) -> ChatModel:
         if self.live:
@@ -667,16 +665,12 @@ class Race(_View):
         pace_s: float = RACE_PACE_S,
         heading_level: int = 3,
     ) -> None:
-        self.level_name = level
-        self.level = load_level(level)
-        self.price_model = price_model
+        super().__init__(level, price_model)
         self.pace_s = pace_s
         self.model = mock(f"slow:{pace_s:g}")
         self.tools = self.level.tools(*SETUPS.get(level, OTHER_LEVEL).tools)
         self.result: RaceResult | None = None
-        self.runs = 0
         self.chart_svg = ""
-        self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
         self.max_turns = _max_turns(max_turns, TRACK_TURNS, **slider)
@@ -695,7 +689,6 @@ class Race(_View):
         ).add_class("wts-budget-unit")
         self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider)).add_class("wts-budget")
         self._set_budget_range(budget)
-        self._ending_panes()
         self.chart = _pane("wts-plot", width="100%")
         self.falls = _pane("wts-falls", width="100%", min_height="84px")
         title = _("The race between the stops: {title}").format(title=self.level.title)
@@ -704,7 +697,7 @@ class Race(_View):
         parts = [turns_and_time, spend, self._ending_row(), self.chart, self.falls]
         self.widget = self._root(title, heading_level, parts, "wts-race")
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
-        for control in (self.max_turns, self.deadline, self.budget):
+        for control in (self.max_turns, self.deadline):  # the budget: `_set_budget_range`
             control.observe(self._changed, names="value")
         self.unit.observe(self._unit_changed, names="value")
         self.rerun()
@@ -758,10 +751,10 @@ class Race(_View):
 
     def _set_budget_range(self, value: float) -> None:
         """The budget slider for the unit chosen: its range, step, name and value, set at once
-        and without a race for each (`_changed` waits for `_quiet` to end)."""
+        and without a race for each: the slider is watched (`_changed`) again once they are."""
         unit = BUDGET_UNITS[self.unit.value]
         low, high, step, decimals = RACE_BUDGET[unit]
-        self._quiet = True
+        self.budget.unobserve(self._changed, names="value")
         try:
             with self.budget.hold_trait_notifications():
                 self.budget.min, self.budget.max, self.budget.step = low, high, step
@@ -769,11 +762,10 @@ class Race(_View):
                 self.budget.description = "max_cost_usd" if unit == "usd" else "max_tokens_total"
                 self.budget.value = value
         finally:
-            self._quiet = False
+            self.budget.observe(self._changed, names="value")
 
     def _changed(self, change: dict[str, Any]) -> None:
-        if not self._quiet:
-            self.rerun()
+        self.rerun()
 
     def _show(self) -> None:
         result = self.result
