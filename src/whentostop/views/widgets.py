@@ -175,19 +175,19 @@ def transcript_html(
         f'data-lm-suppress-shortcuts="true"{fixed}>'
     )
     if run is None:
-        return box + _empty(_("No run yet.")) + "</div>"
+        return box + _note(_("No run yet."), "wts-empty") + "</div>"
     opened = notable_turns(run)
     blocks = [_turn_html(turn, run, turn.index in opened) for turn in run.all_turns]
     if run.error:
         failed = _("The endpoint failed: {error}").format(error=run.error)
-        blocks.append(f'<div class="wts-error">✖ {html.escape(failed)}</div>')
+        blocks.append(_note("✖ " + failed, "wts-error"))
     warning = html.escape(_("Warning:"))
     blocks += [
         f'<div class="wts-warning"><b>⚠ {warning}</b> {html.escape(w)}</div>' for w in run.warnings
     ]
     if judgement is not None and (run.has_answer or run.not_an_answer):
         blocks.append(_verdict_html(judgement))
-    return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
+    return box + ("".join(blocks) or _note(_("No turns."), "wts-empty")) + "</div>"
 
 
 def _verdict_html(judgement: Judgement) -> str:
@@ -198,10 +198,6 @@ def _verdict_html(judgement: Judgement) -> str:
         f'<div class="wts-verdict" data-correct="{correct}">'
         f"{VERDICT_MARKS[judgement.correct]} {html.escape(judgement.text)}</div>"
     )
-
-
-def _empty(text: str) -> str:
-    return f'<div class="wts-empty">{html.escape(text)}</div>'
 
 
 def reading_html(system: str, task: str) -> str:
@@ -267,6 +263,8 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
 
 
 def _note(text: str, kind: str = "wts-note") -> str:
+    """A line of the transcript in a `<div>` of class `kind`: a note on a reply, the endpoint's
+    error, that there are no turns."""
     return f'<div class="{kind}">{html.escape(text)}</div>'
 
 
