@@ -353,9 +353,7 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
         )  # fmt: skip
         first = result.predicted
         points = tuple(
-            Point(
-                f.stop.value, (f.kept if left else f.at_s) or 0.0, f.spent, f.kept or 0, f is first
-            )
+            Point(f.stop.value, (f.kept if left else f.at_s) or 0.0, f.spent, f.kept, f is first)
             for f in result.falls
             if f.kept is not None and (f.kept or not left)
         )
