@@ -189,10 +189,9 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
     if model.empty:
         middle = {"x": width / 2, "y": height / 2, "font_size": TITLE_PX, "text_anchor": "middle"}
         return "".join([*parts, _text(model.empty, fill=look.MUTED_COLOUR, **middle)])
-    stacked: dict[float, float] = {}
     for series in model.series:
         if series.kind == "bars":
-            parts += _bars(series, frame, stacked, model.wrap_up)
+            parts += _bars(series, frame, model)
         else:
             parts.append(_line(series, frame, f"{series.key} {model.kind}"))
     parts += [_rule(rule, frame) for rule in model.rules]
@@ -262,21 +261,19 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
     return out
 
 
-def _bars(series: Series, f: _Frame, stacked: dict[float, float], wrap_up: int | None) -> list[str]:
+def _bars(series: Series, f: _Frame, model: Chart) -> list[str]:
     """One series of bars, each on what the earlier series stacked at its x; the wrap-up's
     segments outlined dashed, the others with a white line between them."""
     bar = max(min(f.slot * 0.75, 40), 2)
     separator = {"stroke": SEPARATOR_COLOUR, "stroke_width": 1.5} if bar >= 6 else {}
     dashed = {"stroke": look.TEXT_COLOUR, "stroke_dasharray": "4 3"}
     out = []
-    for x, value in zip(series.x, series.y):
-        below = stacked.get(x, 0.0)
-        stacked[x] = below + value
+    for x, value, below in zip(series.x, series.y, model.bottoms(series)):
         if series.key == "cached" and not value:
             continue  # no server-cached part on this turn: nothing to draw
         top, turn = f.y(below + value), {"data_turn": x, "data_value": f"{value:g}"}
         box = {"x": f.x(x) - bar / 2, "y": top, "width": bar, "height": f.y(below) - top}
-        edge = dashed if x == wrap_up else separator
+        edge = dashed if x == model.wrap_up else separator
         out.append(_tag("rect", cls=f"bar {series.key}", **turn, **box, fill=series.colour, **edge))
     return out
 

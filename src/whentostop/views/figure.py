@@ -169,6 +169,12 @@ class Chart:
     def on(self, axis: Literal["left", "right"]) -> tuple[Series, ...]:
         return tuple(s for s in self.series if s.axis == axis)
 
+    def bottoms(self, bars: Series) -> tuple[float, ...]:
+        """Where each bar of `bars` starts: on the bars of the series before it, at its x."""
+        before = self.series[: self.series.index(bars)]
+        stacks = [dict(zip(s.x, s.y)) for s in before if s.kind == "bars"]
+        return tuple(sum((stack.get(x, 0.0) for stack in stacks), 0.0) for x in bars.x)
+
     @property
     def y2_per_y(self) -> float | None:
         """The right axis's scale against the left's, so that its first line ends where the

@@ -90,9 +90,8 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
     their series, lines with their dashes and markers, the turn ticks, the legend."""
     fig = _figure(figsize, model.alt)
     ax = fig.add_subplot()
-    bottoms: dict[float, float] = {}
     for series in model.on("left"):
-        _draw(ax, series, bottoms, model.wrap_up)
+        _draw(ax, series, model)
     if any(s.kind == "line" for s in model.on("left")):
         ax.set_ylim(bottom=0)
     _style(ax, model)
@@ -131,7 +130,7 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
     """The right axis (dollars), in its line's colour, scaled as the model says."""
     right, drawn = ax.twinx(), model.on("right")
     for series in drawn:
-        _draw(right, series, {}, model.wrap_up)
+        _draw(right, series, model)
     colour = drawn[0].colour if drawn else look.TEXT_COLOUR
     right.set_ylabel(axis.label, fontsize=TEXT_PT, color=colour)
     right.tick_params(labelsize=TEXT_PT - 1, colors=colour)
@@ -139,20 +138,20 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
     right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, axis.digits)))
 
 
-def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | None) -> None:
+def _draw(ax: Axes, series: Series, model: Chart) -> None:
+    """A series of `model` on `ax`: bars on the bars before them (`Chart.bottoms`), the wrap-up's
+    hatched, or a line with its dashes and markers."""
     named: dict[str, Any] = {
         "color": series.colour,
         "label": _plain(series.label),
         "gid": series.key,
     }
     if series.kind == "bars":
-        below = [bottoms.get(x, 0.0) for x in series.x]
         # white lines between the stacked parts
         edge: dict[str, Any] = {"edgecolor": look.SEPARATOR_COLOUR, "linewidth": 1.2}
-        container = ax.bar(series.x, series.y, bottom=below, **named, **edge)
-        for x, y, patch in zip(series.x, series.y, container.patches):
-            bottoms[x] = bottoms.get(x, 0.0) + y
-            if x == wrap_up:
+        container = ax.bar(series.x, series.y, bottom=model.bottoms(series), **named, **edge)
+        for x, patch in zip(series.x, container.patches):
+            if x == model.wrap_up:
                 patch.set_hatch("//")
         return
     ax.plot(
