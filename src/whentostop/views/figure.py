@@ -428,20 +428,11 @@ def growth(run: Run) -> Growth | None:
 
 def _of_run(run: Run, judgement: Judgement | None = None, **chart: Any) -> Chart:
     """A chart of one run against its turns (`chart`: its kind, title, y axes and series): what
-    was run and how it ended (`judgement`: the level's verdict), the growth, the wrap-up."""
-    return Chart(
-        x=_turn_axis(run),
-        about=(describe.subject(run, judgement),),
-        growth=growth(run),
-        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
-        empty="" if run.all_turns else _(look.NO_TURNS),
-        **chart,
-    )
+    was run and how it ended (`judgement`: the level's verdict), the growth, the wrap-up.
 
-
-def _turn_axis(run: Run) -> Axis:
-    """The turns' numbers by the shared tick rule (`look.tick_shown`), and "wrap-up" under the
-    wrap-up request (a turn's number right beside it is left out when the ticks are dense)."""
+    The turns' axis: their numbers by the shared tick rule (`look.tick_shown`), and "wrap-up"
+    under the wrap-up request (a turn's number right beside it is left out when the ticks are
+    dense)."""
     n = len(run.turns)
     wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
     ticks = [
@@ -451,4 +442,11 @@ def _turn_axis(run: Run) -> Axis:
     ]
     if wrap is not None:
         ticks.append((wrap, _("wrap-up")))
-    return Axis(_(look.TURN), "turn", tuple(ticks))
+    return Chart(
+        x=Axis(_(look.TURN), "turn", tuple(ticks)),
+        about=(describe.subject(run, judgement),),
+        growth=growth(run),
+        wrap_up=wrap,
+        empty="" if run.all_turns else _(look.NO_TURNS),
+        **chart,
+    )
