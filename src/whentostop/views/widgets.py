@@ -536,11 +536,8 @@ class Explorer(_View):
     def _on_event(self, event: Event) -> None:
         """The progress line of a live run: "turn N of M…" when a turn starts."""
         if isinstance(event, TurnStart):
-            self._say(
-                _("turn {turn} of {max_turns}… waiting for the model").format(
-                    turn=event.turn, max_turns=event.max_turns
-                )
-            )
+            waiting = _("turn {turn} of {max_turns}… waiting for the model")
+            self._say(waiting.format(turn=event.turn, max_turns=event.max_turns))
 
     def _say(self, text: str) -> None:
         """A live run's progress line (plain text)."""
@@ -557,11 +554,8 @@ class Explorer(_View):
         if self.live and self.error:
             self.progress.value = f'<span class="wts-error">✖ {html.escape(self.error)}</span>'
         elif self.live and run:
-            self._say(
-                _("done: {turns} in {seconds:.1f} s").format(
-                    turns=turns_text(run), seconds=run.elapsed_s
-                )
-            )
+            done = _("done: {turns} in {seconds:.1f} s")
+            self._say(done.format(turns=turns_text(run), seconds=run.elapsed_s))
         self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
         self.reading.value = (
@@ -773,14 +767,12 @@ class Race(_View):
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
         self.badge.value = badge_html(run)
-        self.turns.value = _counted(
-            _("{turns} · {seconds:.2f} s · {spent}").format(
-                turns=describe.of_turns(len(run.turns), run.max_turns),
-                seconds=run.elapsed_s,
-                spent=describe.race_spent(result),
-            ),
-            self.runs,
+        took = _("{turns} · {seconds:.2f} s · {spent}").format(
+            turns=describe.of_turns(len(run.turns), run.max_turns),
+            seconds=run.elapsed_s,
+            spent=describe.race_spent(result),
         )
+        self.turns.value = _counted(took, self.runs)
         self.chart.value = charts.img(self.chart_svg)
         heading = html.escape(_("Where each limit falls on the track:"))
         first = result.predicted
