@@ -118,10 +118,8 @@ def _style(ax: Axes, model: Chart) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.spines["top"].set_visible(False)
     if model.x.ticks:
-        at = [x for x, _label in model.x.ticks]
-        ax.set_xticks(
-            at, [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
-        )
+        labels = [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
+        ax.set_xticks([x for x, _label in model.x.ticks], labels)
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
 

@@ -207,9 +207,8 @@ def reading_html(system: str, task: str) -> str:
 
     intent = read_intent(system, task)
     if intent.quote:
-        text = _("the mock reads {why}: “{quote}”").format(
-            why=_(WHY[intent.why]), quote=intent.quote
-        )
+        reads = _("the mock reads {why}: “{quote}”")
+        text = reads.format(why=_(WHY[intent.why]), quote=intent.quote)
         if intent.allowed and intent.condition and intent.condition.text not in intent.quote:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
