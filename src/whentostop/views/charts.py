@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import textwrap
 import xml.etree.ElementTree as ET
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -201,12 +200,11 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
 
 def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
     xs = [x for s in model.series for x in s.x] or [1]
-    stacks: Counter[float] = Counter()
-    for s in model.series:
-        if s.kind == "bars":
-            stacks.update(dict(zip(s.x, s.y)))
+    bars = [s for s in model.series if s.kind == "bars"]
+    # every bar's top edge: the highest is a whole stack's (a bar's value is never negative)
+    tops = [b + v for s in bars for b, v in zip(model.bottoms(s), s.y)]
     lines = [v for s in model.on("left") if s.kind == "line" for v in s.y]
-    y_top = model.y.span[1] if model.y.span else look.nice_top(max([*stacks.values(), *lines, 0.0]))
+    y_top = model.y.span[1] if model.y.span else look.nice_top(max([*tops, *lines, 0.0]))
     x_from, x_to = model.x.span or (min(xs) - 0.5, max(xs) + 0.5)
     return _Frame(
         width=width,
