@@ -435,17 +435,16 @@ class Explorer(_View):
         """The explorer's outputs and its Run button, each with its CSS class (the browser
         tests find them by it)."""
         self.reading = _pane("wts-reading", min_height="20px")
+        live_only = None if self.live else "none"  # the Run button and the progress line
         self.run_button = w.Button(
             description=_("Run"),
             button_style="primary",
             icon="play",
-            layout=w.Layout(display=None if self.live else "none"),
+            layout=w.Layout(display=live_only),
         ).add_class("wts-run")
         self.plot_svg = ""
         self.map_svg = ""
-        self.progress = _pane(
-            "wts-progress", min_height="24px", display=None if self.live else "none"
-        )
+        self.progress = _pane("wts-progress", min_height="24px", display=live_only)
         self.transcript = _pane("wts-transcript", width="100%")
         self.plot = _pane("wts-plot", width="100%")
         self.map = _pane("wts-map", width="100%")
