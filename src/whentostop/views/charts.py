@@ -77,6 +77,11 @@ def _text(words: str, **attrs: object) -> str:
     return _tag("text", escape(words), **attrs)
 
 
+NOTEBOOK_FIGURE = {"style": "max-width:100%;height:auto", "cls": "wts-figure"}
+"""How a notebook's figure is shown (`plots`), drawn as SVG or by matplotlib: at its own size,
+narrowed to the column where it is wider."""
+
+
 def data_uri(svg: str) -> str:
     """An `<img src=...>` value: the page swaps one attribute, and nothing inside is parsed."""
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode()).decode()

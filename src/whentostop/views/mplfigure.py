@@ -21,7 +21,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..i18n import _, number
 from . import look
-from .charts import img_html
+from .charts import NOTEBOOK_FIGURE, img_html
 from .figure import Axis, Block, Chart, LevelMap, Series
 
 TEXT_PT = 13
@@ -46,13 +46,8 @@ class DescribedFigure(Figure):
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         png = base64.b64encode(png_bytes(self)).decode()
-        shown = img_html(
-            f"data:image/png;base64,{png}",
-            self.alt_text,
-            tuple(self.get_size_inches() * 100),
-            "max-width:100%;height:auto",
-            "wts-figure",
-        )
+        size = tuple(self.get_size_inches() * 100)
+        shown = img_html(f"data:image/png;base64,{png}", self.alt_text, size, **NOTEBOOK_FIGURE)
         return {"text/html": shown, "image/png": png, "text/plain": self.alt_text}
 
 
