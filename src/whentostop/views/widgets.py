@@ -810,8 +810,7 @@ def dashboard(
             width="100%",
             align_items="flex-start",
         ),
-    )
-    grid.add_class("wts-dashboard")
+    ).add_class("wts-dashboard")
     if projector:
         grid.add_class("wts-projector")
     grid.explorers = explorers  # the Explorer objects, for a notebook or a test to drive
