@@ -324,7 +324,8 @@ class _View:
         self.level_name = level
         self.level = load_level(level)
         self.price_model = price_model
-        """The list price its dollars are counted at (the charts' titles name it)."""
+        """The list price dollars are counted at: the cost chart's title and the race's budget
+        name it."""
         self.runs = 0
         self.badge = _pane("wts-badge", min_height="34px")
         self.turns = _pane("wts-turns", min_height="22px", margin="2px 8px")
