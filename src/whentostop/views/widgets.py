@@ -498,9 +498,7 @@ class Explorer(_View):
     @property
     def judgement(self) -> Judgement | None:
         """The level's verdict on the last run's answer (None before a run, or a broken one)."""
-        if self.run is None or self.run.stop is None:
-            return None
-        return self.level.judge(self.run)
+        return None if self.run is None or self.run.stop is None else self.level.judge(self.run)
 
     @property
     def announcement(self) -> str:
