@@ -357,7 +357,7 @@ DRIVEN = {
     ("views/mplfigure.py", "DescribedFigure"),
     ("views/plots.py", "SvgFigure"),
     *(("views/widgets.py", n) for n in ("_View", "transcript_html", "reading_html", "_counted")),
-    *(("views/widgets.py", n) for n in ("_call_html", "_empty", "_note", "_pill", "_turn_html")),
+    *(("views/widgets.py", n) for n in ("_call_html", "_note", "_pill", "_turn_html")),
     *(("views/widgets.py", n) for n in ("_verdict_html", "Explorer", "Race")),
     ("views/charts.py", "img_html"),
     ("views/charts.py", "_tag"),

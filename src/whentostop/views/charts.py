@@ -16,7 +16,6 @@ from __future__ import annotations
 import base64
 import textwrap
 import xml.etree.ElementTree as ET
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
@@ -76,6 +75,11 @@ def _tag(name: str, inner: str = "", /, **attrs: object) -> str:
 def _text(words: str, **attrs: object) -> str:
     """A `<text>` of `words` (escaped)."""
     return _tag("text", escape(words), **attrs)
+
+
+NOTEBOOK_FIGURE = {"style": "max-width:100%;height:auto", "cls": "wts-figure"}
+"""How a notebook's figure is shown (`plots`), drawn as SVG or by matplotlib: at its own size,
+narrowed to the column where it is wider."""
 
 
 def data_uri(svg: str) -> str:
@@ -189,10 +193,9 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
     if model.empty:
         middle = {"x": width / 2, "y": height / 2, "font_size": TITLE_PX, "text_anchor": "middle"}
         return "".join([*parts, _text(model.empty, fill=look.MUTED_COLOUR, **middle)])
-    stacked: dict[float, float] = {}
     for series in model.series:
         if series.kind == "bars":
-            parts += _bars(series, frame, stacked, model.wrap_up)
+            parts += _bars(series, frame, model)
         else:
             parts.append(_line(series, frame, f"{series.key} {model.kind}"))
     parts += [_rule(rule, frame) for rule in model.rules]
@@ -202,12 +205,11 @@ def _chart_panel(model: Chart, width: float, height: float) -> str:
 
 def _frame(model: Chart, width: float, height: float, top: float) -> _Frame:
     xs = [x for s in model.series for x in s.x] or [1]
-    stacks: Counter[float] = Counter()
-    for s in model.series:
-        if s.kind == "bars":
-            stacks.update(dict(zip(s.x, s.y)))
+    bars = [s for s in model.series if s.kind == "bars"]
+    # every bar's top edge: the highest is a whole stack's (a bar's value is never negative)
+    tops = [b + v for s in bars for b, v in zip(model.bottoms(s), s.y)]
     lines = [v for s in model.on("left") if s.kind == "line" for v in s.y]
-    y_top = model.y.span[1] if model.y.span else look.nice_top(max([*stacks.values(), *lines, 0.0]))
+    y_top = model.y.span[1] if model.y.span else look.nice_top(max([*tops, *lines, 0.0]))
     x_from, x_to = model.x.span or (min(xs) - 0.5, max(xs) + 0.5)
     return _Frame(
         width=width,
@@ -230,12 +232,11 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         _tag("line", x1=LEFT, y1=f.top, x2=LEFT, y2=f.base, stroke=look.AXIS_COLOUR),
     ]
     # six ticks from 0 to the top; just 0 and 1 on an empty chart (top 1: no turns yet)
+    words = {"font_size": TEXT_PX - 1, "text_anchor": "end"}
     for tick in [f.y_top * i / 5 for i in range(6)] if f.y_top != 1 else [0.0, 1.0]:
         y = f.y(tick)
         out.append(_tag("line", x1=LEFT, y1=y, x2=f.x_end, y2=y, stroke=look.GRID_COLOUR))
-        words = {"font_size": TEXT_PX - 1, "text_anchor": "end"}
-        tick_text = number(tick, model.y.digits)
-        out.append(_text(tick_text, cls="tick y", x=LEFT - 6, y=y + 5, **words))
+        out.append(_text(number(tick, model.y.digits), cls="tick y", x=LEFT - 6, y=y + 5, **words))
     for x, label in () if model.empty else model.x.ticks:
         if x == model.wrap_up:  # under its own bar, a line lower
             below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
@@ -263,21 +264,19 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
     return out
 
 
-def _bars(series: Series, f: _Frame, stacked: dict[float, float], wrap_up: int | None) -> list[str]:
+def _bars(series: Series, f: _Frame, model: Chart) -> list[str]:
     """One series of bars, each on what the earlier series stacked at its x; the wrap-up's
     segments outlined dashed, the others with a white line between them."""
     bar = max(min(f.slot * 0.75, 40), 2)
     separator = {"stroke": SEPARATOR_COLOUR, "stroke_width": 1.5} if bar >= 6 else {}
     dashed = {"stroke": look.TEXT_COLOUR, "stroke_dasharray": "4 3"}
     out = []
-    for x, value in zip(series.x, series.y):
-        below = stacked.get(x, 0.0)
-        stacked[x] = below + value
+    for x, value, below in zip(series.x, series.y, model.bottoms(series)):
         if series.key == "cached" and not value:
             continue  # no server-cached part on this turn: nothing to draw
         top, turn = f.y(below + value), {"data_turn": x, "data_value": f"{value:g}"}
         box = {"x": f.x(x) - bar / 2, "y": top, "width": bar, "height": f.y(below) - top}
-        edge = dashed if x == wrap_up else separator
+        edge = dashed if x == model.wrap_up else separator
         out.append(_tag("rect", cls=f"bar {series.key}", **turn, **box, fill=series.colour, **edge))
     return out
 
@@ -334,18 +333,15 @@ def _legend(model: Chart, x_end: float, below: float = 0) -> tuple[str, int]:
         if x > LEFT + 8 and x + size > x_end:
             x, row = float(LEFT + 8), row + 1
         y = TOP - 8 + below + 18 * row
-        colour = look.LIMIT_COLOURS[s.key] if isinstance(s, Rule) else s.colour
-        line = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5, "stroke": colour}
+        ends = {"x1": x - 4, "y1": y - 5, "x2": x + 16, "y2": y - 5}
         words: dict[str, object] = {"x": x + 19, "y": y, "font_size": TEXT_PX - 2}
         if isinstance(s, Rule):
-            swatch = _tag(
-                "line", **line, stroke_width=2.5, stroke_dasharray=look.LIMIT_DASHES[s.key] or None
-            )
-            words |= {"fill": colour, "font_weight": "bold"}
+            swatch = _tag("line", **ends, **_limit_stroke(s.key))
+            words |= {"fill": look.LIMIT_COLOURS[s.key], "font_weight": "bold"}
         elif s.kind == "bars":
             swatch = _tag("rect", x=x, y=y - 12, width=14, height=14, fill=s.colour)
         else:
-            swatch = _tag("line", **line, stroke_width=2.5, **_dashes(s, 2.5))
+            swatch = _tag("line", **ends, stroke=s.colour, stroke_width=2.5, **_dashes(s, 2.5))
             if s.marker:
                 swatch += _marker(s.marker, x + 6, y - 5, s.colour, r=4)
         out.append(_tag("g", swatch + _text(s.label, **words), cls="legend", data_series=s.key))
@@ -359,14 +355,18 @@ def _rule(rule: Rule, f: _Frame) -> str:
     x = f.x(rule.at)
     at = (LEFT, f.y(rule.at), f.x_end, f.y(rule.at)) if rule.across else (x, f.top, x, f.base)
     ends = dict(zip(("x1", "y1", "x2", "y2"), at))
-    colour = look.LIMIT_COLOURS[rule.key]
-    dashes = {"stroke_width": 2.5, "stroke_dasharray": look.LIMIT_DASHES[rule.key] or None}
-    line = _tag("line", cls=f"limit {rule.key}", **ends, stroke=colour, **dashes)
+    line = _tag("line", cls=f"limit {rule.key}", **ends, **_limit_stroke(rule.key))
     if rule.across or not rule.label:
         return line
     right_half = x > (LEFT + f.x_end) / 2
     beside = (x - 4, "end") if right_half else (x + 4, "start")
-    return line + _halo(beside[0], f.top + 14, rule.label, colour, beside[1])
+    return line + _halo(beside[0], f.top + 14, rule.label, look.LIMIT_COLOURS[rule.key], beside[1])
+
+
+def _limit_stroke(key: str) -> dict[str, object]:
+    """A limit's line in its colour and dashes (`look.LIMIT_COLOURS`, `LIMIT_DASHES`)."""
+    dashes = look.LIMIT_DASHES[key] or None
+    return {"stroke": look.LIMIT_COLOURS[key], "stroke_width": 2.5, "stroke_dasharray": dashes}
 
 
 def _point(point: Point, f: _Frame) -> str:

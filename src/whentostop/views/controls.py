@@ -53,8 +53,6 @@ row's scrolling box instead of the page. JupyterLab's scrolled-outputs mode outr
 and keeps its own scrolling box. Voila pads its page's scrolling box at the top, where what
 scrolls under the row would show through: not on a page with an explorer."""
 
-_SLIDER_ESM = _web("slider.js")
-
 
 class _Control(anywidget.AnyWidget):
     """A control named by its label (`description`), with the explorer's CSS."""
@@ -64,26 +62,30 @@ class _Control(anywidget.AnyWidget):
     disabled = traitlets.Bool(False).tag(sync=True)
 
 
-class TurnsSlider(_Control):
-    """An integer slider named by its label; `value` changes when the learner lets go (or on
-    every step with `continuous_update=True`), like `ipywidgets.IntSlider`."""
+class _Slider(_Control):
+    """A native range input (`web/slider.js`) named by its label; `value` changes when the
+    learner lets go (or on every step with `continuous_update=True`), as in ipywidgets' sliders."""
 
-    _esm = _SLIDER_ESM
+    _esm = _web("slider.js")
+    continuous_update = traitlets.Bool(False).tag(sync=True)
+
+
+class TurnsSlider(_Slider):
+    """An integer slider named by its label, like `ipywidgets.IntSlider`."""
+
     value = traitlets.Int(10).tag(sync=True)
     min = traitlets.Int(1).tag(sync=True)
     max = traitlets.Int(25).tag(sync=True)
-    continuous_update = traitlets.Bool(False).tag(sync=True)
 
     @traitlets.validate("value")
     def _within_range(self, proposal: traitlets.Bunch) -> int:
         return max(self.min, min(self.max, int(proposal["value"])))
 
 
-class NumberSlider(_Control):
+class NumberSlider(_Slider):
     """A number slider named by its label, like `TurnsSlider` but in steps of any size, its
     readout with `decimals` and a unit (`suffix`), in the language `locale` names ("0,5 s")."""
 
-    _esm = _SLIDER_ESM
     value = traitlets.Float(1.0).tag(sync=True)
     min = traitlets.Float(0.0).tag(sync=True)
     max = traitlets.Float(1.0).tag(sync=True)
@@ -91,7 +93,6 @@ class NumberSlider(_Control):
     decimals = traitlets.Int(1).tag(sync=True)
     suffix = traitlets.Unicode("").tag(sync=True)
     locale = traitlets.Unicode("en").tag(sync=True)
-    continuous_update = traitlets.Bool(False).tag(sync=True)
 
     @traitlets.validate("value")
     def _on_a_step_within_range(self, proposal: traitlets.Bunch) -> float:

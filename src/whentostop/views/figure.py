@@ -169,6 +169,12 @@ class Chart:
     def on(self, axis: Literal["left", "right"]) -> tuple[Series, ...]:
         return tuple(s for s in self.series if s.axis == axis)
 
+    def bottoms(self, bars: Series) -> tuple[float, ...]:
+        """Where each bar of `bars` starts: on the bars of the series before it, at its x."""
+        before = self.series[: self.series.index(bars)]
+        stacks = [dict(zip(s.x, s.y)) for s in before if s.kind == "bars"]
+        return tuple(sum((stack.get(x, 0.0) for stack in stacks), 0.0) for x in bars.x)
+
     @property
     def y2_per_y(self) -> float | None:
         """The right axis's scale against the left's, so that its first line ends where the
@@ -353,9 +359,7 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
         )  # fmt: skip
         first = result.predicted
         points = tuple(
-            Point(
-                f.stop.value, (f.kept if left else f.at_s) or 0.0, f.spent, f.kept or 0, f is first
-            )
+            Point(f.stop.value, (f.kept if left else f.at_s) or 0.0, f.spent, f.kept, f is first)
             for f in result.falls
             if f.kept is not None and (f.kept or not left)
         )
@@ -424,20 +428,11 @@ def growth(run: Run) -> Growth | None:
 
 def _of_run(run: Run, judgement: Judgement | None = None, **chart: Any) -> Chart:
     """A chart of one run against its turns (`chart`: its kind, title, y axes and series): what
-    was run and how it ended (`judgement`: the level's verdict), the growth, the wrap-up."""
-    return Chart(
-        x=_turn_axis(run),
-        about=(describe.subject(run, judgement),),
-        growth=growth(run),
-        wrap_up=run.wrap_up_turn.index if run.wrap_up_turn else None,
-        empty="" if run.all_turns else _(look.NO_TURNS),
-        **chart,
-    )
+    was run and how it ended (`judgement`: the level's verdict), the growth, the wrap-up.
 
-
-def _turn_axis(run: Run) -> Axis:
-    """The turns' numbers by the shared tick rule (`look.tick_shown`), and "wrap-up" under the
-    wrap-up request (a turn's number right beside it is left out when the ticks are dense)."""
+    The turns' axis: their numbers by the shared tick rule (`look.tick_shown`), and "wrap-up"
+    under the wrap-up request (a turn's number right beside it is left out when the ticks are
+    dense)."""
     n = len(run.turns)
     wrap = run.wrap_up_turn.index if run.wrap_up_turn else None
     ticks = [
@@ -447,4 +442,11 @@ def _turn_axis(run: Run) -> Axis:
     ]
     if wrap is not None:
         ticks.append((wrap, _("wrap-up")))
-    return Axis(_(look.TURN), "turn", tuple(ticks))
+    return Chart(
+        x=Axis(_(look.TURN), "turn", tuple(ticks)),
+        about=(describe.subject(run, judgement),),
+        growth=growth(run),
+        wrap_up=wrap,
+        empty="" if run.all_turns else _(look.NO_TURNS),
+        **chart,
+    )

@@ -21,7 +21,7 @@ from matplotlib.ticker import FuncFormatter, MaxNLocator
 
 from ..i18n import _, number
 from . import look
-from .charts import img_html
+from .charts import NOTEBOOK_FIGURE, img_html
 from .figure import Axis, Block, Chart, LevelMap, Series
 
 TEXT_PT = 13
@@ -46,13 +46,8 @@ class DescribedFigure(Figure):
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
         png = base64.b64encode(png_bytes(self)).decode()
-        shown = img_html(
-            f"data:image/png;base64,{png}",
-            self.alt_text,
-            tuple(self.get_size_inches() * 100),
-            "max-width:100%;height:auto",
-            "wts-figure",
-        )
+        size = tuple(self.get_size_inches() * 100)
+        shown = img_html(f"data:image/png;base64,{png}", self.alt_text, size, **NOTEBOOK_FIGURE)
         return {"text/html": shown, "image/png": png, "text/plain": self.alt_text}
 
 
@@ -90,9 +85,8 @@ def chart(model: Chart, figsize: tuple[float, float]) -> DescribedFigure:
     their series, lines with their dashes and markers, the turn ticks, the legend."""
     fig = _figure(figsize, model.alt)
     ax = fig.add_subplot()
-    bottoms: dict[float, float] = {}
     for series in model.on("left"):
-        _draw(ax, series, bottoms, model.wrap_up)
+        _draw(ax, series, model)
     if any(s.kind == "line" for s in model.on("left")):
         ax.set_ylim(bottom=0)
     _style(ax, model)
@@ -119,10 +113,8 @@ def _style(ax: Axes, model: Chart) -> None:
     ax.grid(axis="y", alpha=0.3)
     ax.spines["top"].set_visible(False)
     if model.x.ticks:
-        at = [x for x, _label in model.x.ticks]
-        ax.set_xticks(
-            at, [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
-        )
+        labels = [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
+        ax.set_xticks([x for x, _label in model.x.ticks], labels)
         xs = [x for s in model.series for x in s.x]
         ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
 
@@ -131,7 +123,7 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
     """The right axis (dollars), in its line's colour, scaled as the model says."""
     right, drawn = ax.twinx(), model.on("right")
     for series in drawn:
-        _draw(right, series, {}, model.wrap_up)
+        _draw(right, series, model)
     colour = drawn[0].colour if drawn else look.TEXT_COLOUR
     right.set_ylabel(axis.label, fontsize=TEXT_PT, color=colour)
     right.tick_params(labelsize=TEXT_PT - 1, colors=colour)
@@ -139,20 +131,20 @@ def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
     right.yaxis.set_major_formatter(FuncFormatter(lambda v, _: number(v, axis.digits)))
 
 
-def _draw(ax: Axes, series: Series, bottoms: dict[float, float], wrap_up: int | None) -> None:
+def _draw(ax: Axes, series: Series, model: Chart) -> None:
+    """A series of `model` on `ax`: bars on the bars before them (`Chart.bottoms`), the wrap-up's
+    hatched, or a line with its dashes and markers."""
     named: dict[str, Any] = {
         "color": series.colour,
         "label": _plain(series.label),
         "gid": series.key,
     }
     if series.kind == "bars":
-        below = [bottoms.get(x, 0.0) for x in series.x]
         # white lines between the stacked parts
         edge: dict[str, Any] = {"edgecolor": look.SEPARATOR_COLOUR, "linewidth": 1.2}
-        container = ax.bar(series.x, series.y, bottom=below, **named, **edge)
-        for x, y, patch in zip(series.x, series.y, container.patches):
-            bottoms[x] = bottoms.get(x, 0.0) + y
-            if x == wrap_up:
+        container = ax.bar(series.x, series.y, bottom=model.bottoms(series), **named, **edge)
+        for x, patch in zip(series.x, container.patches):
+            if x == model.wrap_up:
                 patch.set_hatch("//")
         return
     ax.plot(

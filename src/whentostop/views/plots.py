@@ -63,7 +63,7 @@ class SvgFigure:
         self.alt_text = model.alt
 
     def _repr_mimebundle_(self, include: Any = None, exclude: Any = None) -> dict[str, str]:
-        shown = charts.img(self.svg, "max-width:100%;height:auto", "wts-figure")
+        shown = charts.img(self.svg, **charts.NOTEBOOK_FIGURE)
         plain = self.alt_text
         said = _say_once()
         if said:

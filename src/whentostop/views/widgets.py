@@ -35,7 +35,7 @@ from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
 from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
 from ..lesson.race import race as run_race
-from ..level import LEVELS, Judgement, Level, load_level
+from ..level import LEVELS, Judgement, load_level
 from ..loop import run_agent
 from ..models import connect, is_mock, mock, serves_personas
 from ..outcome import Run, Stop, ToolCall, Turn
@@ -175,19 +175,19 @@ def transcript_html(
         f'data-lm-suppress-shortcuts="true"{fixed}>'
     )
     if run is None:
-        return box + _empty(_("No run yet.")) + "</div>"
+        return box + _note(_("No run yet."), "wts-empty") + "</div>"
     opened = notable_turns(run)
     blocks = [_turn_html(turn, run, turn.index in opened) for turn in run.all_turns]
     if run.error:
         failed = _("The endpoint failed: {error}").format(error=run.error)
-        blocks.append(f'<div class="wts-error">✖ {html.escape(failed)}</div>')
+        blocks.append(_note("✖ " + failed, "wts-error"))
     warning = html.escape(_("Warning:"))
     blocks += [
         f'<div class="wts-warning"><b>⚠ {warning}</b> {html.escape(w)}</div>' for w in run.warnings
     ]
     if judgement is not None and (run.has_answer or run.not_an_answer):
         blocks.append(_verdict_html(judgement))
-    return box + ("".join(blocks) or _empty(_("No turns."))) + "</div>"
+    return box + ("".join(blocks) or _note(_("No turns."), "wts-empty")) + "</div>"
 
 
 def _verdict_html(judgement: Judgement) -> str:
@@ -200,10 +200,6 @@ def _verdict_html(judgement: Judgement) -> str:
     )
 
 
-def _empty(text: str) -> str:
-    return f'<div class="wts-empty">{html.escape(text)}</div>'
-
-
 def reading_html(system: str, task: str) -> str:
     """What the mock makes of a system prompt about giving up: the words it takes as permission
     or as a refusal, or that it finds none. The mock's view only: a real model reads for itself."""
@@ -211,9 +207,8 @@ def reading_html(system: str, task: str) -> str:
 
     intent = read_intent(system, task)
     if intent.quote:
-        text = _("the mock reads {why}: “{quote}”").format(
-            why=_(WHY[intent.why]), quote=intent.quote
-        )
+        reads = _("the mock reads {why}: “{quote}”")
+        text = reads.format(why=_(WHY[intent.why]), quote=intent.quote)
         if intent.allowed and intent.condition and intent.condition.text not in intent.quote:
             text += " — " + _("when: “{condition}”").format(condition=intent.condition.text)
     else:
@@ -267,6 +262,8 @@ def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
 
 
 def _note(text: str, kind: str = "wts-note") -> str:
+    """A line of the transcript in a `<div>` of class `kind`: a note on a reply, the endpoint's
+    error, that there are no turns."""
     return f'<div class="{kind}">{html.escape(text)}</div>'
 
 
@@ -317,12 +314,19 @@ SWITCH_LABELS = {
 
 
 class _View:
-    """What the explorer and the race share: a heading, the row saying how the run ended (the
-    badge, the turns line, the live region), and being shown as their root widget."""
+    """What the explorer and the race share: a level, the runs counted, a heading, the row saying
+    how the run ended (the badge, the turns line, the live region), and being shown as their root
+    widget."""
 
     widget: w.VBox
 
-    def _ending_panes(self) -> None:
+    def __init__(self, level: str, price_model: str) -> None:
+        self.level_name = level
+        self.level = load_level(level)
+        self.price_model = price_model
+        """The list price dollars are counted at: the cost chart's title and the race's budget
+        name it."""
+        self.runs = 0
         self.badge = _pane("wts-badge", min_height="34px")
         self.turns = _pane("wts-turns", min_height="22px", margin="2px 8px")
         self.status = LiveRegion().add_class("wts-status")
@@ -379,13 +383,10 @@ class Explorer(_View):
         heading_level: int = 3,
         projector: bool = False,
     ) -> None:
-        self.level_name = level
         self.setup = SETUPS.get(level, OTHER_LEVEL)
         self.prompt = prompt
         """The task; None means the lesson's, in the language in effect at each run."""
         self.compact = compact
-        self.price_model = price_model
-        """The list price the cost chart uses (its title names it): the notebooks' plots' too."""
         model = _configured(model)
         self.live = model is not None and not is_mock(model)
         self._models: dict[str, ChatModel] = (
@@ -393,9 +394,8 @@ class Explorer(_View):
         )
         self._model = model
         self.run: Run | None = None
-        self.runs = 0
         self.error: str | None = None
-        self.level: Level = load_level(level)
+        super().__init__(level, price_model)
 
         start_persona = persona or next(iter(self._models), self.setup.persona)
         self.max_turns = _max_turns(
@@ -414,7 +414,6 @@ class Explorer(_View):
             value=give_up(),
             continuous_update=False,
             description=_("system prompt"),
-            disabled=not allow_give_up,
             style={"description_width": "initial"},
             layout=w.Layout(width="100%"),
         ).add_class("wts-system-prompt")
@@ -437,25 +436,24 @@ class Explorer(_View):
         """The explorer's outputs and its Run button, each with its CSS class (the browser
         tests find them by it)."""
         self.reading = _pane("wts-reading", min_height="20px")
+        live_only = None if self.live else "none"  # the Run button and the progress line
         self.run_button = w.Button(
             description=_("Run"),
             button_style="primary",
             icon="play",
-            layout=w.Layout(display=None if self.live else "none"),
+            layout=w.Layout(display=live_only),
         ).add_class("wts-run")
         self.plot_svg = ""
         self.map_svg = ""
-        self._ending_panes()
-        self.progress = _pane(
-            "wts-progress", min_height="24px", display=None if self.live else "none"
-        )
+        self.progress = _pane("wts-progress", min_height="24px", display=live_only)
         self.transcript = _pane("wts-transcript", width="100%")
         self.plot = _pane("wts-plot", width="100%")
         self.map = _pane("wts-map", width="100%")
 
     def _wire(self, model: ChatModel | None) -> None:
         """Every control reruns the level; a live model waits for Run, the mock runs at once."""
-        self.give_up.observe(self._give_up_switched, names="value")
+        # the system prompt is disabled while nothing of it is sent
+        w.dlink((self.give_up, "value"), (self.system_prompt, "disabled"), lambda on: not on)
         controls = (self.max_turns, self.persona, self.stop_on, self.give_up, self.wrap_up)
         for control in (*controls, self.system_prompt):
             control.observe(self._changed, names="value")
@@ -500,9 +498,7 @@ class Explorer(_View):
     @property
     def judgement(self) -> Judgement | None:
         """The level's verdict on the last run's answer (None before a run, or a broken one)."""
-        if self.run is None or self.run.stop is None:
-            return None
-        return self.level.judge(self.run)
+        return None if self.run is None or self.run.stop is None else self.level.judge(self.run)
 
     @property
     def announcement(self) -> str:
@@ -518,9 +514,6 @@ class Explorer(_View):
     def _system(self) -> str | None:
         """The system prompt of the next run: the give-up words when the switch is on."""
         return (self.system_prompt.value.strip() or None) if self.give_up.value else None
-
-    def _give_up_switched(self, change: dict[str, Any]) -> None:
-        self.system_prompt.disabled = not change["new"]
 
     def _current_model(self) -> ChatModel:
         if self.live:
@@ -540,11 +533,8 @@ class Explorer(_View):
     def _on_event(self, event: Event) -> None:
         """The progress line of a live run: "turn N of M…" when a turn starts."""
         if isinstance(event, TurnStart):
-            self._say(
-                _("turn {turn} of {max_turns}… waiting for the model").format(
-                    turn=event.turn, max_turns=event.max_turns
-                )
-            )
+            waiting = _("turn {turn} of {max_turns}… waiting for the model")
+            self._say(waiting.format(turn=event.turn, max_turns=event.max_turns))
 
     def _say(self, text: str) -> None:
         """A live run's progress line (plain text)."""
@@ -561,11 +551,8 @@ class Explorer(_View):
         if self.live and self.error:
             self.progress.value = f'<span class="wts-error">✖ {html.escape(self.error)}</span>'
         elif self.live and run:
-            self._say(
-                _("done: {turns} in {seconds:.1f} s").format(
-                    turns=turns_text(run), seconds=run.elapsed_s
-                )
-            )
+            done = _("done: {turns} in {seconds:.1f} s")
+            self._say(done.format(turns=turns_text(run), seconds=run.elapsed_s))
         self.badge.value = badge_html(run, self.error, judgement)
         system = self._system()
         self.reading.value = (
@@ -667,16 +654,12 @@ class Race(_View):
         pace_s: float = RACE_PACE_S,
         heading_level: int = 3,
     ) -> None:
-        self.level_name = level
-        self.level = load_level(level)
-        self.price_model = price_model
+        super().__init__(level, price_model)
         self.pace_s = pace_s
         self.model = mock(f"slow:{pace_s:g}")
         self.tools = self.level.tools(*SETUPS.get(level, OTHER_LEVEL).tools)
         self.result: RaceResult | None = None
-        self.runs = 0
         self.chart_svg = ""
-        self._quiet = False
         locale = "pt-BR" if language() == "pt" else "en"
         slider = {"width": "360px", "margin": "2px 24px 2px 0"}  # room after each readout
         self.max_turns = _max_turns(max_turns, TRACK_TURNS, **slider)
@@ -695,7 +678,6 @@ class Race(_View):
         ).add_class("wts-budget-unit")
         self.budget = NumberSlider(locale=locale, layout=w.Layout(**slider)).add_class("wts-budget")
         self._set_budget_range(budget)
-        self._ending_panes()
         self.chart = _pane("wts-plot", width="100%")
         self.falls = _pane("wts-falls", width="100%", min_height="84px")
         title = _("The race between the stops: {title}").format(title=self.level.title)
@@ -704,7 +686,7 @@ class Race(_View):
         parts = [turns_and_time, spend, self._ending_row(), self.chart, self.falls]
         self.widget = self._root(title, heading_level, parts, "wts-race")
         self.track = track_of(lesson_prompt(), model=self.model, tools=self.tools)
-        for control in (self.max_turns, self.deadline, self.budget):
+        for control in (self.max_turns, self.deadline):  # the budget: `_set_budget_range`
             control.observe(self._changed, names="value")
         self.unit.observe(self._unit_changed, names="value")
         self.rerun()
@@ -758,10 +740,10 @@ class Race(_View):
 
     def _set_budget_range(self, value: float) -> None:
         """The budget slider for the unit chosen: its range, step, name and value, set at once
-        and without a race for each (`_changed` waits for `_quiet` to end)."""
+        and without a race for each: the slider is watched (`_changed`) again once they are."""
         unit = BUDGET_UNITS[self.unit.value]
         low, high, step, decimals = RACE_BUDGET[unit]
-        self._quiet = True
+        self.budget.unobserve(self._changed, names="value")
         try:
             with self.budget.hold_trait_notifications():
                 self.budget.min, self.budget.max, self.budget.step = low, high, step
@@ -769,11 +751,10 @@ class Race(_View):
                 self.budget.description = "max_cost_usd" if unit == "usd" else "max_tokens_total"
                 self.budget.value = value
         finally:
-            self._quiet = False
+            self.budget.observe(self._changed, names="value")
 
     def _changed(self, change: dict[str, Any]) -> None:
-        if not self._quiet:
-            self.rerun()
+        self.rerun()
 
     def _show(self) -> None:
         result = self.result
@@ -783,14 +764,12 @@ class Race(_View):
             result, level=self.level_name, model=run.model, pace_s=self.pace_s
         )
         self.badge.value = badge_html(run)
-        self.turns.value = _counted(
-            _("{turns} · {seconds:.2f} s · {spent}").format(
-                turns=describe.of_turns(len(run.turns), run.max_turns),
-                seconds=run.elapsed_s,
-                spent=describe.race_spent(result),
-            ),
-            self.runs,
+        took = _("{turns} · {seconds:.2f} s · {spent}").format(
+            turns=describe.of_turns(len(run.turns), run.max_turns),
+            seconds=run.elapsed_s,
+            spent=describe.race_spent(result),
         )
+        self.turns.value = _counted(took, self.runs)
         self.chart.value = charts.img(self.chart_svg)
         heading = html.escape(_("Where each limit falls on the track:"))
         first = result.predicted
@@ -830,8 +809,7 @@ def dashboard(
             width="100%",
             align_items="flex-start",
         ),
-    )
-    grid.add_class("wts-dashboard")
+    ).add_class("wts-dashboard")
     if projector:
         grid.add_class("wts-projector")
     grid.explorers = explorers  # the Explorer objects, for a notebook or a test to drive
