@@ -172,9 +172,9 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     special = _first(_SPECIAL, clause, i, ctx)
     if special is not None:
         return special
-    if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
-        judged = not clause.question and _judged_subject(clause, a)
-        found = read_judged(clause, i, a, ctx) if judged else None
+    subject = "" if a is None or clause.question else _as_subject(clause, a, ctx.lex)
+    if a is not None and subject != "subject":
+        found = read_judged(clause, i, a, ctx) if subject == "judged" else None
         found = found or _read_action(clause, i, a, ctx)
     else:  # no verb, or "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
@@ -350,33 +350,21 @@ def _first(rules: tuple[Reads, ...], clause: Clause, i: int, ctx: Context) -> Fo
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
 
 
-def _no_head(clause: Clause, a: int) -> bool:
-    return not any(u.meaning for u in clause.units[:a] if not u.quoted)
-
-
-def _judged_subject(clause: Clause, a: int) -> bool:
-    """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement
-    ("you are not prohibited from reporting ..." has a head, not a subject)."""
-    if not _no_head(clause, a):
-        return False
-    if _copula_next(clause.units, a):
-        return True  # "quit is not in your vocabulary"
-    copula = _last_copula(clause.units)
-    if copula is None:
-        return a == 0 and _noun_form(clause.units[0]) and _has_judgement(clause.units[1:])
-    return a < copula and (_has_judgement(clause.units[copula:]) or _noun_form(clause.units[a]))
-
-
-def _is_subject(clause: Clause, a: int, lex: Lexicon) -> bool:
-    """ "Giving up is never the answer", "stopping early means failure": a verb as a noun before
-    "is", or (in English) opening its clause, is a subject, never an imperative."""
-    if not _no_head(clause, a):
-        return False
-    verb = clause.units[a]
-    noun = _noun_form(verb) and not ("failure" in verb.tags and not kind(verb))
-    copula = _last_copula(clause.units)
+def _as_subject(clause: Clause, a: int, lex: Lexicon) -> str:
+    """What the verb a is to its clause: "subject" ("giving up is never the answer", "stopping
+    early means failure": a verb as a noun before "is", or, in English, opening its clause, is
+    never an imperative), "judged" (the subject of a judgement: "giving up is fine", "desistir
+    não é permitido"), or "" ("you are not prohibited from reporting ..." has a head)."""
+    words = clause.units
+    if any(u.meaning for u in words[:a] if not u.quoted):
+        return ""
+    noun, copula = _noun_form(words[a]), _last_copula(words)
     first = a == 0 and noun and lex.noun_first_is_subject
-    return (copula is not None and a < copula and noun) or first or _copula_next(clause.units, a)
+    if (copula is not None and a < copula and noun) or first or _copula_next(words, a):
+        return "subject"  # ("quit is not in your vocabulary")
+    if copula is None:
+        return "judged" if a == 0 and noun and _has_judgement(words[1:]) else ""
+    return "judged" if a < copula and _has_judgement(words[copula:]) else ""
 
 
 def _copula_next(words: list[Unit], a: int) -> bool:
