@@ -871,21 +871,19 @@ def decide_search_like(s: Search, ctx: Context) -> Found | None:
         # says what to do instead (it decides nothing on its own)
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
         return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
+    why = "no obligation"
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
-        if condition.kind in _UNREACHABLE:
-            return None  # "once you have found it (once I say so), no need to keep looking"
-        if name == "search" and not (insisting or _everywhere(clause, a)):
-            return None  # "no need to search the same area twice" allows nothing
-        return found_in(clause, "allow", "no obligation", condition, ctx, a)
-    if m.stance == "forbid":
-        if name == "search" and insisting:
-            return found_in(clause, "allow", "no obligation", condition, ctx, a)
-        return None
-    if m.stance == "permit":
-        if name == "find" and m.judged:  # "don't worry about finding it"
-            return found_in(clause, "allow", "failure accepted", condition, ctx, a)
-        return None  # "you may keep searching" forbids nothing
-    return _ordered_to_search(s, ctx)
+        # not "once you have found it (once I say so), no need to keep looking", nor "no need
+        # to search the same area twice" (it allows nothing)
+        narrow = name == "search" and not (insisting or _everywhere(clause, a))
+        allows = condition.kind not in _UNREACHABLE and not narrow
+    elif m.stance == "forbid":
+        allows = name == "search" and insisting
+    elif m.stance == "permit":  # "don't worry about finding it" (not "you may keep searching")
+        allows, why = name == "find" and m.judged, "failure accepted"
+    else:
+        return _ordered_to_search(s, ctx)
+    return found_in(clause, "allow", why, condition, ctx, a) if allows else None
 
 
 def _ordered_to_search(s: Search, ctx: Context) -> Found | None:
