@@ -706,16 +706,15 @@ def decide_stop(
     name: str, m: Modality, condition: When, failure: bool, clause: Clause, ctx: Context, a: int
 ) -> Found | None:
     """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
-    if _stops_something_else(name, clause, ctx, a) or m.stance == "noneed":
+    tail = clause.units[a + 1 :]
+    if _stops_something_else(name, tail, clause, ctx) or m.stance == "noneed":
         return None
     if m.stance == "forbid":  # ("never give up, even if ...": no way out)
         bound = NO_CONDITION if insists(clause, ctx) else limits(clause, unless=True)
         return _refused(clause, bound, ctx, a)
-    tail = clause.units[a + 1 :]
     if condition.kind is not None and not condition.reachable:
         return _unreachable(clause, condition, ctx, a)
-    bound = limits(clause)
-    if bound.kind == "success" and not bound.reachable:
+    if limits(clause).kind == "success":
         return None  # "stop only when you have found it"
     if says(tail, ("find",), without=("negation", "failure")):  # "só pode parar com a estrela"
         return _unreachable(clause, When("success", None, ()), ctx, a)  # "stop with the star"
@@ -744,9 +743,9 @@ def _implied(tail: list[Unit], head: list[Unit]) -> When:
     return NO_CONDITION
 
 
-def _stops_something_else(name: str, clause: Clause, ctx: Context, a: int) -> bool:
-    """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink"."""
-    tail = clause.units[a + 1 :]
+def _stops_something_else(name: str, tail: list[Unit], clause: Clause, ctx: Context) -> bool:
+    """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink": what
+    follows the verb (`tail`), or the clause after it, is something else to do."""
     if tail and (tail[0].has("other_activity") or _other_gerund(tail)):
         return True
     return name == "stop" and not tail and _pauses(ctx, clause)
@@ -796,15 +795,14 @@ def decide_report(
         refused = failure or condition.kind == "failure" or bound.kind == "success"
         return _refused(clause, bound, ctx, a) if bound.reachable or refused else None
     tail = clause.units[a + 1 :]
-    bound = limits(clause)
     if condition.kind in _UNREACHABLE and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
-    if condition.kind == "other" and not failure:
-        return None
-    if bound.kind == "success" and not bound.reachable and not failure:
+    if not failure and limits(clause).kind == "success" and condition.kind != "other":
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
-    if (not failure and _where_it_is(tail)) or _progress(clause):
-        return None  # "tell me where the star is", "after each search, say what you found"
+    # "when you're done, say what you found", "tell me where the star is", "after each search,
+    # say what you found"
+    if (not failure and (condition.kind == "other" or _where_it_is(tail))) or _progress(clause):
+        return None
     # ("tell me when you give up")
     if failure or condition.reachable or condition.kind == "giving up":
         return found_in(clause, "allow", "report", condition, ctx, a)
