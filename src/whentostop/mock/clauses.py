@@ -557,6 +557,8 @@ class When:
 
 NO_CONDITION = When(None, None, ())
 _PREFERRED = ("count", "everywhere", "failure", "some", "needed", "giving up")
+_UNLESS = {"success": "failure", "failure": "success"}
+"""What "unless" makes of a condition: "unless you find it" holds while the star is not found."""
 
 
 def when(conditions: list[Clause], invert_unless: bool = True) -> When:
@@ -567,12 +569,9 @@ def when(conditions: list[Clause], invert_unless: bool = True) -> When:
         return NO_CONDITION
     kinds = []
     for c in conditions:
-        each = []
-        for alternative in _alternatives(c.units):
-            name, count = condition_kind(alternative)
-            if c.role == "unless" and invert_unless:
-                name = {"success": "failure", "failure": "success"}.get(name, name)
-            each.append((name, count))
+        each = [condition_kind(alternative) for alternative in _alternatives(c.units)]
+        if c.role == "unless" and invert_unless:
+            each = [(_UNLESS.get(name, name), count) for name, count in each]
         if all(name == "never" for name, _ in each) and not any(d.link == "or" for d in conditions):
             return When("never", None, tuple(conditions))
         kinds += each
