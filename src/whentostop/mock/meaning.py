@@ -237,12 +237,11 @@ def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
 def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The other agents may stop; you may not.": a modal with its verb left out takes the verb
     of the clause before it."""
-    lex = ctx.lex
     if clause.action() is not None or not says(clause.units, ("modal", "permission", "obligation")):
         return None
     if not all(
         u.has("you", "modal", "negation", "permission", "obligation", "copula")
-        or lex.word_has(u, "filler", "demonstrative")
+        or ctx.lex.word_has(u, "filler", "demonstrative")
         for u in clause.units
     ):
         return None
@@ -251,14 +250,14 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     if earlier is None:
         return None
     verb = kind(earlier.units[earlier.action() or 0])
-    m = modality(clause.units, lex, clause.negated)
+    m = modality(clause.units, ctx.lex, clause.negated)
     if verb in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
         return decide_search_like(Search(verb, m, NO_CONDITION, NO_CONDITION, False, clause), ctx)
     if verb not in ("give_up", "stop"):
         return None
     if m.stance == "forbid":
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
-    if m.stance in ("permit", "order") and modality(earlier.units, lex).subject == "others":
+    if m.stance in ("permit", "order") and modality(earlier.units, ctx.lex).subject == "others":
         return found_in(clause, "allow", "permission", when(clause.conds), ctx)
     return None  # ("don't give up, you can do it!" encourages)
 
@@ -1051,16 +1050,12 @@ def _turns(words: list[Unit]) -> bool:
 
 def _hint(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The star might not be in this level"; "some levels have no star, and this could be one"."""
-    words = clause.units
-    maybe = any(u.has("maybe") for u in words)
-    if hints_absence(words, ctx.lex) or (maybe and recent(ctx.clauses, i, _absent)):
+    maybe = any(u.has("maybe") for u in clause.units)
+    said_before = maybe and recent(ctx.clauses, i, lambda c: absent(c.units))
+    if hints_absence(clause.units, ctx.lex) or said_before:
         condition = when([c for c in clause.conds if c.role in WHEN])
         return found_in(clause, "allow", "absence possible", condition, ctx, strong=False)
     return None
-
-
-def _absent(clause: Clause) -> bool:
-    return absent(clause.units)
 
 
 def absent(words: list[Unit]) -> bool:
