@@ -409,14 +409,6 @@ def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     return words[:start], judged
 
 
-def _failure_topic(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
-    """ "Not finding it | doesn't count as a failure": a judgement of failure, split at its verb."""
-    copula = _last_copula(words)
-    if copula is not None and any(u.has("failure") for u in words[:copula]):
-        return _predicate(words)
-    return [], words
-
-
 _JUDGED_WHY = {"give_up": "permission", "stop": "permission", "report": "report"}
 
 
@@ -425,7 +417,11 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     find it, that's fine", "I won't accept 'not found'"."""
     if any(u.has("past", "think") and not u.quoted for u in clause.units):
         return None  # "giving up was allowed before", "you may think it isn't there"
-    predicate = (_predicate(clause.units) if a is not None else _failure_topic(clause.units))[1]
+    # with no verb, only a judgement of failure is split at its copula ("not finding it |
+    # doesn't count as a failure")
+    copula = _last_copula(clause.units)
+    topic = copula is not None and says(clause.units[:copula], ("failure",))
+    predicate = _predicate(clause.units)[1] if a is not None or topic else clause.units
     said = [u for u in predicate if not u.has("failure") or u.has("negation", "against")]
     condition = when_of(clause, i, ctx)
     if a is None and not condition.reachable and _only_possible(said):
@@ -488,8 +484,7 @@ def _judge(
         if stopping or not failure:
             return None  # "stopping is allowed once you have found it"
     if m.stance == "permit":
-        why = _JUDGED_WHY.get(verb, "failure accepted")
-        return found_in(clause, "allow", why, condition if condition.kind else NO_CONDITION, ctx)
+        return found_in(clause, "allow", _JUDGED_WHY.get(verb, "failure accepted"), condition, ctx)
     if m.stance == "forbid" and m.modal:
         return _refused(clause, limits(clause), ctx)
     return None
