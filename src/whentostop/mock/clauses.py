@@ -70,6 +70,11 @@ class Clause:
             self._action = (len(self.units), self._find_action())  # (units are only appended)
         return self._action[1]
 
+    def verb(self) -> str:
+        """The kind of its verb about giving up (`kind`: "give_up", "report", ...), "" if none."""
+        a = self.action()
+        return kind(self.units[a]) if a is not None else ""
+
     def _find_action(self) -> int | None:
         for i, unit in enumerate(self.units):
             if unit.quoted or not kind(unit) or _a_noun(self.units, i):
@@ -381,10 +386,9 @@ def bare_conditions(found: list[Clause], lex: Lexicon) -> None:
     says the star was not found, before an instruction, is that instruction's condition; so is
     one before what it means ("2 empty searches = the level is bugged, call it")."""
     for clause, following in pairwise(found):
-        a = clause.action()
         if (
             clause.role == "main"
-            and (a is None or kind(clause.units[a]) in ("search", "find"))
+            and clause.verb() in ("", "search", "find")
             and bare_negation(clause, lex) is None
             and not any(u.has(*JUDGEMENT) for u in clause.units)
             and following.role in ("main", "then")

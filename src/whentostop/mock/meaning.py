@@ -249,7 +249,7 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     earlier = ctx.nearest(i, lambda c: not c.conditional and c.action() is not None)
     if earlier is None:
         return None
-    verb = kind(earlier.units[earlier.action() or 0])
+    verb = earlier.verb()
     m = modality(clause.units, ctx.lex, clause.negated)
     if verb in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
         return decide_search_like(Search(verb, m, NO_CONDITION, NO_CONDITION, False, clause), ctx)
@@ -265,11 +265,10 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
 def _before_giving_up(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Search every area before you give up": giving up is allowed once this clause is done
     (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
-    stopping, a = ("give_up", "stop", "report"), clause.action()
-    verb = kind(clause.units[a]) if a is not None else ""
-    if verb in stopping or not _conditioned(clause, "before", *stopping):
+    stopping = ("give_up", "stop", "report")
+    if clause.verb() in stopping or not _conditioned(clause, "before", *stopping):
         return None
-    head = clause.units[:a] if a is not None else clause.units
+    head = clause.units[: clause.action()]
     if modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
         return None
     name, count = condition_kind(clause.units)
@@ -545,9 +544,7 @@ def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:
     is leaving, not searching on (as "move on to the next area" is)."""
     if verb.words not in (("move", "on"), ("moving", "on")) or clause.link != "and" or i == 0:
         return False
-    before = ctx.clauses[i - 1]
-    a = before.action()
-    return a is not None and kind(before.units[a]) in ("give_up", "stop", "report")
+    return ctx.clauses[i - 1].verb() in ("give_up", "stop", "report")
 
 
 def _a_run(head: list[Unit]) -> bool:
@@ -633,10 +630,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     if clause.role != "then":
         return NO_CONDITION
     source = recent(ctx.clauses, i, _a_source) or (ctx.previous[-1] if ctx.previous else None)
-    if source is None:
-        return NO_CONDITION
-    name, count = condition_kind(source.units)
-    return When(name, count, (source,))
+    return NO_CONDITION if source is None else When(*condition_kind(source.units), (source,))
 
 
 def _otherwise(i: int, ctx: Context) -> When:
@@ -935,13 +929,10 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
     """A clause with no verb about giving up may still judge failure ("an honest 'no star' beats
     an endless search"), say what need not be found ("a estrela é opcional"), set a budget of
     searches ("at most 3 searches") or hint that the star may not be there."""
-    if clause.question:
-        return None
-    a = clause.action()
-    if a is not None and kind(clause.units[a]) not in ("search", "find"):
+    if clause.question or clause.verb() not in ("", "search", "find"):
         return None
     judged = None  # ("it's fine to search an area twice" judges searching, not failing)
-    if a is None or any(u.has("failure") for u in clause.units):
+    if clause.action() is None or any(u.has("failure") for u in clause.units):
         judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
