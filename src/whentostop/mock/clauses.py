@@ -70,6 +70,11 @@ class Clause:
             self._action = (len(self.units), self._find_action())  # (units are only appended)
         return self._action[1]
 
+    def verb(self) -> str:
+        """The kind of its verb about giving up (`kind`: "give_up", "report", ...), "" if none."""
+        a = self.action()
+        return kind(self.units[a]) if a is not None else ""
+
     def _find_action(self) -> int | None:
         for i, unit in enumerate(self.units):
             if unit.quoted or not kind(unit) or _a_noun(self.units, i):
@@ -381,10 +386,9 @@ def bare_conditions(found: list[Clause], lex: Lexicon) -> None:
     says the star was not found, before an instruction, is that instruction's condition; so is
     one before what it means ("2 empty searches = the level is bugged, call it")."""
     for clause, following in pairwise(found):
-        a = clause.action()
         if (
             clause.role == "main"
-            and (a is None or kind(clause.units[a]) in ("search", "find"))
+            and clause.verb() in ("", "search", "find")
             and bare_negation(clause, lex) is None
             and not any(u.has(*JUDGEMENT) for u in clause.units)
             and following.role in ("main", "then")
@@ -557,6 +561,8 @@ class When:
 
 NO_CONDITION = When(None, None, ())
 _PREFERRED = ("count", "everywhere", "failure", "some", "needed", "giving up")
+_UNLESS = {"success": "failure", "failure": "success"}
+"""What "unless" makes of a condition: "unless you find it" holds while the star is not found."""
 
 
 def when(conditions: list[Clause], invert_unless: bool = True) -> When:
@@ -567,12 +573,9 @@ def when(conditions: list[Clause], invert_unless: bool = True) -> When:
         return NO_CONDITION
     kinds = []
     for c in conditions:
-        each = []
-        for alternative in _alternatives(c.units):
-            name, count = condition_kind(alternative)
-            if c.role == "unless" and invert_unless:
-                name = {"success": "failure", "failure": "success"}.get(name, name)
-            each.append((name, count))
+        each = [condition_kind(alternative) for alternative in _alternatives(c.units)]
+        if c.role == "unless" and invert_unless:
+            each = [(_UNLESS.get(name, name), count) for name, count in each]
         if all(name == "never" for name, _ in each) and not any(d.link == "or" for d in conditions):
             return When("never", None, tuple(conditions))
         kinds += each

@@ -172,9 +172,9 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
     special = _first(_SPECIAL, clause, i, ctx)
     if special is not None:
         return special
-    if a is not None and (clause.question or not _is_subject(clause, a, ctx.lex)):
-        judged = not clause.question and _judged_subject(clause, a)
-        found = read_judged(clause, i, a, ctx) if judged else None
+    subject = "" if a is None or clause.question else _as_subject(clause, a, ctx.lex)
+    if a is not None and subject != "subject":
+        found = read_judged(clause, i, a, ctx) if subject == "judged" else None
         found = found or _read_action(clause, i, a, ctx)
     else:  # no verb, or "giving up is never the answer": a subject, judged or not
         found = read_judged(clause, i, a, ctx)
@@ -237,12 +237,11 @@ def _negated_after(clause: Clause, a: int | None, ctx: Context) -> bool:
 def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The other agents may stop; you may not.": a modal with its verb left out takes the verb
     of the clause before it."""
-    lex = ctx.lex
     if clause.action() is not None or not says(clause.units, ("modal", "permission", "obligation")):
         return None
     if not all(
         u.has("you", "modal", "negation", "permission", "obligation", "copula")
-        or lex.word_has(u, "filler", "demonstrative")
+        or ctx.lex.word_has(u, "filler", "demonstrative")
         for u in clause.units
     ):
         return None
@@ -250,15 +249,15 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
     earlier = ctx.nearest(i, lambda c: not c.conditional and c.action() is not None)
     if earlier is None:
         return None
-    verb = kind(earlier.units[earlier.action() or 0])
-    m = modality(clause.units, lex, clause.negated)
+    verb = earlier.verb()
+    m = modality(clause.units, ctx.lex, clause.negated)
     if verb in ("find", "keep_searching"):  # "finding it would be nice, but not necessary"
         return decide_search_like(Search(verb, m, NO_CONDITION, NO_CONDITION, False, clause), ctx)
     if verb not in ("give_up", "stop"):
         return None
     if m.stance == "forbid":
         return found_in(clause, "forbid", "refusal", NO_CONDITION, ctx)
-    if m.stance in ("permit", "order") and modality(earlier.units, lex).subject == "others":
+    if m.stance in ("permit", "order") and modality(earlier.units, ctx.lex).subject == "others":
         return found_in(clause, "allow", "permission", when(clause.conds), ctx)
     return None  # ("don't give up, you can do it!" encourages)
 
@@ -266,11 +265,10 @@ def _elliptical(clause: Clause, i: int, ctx: Context) -> Found | None:
 def _before_giving_up(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "Search every area before you give up": giving up is allowed once this clause is done
     (unless the clause itself refuses: "never give up before ..." is read with its verb)."""
-    stopping, a = ("give_up", "stop", "report"), clause.action()
-    verb = kind(clause.units[a]) if a is not None else ""
-    if verb in stopping or not _conditioned(clause, "before", *stopping):
+    stopping = ("give_up", "stop", "report")
+    if clause.verb() in stopping or not _conditioned(clause, "before", *stopping):
         return None
-    head = clause.units[:a] if a is not None else clause.units
+    head = clause.units[: clause.action()]
     if modality(head, ctx.lex, clause.negated).stance in ("forbid", "noneed"):
         return None
     name, count = condition_kind(clause.units)
@@ -350,33 +348,21 @@ def _first(rules: tuple[Reads, ...], clause: Clause, i: int, ctx: Context) -> Fo
 # ---- a verb as the subject: "giving up is fine" -----------------------------------------------
 
 
-def _no_head(clause: Clause, a: int) -> bool:
-    return not any(u.meaning for u in clause.units[:a] if not u.quoted)
-
-
-def _judged_subject(clause: Clause, a: int) -> bool:
-    """ "Giving up is fine", "desistir não é permitido": the verb is the subject of a judgement
-    ("you are not prohibited from reporting ..." has a head, not a subject)."""
-    if not _no_head(clause, a):
-        return False
-    if _copula_next(clause.units, a):
-        return True  # "quit is not in your vocabulary"
-    copula = _last_copula(clause.units)
-    if copula is None:
-        return a == 0 and _noun_form(clause.units[0]) and _has_judgement(clause.units[1:])
-    return a < copula and (_has_judgement(clause.units[copula:]) or _noun_form(clause.units[a]))
-
-
-def _is_subject(clause: Clause, a: int, lex: Lexicon) -> bool:
-    """ "Giving up is never the answer", "stopping early means failure": a verb as a noun before
-    "is", or (in English) opening its clause, is a subject, never an imperative."""
-    if not _no_head(clause, a):
-        return False
-    verb = clause.units[a]
-    noun = _noun_form(verb) and not ("failure" in verb.tags and not kind(verb))
-    copula = _last_copula(clause.units)
+def _as_subject(clause: Clause, a: int, lex: Lexicon) -> str:
+    """What the verb a is to its clause: "subject" ("giving up is never the answer", "stopping
+    early means failure": a verb as a noun before "is", or, in English, opening its clause, is
+    never an imperative), "judged" (the subject of a judgement: "giving up is fine", "desistir
+    não é permitido"), or "" ("you are not prohibited from reporting ..." has a head)."""
+    words = clause.units
+    if any(u.meaning for u in words[:a] if not u.quoted):
+        return ""
+    noun, copula = _noun_form(words[a]), _last_copula(words)
     first = a == 0 and noun and lex.noun_first_is_subject
-    return (copula is not None and a < copula and noun) or first or _copula_next(clause.units, a)
+    if (copula is not None and a < copula and noun) or first or _copula_next(words, a):
+        return "subject"  # ("quit is not in your vocabulary")
+    if copula is None:
+        return "judged" if a == 0 and noun and _has_judgement(words[1:]) else ""
+    return "judged" if a < copula and _has_judgement(words[copula:]) else ""
 
 
 def _copula_next(words: list[Unit], a: int) -> bool:
@@ -422,14 +408,6 @@ def _predicate(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
     return words[:start], judged
 
 
-def _failure_topic(words: list[Unit]) -> tuple[list[Unit], list[Unit]]:
-    """ "Not finding it | doesn't count as a failure": a judgement of failure, split at its verb."""
-    copula = _last_copula(words)
-    if copula is not None and any(u.has("failure") for u in words[:copula]):
-        return _predicate(words)
-    return [], words
-
-
 _JUDGED_WHY = {"give_up": "permission", "stop": "permission", "report": "report"}
 
 
@@ -438,7 +416,11 @@ def read_judged(clause: Clause, i: int, a: int | None, ctx: Context) -> Found | 
     find it, that's fine", "I won't accept 'not found'"."""
     if any(u.has("past", "think") and not u.quoted for u in clause.units):
         return None  # "giving up was allowed before", "you may think it isn't there"
-    predicate = (_predicate(clause.units) if a is not None else _failure_topic(clause.units))[1]
+    # with no verb, only a judgement of failure is split at its copula ("not finding it |
+    # doesn't count as a failure")
+    copula = _last_copula(clause.units)
+    topic = copula is not None and says(clause.units[:copula], ("failure",))
+    predicate = _predicate(clause.units)[1] if a is not None or topic else clause.units
     said = [u for u in predicate if not u.has("failure") or u.has("negation", "against")]
     condition = when_of(clause, i, ctx)
     if a is None and not condition.reachable and _only_possible(said):
@@ -501,8 +483,7 @@ def _judge(
         if stopping or not failure:
             return None  # "stopping is allowed once you have found it"
     if m.stance == "permit":
-        why = _JUDGED_WHY.get(verb, "failure accepted")
-        return found_in(clause, "allow", why, condition if condition.kind else NO_CONDITION, ctx)
+        return found_in(clause, "allow", _JUDGED_WHY.get(verb, "failure accepted"), condition, ctx)
     if m.stance == "forbid" and m.modal:
         return _refused(clause, limits(clause), ctx)
     return None
@@ -563,9 +544,7 @@ def _moves_on(clause: Clause, i: int, ctx: Context, verb: Unit) -> bool:
     is leaving, not searching on (as "move on to the next area" is)."""
     if verb.words not in (("move", "on"), ("moving", "on")) or clause.link != "and" or i == 0:
         return False
-    before = ctx.clauses[i - 1]
-    a = before.action()
-    return a is not None and kind(before.units[a]) in ("give_up", "stop", "report")
+    return ctx.clauses[i - 1].verb() in ("give_up", "stop", "report")
 
 
 def _a_run(head: list[Unit]) -> bool:
@@ -651,10 +630,7 @@ def when_of(clause: Clause, i: int, ctx: Context) -> When:
     if clause.role != "then":
         return NO_CONDITION
     source = recent(ctx.clauses, i, _a_source) or (ctx.previous[-1] if ctx.previous else None)
-    if source is None:
-        return NO_CONDITION
-    name, count = condition_kind(source.units)
-    return When(name, count, (source,))
+    return NO_CONDITION if source is None else When(*condition_kind(source.units), (source,))
 
 
 def _otherwise(i: int, ctx: Context) -> When:
@@ -718,16 +694,15 @@ def decide_stop(
     name: str, m: Modality, condition: When, failure: bool, clause: Clause, ctx: Context, a: int
 ) -> Found | None:
     """give up, stop: allowed on a condition a run meets; refused, unless only until one."""
-    if _stops_something_else(name, clause, ctx, a) or m.stance == "noneed":
+    tail = clause.units[a + 1 :]
+    if _stops_something_else(name, tail, clause, ctx) or m.stance == "noneed":
         return None
     if m.stance == "forbid":  # ("never give up, even if ...": no way out)
         bound = NO_CONDITION if insists(clause, ctx) else limits(clause, unless=True)
         return _refused(clause, bound, ctx, a)
-    tail = clause.units[a + 1 :]
     if condition.kind is not None and not condition.reachable:
         return _unreachable(clause, condition, ctx, a)
-    bound = limits(clause)
-    if bound.kind == "success" and not bound.reachable:
+    if limits(clause).kind == "success":
         return None  # "stop only when you have found it"
     if says(tail, ("find",), without=("negation", "failure")):  # "só pode parar com a estrela"
         return _unreachable(clause, When("success", None, ()), ctx, a)  # "stop with the star"
@@ -756,9 +731,9 @@ def _implied(tail: list[Unit], head: list[Unit]) -> When:
     return NO_CONDITION
 
 
-def _stops_something_else(name: str, clause: Clause, ctx: Context, a: int) -> bool:
-    """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink"."""
-    tail = clause.units[a + 1 :]
+def _stops_something_else(name: str, tail: list[Unit], clause: Clause, ctx: Context) -> bool:
+    """ "Stop wasting time", "pare de enrolar", "stop searching there", "stop and rethink": what
+    follows the verb (`tail`), or the clause after it, is something else to do."""
     if tail and (tail[0].has("other_activity") or _other_gerund(tail)):
         return True
     return name == "stop" and not tail and _pauses(ctx, clause)
@@ -808,15 +783,14 @@ def decide_report(
         refused = failure or condition.kind == "failure" or bound.kind == "success"
         return _refused(clause, bound, ctx, a) if bound.reachable or refused else None
     tail = clause.units[a + 1 :]
-    bound = limits(clause)
     if condition.kind in _UNREACHABLE and clause.role != "otherwise":
         return _unreachable(clause, condition, ctx, a)
-    if condition.kind == "other" and not failure:
-        return None
-    if bound.kind == "success" and not bound.reachable and not failure:
+    if not failure and limits(clause).kind == "success" and condition.kind != "other":
         return found_in(clause, "none", "success", NO_CONDITION, ctx, a)
-    if (not failure and _where_it_is(tail)) or _progress(clause):
-        return None  # "tell me where the star is", "after each search, say what you found"
+    # "when you're done, say what you found", "tell me where the star is", "after each search,
+    # say what you found"
+    if (not failure and (condition.kind == "other" or _where_it_is(tail))) or _progress(clause):
+        return None
     # ("tell me when you give up")
     if failure or condition.reachable or condition.kind == "giving up":
         return found_in(clause, "allow", "report", condition, ctx, a)
@@ -883,21 +857,19 @@ def decide_search_like(s: Search, ctx: Context) -> Found | None:
         # says what to do instead (it decides nothing on its own)
         found = found_in(clause, "none", "limit", condition, ctx, a, strong=False)
         return replace(found, condition=Condition(quoted(ctx.text, found.start, found.end), 0))
+    why = "no obligation"
     if m.stance == "noneed" or (m.stance == "forbid" and name == "keep_searching"):
-        if condition.kind in _UNREACHABLE:
-            return None  # "once you have found it (once I say so), no need to keep looking"
-        if name == "search" and not (insisting or _everywhere(clause, a)):
-            return None  # "no need to search the same area twice" allows nothing
-        return found_in(clause, "allow", "no obligation", condition, ctx, a)
-    if m.stance == "forbid":
-        if name == "search" and insisting:
-            return found_in(clause, "allow", "no obligation", condition, ctx, a)
-        return None
-    if m.stance == "permit":
-        if name == "find" and m.judged:  # "don't worry about finding it"
-            return found_in(clause, "allow", "failure accepted", condition, ctx, a)
-        return None  # "you may keep searching" forbids nothing
-    return _ordered_to_search(s, ctx)
+        # not "once you have found it (once I say so), no need to keep looking", nor "no need
+        # to search the same area twice" (it allows nothing)
+        narrow = name == "search" and not (insisting or _everywhere(clause, a))
+        allows = condition.kind not in _UNREACHABLE and not narrow
+    elif m.stance == "forbid":
+        allows = name == "search" and insisting
+    elif m.stance == "permit":  # "don't worry about finding it" (not "you may keep searching")
+        allows, why = name == "find" and m.judged, "failure accepted"
+    else:
+        return _ordered_to_search(s, ctx)
+    return found_in(clause, "allow", why, condition, ctx, a) if allows else None
 
 
 def _ordered_to_search(s: Search, ctx: Context) -> Found | None:
@@ -957,13 +929,10 @@ def _read_statement(clause: Clause, i: int, ctx: Context) -> Found | None:
     """A clause with no verb about giving up may still judge failure ("an honest 'no star' beats
     an endless search"), say what need not be found ("a estrela é opcional"), set a budget of
     searches ("at most 3 searches") or hint that the star may not be there."""
-    if clause.question:
-        return None
-    a = clause.action()
-    if a is not None and kind(clause.units[a]) not in ("search", "find"):
+    if clause.question or clause.verb() not in ("", "search", "find"):
         return None
     judged = None  # ("it's fine to search an area twice" judges searching, not failing)
-    if a is None or any(u.has("failure") for u in clause.units):
+    if clause.action() is None or any(u.has("failure") for u in clause.units):
         judged = read_judged(clause, i, None, ctx)
     if judged is not None and judged.stance != "none":
         return judged
@@ -1067,16 +1036,12 @@ def _turns(words: list[Unit]) -> bool:
 
 def _hint(clause: Clause, i: int, ctx: Context) -> Found | None:
     """ "The star might not be in this level"; "some levels have no star, and this could be one"."""
-    words = clause.units
-    maybe = any(u.has("maybe") for u in words)
-    if hints_absence(words, ctx.lex) or (maybe and recent(ctx.clauses, i, _absent)):
+    maybe = any(u.has("maybe") for u in clause.units)
+    said_before = maybe and recent(ctx.clauses, i, lambda c: absent(c.units))
+    if hints_absence(clause.units, ctx.lex) or said_before:
         condition = when([c for c in clause.conds if c.role in WHEN])
         return found_in(clause, "allow", "absence possible", condition, ctx, strong=False)
     return None
-
-
-def _absent(clause: Clause) -> bool:
-    return absent(clause.units)
 
 
 def absent(words: list[Unit]) -> bool:

@@ -422,16 +422,14 @@ def _reverse(found: list[Found], floor: int, clause: Clause) -> None:
 def _report_continued(clause: Clause, i: int, ctx: Context, here: list[Found]) -> Found | None:
     """ "Tell me where the star is, or that it isn't there": a clause joined by "or" with no
     verb of its own, after a verb of saying (or of stopping), is more of what to say."""
-    own = clause.action()
     if clause.link not in ("or", "and", "punct") or i == 0 or not _more_to_say(clause):
         return None
-    if own is not None and kind(clause.units[own]) not in ("find", "search"):
+    if clause.verb() not in ("", "find", "search"):
         return None
     before = recent(ctx.clauses, i, lambda c: not c.conditional and c.action() is not None)
-    a = before.action() if before is not None else None
-    if before is None or a is None or kind(before.units[a]) not in ("report", "stop"):
+    if before is None or before.verb() not in ("report", "stop"):
         return None
-    m = modality(before.units[:a], ctx.lex, before.negated)
+    m = modality(before.units[: before.action()], ctx.lex, before.negated)
     if m.stance in ("forbid", "noneed") or (here and here[-1].stance == "forbid"):
         return None
     end = max([clause.end] + [c.end for c in clause.conds])
