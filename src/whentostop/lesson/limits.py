@@ -76,13 +76,12 @@ class Ran:
 @dataclass
 class _State:
     deadline: float = 0.0
-    thread: int = 0
+    thread: int = field(default_factory=threading.get_ident)
     expired: bool = False
     interrupted: bool = False
     done: bool = False
     """The learner's code has returned or raised: nothing raises on its behalf any more."""
-    harness: CodeType | None = None
-    watch: _Watch | None = None
+    watch: _Watch = field(init=False)
     learner: dict[CodeType, bool] = field(default_factory=dict)
 
 
@@ -98,7 +97,7 @@ def expired() -> bool:
     """Whether the limit of the learner code running now has passed: the check's own plumbing
     (a `post`, a tool) calls this, and raises `OutOfTime`, where the learner's code calls it."""
     state = _active
-    return state is not None and state.watch is not None and state.watch._due()
+    return state is not None and state.watch._due()
 
 
 def end_now() -> None:
@@ -131,20 +130,17 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     global _active
     if _active is not None:  # a check inside a check: the outer one holds the limit
         return attempt(fn)
-    state = _State(
-        deadline=time.monotonic() + seconds, thread=threading.get_ident(), harness=_harness.__code__
-    )
+    state = _State(deadline=time.monotonic() + seconds)
     chosen = clock or ("alarm" if _can_alarm() else "poll")
-    watch: _Watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
-    state.watch = watch
+    state.watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
     out = _Capped(MAX_PRINTED)
     ran = Ran()
     started = time.monotonic()
     _active = state
     try:
-        watching = _alarm(state, watch) if chosen == "alarm" else _interrupts(state, watch)
+        watching = _alarm(state) if chosen == "alarm" else _interrupts(state)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), watching:
-            _harness(fn, state, watch, ran, poll=chosen == "poll")
+            _harness(fn, state, ran, poll=chosen == "poll")
     finally:
         _active = None
         ran.seconds = time.monotonic() - started
@@ -154,10 +150,10 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     return ran
 
 
-def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll: bool) -> None:
+def _harness(fn: Callable[[], Any], state: _State, ran: Ran, poll: bool) -> None:
     """Call `fn()` watched, into `ran`: the frame that catches what the learner's code raises
-    (`_State.harness`: the watch raises nothing here, and walks the frames only up to here)."""
-    watch.start(poll=poll)
+    (the watch raises nothing here, and walks the frames only up to here)."""
+    state.watch.start(poll=poll)
     try:
         ran.value = fn()
     except OutOfTime:
@@ -170,7 +166,11 @@ def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll
         ran.raised = exc
     finally:
         state.done = True  # first: an alarm from now on raises nothing
-        watch.stop()
+        state.watch.stop()
+
+
+_HARNESS = _harness.__code__
+"""The code of the frame the watch walks the learner's frames up to."""
 
 
 def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Ran:
@@ -294,7 +294,7 @@ class _Tracer(_Watch):
         self.state.expired = True
         sys.settrace(self._global)
         here: FrameType | None = frame or sys._getframe(1)
-        while here is not None and here.f_code is not self.state.harness:
+        while here is not None and here.f_code is not _HARNESS:
             if _is_learners(self.state, here.f_code, here.f_globals):
                 if here.f_trace is self._local:
                     break  # the frames further out kept theirs (a raise clears only its own)
@@ -447,7 +447,7 @@ def _can_alarm() -> bool:
 
 
 @contextlib.contextmanager
-def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
+def _alarm(state: _State) -> Iterator[None]:
     """A `SIGALRM` at the deadline, then every `ALARM_EVERY_S`: it starts the line-level
     deadline, and raises where the learner's code is blocked (in C, or in library code for longer
     than `GRACE_S`). Whatever timer and handler were there before (pytest-timeout's) come back."""
@@ -455,8 +455,8 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         if state.done:  # the check is tidying up: the code it watched has finished
             return
-        watch.expire(frame)  # again at every tick: a trace that raised was unset
-        if frame is None or frame.f_code is state.harness or frame.f_code.co_filename == __file__:
+        state.watch.expire(frame)  # again at every tick: a trace that raised was unset
+        if frame is None or frame.f_code is _HARNESS or frame.f_code.co_filename == __file__:
             return
         late = time.monotonic() >= state.deadline + GRACE_S
         if _is_learners(state, frame.f_code, frame.f_globals) or late:
@@ -467,7 +467,7 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
     old_delay, old_every = signal.setitimer(signal.ITIMER_REAL, left, ALARM_EVERY_S)
     started = time.monotonic()
     try:
-        with _interrupts(state, watch):
+        with _interrupts(state):
             yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -478,7 +478,7 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
+def _interrupts(state: _State) -> Iterator[None]:
     """Ctrl-C during a check: `KeyboardInterrupt` now, and again at every line of the learner's
     code until it leaves (a bare `except:` cannot keep the learner from stopping the cell)."""
 
@@ -488,7 +488,7 @@ def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
         state.interrupted = True
         state.deadline = time.monotonic()
         if not state.expired:
-            watch.expire(frame)
+            state.watch.expire(frame)
         if frame is not None and frame.f_code.co_filename == __file__:
             return  # inside the deadline's own trace function: raising there would unset it;
             # the trace raises KeyboardInterrupt itself at the learner's next line
