@@ -133,7 +133,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     state = _State(deadline=time.monotonic() + seconds)
     chosen = clock or ("alarm" if _can_alarm() else "poll")
     state.watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
-    out = _Capped(MAX_PRINTED)
+    out = _Capped()
     ran = Ran()
     started = time.monotonic()
     _active = state
@@ -204,13 +204,11 @@ def _is_learners(state: _State, code: CodeType, names: dict[str, Any]) -> bool:
     known = state.learner.get(code)
     if known is None:
         name = code.co_filename
-        if names.get("__name__") == "__main__":
-            known = True
-        elif name.startswith("<") or not os.path.isabs(name):
-            known = False
-        else:
-            known = not os.path.normcase(os.path.realpath(name)).startswith(_NOT_LEARNERS)
-        state.learner[code] = known
+        known = state.learner[code] = names.get("__name__") == "__main__" or (
+            not name.startswith("<")
+            and os.path.isabs(name)
+            and not os.path.normcase(os.path.realpath(name)).startswith(_NOT_LEARNERS)
+        )
     return known
 
 
@@ -494,32 +492,28 @@ def _interrupts(state: _State) -> Iterator[None]:
             # the trace raises KeyboardInterrupt itself at the learner's next line
         raise KeyboardInterrupt
 
-    try:
-        before = signal.signal(signal.SIGINT, on_interrupt)
-    except (ValueError, OSError, AttributeError):  # not the main thread, or no signals (Pyodide)
+    with contextlib.ExitStack() as restore:
+        # not the main thread, or no signals (Pyodide): no handler, nothing to restore
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            before = signal.signal(signal.SIGINT, on_interrupt)
+            restore.callback(signal.signal, signal.SIGINT, before)
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
 
 
 # -- output and values, bounded --------------------------------------------------------------------
 
 
 class _Capped(io.StringIO):
-    """A text stream that keeps the first `limit` characters written to it and counts the rest."""
+    """A text stream that keeps the first `MAX_PRINTED` characters written to it and counts the
+    rest (`dropped`)."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit, self.dropped = limit, 0
+    dropped = 0
 
     def write(self, text: str) -> int:
         text = str(text)
-        room = max(self.limit - self.tell(), 0)
+        room = max(MAX_PRINTED - self.tell(), 0)
         super().write(text[:room])
-        self.dropped += len(text) - min(len(text), room)
+        self.dropped += max(len(text) - room, 0)
         return len(text)
 
 
