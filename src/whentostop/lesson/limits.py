@@ -73,20 +73,7 @@ class Ran:
         return self.raised is None and not self.timed_out
 
 
-@dataclass
-class _State:
-    deadline: float = 0.0
-    thread: int = 0
-    expired: bool = False
-    interrupted: bool = False
-    done: bool = False
-    """The learner's code has returned or raised: nothing raises on its behalf any more."""
-    harness: CodeType | None = None
-    watch: _Watch | None = None
-    learner: dict[CodeType, bool] = field(default_factory=dict)
-
-
-_active: _State | None = None
+_active: _Watch | None = None
 
 
 def active() -> bool:
@@ -97,17 +84,17 @@ def active() -> bool:
 def expired() -> bool:
     """Whether the limit of the learner code running now has passed: the check's own plumbing
     (a `post`, a tool) calls this, and raises `OutOfTime`, where the learner's code calls it."""
-    state = _active
-    return state is not None and state.watch is not None and state.watch._due()
+    watch = _active
+    return watch is not None and watch._due()
 
 
 def end_now() -> None:
     """End the learner's code now, as if its time were up: the check's plumbing calls this when
     the code goes on after being told to stop (a bare `except:` that keeps everything)."""
-    state = _active
-    if state is None or state.thread != threading.get_ident():
+    watch = _active
+    if watch is None or watch.thread != threading.get_ident():
         return
-    state.deadline = min(state.deadline, time.monotonic())
+    watch.deadline = min(watch.deadline, time.monotonic())
     expired()  # noted: from now on the watch raises in the learner's code
     raise _stop_error()
 
@@ -119,8 +106,8 @@ def stop_if_expired() -> None:
 
 
 def _stop_error() -> BaseException:
-    state = _active
-    return KeyboardInterrupt() if state is not None and state.interrupted else OutOfTime()
+    watch = _active
+    return KeyboardInterrupt() if watch is not None and watch.interrupted else OutOfTime()
 
 
 def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = None) -> Ran:
@@ -131,46 +118,46 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     global _active
     if _active is not None:  # a check inside a check: the outer one holds the limit
         return attempt(fn)
-    state = _State(
-        deadline=time.monotonic() + seconds, thread=threading.get_ident(), harness=_harness.__code__
-    )
+    watch = (_Monitor if hasattr(sys, "monitoring") else _Tracer)(time.monotonic() + seconds)
     chosen = clock or ("alarm" if _can_alarm() else "poll")
-    watch: _Watch = _Monitor(state) if hasattr(sys, "monitoring") else _Tracer(state)
-    state.watch = watch
-    out = _Capped(MAX_PRINTED)
+    out = _Capped()
     ran = Ran()
     started = time.monotonic()
-    _active = state
+    _active = watch
     try:
-        watching = _alarm(state, watch) if chosen == "alarm" else _interrupts(state, watch)
+        watching = _alarm(watch) if chosen == "alarm" else _interrupts(watch)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), watching:
-            _harness(fn, state, watch, ran, poll=chosen == "poll")
+            _harness(fn, watch, ran, poll=chosen == "poll")
     finally:
         _active = None
         ran.seconds = time.monotonic() - started
         ran.printed, ran.unprinted = out.getvalue(), out.dropped
-    if state.interrupted:
+    if watch.interrupted:
         raise KeyboardInterrupt
     return ran
 
 
-def _harness(fn: Callable[[], Any], state: _State, watch: _Watch, ran: Ran, poll: bool) -> None:
+def _harness(fn: Callable[[], Any], watch: _Watch, ran: Ran, poll: bool) -> None:
     """Call `fn()` watched, into `ran`: the frame that catches what the learner's code raises
-    (`_State.harness`: the watch raises nothing here, and walks the frames only up to here)."""
+    (the watch raises nothing here, and walks the frames only up to here)."""
     watch.start(poll=poll)
     try:
         ran.value = fn()
     except OutOfTime:
         ran.timed_out = True
     except KeyboardInterrupt as exc:
-        if state.interrupted:  # Ctrl-C: it goes on to the cell
+        if watch.interrupted:  # Ctrl-C: it goes on to the cell
             raise
         ran.raised = exc
     except BaseException as exc:  # noqa: BLE001 — SystemExit too: a verdict, not an exit
         ran.raised = exc
     finally:
-        state.done = True  # first: an alarm from now on raises nothing
+        watch.done = True  # first: an alarm from now on raises nothing
         watch.stop()
+
+
+_HARNESS = _harness.__code__
+"""The code of the frame the watch walks the learner's frames up to."""
 
 
 def attempt(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Ran:
@@ -196,33 +183,37 @@ _NOT_LEARNERS = tuple(
 )
 
 
-def _is_learners(state: _State, code: CodeType, names: dict[str, Any]) -> bool:
+def _is_learners(watch: _Watch, code: CodeType, names: dict[str, Any]) -> bool:
     """Whether `code` (run with the globals `names`) is the learner's: code run in the
     notebook's own namespace (`__main__`: its cells, and what they define), or a module of the
     learner's own (a file outside the standard library, the installed packages and this one).
     Code that libraries generate (a dataclass's `__init__`, pydantic's) is theirs."""
-    known = state.learner.get(code)
+    known = watch.learner.get(code)
     if known is None:
         name = code.co_filename
-        if names.get("__name__") == "__main__":
-            known = True
-        elif name.startswith("<") or not os.path.isabs(name):
-            known = False
-        else:
-            known = not os.path.normcase(os.path.realpath(name)).startswith(_NOT_LEARNERS)
-        state.learner[code] = known
+        known = watch.learner[code] = names.get("__name__") == "__main__" or (
+            not name.startswith("<")
+            and os.path.isabs(name)
+            and not os.path.normcase(os.path.realpath(name)).startswith(_NOT_LEARNERS)
+        )
     return known
 
 
 # -- watching the deadline ------------------------------------------------------------------------
 
 
+@dataclass(eq=False)
 class _Watch:
     """How the deadline reaches the learner's code: `start`, `expire` (from then on, raise in
-    the learner's code until it leaves it), `stop`."""
+    the learner's code until it leaves it), `stop`; and what it knows of the code it watches."""
 
-    def __init__(self, state: _State) -> None:
-        self.state = state
+    deadline: float = 0.0
+    thread: int = field(default_factory=threading.get_ident)
+    expired: bool = False
+    interrupted: bool = False
+    done: bool = False
+    """The learner's code has returned or raised: nothing raises on its behalf any more."""
+    learner: dict[CodeType, bool] = field(default_factory=dict)
 
     def start(self, poll: bool) -> None: ...
 
@@ -232,12 +223,11 @@ class _Watch:
 
     def _due(self) -> bool:
         """Whether the deadline has passed (noting it the first time), in the checked thread."""
-        state = self.state
-        if state.done or state.thread != threading.get_ident():
+        if self.done or self.thread != threading.get_ident():
             return False
-        if not state.expired and time.monotonic() >= state.deadline:
+        if not self.expired and time.monotonic() >= self.deadline:
             self.expire(None)
-        return state.expired
+        return self.expired
 
 
 class _Monitor(_Watch):
@@ -260,7 +250,7 @@ class _Monitor(_Watch):
             mon.set_events(self.tool, events.JUMP | events.PY_START)
 
     def expire(self, frame: FrameType | None) -> None:
-        self.state.expired = True
+        self.expired = True
         if self.mon is not None:
             events = self.mon.events
             self.mon.set_events(self.tool, events.LINE | events.JUMP | events.PY_START)
@@ -276,7 +266,7 @@ class _Monitor(_Watch):
 
     def _event(self, code: CodeType, *where: int) -> None:
         """A line, a jump or a call in `code` (the frame above this one runs it)."""
-        if self._due() and _is_learners(self.state, code, sys._getframe(1).f_globals):
+        if self._due() and _is_learners(self, code, sys._getframe(1).f_globals):
             raise _stop_error()
 
 
@@ -291,11 +281,11 @@ class _Tracer(_Watch):
             sys.settrace(self._global)
 
     def expire(self, frame: FrameType | None) -> None:
-        self.state.expired = True
+        self.expired = True
         sys.settrace(self._global)
         here: FrameType | None = frame or sys._getframe(1)
-        while here is not None and here.f_code is not self.state.harness:
-            if _is_learners(self.state, here.f_code, here.f_globals):
+        while here is not None and here.f_code is not _HARNESS:
+            if _is_learners(self, here.f_code, here.f_globals):
                 if here.f_trace is self._local:
                     break  # the frames further out kept theirs (a raise clears only its own)
                 here.f_trace = self._local
@@ -307,7 +297,7 @@ class _Tracer(_Watch):
         sys.settrace(self.before)
 
     def _global(self, frame: FrameType, event: str, arg: Any) -> Any:
-        if not _is_learners(self.state, frame.f_code, frame.f_globals):
+        if not _is_learners(self, frame.f_code, frame.f_globals):
             return None
         frame.f_trace_opcodes = True
         self._due()
@@ -315,9 +305,9 @@ class _Tracer(_Watch):
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
         if event in ("line", "opcode") and self._due():
-            if _escapes(frame, self.state):
+            if _escapes(frame, self):
                 raise _stop_error()
-            if time.monotonic() >= self.state.deadline + GRACE_S:
+            if time.monotonic() >= self.deadline + GRACE_S:
                 # Every handler on the way keeps it (a recursion that catches BaseException):
                 # raise anyway; the trace is unset by it, and the profile sets it again at the
                 # next call or return, the alarm at its next tick.
@@ -326,16 +316,16 @@ class _Tracer(_Watch):
         return self._local
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
-        if sys.gettrace() is None and self.state.expired:
+        if sys.gettrace() is None and self.expired:
             self.expire(frame)
 
 
-def _escapes(frame: FrameType, state: _State) -> bool:
+def _escapes(frame: FrameType, watch: _Watch) -> bool:
     """Whether an exception raised at `frame`'s current instruction would leave the learner's
     frames, with no handler of theirs on the way that could keep it. (The check's own code, and
     the library's, let `OutOfTime` through: they are not asked.)"""
     here: FrameType | None = frame
-    while here is not None and _is_learners(state, here.f_code, here.f_globals):
+    while here is not None and _is_learners(watch, here.f_code, here.f_globals):
         if _kept_in(here.f_code, here.f_lasti, here.f_globals):
             return False
         here = here.f_back
@@ -447,27 +437,27 @@ def _can_alarm() -> bool:
 
 
 @contextlib.contextmanager
-def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
+def _alarm(watch: _Watch) -> Iterator[None]:
     """A `SIGALRM` at the deadline, then every `ALARM_EVERY_S`: it starts the line-level
     deadline, and raises where the learner's code is blocked (in C, or in library code for longer
     than `GRACE_S`). Whatever timer and handler were there before (pytest-timeout's) come back."""
 
     def on_alarm(signum: int, frame: FrameType | None) -> None:
-        if state.done:  # the check is tidying up: the code it watched has finished
+        if watch.done:  # the check is tidying up: the code it watched has finished
             return
         watch.expire(frame)  # again at every tick: a trace that raised was unset
-        if frame is None or frame.f_code is state.harness or frame.f_code.co_filename == __file__:
+        if frame is None or frame.f_code is _HARNESS or frame.f_code.co_filename == __file__:
             return
-        late = time.monotonic() >= state.deadline + GRACE_S
-        if _is_learners(state, frame.f_code, frame.f_globals) or late:
+        late = time.monotonic() >= watch.deadline + GRACE_S
+        if _is_learners(watch, frame.f_code, frame.f_globals) or late:
             raise _stop_error()
 
     before = signal.signal(signal.SIGALRM, on_alarm)
-    left = max(state.deadline - time.monotonic(), 0.001)
+    left = max(watch.deadline - time.monotonic(), 0.001)
     old_delay, old_every = signal.setitimer(signal.ITIMER_REAL, left, ALARM_EVERY_S)
     started = time.monotonic()
     try:
-        with _interrupts(state, watch):
+        with _interrupts(watch):
             yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -478,48 +468,44 @@ def _alarm(state: _State, watch: _Watch) -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def _interrupts(state: _State, watch: _Watch) -> Iterator[None]:
+def _interrupts(watch: _Watch) -> Iterator[None]:
     """Ctrl-C during a check: `KeyboardInterrupt` now, and again at every line of the learner's
     code until it leaves (a bare `except:` cannot keep the learner from stopping the cell)."""
 
     def on_interrupt(signum: int, frame: FrameType | None) -> None:
-        if state.done:  # Ctrl-C while the check tidies up: as usual
+        if watch.done:  # Ctrl-C while the check tidies up: as usual
             raise KeyboardInterrupt
-        state.interrupted = True
-        state.deadline = time.monotonic()
-        if not state.expired:
+        watch.interrupted = True
+        watch.deadline = time.monotonic()
+        if not watch.expired:
             watch.expire(frame)
         if frame is not None and frame.f_code.co_filename == __file__:
             return  # inside the deadline's own trace function: raising there would unset it;
             # the trace raises KeyboardInterrupt itself at the learner's next line
         raise KeyboardInterrupt
 
-    try:
-        before = signal.signal(signal.SIGINT, on_interrupt)
-    except (ValueError, OSError, AttributeError):  # not the main thread, or no signals (Pyodide)
+    with contextlib.ExitStack() as restore:
+        # not the main thread, or no signals (Pyodide): no handler, nothing to restore
+        with contextlib.suppress(ValueError, OSError, AttributeError):
+            before = signal.signal(signal.SIGINT, on_interrupt)
+            restore.callback(signal.signal, signal.SIGINT, before)
         yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGINT, before)
 
 
 # -- output and values, bounded --------------------------------------------------------------------
 
 
 class _Capped(io.StringIO):
-    """A text stream that keeps the first `limit` characters written to it and counts the rest."""
+    """A text stream that keeps the first `MAX_PRINTED` characters written to it and counts the
+    rest (`dropped`)."""
 
-    def __init__(self, limit: int) -> None:
-        super().__init__()
-        self.limit, self.dropped = limit, 0
+    dropped = 0
 
     def write(self, text: str) -> int:
         text = str(text)
-        room = max(self.limit - self.tell(), 0)
+        room = max(MAX_PRINTED - self.tell(), 0)
         super().write(text[:room])
-        self.dropped += len(text) - min(len(text), room)
+        self.dropped += max(len(text) - room, 0)
         return len(text)
 
 
