@@ -23,7 +23,8 @@ def _userinfo(url: str) -> tuple[str, str, str]:
     """`url` as (its scheme and "://", its user-info, what follows the user-info's "@"); the
     user-info is "" when there is none. It ends at the last "@": a key typed with an unescaped
     /, ? or # in it ("http://user:sk-ab/cd@host", not a valid URL, or one whose host is "user")
-    is still a key, never shown. An "@" elsewhere in a base URL would hide more than the key."""
+    is still a key, never shown. So an "@" in a base URL's path is taken for one too: what comes
+    before it is hidden, and (holding a "/") refused by the client as a key it cannot send."""
     scheme, sep, rest = url.partition("://")
     userinfo, at, after = rest.rpartition("@")
     return (scheme + sep, userinfo, after) if sep and at else (url, "", "")
