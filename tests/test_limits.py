@@ -7,6 +7,7 @@ through `sys.monitoring`, on 3.11 through `sys.settrace` (the test matrix runs b
 from __future__ import annotations
 
 import signal
+import subprocess
 import sys
 import threading
 import time
@@ -97,6 +98,25 @@ def prints_forever():
 
 def returns_a_huge_list():
     return list(range(3_000_000))
+
+def recurses_and_catches(n=0):
+    try:
+        return recurses_and_catches(n + 1)
+    except BaseException:
+        return recurses_and_catches(n + 1)
+
+def recurses_and_swallows(n=0):
+    try:
+        recurses_and_swallows(n + 1)
+    except:
+        pass
+    recurses_and_swallows(n + 1)
+
+def deepest(n=1):
+    try:
+        return deepest(n + 1)
+    except RecursionError:
+        return n
 """
 
 
@@ -129,6 +149,47 @@ def test_code_that_never_returns_is_ended_within_the_limit(name, clock):
     ran, seconds = limited(learner(name), clock)
     assert ran.timed_out or ran.value == "given up"
     assert seconds < LIMIT + 1.0
+
+
+ENDLESS_RECURSION = """
+import sys, time
+from whentostop.lesson import limits
+names = {"__name__": "__main__"}
+exec(compile(LEARNER, "<notebook cell>", "exec"), names)
+for clock in ("alarm", "poll"):
+    for name in ("recurses_and_catches", "recurses_and_swallows"):
+        started = time.monotonic()
+        ran = limits.run_limited(names[name], seconds=0.5, clock=clock)
+        print(clock, name, ran.timed_out, round(time.monotonic() - started, 1))
+print("limit", sys.getrecursionlimit(), "trace", sys.gettrace(), "profile", sys.getprofile())
+"""
+
+
+def test_a_recursion_that_catches_its_own_recursion_error_still_ends():
+    """It lives at the recursion limit (two calls a level: it never ends by itself), where the
+    watch's own functions need frames too. In a child process, so a hang fails the test."""
+    ran = subprocess.run(
+        [sys.executable, "-c", f"LEARNER = {LEARNER!r}\n{ENDLESS_RECURSION}"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    assert ran.returncode == 0, ran.stderr
+    *runs, after = ran.stdout.splitlines()
+    assert len(runs) == 4
+    for clock, name, timed_out, seconds in (line.split() for line in runs):
+        assert timed_out == "True" and float(seconds) < 0.5 + 3.0, (clock, name, seconds)
+    assert after == f"limit {sys.getrecursionlimit()} trace None profile None"
+
+
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_the_learners_recursion_limit_is_the_one_it_had(clock):
+    """The watch's own frames beyond it are not the learner's: a recursion meets its
+    RecursionError where it would without the check, and the limit is as before afterwards."""
+    before = sys.getrecursionlimit()
+    ran, _ = limited(learner("deepest"), clock)
+    assert before - 60 < ran.value <= before and sys.getrecursionlimit() == before
 
 
 @pytest.mark.parametrize("clock", CLOCKS)

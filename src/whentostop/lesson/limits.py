@@ -9,7 +9,9 @@ verdict within its time limit and the kernel stays usable. No thread is needed (
 none): past the deadline, `OutOfTime` is raised in the learner's code at every line and every
 loop jump (`sys.monitoring`, Python 3.12+) until it leaves the learner's frames; Python 3.11 has no
 `sys.monitoring` and unsets a trace function that raises, so there `sys.settrace` raises only at a
-line from which the exception cannot be caught again (the frames' exception tables say so). Where
+line from which the exception cannot be caught again (the frames' exception tables say so) and
+where a function of the learner's starts. The watch keeps `HEADROOM` frames beyond the learner's
+recursion limit for itself (a recursion that catches its own `RecursionError`). Where
 the platform has interval timers (Unix, the main thread), a `SIGALRM` at the deadline also wakes
 a learner blocked in C (`time.sleep`, a socket read) and starts the line-level deadline, so
 nothing is traced before it; elsewhere the deadline is polled on every call and loop jump.
@@ -45,6 +47,10 @@ GRACE_S = 1.0
 it short too (a learner's `connect("slow:600")`)."""
 ALARM_EVERY_S = 0.05
 """Past the deadline, how often the alarm wakes a learner blocked in C again."""
+HEADROOM = 100
+"""Frames the watch may use beyond the recursion limit the learner's code had: a recursion that
+catches `RecursionError` and recurses again lives at the limit, where the watch's own functions
+could not even be called. Given back when the check ends."""
 
 Clock = Literal["alarm", "poll"]
 
@@ -154,6 +160,8 @@ def _harness(fn: Callable[[], Any], watch: _Watch, ran: Ran, poll: bool) -> None
     finally:
         watch.done = True  # first: an alarm from now on raises nothing
         watch.stop()
+        if sys.getrecursionlimit() == watch.limit + HEADROOM:  # the watch's headroom, given back
+            sys.setrecursionlimit(watch.limit)
 
 
 _HARNESS = _harness.__code__
@@ -214,6 +222,8 @@ class _Watch:
     done: bool = False
     """The learner's code has returned or raised: nothing raises on its behalf any more."""
     learner: dict[CodeType, bool] = field(default_factory=dict)
+    limit: int = field(default_factory=sys.getrecursionlimit)
+    """The recursion limit the learner's code runs under."""
 
     def start(self, poll: bool) -> None: ...
 
@@ -273,11 +283,17 @@ class _Monitor(_Watch):
 class _Tracer(_Watch):
     """Python 3.11: `sys.settrace`. A trace function that raises is unset, so it raises only at
     a line from which the exception leaves every frame up to the check (no handler on the way
-    could catch it); the alarm's own raise wakes code blocked in C."""
+    could catch it), or where a frame of the learner's starts past the deadline; the profile sets
+    it again at the next call or return, the alarm at its next tick. Polled, the trace runs from
+    the start, with `HEADROOM` frames of its own: the learner's code meets its recursion limit
+    in the trace (which the profile then sets again), not in the trace's own call."""
 
     def start(self, poll: bool) -> None:
         self.before = sys.gettrace()
+        self.poll = poll
         if poll:
+            sys.setrecursionlimit(self.limit + HEADROOM)
+            sys.setprofile(self._profile)
             sys.settrace(self._global)
 
     def expire(self, frame: FrameType | None) -> None:
@@ -286,7 +302,7 @@ class _Tracer(_Watch):
         here: FrameType | None = frame or sys._getframe(1)
         while here is not None and here.f_code is not _HARNESS:
             if _is_learners(self, here.f_code, here.f_globals):
-                if here.f_trace is self._local:
+                if here.f_trace == self._local:
                     break  # the frames further out kept theirs (a raise clears only its own)
                 here.f_trace = self._local
                 here.f_trace_opcodes = True  # a one-line loop has no line events to stop at
@@ -300,7 +316,16 @@ class _Tracer(_Watch):
         if not _is_learners(self, frame.f_code, frame.f_globals):
             return None
         frame.f_trace_opcodes = True
-        self._due()
+        if self._due():  # past the deadline, the learner's code starts nothing new
+            sys.setprofile(self._profile)
+            raise _stop_error()
+        if self.poll and sys.getrecursionlimit() == self.limit + HEADROOM:  # not the learner's
+            try:  # fails where this frame is past the learner's limit
+                sys.setrecursionlimit(self.limit)
+            except RecursionError:
+                raise RecursionError("maximum recursion depth exceeded") from None
+            finally:
+                sys.setrecursionlimit(self.limit + HEADROOM)
         return self._local
 
     def _local(self, frame: FrameType, event: str, arg: Any) -> Any:
@@ -318,6 +343,8 @@ class _Tracer(_Watch):
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
         if sys.gettrace() is None and self.expired:
             self.expire(frame)
+        elif sys.gettrace() is None:  # polled: the trace met the learner's recursion limit
+            sys.settrace(self._global)
 
 
 def _escapes(frame: FrameType, watch: _Watch) -> bool:
@@ -445,6 +472,8 @@ def _alarm(watch: _Watch) -> Iterator[None]:
     def on_alarm(signum: int, frame: FrameType | None) -> None:
         if watch.done:  # the check is tidying up: the code it watched has finished
             return
+        # before any call: room for the watch's own frames
+        sys.setrecursionlimit(max(sys.getrecursionlimit(), watch.limit + HEADROOM))
         watch.expire(frame)  # again at every tick: a trace that raised was unset
         if frame is None or frame.f_code is _HARNESS or frame.f_code.co_filename == __file__:
             return
