@@ -183,8 +183,7 @@ class Level:
                     searched.append(area)
             elif call.name == "mark_star" and call.ok and call.input:
                 block = call.input["block"]
-                area = self.area_of(block)
-                if area is not None:
+                if (area := self.area_of(block)) is not None:
                     item = call.input["item"]
                     markers.append(Marker(item, block, area, self.spec.areas[area][block] == item))
         star = self.star
@@ -276,15 +275,13 @@ class Level:
 
     def search_blocks(self, area: str) -> str:
         """Search the ? blocks in one area of the level. Returns what each one hides."""
-        found = self.area_named(area)
-        if found is None:
+        if (found := self.area_named(area)) is None:
             raise ToolError(f"there is no area called {area!r}. {self.areas_line()}")
         return "\n".join(f"Block {n}: {item}" for n, item in self.spec.areas[found].items())
 
     def mark_star(self, item: Literal["star"], block: PositiveInt) -> str:
         """Put a marker on the level map where the star is. Call it once, at the end."""
-        area = self.area_of(block)
-        if area is None:
+        if (area := self.area_of(block)) is None:
             numbers = sorted(n for blocks in self.spec.areas.values() for n in blocks)
             raise ToolError(told("no_such_block", block=block, first=numbers[0], last=numbers[-1]))
         return f"Marked block {block} ({area}) on the level map."

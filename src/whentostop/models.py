@@ -125,8 +125,7 @@ def connect(
 
 def configured_timeout() -> float:
     """The request timeout the environment sets (`WHENTOSTOP_TIMEOUT_S`), else the default."""
-    said = setting(TIMEOUT_VARIABLE)
-    if not said:
+    if not (said := setting(TIMEOUT_VARIABLE)):
         return DEFAULT_TIMEOUT_S
     try:
         seconds = float(said)

@@ -367,10 +367,8 @@ class Run:
             max_turns=self.max_turns,
             tokens=self.total_tokens,
         )
-        if self.has_answer:
-            line = _("{head}; answer: {answer!r}").format(head=head, answer=self._answer)
-        else:
-            line = _("{head}; no answer").format(head=head)
+        said = _("{head}; answer: {answer!r}") if self.has_answer else _("{head}; no answer")
+        line = said.format(head=head, answer=self._answer)
         return line + "".join(f" — ⚠ {w}" for w in self._noticed())
 
     def _noticed(self) -> list[str]:

@@ -130,8 +130,7 @@ def note_text_calls(turn: Turn, run: Run, offered: Collection[str], *, accept: b
     """Calls to `offered` tools written in the reply's text, if any: a note on the turn and one
     warning on the run, with what the server likely did wrong. With `accept` they become the
     message's `tool_calls` (the history the model sees again holds them as calls), labelled."""
-    found = find_text_calls(turn.text, offered)
-    if not found:
+    if not (found := find_text_calls(turn.text, offered)):
         return
     names = ", ".join(dict.fromkeys(c.name for c in found))
     text = excerpt(turn.text, 160)

@@ -80,9 +80,8 @@ class Tool:
             try:
                 arguments = read_json(sent)
             except NotJSON as exc:
-                said = told(
-                    f"arguments_{exc.kind}", name=self.name, sent=_excerpt(sent), **vars(exc)
-                )
+                problem = f"arguments_{exc.kind}"
+                said = told(problem, name=self.name, sent=_excerpt(sent), **vars(exc))
                 raise ToolInputError(said) from None
         if not isinstance(arguments, dict):
             sent, kind = _excerpt(json_text(arguments)), type(arguments).__name__

@@ -144,8 +144,7 @@ class _ResponseStream(httpx.SyncByteStream):
             yield from self._inner
 
     def close(self) -> None:
-        close = getattr(self._inner, "close", None)
-        if close is not None:
+        if (close := getattr(self._inner, "close", None)) is not None:
             close()
 
 
