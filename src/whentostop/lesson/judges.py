@@ -184,10 +184,8 @@ def _cause(run: Run | None, got: Any, want: Any) -> str | None:
     """The sentence that names the mistake, when it is one the checks know."""
     if run is not None and want is None and isinstance(got, str):
         cause = _cause_of_a_text(run, got)
-    elif isinstance(want, int) and not isinstance(want, bool):
-        cause = _cause_of_a_number(got, want)
     else:
-        cause = None
+        cause = _cause_of_a_number(got, want) if _kind(want) is int else None
     if cause is not None:
         return cause
     if run is not None and isinstance(got, str) and run.stop is not None and got == run.stop.value:
@@ -382,8 +380,7 @@ def _turns_are_the_replies(got: Run) -> bool:
     if got.wrap_up_turn is not None and sent:
         sent = sent[:-1]
     return (
-        bool(got.turns)
-        and bool(got.model)
+        bool(got.turns and got.model)
         and len(sent) == len(got.turns)
         and all(m == t.message for m, t in zip(sent, got.turns))
     )
@@ -628,14 +625,13 @@ def _not_understood(run: Run, intent: Intent) -> str:
         else:
             missed = _(said("1-2", "mock_missed_a_later_permission"))
     else:
-        noted = [r for r in intent.readings if r.stance == "none"]
-        if noted:
-            read = _("What the mock read: {readings}.").format(
-                readings="; ".join(
-                    _("“{quote}”, which it took as {why}").format(quote=r.quote, why=_(WHY[r.why]))
-                    for r in noted
-                )
-            )
+        readings = "; ".join(
+            _("“{quote}”, which it took as {why}").format(quote=r.quote, why=_(WHY[r.why]))
+            for r in intent.readings
+            if r.stance == "none"
+        )
+        if readings:
+            read = _("What the mock read: {readings}.").format(readings=readings)
         else:
             read = _(said("1-2", "mock_read_nothing"))
         missed = _("What it missed: permission, in words, to stop and say the star is not there.")

@@ -447,8 +447,7 @@ def judge(exercise: ExerciseText, loop: Callable[..., Any]) -> Verdict:
     run that showed it; else "Correct", saying where the socket runs went."""
     a_function(exercise.answer, loop)
     cases = [LoopCase(title=c.title, **c.data) for c in exercise.cases]
-    helper = getattr(loop, "__globals__", {}).get("run_call")
-    if helper is not None and still_blank(helper):
+    if still_blank(getattr(loop, "__globals__", {}).get("run_call")):
         raise wrong("1-4", "run_call_still_blank")
     for case in cases:
         _check(play(loop, case, http_post(*on_the_mock(case.persona)), _("in process")))

@@ -10,6 +10,7 @@ stays text.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from operator import methodcaller
 from types import CodeType
 from typing import Any, Literal
 
@@ -62,12 +63,8 @@ class Said:
 def render(template: str, fields: dict[str, Any], markdown: bool) -> str:
     """The template with its fields: `Said` ones quoted (escaped for Markdown), the others (the
     check's own words and numbers) as they are."""
-    values = {
-        name: (value.markdown() if markdown else value.plain())
-        if isinstance(value, Said)
-        else value
-        for name, value in fields.items()
-    }
+    quote = methodcaller("markdown" if markdown else "plain")
+    values = {name: quote(v) if isinstance(v, Said) else v for name, v in fields.items()}
     return template.format(**values)
 
 
