@@ -534,11 +534,9 @@ def count_of(words: list[Unit], trailing: bool = True) -> int | None:
 def _counts_searches(unit: Unit, near: list[Unit], areas: bool) -> bool:
     """Whether the words at and just after a number say it counts searches: a unit ("3
     searches", "twice"), a failure ("3 empty"), or beside "every area" a repeat ("duas voltas")."""
-    first = near[0] if near else None
-    named = "unit" in unit.tags or any("unit" in u.tags for u in near)
-    return named or (
-        first is not None and (first.has("failure") or (areas and first.has("repeat")))
-    )
+    if "unit" in unit.tags or any("unit" in u.tags for u in near):
+        return True
+    return bool(near) and (near[0].has("failure") or (areas and near[0].has("repeat")))
 
 
 AREAS = 4
