@@ -27,7 +27,7 @@ _MARKERS = (*WHEN, *LIMITS, "even_if", "proviso", "then", "otherwise", "cancel")
 _LINKS = ("and", "or", "but", "correction")
 JUDGEMENT = ("permission", "against", "obligation")
 REACHABLE = ("count", "everywhere", "failure", "some", "needed")
-"""Kinds of condition a run of empty searches meets."""
+"""Kinds of condition a run of empty searches meets, the most telling first."""
 MAX_SENTENCE_UNITS = 160
 """A longer run without a full stop is read in pieces of this many words and marks: no one
 writes a sentence that long to a model, and the rules then cost a bounded amount per piece."""
@@ -534,11 +534,9 @@ def count_of(words: list[Unit], trailing: bool = True) -> int | None:
 def _counts_searches(unit: Unit, near: list[Unit], areas: bool) -> bool:
     """Whether the words at and just after a number say it counts searches: a unit ("3
     searches", "twice"), a failure ("3 empty"), or beside "every area" a repeat ("duas voltas")."""
-    first = near[0] if near else None
-    named = "unit" in unit.tags or any("unit" in u.tags for u in near)
-    return named or (
-        first is not None and (first.has("failure") or (areas and first.has("repeat")))
-    )
+    if "unit" in unit.tags or any("unit" in u.tags for u in near):
+        return True
+    return bool(near) and (near[0].has("failure") or (areas and near[0].has("repeat")))
 
 
 AREAS = 4
@@ -560,7 +558,6 @@ class When:
 
 
 NO_CONDITION = When(None, None, ())
-_PREFERRED = ("count", "everywhere", "failure", "some", "needed", "giving up")
 _UNLESS = {"success": "failure", "failure": "success"}
 """What "unless" makes of a condition: "unless you find it" holds while the star is not found."""
 
@@ -581,7 +578,7 @@ def when(conditions: list[Clause], invert_unless: bool = True) -> When:
         kinds += each
     reachable = [k for k in kinds if k[0] in REACHABLE]
     if reachable:
-        name, count = min(reachable, key=lambda k: _PREFERRED.index(k[0]))
+        name, count = min(reachable, key=lambda k: REACHABLE.index(k[0]))
         count = next((c for _, c in reachable if c is not None), count)
     else:
         name, count = next((k for k in kinds if k[0] in ("never", "success")), kinds[0])

@@ -57,9 +57,8 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
     except httpx.TimeoutException:
         raise
     except Exception as exc:  # noqa: BLE001 — a persona's bug is still a JSON error, never a traceback
-        return _error(
-            500, f"the mock model failed: {type(exc).__name__}", "server_error", kind="server_error"
-        )
+        failed = f"the mock model failed: {type(exc).__name__}"
+        return _error(500, failed, "server_error", kind="server_error")
 
 
 def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
@@ -243,7 +242,6 @@ class MockServer:
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0) -> None:
         self.httpd = _QuietServer((host, port), _Handler)
-        self._thread: threading.Thread | None = None
 
     @property
     def base_url(self) -> str:
@@ -251,8 +249,7 @@ class MockServer:
         return f"http://{host!s}:{port}/v1"
 
     def start(self) -> MockServer:
-        self._thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
-        self._thread.start()
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
         return self
 
     def serve_forever(self) -> None:

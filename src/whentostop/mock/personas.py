@@ -259,11 +259,10 @@ _SPELLINGS: list[Callable[[str], str]] = [
 def _give_up(view: View) -> str:
     """The admission, quoting the words taken as permission (or as a hint)."""
     searched = list(dict.fromkeys(view.searched))
-    quote = view.intent.quote
     if not searched:
-        return view.say(GAVE_UP_UNSEARCHED, quote=quote)
+        return view.say(GAVE_UP_UNSEARCHED, quote=view.intent.quote)
     msgid = GAVE_UP_ON_A_HINT if view.intent.why == "absence possible" else GAVE_UP
-    return view.say(msgid, areas=view.listed(searched), quote=quote)
+    return view.say(msgid, areas=view.listed(searched), quote=view.intent.quote)
 
 
 def _wrap_up(view: View) -> str:
@@ -382,20 +381,18 @@ _MAX_JSON_ERROR = 1 << 16
 """A JSON result longer than this is data, not an error object: it is not parsed again."""
 
 
-def _is_error(text: str, blocks: list[tuple[str, str]] | None = None) -> bool:
+def _is_error(text: str, blocks: list[tuple[str, str]]) -> bool:
     """Whether a tool's result says the call failed, as a model reads it: "Error: …", "Erro: …",
     an exception as a loop reports it ("ValueError: …", "KeyError: 'x'", "RuntimeError"),
     "Falhou: …", "the search failed", a JSON error object ({"error": …}). A result with data in
-    it ("Block 3: nothing") is a result, whatever words the data holds."""
+    it (`blocks`: "Block 3: nothing") is a result, whatever words the data holds."""
     first = next((line.strip() for line in _lines(text) if line.strip()), "")
     lowered = first.lower()
     if lowered.startswith("{"):
         return _json_error(text)
     if lowered.startswith(_FAILED_START) or _names_an_exception(first):
         return True
-    if blocks if blocks is not None else _blocks_in(text):
-        return False
-    return any(word in f" {lowered}" for word in _FAILED_WORDS)
+    return not blocks and any(word in f" {lowered}" for word in _FAILED_WORDS)
 
 
 def _names_an_exception(line: str) -> bool:

@@ -184,9 +184,8 @@ def _opens_a_line(start: int, text: str) -> bool:
     """Whether only marks ("=== ", "### ", "- ") stand between the line's start and `start`."""
     before = text[max(0, start - 8) : start]
     line = before.rsplit("\n", 1)
-    if len(line) == 1 and start > len(before):
-        return False
-    return not line[-1].strip(_LINE_MARKS)
+    in_sight = len(line) > 1 or start <= len(before)  # the line starts in `before`
+    return in_sight and not line[-1].strip(_LINE_MARKS)
 
 
 def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) -> list[Found]:
@@ -222,9 +221,7 @@ def _casts(sentence: list[Unit]) -> bool:
     """ "Play the role of Toad", "You are Captain Ruby, a pirate", "o agente deve ...": the model
     is given a role, or named in the third person."""
     words = [u for u in sentence if u.kind == "w"]
-    if any(u.has("cast", "self") for u in words):
-        return True
-    return (
+    return any(u.has("cast", "self") for u in words) or (
         len(words) > 2
         and words[0].has("you")
         and words[1].has("copula")
@@ -326,10 +323,9 @@ def _quotes_someone(clause: Clause, text: str) -> bool:
     """Whether the clause introduces someone else's words: someone named before a verb of
     saying, then a comma or colon and a quotation mark ("A player once wrote in a review,
     \"...\"")."""
-    said = next((j for j, u in enumerate(clause.units) if u.has("report")), None)
-    if said is None or not any(u.has("others") for u in clause.units[:said]):
-        return False
-    if any(u.has("you", "negation") for u in clause.units[:said]):
+    said = next((j for j, u in enumerate(clause.units) if u.has("report")), 0)
+    who = clause.units[:said]  # (no one without a verb of saying)
+    if not any(u.has("others") for u in who) or any(u.has("you", "negation") for u in who):
         return False
     after = text[clause.end : clause.end + 8].lstrip()
     return after[:1] in (",", ":") and after[1:].lstrip()[:1] in _QUOTES
@@ -370,7 +366,6 @@ def _carry_negation(
     "no" before one answers, it does not flip it); at the end, "don't." takes back the reading
     before it; "Você não: segue procurando" sets one against another."""
     clause = found[i]
-    bare = bare_negation(clause, ctx.lex) or 0
     following = _negated_next(found, i, ctx)
     words = [w for u in clause.units for w in u.words]
     rest = [u for c in found[i + 1 :] for u in c.units]
@@ -382,7 +377,7 @@ def _carry_negation(
         _reverse(taken, floor, clause)
         return
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
-        following.negated += bare
+        following.negated += bare_negation(clause, ctx.lex) or 0
 
 
 def _negated_next(found: list[Clause], i: int, ctx: Context) -> Clause | None:
