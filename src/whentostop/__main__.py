@@ -99,10 +99,9 @@ def after_error(message: str) -> str:
 
 def port(text: str, lowest: int = 0) -> int:
     """An argparse type: a TCP port, a whole number from `lowest` to 65535 (0: any free one)."""
-    try:
+    number = -1  # what is not a whole number is refused as one out of range
+    with suppress(ValueError):
         number = int(text)
-    except ValueError:
-        number = -1
     if not lowest <= number <= 65535:
         said = _("{text!r} is not a port: use a whole number from {lowest} to 65535")
         raise argparse.ArgumentTypeError(said.format(text=text, lowest=lowest))
@@ -279,9 +278,7 @@ def exit_status(run: Run, judgement: Judgement | None = None) -> int:
         return EXIT_NO_ANSWER
     if judgement is not None and judgement.correct is not None:
         return EXIT_ANSWER if judgement.correct else EXIT_WRONG
-    if run.ended_on_reply_noted("after_cut_off"):
-        return EXIT_UNSURE
-    return EXIT_ANSWER
+    return EXIT_UNSURE if run.ended_on_reply_noted("after_cut_off") else EXIT_ANSWER
 
 
 def _failed(args: argparse.Namespace, error: str, partial: Run | None = None) -> int:

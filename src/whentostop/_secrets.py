@@ -76,9 +76,8 @@ def redactor(secrets: tuple[str, ...]) -> Callable[[str], str]:
         return as_is
     encoded = [base64.b64encode(s.encode()).decode() for s in secrets if s]
     encoded += [e.replace("+", "-").replace("/", "_") for e in encoded]  # the URL-safe alphabet
-    forms = sorted(
-        {s for s in secrets if s} | {e.rstrip("=") for e in encoded}, key=len, reverse=True
-    )  # unpadded: it also finds the padded
+    unpadded = {e.rstrip("=") for e in encoded}  # it also finds the padded
+    forms = sorted({s for s in secrets if s} | unpadded, key=len, reverse=True)
     long_ones = [s.lower() for s in forms if len(s) > SECRET_FRAGMENT]  # found by their blocks
     short = [s for s in forms if len(s) <= SECRET_FRAGMENT]
     literal = re.compile("|".join(map(re.escape, short)), re.IGNORECASE) if short else None
@@ -168,11 +167,8 @@ def trimmed(value: str, name: str) -> str:
     it, with a warning that says they were removed (never the value: it may be a secret)."""
     bare = value.strip(" \t\r\n")  # ASCII only: a non-breaking space is a paste to redo
     if bare != value:
-        warnings.warn(
-            _("{name} had spaces or a line break around it; they were removed.").format(name=name),
-            UserWarning,
-            stacklevel=3,
-        )
+        said = _("{name} had spaces or a line break around it; they were removed.")
+        warnings.warn(said.format(name=name), UserWarning, stacklevel=3)
     return bare
 
 

@@ -105,13 +105,10 @@ def _catalogue(code: str) -> gettext.NullTranslations:
         return gettext.translation(DOMAIN, localedir=LOCALE_DIR, languages=[LOCALES[code]])
     except (OSError, struct.error, UnicodeError) as exc:  # not found, or not a catalogue
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        warnings.warn(
-            f"The {LANGUAGES[code]} catalogue ({LOCALE_DIR / LOCALES[code] / 'LC_MESSAGES'}/"
-            f"{DOMAIN}.mo) cannot be read ({reason}): showing English instead. A source checkout "
-            "builds it with `make i18n`.",
-            MissingCatalogue,
-            stacklevel=3,
-        )
+        mo = f"{LOCALE_DIR / LOCALES[code] / 'LC_MESSAGES'}/{DOMAIN}.mo"
+        said = f"The {LANGUAGES[code]} catalogue ({mo}) cannot be read ({reason}): "
+        instead = "showing English instead. A source checkout builds it with `make i18n`."
+        warnings.warn(said + instead, MissingCatalogue, stacklevel=3)
         return gettext.NullTranslations()
 
 
@@ -166,9 +163,8 @@ class _DecimalComma(string.Formatter):
 
     def format_field(self, value: object, format_spec: str) -> str:
         text: str = format(value, format_spec)
-        if isinstance(value, (int, float)) and not isinstance(value, bool):
-            text = text.translate(_SWAP_SEPARATORS)
-        return text
+        is_number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        return text.translate(_SWAP_SEPARATORS) if is_number else text
 
 
 class Text(str):

@@ -132,10 +132,9 @@ def lite_link(*, repo: str = DEFAULT_REPO, notebook: str = "00", lang: str = "en
     named OWNER.github.io at the host's root); the site's notebooks are at its top level.
     """
     owner, name = _github(repo, _("The JupyterLite site is published with GitHub Pages"))
-    owner = owner.lower()
-    host, path = f"{owner}.github.io", f"/{_encode(name)}/"
-    if name.lower() == host:  # the repository OWNER.github.io: the site at the host's root
-        path = "/"
+    host = f"{owner.lower()}.github.io"
+    # the repository OWNER.github.io: the site at the host's root
+    path = "/" if name.lower() == host else f"/{_encode(name)}/"
     query = "path=" + _encode(notebook_path(notebook, lang).removeprefix("notebooks/"))
     return urlunsplit(("https", host, f"{path}lab/index.html", query, ""))
 
@@ -215,10 +214,9 @@ def hub_address(url: str, what: str | None = None) -> tuple[str, str, str]:
         raise refused("address_with_a_query")
     if "@" in parts.netloc:
         raise refused("address_with_credentials")
-    try:
+    port: int | None = -1  # a port that is not one
+    with contextlib.suppress(ValueError):
         port = parts.port
-    except ValueError:
-        port = -1
     if port == -1 or not parts.hostname:
         raise refused("address_without_a_host")
     try:
@@ -242,10 +240,9 @@ def page_address(url: str) -> str:
     a link early or that `urlsplit` drops (a space, a quote, a bracket, a backslash, a control
     character), `(` and `)` percent-encoded; else a ValueError that says why."""
     parts = urlsplit(_web_url(url, _("source")))
-    try:
-        host = (parts.hostname or "") if parts.port != 0 else ""  # a port that is none: ValueError
-    except ValueError:
-        host = ""
+    host = ""  # a port that is none (ValueError, or 0) leaves no host
+    with contextlib.suppress(ValueError):
+        host = (parts.hostname or "") if parts.port != 0 else ""
     unsafe = any(c.isspace() or c in _NOT_IN_AN_ADDRESS + "\\" for c in url)
     if parts.scheme != "https" or "." not in host or "@" in parts.netloc or unsafe:
         raise ValueError(_(said("shared", "source_not_public")).format(url=url))
