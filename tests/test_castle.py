@@ -14,6 +14,7 @@ from conftest import MAY_GIVE_UP, PROMPT
 from words import says
 
 from whentostop import Stop, connect, load_level, run_agent
+from whentostop.i18n import using
 from whentostop.lesson.castle import (
     describe_message,
     empty_castle,
@@ -186,6 +187,14 @@ def test_a_clock_that_returns_the_last_message_is_told_the_clock_has_no_answer()
 def test_a_clock_one_turn_late_is_told_how_many_requests_it_made():
     message = verdict_on_loop("for turn in range(max_turns):", "for turn in range(max_turns + 1):")
     assert says(message, "max_turns=3", "4 requests")
+
+
+def test_a_loop_that_exits_after_one_request_is_told_so_in_the_singular():
+    exits = "message = ask(post, messages, tools)\n        raise SystemExit(0)"
+    loop = near_miss("1-4.b", "message = ask(post, messages, tools)", exits)
+    assert says(LOOP.result(loop).message, "SystemExit", "after 1 request:")
+    with using("pt"):
+        assert says(LOOP.result(loop).message, "SystemExit", "depois de 1 requisição:")
 
 
 def test_a_loop_with_no_clock_is_stopped_and_told_it_did_not_stop():

@@ -34,6 +34,7 @@ from .verdict import (
     ended_text,
     filled,
     raised,
+    times_text,
     wrong,
 )
 
@@ -234,5 +235,5 @@ def _task(run: Run) -> tuple[str, str]:
 def timed_out(seconds: float) -> Incorrect:
     """The verdict on a caller the time limit stopped."""
     if PROGRESS.stopped:
-        return wrong("1-4", "caller_did_not_stop", times=PROGRESS.stopped)
-    return wrong("1-4", "caller_timed_out", seconds=seconds, n=PROGRESS.runs)
+        return wrong("1-4", "caller_did_not_stop", times=times_text(PROGRESS.stopped))
+    return wrong("1-4", "caller_timed_out", seconds=seconds, runs=_runs_text(PROGRESS.runs))

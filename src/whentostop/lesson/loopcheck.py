@@ -20,7 +20,7 @@ from typing import Any, TypeGuard
 from pydantic import BaseModel, ConfigDict
 
 from .._text import excerpt
-from ..i18n import N_, _, ngettext
+from ..i18n import N_, _
 from ..mock.personas import assistant
 from ..mock.protocol import Breach, breach
 from ..tools import Tool
@@ -37,7 +37,9 @@ from .verdict import (
     a_function,
     correct,
     kind_of,
+    requests_text,
     still_blank,
+    times_text,
     wrong,
 )
 
@@ -289,9 +291,9 @@ def _raised(played: Played, error: BaseException) -> Incorrect:
     if isinstance(error, KeyError) and "tool_calls" in str(error):
         return wrong("1-4", "loop_read_missing_tool_calls")
     if isinstance(error, SystemExit):
-        return wrong("1-4", "loop_exited", n=n)
+        return wrong("1-4", "loop_exited", requests=requests_text(n))
     if not isinstance(error, Exception):
-        return wrong("1-4", "loop_raised_a_base_exception", kind=kind, n=n)
+        return wrong("1-4", "loop_raised_a_base_exception", kind=kind, requests=requests_text(n))
     if getattr(getattr(error, "response", None), "status_code", None) == 400:
         return wrong("1-4", "loop_request_refused", n=n, said=said)
     return Incorrect(_("with {case}, your loop raised {kind}: {said}"), kind=kind, said=said)
@@ -331,7 +333,7 @@ def _flag_text(messages: list[dict[str, Any]]) -> str | None:
 def _clock(played: Played, stop: Any, answer: Any) -> Incorrect | None:
     case = played.case
     if played.requests != case.max_turns:
-        made = ngettext("{n} request", "{n} requests", played.requests).format(n=played.requests)
+        made = requests_text(played.requests)
         return wrong("1-4", "clock_not_max_turns_requests", max_turns=case.max_turns, requests=made)
     if stop != "max_turns":
         return wrong("1-4", "clock_wrong_stop", got=Said(stop))
@@ -360,7 +362,8 @@ def _pipe(played: Played, stop: Any, answer: Any) -> Incorrect | None:
         rejected = _words(terminal[2] if terminal else "", 80)
         return wrong("1-4", "rejected_taken_for_success", said=said, tool=tool, output=rejected)
     if stop != "terminal_tool":
-        return wrong("1-4", "pipe_wrong_stop", got=Said(stop), n=played.requests)
+        made = requests_text(played.requests)
+        return wrong("1-4", "pipe_wrong_stop", got=Said(stop), requests=made)
     if answer != case.answer:
         return _wrong_pipe_answer(case, terminal, answer)
     return None
@@ -496,9 +499,10 @@ class _Rendered(Said):
 def timed_out(seconds: float) -> Incorrect:
     """The verdict on a loop the time limit stopped."""
     if PROGRESS.stopped:
-        return wrong(
-            "1-4", "did_not_stop", n=PROGRESS.requests - PROGRESS.stopped, times=PROGRESS.stopped
-        )
+        made = requests_text(PROGRESS.requests - PROGRESS.stopped)
+        return wrong("1-4", "did_not_stop", requests=made, times=times_text(PROGRESS.stopped))
     if PROGRESS.requests == 0:
         return wrong("1-4", "loop_never_asked", seconds=seconds)
-    return wrong("1-4", "loop_timed_out", seconds=seconds, n=PROGRESS.requests)
+    return wrong(
+        "1-4", "loop_timed_out", seconds=seconds, requests=requests_text(PROGRESS.requests)
+    )

@@ -42,6 +42,16 @@ def turns_text(n: int) -> str:
     return ngettext("{n} turn", "{n} turns", n).format(n=n)
 
 
+def requests_text(n: int) -> str:
+    """ "3 requests", in the language in effect."""
+    return ngettext("{n} request", "{n} requests", n).format(n=n)
+
+
+def times_text(n: int) -> str:
+    """ "3 times", in the language in effect."""
+    return ngettext("{n} time", "{n} times", n).format(n=n)
+
+
 @dataclass(frozen=True)
 class Said:
     """A value that came from the learner's code or a model, quoted in a verdict."""
