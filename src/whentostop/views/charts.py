@@ -239,10 +239,8 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         out.append(_text(number(tick, model.y.digits), cls="tick y", x=LEFT - 6, y=y + 5, **words))
     for x, label in () if model.empty else model.x.ticks:
         if x == model.wrap_up:  # under its own bar, a line lower
-            below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
-            out.append(
-                _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), **below, fill=look.MUTED_COLOUR)
-            )
+            muted = {"font_size": TEXT_PX - 2, "text_anchor": "end", "fill": look.MUTED_COLOUR}
+            out.append(_text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), y=f.base + 34, **muted))
         else:
             below = {"y": f.base + 18, "font_size": TEXT_PX - 1, "text_anchor": "middle"}
             out.append(_text(label, cls="tick", x=f.x(x), **below))
@@ -406,7 +404,8 @@ def map_svg(level: Level, run: Run | None = None, *, narrow: bool = False) -> st
 
 def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     """The level map of the figure model as an SVG document (`narrow`: see `map_svg`)."""
-    label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
+    # narrow: each area's name on a line above its row (its baseline `name_y` down), else beside it
+    label_w, name_h, name_y = (0, _MAP_NAME_H, 16) if narrow else (_MAP_LABEL_W, 0, 40)
     width = label_w + _MAP_CELL_W * view.width + 10
     legend = _map_legend_lines(view.legend, width)
     more = _MAP_LEGEND_LINE * (len(legend) - 1)  # the legend's further lines
@@ -420,9 +419,7 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     parts = [_tag("text", escape(view.name) + lines, cls="map-title", **bold)]
     for row, (area, blocks) in enumerate(view.rows):
         y = _MAP_TOP + row * (_MAP_CELL_H + name_h)
-        parts.append(
-            _text(area, cls="area", x=8, y=y + 16 if narrow else y + 40, font_size=TEXT_PX + 2)
-        )
+        parts.append(_text(area, cls="area", x=8, y=y + name_y, font_size=TEXT_PX + 2))
         parts += [
             _block(label_w + col * _MAP_CELL_W, y + name_h, block)
             for col, block in enumerate(blocks)
@@ -475,11 +472,8 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     """An SVG document whose first children are its title (the first sentence of `alt`) and
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
-    size = {
-        "viewBox": f"0 0 {width:.0f} {height:.0f}",
-        "width": f"{width:.0f}",
-        "height": f"{height:.0f}",
-    }
+    wide, high = f"{width:.0f}", f"{height:.0f}"
+    size = {"viewBox": f"0 0 {wide} {high}", "width": wide, "height": high}
     named = {"font_family": FONT, "fill": look.TEXT_COLOUR, "role": "img"}
     head = _tag("title", escape(title), id="wts-title") + _tag("desc", escape(alt), id="wts-desc")
     inner = head + _tag("rect", width="100%", height="100%", fill=look.BACKGROUND) + body
@@ -492,13 +486,12 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
     gpt-4o:" / "5,766 tokens, $0.0194"), else between words; how many lines it took."""
     fits = int((width - 20) / (TITLE_PX * BOLD_EM))
     head, colon, rest = text.partition(": ")
-    lines = (
-        [text]
-        if len(text) <= fits
-        else [head + ":", rest]
-        if colon and len(head) < fits and len(rest) <= fits
-        else _wrap(text, fits)
-    )
+    if len(text) <= fits:
+        lines = [text]
+    elif colon and len(head) < fits and len(rest) <= fits:
+        lines = [head + ":", rest]
+    else:
+        lines = _wrap(text, fits)
     spans = escape(text) if len(lines) == 1 else _tspans(lines, 10, TITLE_LINE)
     return _tag("text", spans, x=10, y=24, font_size=TITLE_PX, font_weight="bold"), len(lines)
 
