@@ -554,12 +554,9 @@ class Explorer(_View):
             done = _("done: {turns} in {seconds:.1f} s")
             self._say(done.format(turns=turns_text(run), seconds=run.elapsed_s))
         self.badge.value = badge_html(run, self.error, judgement)
-        system = self._system()
-        self.reading.value = (
-            ""
-            if self.live or system is None
-            else reading_html(system, self.prompt or lesson_prompt())
-        )
+        system = None if self.live else self._system()  # what the mock reads: not on a live run
+        task = self.prompt or lesson_prompt()
+        self.reading.value = "" if system is None else reading_html(system, task)
         self.turns.value = turns_line(run, self.runs)
         self.transcript.value = transcript_html(
             run,
