@@ -303,8 +303,7 @@ def _dashes(series: Series, width: float | None = None) -> dict[str, str]:
 def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, **attrs: object) -> str:
     """Matplotlib's marker `code` as an SVG shape: circle, square, triangles, diamond, plus."""
     if code == "s":
-        square = {"x": x - r, "y": y - r, "width": 2 * r, "height": 2 * r}
-        return _tag("rect", **square, fill=colour, **attrs)
+        return _tag("rect", x=x - r, y=y - r, width=2 * r, height=2 * r, fill=colour, **attrs)
     shapes = {
         "^": [(0, -r), (r, r), (-r, r)],
         "v": [(0, r), (r, -r), (-r, -r)],
@@ -356,9 +355,9 @@ def _rule(rule: Rule, f: _Frame) -> str:
     line = _tag("line", cls=f"limit {rule.key}", **ends, **_limit_stroke(rule.key))
     if rule.across or not rule.label:
         return line
-    right_half = x > (LEFT + f.x_end) / 2
-    beside = (x - 4, "end") if right_half else (x + 4, "start")
-    return line + _halo(beside[0], f.top + 14, rule.label, look.LIMIT_COLOURS[rule.key], beside[1])
+    # the words beside the line: left of it in the plot's right half, else right of it
+    at_x, anchor = (x - 4, "end") if x > (LEFT + f.x_end) / 2 else (x + 4, "start")
+    return line + _halo(at_x, f.top + 14, rule.label, look.LIMIT_COLOURS[rule.key], anchor)
 
 
 def _limit_stroke(key: str) -> dict[str, object]:
