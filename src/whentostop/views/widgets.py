@@ -33,7 +33,7 @@ from ..events import Event, TurnStart
 from ..i18n import N_, _, language
 from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
-from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
+from ..lesson.race import TRACK_TURNS, Limits, RaceResult, Unit, track_of
 from ..lesson.race import race as run_race
 from ..level import LEVELS, Judgement, load_level
 from ..loop import run_agent
@@ -627,7 +627,7 @@ RACE_DEADLINE = {"min": 0.1, "max": 1.5, "step": 0.1}
 """The race's `deadline_s` slider: from, to, step (seconds)."""
 RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
 """The race's budget slider per unit: from, to, step, decimals shown."""
-BUDGET_UNITS = {"tokens": "tokens", "USD": "usd"}
+BUDGET_UNITS: dict[str, Unit] = {"tokens": "tokens", "USD": "usd"}
 """The budget's units as the list offers them, and as the race counts them."""
 
 
@@ -691,12 +691,9 @@ class Race(_View):
     @property
     def limits(self) -> Limits:
         """The limits the controls say."""
+        unit = BUDGET_UNITS[self.unit.value]
         return Limits(
-            self.max_turns.value,
-            self.deadline.value,
-            self.budget.value,
-            BUDGET_UNITS[self.unit.value],  # type: ignore[arg-type]
-            self.price_model,
+            self.max_turns.value, self.deadline.value, self.budget.value, unit, self.price_model
         )
 
     def rerun(self) -> RaceResult:
