@@ -228,11 +228,8 @@ def _pill(colour: str, symbol: str, text: str) -> str:
 
 
 def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
-    head = (
-        _("wrap-up — not an answer (request {n}, after the clock)").format(n=turn.index)
-        if turn.wrap_up
-        else _("turn {n}").format(n=turn.index)
-    )
+    wrap_up = _("wrap-up — not an answer (request {n}, after the clock)")
+    head = (wrap_up if turn.wrap_up else _("turn {n}")).format(n=turn.index)
     calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
         _("a tool call written as text")
         if turn.noted("text_tool_call")
@@ -558,13 +555,11 @@ class Explorer(_View):
         task = self.prompt or lesson_prompt()
         self.reading.value = "" if system is None else reading_html(system, task)
         self.turns.value = turns_line(run, self.runs)
+        label = _("Transcript of level {level}, run {number}").format(
+            level=self.level_name, number=self.runs
+        )
         self.transcript.value = transcript_html(
-            run,
-            height=TRANSCRIPT_HEIGHT[self.compact],
-            judgement=judgement,
-            label=_("Transcript of level {level}, run {number}").format(
-                level=self.level_name, number=self.runs
-            ),
+            run, label=label, height=TRANSCRIPT_HEIGHT[self.compact], judgement=judgement
         )
         if self.show_map:
             self.map.value = charts.img(self.map_svg)
