@@ -440,8 +440,7 @@ class Explorer(_View):
             icon="play",
             layout=w.Layout(display=live_only),
         ).add_class("wts-run")
-        self.plot_svg = ""
-        self.map_svg = ""
+        self.plot_svg = self.map_svg = ""
         self.progress = _pane("wts-progress", min_height="24px", display=live_only)
         self.transcript = _pane("wts-transcript", width="100%")
         self.plot = _pane("wts-plot", width="100%")
