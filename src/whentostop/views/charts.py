@@ -239,10 +239,8 @@ def _frame_axes(model: Chart, f: _Frame) -> list[str]:
         out.append(_text(number(tick, model.y.digits), cls="tick y", x=LEFT - 6, y=y + 5, **words))
     for x, label in () if model.empty else model.x.ticks:
         if x == model.wrap_up:  # under its own bar, a line lower
-            below = {"y": f.base + 34, "font_size": TEXT_PX - 2, "text_anchor": "end"}
-            out.append(
-                _text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), **below, fill=look.MUTED_COLOUR)
-            )
+            muted = {"font_size": TEXT_PX - 2, "text_anchor": "end", "fill": look.MUTED_COLOUR}
+            out.append(_text(f"{label} ↑", cls="tick wrap-up", x=f.x(x), y=f.base + 34, **muted))
         else:
             below = {"y": f.base + 18, "font_size": TEXT_PX - 1, "text_anchor": "middle"}
             out.append(_text(label, cls="tick", x=f.x(x), **below))
@@ -305,8 +303,7 @@ def _dashes(series: Series, width: float | None = None) -> dict[str, str]:
 def _marker(code: str, x: float, y: float, colour: str, r: float = 4.5, **attrs: object) -> str:
     """Matplotlib's marker `code` as an SVG shape: circle, square, triangles, diamond, plus."""
     if code == "s":
-        square = {"x": x - r, "y": y - r, "width": 2 * r, "height": 2 * r}
-        return _tag("rect", **square, fill=colour, **attrs)
+        return _tag("rect", x=x - r, y=y - r, width=2 * r, height=2 * r, fill=colour, **attrs)
     shapes = {
         "^": [(0, -r), (r, r), (-r, r)],
         "v": [(0, r), (r, -r), (-r, -r)],
@@ -358,9 +355,9 @@ def _rule(rule: Rule, f: _Frame) -> str:
     line = _tag("line", cls=f"limit {rule.key}", **ends, **_limit_stroke(rule.key))
     if rule.across or not rule.label:
         return line
-    right_half = x > (LEFT + f.x_end) / 2
-    beside = (x - 4, "end") if right_half else (x + 4, "start")
-    return line + _halo(beside[0], f.top + 14, rule.label, look.LIMIT_COLOURS[rule.key], beside[1])
+    # the words beside the line: left of it in the plot's right half, else right of it
+    at_x, anchor = (x - 4, "end") if x > (LEFT + f.x_end) / 2 else (x + 4, "start")
+    return line + _halo(at_x, f.top + 14, rule.label, look.LIMIT_COLOURS[rule.key], anchor)
 
 
 def _limit_stroke(key: str) -> dict[str, object]:
@@ -406,7 +403,8 @@ def map_svg(level: Level, run: Run | None = None, *, narrow: bool = False) -> st
 
 def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     """The level map of the figure model as an SVG document (`narrow`: see `map_svg`)."""
-    label_w, name_h = (0, _MAP_NAME_H) if narrow else (_MAP_LABEL_W, 0)
+    # narrow: each area's name on a line above its row (its baseline `name_y` down), else beside it
+    label_w, name_h, name_y = (0, _MAP_NAME_H, 16) if narrow else (_MAP_LABEL_W, 0, 40)
     width = label_w + _MAP_CELL_W * view.width + 10
     legend = _map_legend_lines(view.legend, width)
     more = _MAP_LEGEND_LINE * (len(legend) - 1)  # the legend's further lines
@@ -420,9 +418,7 @@ def level_map_svg(view: LevelMap, *, narrow: bool = False) -> str:
     parts = [_tag("text", escape(view.name) + lines, cls="map-title", **bold)]
     for row, (area, blocks) in enumerate(view.rows):
         y = _MAP_TOP + row * (_MAP_CELL_H + name_h)
-        parts.append(
-            _text(area, cls="area", x=8, y=y + 16 if narrow else y + 40, font_size=TEXT_PX + 2)
-        )
+        parts.append(_text(area, cls="area", x=8, y=y + name_y, font_size=TEXT_PX + 2))
         parts += [
             _block(label_w + col * _MAP_CELL_W, y + name_h, block)
             for col, block in enumerate(blocks)
@@ -475,11 +471,8 @@ def _svg(width: float, height: float, body: str, alt: str) -> str:
     """An SVG document whose first children are its title (the first sentence of `alt`) and
     its description (all of `alt`), referenced by `aria-labelledby`."""
     title = alt.split(". ", 1)[0]
-    size = {
-        "viewBox": f"0 0 {width:.0f} {height:.0f}",
-        "width": f"{width:.0f}",
-        "height": f"{height:.0f}",
-    }
+    wide, high = f"{width:.0f}", f"{height:.0f}"
+    size = {"viewBox": f"0 0 {wide} {high}", "width": wide, "height": high}
     named = {"font_family": FONT, "fill": look.TEXT_COLOUR, "role": "img"}
     head = _tag("title", escape(title), id="wts-title") + _tag("desc", escape(alt), id="wts-desc")
     inner = head + _tag("rect", width="100%", height="100%", fill=look.BACKGROUND) + body
@@ -492,13 +485,12 @@ def _title_lines(text: str, width: float) -> tuple[str, int]:
     gpt-4o:" / "5,766 tokens, $0.0194"), else between words; how many lines it took."""
     fits = int((width - 20) / (TITLE_PX * BOLD_EM))
     head, colon, rest = text.partition(": ")
-    lines = (
-        [text]
-        if len(text) <= fits
-        else [head + ":", rest]
-        if colon and len(head) < fits and len(rest) <= fits
-        else _wrap(text, fits)
-    )
+    if len(text) <= fits:
+        lines = [text]
+    elif colon and len(head) < fits and len(rest) <= fits:
+        lines = [head + ":", rest]
+    else:
+        lines = _wrap(text, fits)
     spans = escape(text) if len(lines) == 1 else _tspans(lines, 10, TITLE_LINE)
     return _tag("text", spans, x=10, y=24, font_size=TITLE_PX, font_weight="bold"), len(lines)
 

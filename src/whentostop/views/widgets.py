@@ -33,7 +33,7 @@ from ..events import Event, TurnStart
 from ..i18n import N_, _, language
 from ..lesson import give_up, verdict
 from ..lesson import prompt as lesson_prompt
-from ..lesson.race import TRACK_TURNS, Limits, RaceResult, track_of
+from ..lesson.race import TRACK_TURNS, Limits, RaceResult, Unit, track_of
 from ..lesson.race import race as run_race
 from ..level import LEVELS, Judgement, load_level
 from ..loop import run_agent
@@ -228,11 +228,8 @@ def _pill(colour: str, symbol: str, text: str) -> str:
 
 
 def _turn_html(turn: Turn, run: Run, opened: bool) -> str:
-    head = (
-        _("wrap-up — not an answer (request {n}, after the clock)").format(n=turn.index)
-        if turn.wrap_up
-        else _("turn {n}").format(n=turn.index)
-    )
+    wrap_up = _("wrap-up — not an answer (request {n}, after the clock)")
+    head = (wrap_up if turn.wrap_up else _("turn {n}")).format(n=turn.index)
     calls = ", ".join(f"{c.name} {_call_mark(c, run)[0]}" for c in turn.tool_calls) or (
         _("a tool call written as text")
         if turn.noted("text_tool_call")
@@ -443,8 +440,7 @@ class Explorer(_View):
             icon="play",
             layout=w.Layout(display=live_only),
         ).add_class("wts-run")
-        self.plot_svg = ""
-        self.map_svg = ""
+        self.plot_svg = self.map_svg = ""
         self.progress = _pane("wts-progress", min_height="24px", display=live_only)
         self.transcript = _pane("wts-transcript", width="100%")
         self.plot = _pane("wts-plot", width="100%")
@@ -554,20 +550,15 @@ class Explorer(_View):
             done = _("done: {turns} in {seconds:.1f} s")
             self._say(done.format(turns=turns_text(run), seconds=run.elapsed_s))
         self.badge.value = badge_html(run, self.error, judgement)
-        system = self._system()
-        self.reading.value = (
-            ""
-            if self.live or system is None
-            else reading_html(system, self.prompt or lesson_prompt())
-        )
+        system = None if self.live else self._system()  # what the mock reads: not on a live run
+        task = self.prompt or lesson_prompt()
+        self.reading.value = "" if system is None else reading_html(system, task)
         self.turns.value = turns_line(run, self.runs)
+        label = _("Transcript of level {level}, run {number}").format(
+            level=self.level_name, number=self.runs
+        )
         self.transcript.value = transcript_html(
-            run,
-            height=TRANSCRIPT_HEIGHT[self.compact],
-            judgement=judgement,
-            label=_("Transcript of level {level}, run {number}").format(
-                level=self.level_name, number=self.runs
-            ),
+            run, label=label, height=TRANSCRIPT_HEIGHT[self.compact], judgement=judgement
         )
         if self.show_map:
             self.map.value = charts.img(self.map_svg)
@@ -630,7 +621,7 @@ RACE_DEADLINE = {"min": 0.1, "max": 1.5, "step": 0.1}
 """The race's `deadline_s` slider: from, to, step (seconds)."""
 RACE_BUDGET = {"tokens": (1_000.0, 30_000.0, 500.0, 0), "usd": (0.002, 0.1, 0.002, 3)}
 """The race's budget slider per unit: from, to, step, decimals shown."""
-BUDGET_UNITS = {"tokens": "tokens", "USD": "usd"}
+BUDGET_UNITS: dict[str, Unit] = {"tokens": "tokens", "USD": "usd"}
 """The budget's units as the list offers them, and as the race counts them."""
 
 
@@ -694,12 +685,9 @@ class Race(_View):
     @property
     def limits(self) -> Limits:
         """The limits the controls say."""
+        unit = BUDGET_UNITS[self.unit.value]
         return Limits(
-            self.max_turns.value,
-            self.deadline.value,
-            self.budget.value,
-            BUDGET_UNITS[self.unit.value],  # type: ignore[arg-type]
-            self.price_model,
+            self.max_turns.value, self.deadline.value, self.budget.value, unit, self.price_model
         )
 
     def rerun(self) -> RaceResult:
