@@ -313,13 +313,11 @@ class OpenAIChat:
         self, response: httpx.Response, retries: list[str], why_not: str
     ) -> EndpointHTTPError:
         status = response.status_code
-        said = _error_text(body_text(response), self._safe)
         if status in (401, 403):  # what it means and what to check, by whose key was refused
             case = "auth_" + ("key" if self._secret else "url" if self._in_url else "none")
         else:
             case = str(status) if status in (404, 429) else "5xx" if status >= 500 else "4xx"
         cls = _HTTP_ERRORS.get(status, ServerError if status >= 500 else EndpointHTTPError)
-        what, advice = say(f"http_{case}", name=self.name), say(f"http_{case}_advice")
         n = len(retries)
         tried = ngettext(" after {n} retry", " after {n} retries", n).format(n=n) if n else ""
         message = say(
@@ -327,10 +325,10 @@ class OpenAIChat:
             status=status,
             url=self.url,
             tried=tried,
-            what=what,
+            what=say(f"http_{case}", name=self.name),
             why_not=why_not,
-            advice=advice,
-            said=said,
+            advice=say(f"http_{case}_advice"),
+            said=_error_text(body_text(response), self._safe),
         )
         return cls(message, status=status, url=self.url, retries=retries)
 

@@ -33,7 +33,7 @@ from typing import Any, Literal
 
 from ._numbers import positive_int, seconds
 from ._options import option
-from .client import ChatModel, Completion, OnRetry
+from .client import ChatModel, Completion
 from .errors import DeadlineReached, EndpointError
 from .events import Listener, ModelReply, RetryEvent, SessionEnd, ToolResultEvent, TurnStart, emit
 from .i18n import _, say
@@ -152,8 +152,7 @@ class _Limits:
         if on_max_turns not in ("stop", "wrap_up"):
             said = _("on_max_turns must be 'stop' or 'wrap_up', got {value!r}")
             raise ValueError(said.format(value=on_max_turns))
-        budget = Budget.of(max_tokens_total, max_cost_usd, price)
-        return cls(max_turns, deadline_s, budget)
+        return cls(max_turns, deadline_s, Budget.of(max_tokens_total, max_cost_usd, price))
 
 
 @dataclass
@@ -365,9 +364,7 @@ def _run_calls(loop: _Loop, turn: Turn) -> ToolCall | None:
     terminal: ToolCall | None = None
     seen_ids: set[str] = set()
     for raw in turn.message["tool_calls"]:
-        call = ToolCall(
-            id=raw["id"], name=raw["function"]["name"], arguments=raw["function"]["arguments"]
-        )
+        call = ToolCall(raw["id"], raw["function"]["name"], raw["function"]["arguments"])
         if terminal is not None:
             call.ran = False
             call.output = f"Not run: the run ended when {terminal.name} was called before this."
@@ -394,8 +391,7 @@ def _wrap_up(loop: _Loop) -> None:
     a wrap-up the budget cannot pay for is not sent (`run.wrap_up_error` says so)."""
     run, budget = loop.run, loop.limits.budget
     index = run.max_turns + 1
-    over = budget.over(run) if budget else None
-    if over is not None:
+    if budget and (over := budget.over(run)) is not None:
         run.wrap_up_error = _("not sent: {why}").format(why=over.text())
         return
     run.messages.append({"role": "user", "content": WRAP_UP_PROMPT})
@@ -415,10 +411,8 @@ def _kept(loop: _Loop, exc: BaseException) -> None:
     run = loop.run
     if run.stop is None and run.error is None:
         detail = " ".join(str(exc).split())
-        run.break_off(
-            _("interrupted by {kind}").format(kind=type(exc).__name__)
-            + (f": {detail}" if detail else "")
-        )
+        said = _("interrupted by {kind}").format(kind=type(exc).__name__)
+        run.break_off(f"{said}: {detail}" if detail else said)
         emit(loop.on_event, SessionEnd(reason=None, turns=len(run.turns), error=run.error))
     with contextlib.suppress(AttributeError, TypeError):  # an exception that takes no attributes
         exc.run = run  # type: ignore[attr-defined]
@@ -426,23 +420,17 @@ def _kept(loop: _Loop, exc: BaseException) -> None:
 
 def _request(loop: _Loop, index: int, **sent: Any) -> Completion:
     """Request turn `index` with the whole history and the tools (`sent`: the run's request
-    settings), its retries announced; the reply joins the history."""
+    settings), its retries announced as `RetryEvent`s of turn `index`; the reply joins the
+    history."""
+
+    def on_retry(attempt: int, reason: str, wait_s: float) -> None:
+        emit(loop.on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s))
+
     completion = loop.model.complete(
-        loop.run.messages,
-        loop.offer.schemas,
-        deadline=loop.deadline,
-        on_retry=_announcer(index, loop.on_event),
-        **sent,
+        loop.run.messages, loop.offer.schemas, deadline=loop.deadline, on_retry=on_retry, **sent
     )
     loop.run.messages.append(completion.message)
     return completion
-
-
-def _announcer(index: int, on_event: Listener | None) -> OnRetry:
-    """The client's retry callback, as `RetryEvent`s of turn `index`."""
-    return lambda attempt, reason, wait_s: emit(
-        on_event, RetryEvent(turn=index, attempt=attempt, reason=reason, wait_s=wait_s)
-    )
 
 
 def _end(loop: _Loop, stop: Stop, answer: Any = None) -> Run:
