@@ -163,14 +163,12 @@ def _literal(
     token: str, start: tuple[int, int], end: tuple[int, int]
 ) -> Iterator[tuple[str, int, int, int, int]]:
     m = _LITERAL.match(token)
-    if m is None or start[0] != end[0]:  # a literal over several lines stays as written
+    # a literal over several lines stays as written; a raw or byte string is code
+    if m is None or start[0] != end[0] or {"r", "b"} & set(m["prefix"].lower()):
         return
-    prefix, quote = m["prefix"].lower(), m["quote"]
-    if "r" in prefix or "b" in prefix:
-        return
-    body = token[len(m["prefix"]) + len(quote) : len(token) - len(quote)]
+    body = token[m.end() : len(token) - len(m["quote"])]  # m.end(): after prefix and quote
     if _PROSE.search(body) and " " in body.strip():  # prose: words, and more than one
-        col = start[1] + len(m["prefix"]) + len(quote)
+        col = start[1] + m.end()
         yield body, start[0], col, end[0], col + len(body)
 
 

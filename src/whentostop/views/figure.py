@@ -363,14 +363,9 @@ def race(result: RaceResult, *, level: str, model: str, pace_s: float) -> Panels
             for f in result.falls
             if f.kept is not None and (f.kept or not left)
         )
+        kind: Literal["turns", "seconds"] = "turns" if left else "seconds"
         return Chart(
-            kind="turns" if left else "seconds",
-            title="",
-            x=x,
-            y=y,
-            series=lines,
-            rules=(*across, *upright),
-            points=points,
+            kind=kind, title="", x=x, y=y, series=lines, rules=(*across, *upright), points=points
         )
 
     steps = (range(1, len(track) + 1), range(1, len(ran) + 1))

@@ -171,11 +171,8 @@ def level_map(view: LevelMap, figsize: tuple[float, float] | None = None) -> Des
         for col, block in enumerate(blocks):
             _draw_block(ax, COL_GAP * col, ROW_GAP * (rows - 1 - row), block)
     ax.set_xlabel(_plain(view.legend), fontsize=TEXT_PT - 1, color=look.MUTED_COLOUR)
-    ax.set_yticks(
-        [ROW_GAP * i for i in range(rows)],
-        [_plain(area) for area, _blocks in reversed(view.rows)],
-        fontsize=TEXT_PT + 3,
-    )
+    areas = [_plain(area) for area, _blocks in reversed(view.rows)]
+    ax.set_yticks([ROW_GAP * i for i in range(rows)], areas, fontsize=TEXT_PT + 3)
     ax.set_xticks([])
     ax.set_xlim(-0.6, COL_GAP * (view.width - 1) + 0.6)
     ax.set_ylim(-0.95, ROW_GAP * (rows - 1) + 0.5)
@@ -210,15 +207,10 @@ def _draw_block(ax: Axes, col: float, y: float, block: Block) -> None:
 
 def _box(ax: Axes, col: float, y: float, grow: float, rounding: float, **style: Any) -> None:
     """A rounded box over the block at (`col`, `y`), `grow` larger on every side."""
-    ax.add_patch(
-        FancyBboxPatch(
-            (col - HALF_W - grow, y - HALF_H - grow),
-            2 * (HALF_W + grow),
-            2 * (HALF_H + grow),
-            boxstyle=f"round,pad=0.02,rounding_size={rounding}",
-            **style,
-        )
-    )
+    corner = (col - HALF_W - grow, y - HALF_H - grow)
+    width, height = 2 * (HALF_W + grow), 2 * (HALF_H + grow)
+    shape = f"round,pad=0.02,rounding_size={rounding}"
+    ax.add_patch(FancyBboxPatch(corner, width, height, boxstyle=shape, **style))
 
 
 # -- shared --------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ from __future__ import annotations
 import html
 from collections.abc import Mapping
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeAlias
 
 from ..i18n import say
 from ..level import Level
@@ -48,6 +48,11 @@ __all__ = [
 
 WIDE = (9.0, 4.6)
 """Inches; at the default 100 dpi a figure fills a notebook column without scaling down."""
+
+Size: TypeAlias = tuple[float, float]
+"""A figure's width and height, in inches."""
+Drawn: TypeAlias = "DescribedFigure | SvgFigure"
+"""What a plotting function returns: drawn with matplotlib where it can be imported, else SVG."""
 
 BUILDERS = ("tokens_per_turn", "cumulative_cost", "compare_runs", "level_map")
 """Every figure builder: each returns a figure with its text alternative (`alt_text`)."""
@@ -75,9 +80,7 @@ class SvgFigure:
         return f"<SvgFigure: {self.alt_text[:60]}>"
 
 
-def tokens_per_turn(
-    run: Run, *, figsize: tuple[float, float] = WIDE
-) -> DescribedFigure | SvgFigure:
+def tokens_per_turn(run: Run, *, figsize: Size = WIDE) -> Drawn:
     """Stacked bars per turn: the history sent again, what is new, and the model's reply.
 
     The grey part grows every turn: that is the whole conversation being paid for again.
@@ -86,8 +89,8 @@ def tokens_per_turn(
 
 
 def cumulative_cost(
-    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: tuple[float, float] = WIDE
-) -> DescribedFigure | SvgFigure:
+    run: Run, model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: Size = WIDE
+) -> Drawn:
     """Cumulative tokens (left axis) and USD at `model`'s list price (right axis), per turn.
 
     A dotted line shows what the run would have cost if every turn cost as much as the first:
@@ -97,19 +100,14 @@ def cumulative_cost(
 
 
 def compare_runs(
-    runs: Mapping[str, Run],
-    model: str | Price = DEFAULT_PRICE_MODEL,
-    *,
-    figsize: tuple[float, float] = WIDE,
-) -> DescribedFigure | SvgFigure:
+    runs: Mapping[str, Run], model: str | Price = DEFAULT_PRICE_MODEL, *, figsize: Size = WIDE
+) -> Drawn:
     """Several runs' cumulative tokens on one axes; the legend gives each one's exit and USD.
     Each run has its own colour, marker and line style, so they differ without colour too."""
     return _drawn(figure.compare_runs(runs, model), figsize)
 
 
-def level_map(
-    level: Level, run: Run | None = None, *, figsize: tuple[float, float] | None = None
-) -> DescribedFigure | SvgFigure:
+def level_map(level: Level, run: Run | None = None, *, figsize: Size | None = None) -> Drawn:
     """The level as rows of numbered `?` blocks, one row per area, after `run` (None: before).
 
     Blocks in areas the model searched are revealed; the star's block is highlighted only once
@@ -141,7 +139,7 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def _drawn(model: Chart, figsize: tuple[float, float]) -> DescribedFigure | SvgFigure:
+def _drawn(model: Chart, figsize: Size) -> Drawn:
     mpl = matplotlib_renderer()
     if mpl is not None:
         return mpl.chart(model, figsize)
