@@ -94,6 +94,23 @@ def test_an_exercise_without_hints_blank_solution_or_cases_is_reported(copy):
     assert any(line.startswith("lesson/1-3.toml: exercise[1].case: no cases") for line in found)
 
 
+def test_an_exercise_written_as_one_table_is_told_to_be_an_array_of_tables(copy):
+    edit(copy / "00.toml", "[[exercise]]", "[exercise]")  # the file's only one
+    found = lines(copy)
+    assert any(
+        line.startswith("lesson/00.toml: exercise: ") and "[[exercise]]" in line for line in found
+    )
+    assert not any(line.startswith("lesson/00.toml: exercise[0]") for line in found)
+
+
+def test_a_solution_file_that_is_not_utf8_is_reported_not_a_crash(copy):
+    (copy / "solutions" / "ex_1_1_a.py").write_bytes(b"run_a = '\xff\xfe'\n")
+    assert any(
+        line.startswith("lesson/1-1.toml: exercise[0].solution: cannot be read: ")
+        for line in lines(copy)
+    )
+
+
 def test_an_unknown_judge_or_aspect_is_named_with_the_known_ones(copy):
     edit(copy / "1-1.toml", 'judge = "same"', 'judge = "samee"')
     edit(copy / "1-1.toml", '"persona", "turns"]', '"persona", "turnz"]')

@@ -68,7 +68,10 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
     found = [Problem(where, key, what) for key, what in _exercise_problems(spec, data)]
     for kind in QUESTION_KINDS:
         entries = spec.get(kind, [])
-        for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+        if not isinstance(entries, list):
+            found.append(Problem(where, kind, _not_a_list(kind)))
+            continue
+        for i, entry in enumerate(entries):
             found += [Problem(where, f"{kind}[{i}]{key}", w) for key, w in _question(entry)]
     said = spec.get("said", {})
     if not isinstance(said, dict) or not all(is_words(v) for v in said.values()):
@@ -132,9 +135,19 @@ def _feedback(feedback: Any, letters: str, answer: Any) -> Iterator[tuple[str, s
         yield f".feedback.{answer}", _("is the right answer: its words are in `why`")
 
 
+def _not_a_list(kind: str) -> str:
+    """What is wrong with `[quiz]` written for `[[quiz]]`: one table, which the lesson cannot
+    read as its list of entries."""
+    what = _("must be an array of tables: each one under [[{kind}]], not [{kind}]")
+    return what.format(kind=kind)
+
+
 def _exercise_problems(spec: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
     entries = spec.get("exercise", [])
-    for i, entry in enumerate(entries if isinstance(entries, list) else [entries]):
+    if not isinstance(entries, list):
+        yield "exercise", _not_a_list("exercise")
+        return
+    for i, entry in enumerate(entries):
         if isinstance(entry, dict):
             yield from _exercise(f"exercise[{i}]", entry, data)
         else:
@@ -183,6 +196,9 @@ def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
         source = path.read_text(encoding="utf-8")
     except OSError:
         yield key, _("no file {path}").format(path=f"solutions/{path.name}")
+        return
+    except UnicodeDecodeError as exc:
+        yield key, _("cannot be read: {error}").format(error=exc)
         return
     if MARKER + "\n" not in source:
         what = _("{path} has no line {marker!r}")
