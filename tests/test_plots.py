@@ -184,6 +184,15 @@ def test_plots_of_a_run_with_no_turns_say_so_instead_of_failing() -> None:
         assert plots.png_bytes(fig).startswith(b"\x89PNG")
 
 
+def test_a_chart_with_turn_ticks_and_nothing_drawn_yet_is_drawn_not_a_crash() -> None:
+    from whentostop.views.figure import Axis, Chart
+
+    turns = Axis("turn", "turn", ticks=((1, "1"), (2, "2")))
+    model = Chart("turns", "A race not yet run", turns, Axis("tokens", "tokens"), series=())
+    figure = mplfigure.chart(model, (6, 3)).figure
+    assert [t.get_text() for t in figure.axes[0].get_xticklabels()] == ["1", "2"]
+
+
 def test_plots_leave_no_pyplot_figures_open(loopboros: Run) -> None:
     import matplotlib.pyplot as plt
 

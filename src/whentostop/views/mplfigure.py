@@ -115,8 +115,8 @@ def _style(ax: Axes, model: Chart) -> None:
     if model.x.ticks:
         labels = [t.replace("-", "-\n", 1) if x == model.wrap_up else t for x, t in model.x.ticks]
         ax.set_xticks([x for x, _label in model.x.ticks], labels)
-        xs = [x for s in model.series for x in s.x]
-        ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
+        if xs := [x for s in model.series for x in s.x]:  # ticks with nothing drawn yet
+            ax.set_xlim(min(xs) - 0.6, max(xs) + 0.6)
 
 
 def _right_axis(ax: Axes, model: Chart, axis: Axis) -> None:
