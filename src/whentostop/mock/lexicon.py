@@ -334,11 +334,9 @@ def _phrase(
     length, node = _longest(tokens, quoted, i, lex.root)
     if node is None:
         length, tags, number = 1, frozenset[str](), _digits(token.word)
-        if number is not None:
+        if number is not None:  # a "3" may be a code ("three", a lexicon number, is not here)
             times = "x" in (token.word[0], token.word[-1])  # "empty x2", "each area 3x"
-            spelt = not token.word[:1].isdigit()  # "three" names searches, "3" may be a code
-            kinds = ["number", "unit", "repeat"] if times else ["number", "unit"]
-            tags = frozenset(kinds if times or spelt else ["number"])
+            tags = frozenset(["number", "unit", "repeat"] if times else ["number"])
     else:
         tags, number = node.tags, node.number
     words = tuple(t.word for t in tokens[i : i + length])
@@ -357,12 +355,9 @@ def _agree(found: list[Unit], lex: Lexicon) -> None:
     for unit in found:
         if unit.kind != "w" or unit.words == ("que",) or not unit.tags.isdisjoint(_CLAUSE_OPENERS):
             negated = False
-            continue
-        if "negation" not in unit.tags:
-            continue
-        if negated and " ".join(unit.words) in lex.agreeing:
+        elif "negation" in unit.tags and negated and " ".join(unit.words) in lex.agreeing:
             unit.tags = unit.tags - {"negation"} | {"agrees"}
-        else:
+        elif "negation" in unit.tags:
             negated = True
 
 
@@ -370,12 +365,8 @@ def _negate_before_verbs(found: list[Unit], lex: Lexicon) -> None:
     """ "Você no pode parar", "se a estrela no existe": a word that negates only before a verb
     is a negation there, and what it is elsewhere ("no castelo") otherwise."""
     for unit, following in pairwise(found):
-        if (
-            len(unit.words) == 1
-            and unit.words[0] in lex.verb_negators
-            and following.kind == "w"
-            and not following.tags.isdisjoint(VERB_TAGS)
-        ):
+        verb = following.kind == "w" and not following.tags.isdisjoint(VERB_TAGS)
+        if len(unit.words) == 1 and unit.words[0] in lex.verb_negators and verb:
             unit.tags = frozenset(["negation"])
 
 

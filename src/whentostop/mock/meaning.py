@@ -169,8 +169,7 @@ def read_clause(clause: Clause, i: int, ctx: Context) -> Found | None:
         return None  # "..., okay?": a tag, or a question that says nothing about giving up
     if _negated_after(clause, a, ctx):
         clause.negated += 1  # "desistir não", "para nunca": Brazilian Portuguese negates after
-    special = _first(_SPECIAL, clause, i, ctx)
-    if special is not None:
+    if (special := _first(_SPECIAL, clause, i, ctx)) is not None:
         return special
     subject = "" if a is None or clause.question else _as_subject(clause, a, ctx.lex)
     if a is not None and subject != "subject":
@@ -356,7 +355,8 @@ def _as_subject(clause: Clause, a: int, lex: Lexicon) -> str:
     words = clause.units
     if any(u.meaning for u in words[:a] if not u.quoted):
         return ""
-    noun, copula = _noun_form(words[a]), _last_copula(words)
+    noun = words[a].verbal or "failure" in words[a].tags  # "giving up", "failing"
+    copula = _last_copula(words)
     first = a == 0 and noun and lex.noun_first_is_subject
     if (copula is not None and a < copula and noun) or first or _copula_next(words, a):
         return "subject"  # ("quit is not in your vocabulary")
@@ -374,10 +374,6 @@ def _copula_next(words: list[Unit], a: int) -> bool:
 def _last_copula(words: list[Unit]) -> int | None:
     copulas = (i for i, u in enumerate(words) if i and "copula" in u.tags and not u.quoted)
     return max(copulas, default=None)
-
-
-def _noun_form(unit: Unit) -> bool:
-    return unit.verbal or "failure" in unit.tags
 
 
 def _has_judgement(words: list[Unit]) -> bool:
@@ -955,9 +951,7 @@ def _the_answer(clause: Clause, i: int, ctx: Context) -> Found | None:
     condition = when_of(clause, i, ctx)
     if condition.kind not in ("failure", "everywhere", "count"):
         return None
-    answer = any(
-        u.has("failure") and (u.quoted or u.data or u.words[0][:1].isdigit()) for u in said
-    )
+    answer = any(u.quoted or u.data or u.words[0][:1].isdigit() for u in said if u.has("failure"))
     denied = sum(1 for u in said if u.has("negation") and not u.has("failure")) % 2 == 1
     value = denied and all(u.data for u in said)  # {"star": null}, "reason": "not in any area"
     if answer or value or _said_again(said, condition):
@@ -1100,9 +1094,9 @@ def found_in(
         last = max(c.end for c in condition.clauses)
         count = condition.count if condition.kind == "count" or condition.count else None
         words = Condition(quoted(ctx.text, opener, last), count)
-    if stance == "allow" and any(
-        c.role == "without" and bare_search(c.units) for c in [*condition.clauses, *clause.conds]
-    ):  # "say you couldn't find it, without searching"
+    without = [c for c in [*condition.clauses, *clause.conds] if c.role == "without"]
+    if stance == "allow" and any(bare_search(c.units) for c in without):
+        # "say you couldn't find it, without searching"
         words = Condition(quoted(ctx.text, start, end), 0)
     verb = kind(clause.units[a]) if a is not None else ""
     return Found(stance, why, start, end, words, strong, verb)
