@@ -11,6 +11,7 @@ import pytest
 from conftest import PROMPT, free_port, running
 
 from whentostop import Stop, connect, load_level, run_agent
+from whentostop.errors import NotFound
 from whentostop.mock import MockServer, handle
 from whentostop.models import is_mock
 
@@ -241,3 +242,14 @@ def test_a_real_model_name_without_an_endpoint_says_to_set_one(monkeypatch):
     with pytest.raises(ValueError, match="set OPENAI_BASE_URL"):
         connect()
     assert connect("loopboros").name == "loopboros"  # an explicit persona still means the mock
+
+
+@pytest.mark.parametrize(
+    "model", ["searcher:3", "loopboros:latest", "sloppy:", "slow:x", "slow:-1"]
+)
+def test_a_persona_with_an_argument_it_does_not_take_is_no_model_like_any_unknown_name(model):
+    with pytest.raises(NotFound) as raised:
+        run_agent("Find the star.", model=connect(model), tools=load_level("1-1").tools())
+    run = raised.value.run
+    assert raised.value.status == 404 and f"The model '{model}' does not exist" in str(raised.value)
+    assert run is not None and run.messages[0]["content"] == "Find the star."

@@ -303,10 +303,11 @@ def turn(body: dict[str, Any]) -> int:
 
 
 def persona_of(model: str) -> tuple[str, float]:
-    """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, or a delay that is
-    not 0 to MAX_SLOW_S seconds: ValueError."""
-    name, _, arg = model.partition(":")
-    if name not in PERSONAS:
+    """`searcher` -> ("searcher", 0); `slow:0.5` -> ("slow", 0.5). Unknown, an argument to a
+    persona other than slow (`searcher:3`), or a delay that is not 0 to MAX_SLOW_S seconds:
+    ValueError."""
+    name, colon, arg = model.partition(":")
+    if name not in PERSONAS or (colon and name != "slow"):  # only slow takes an argument
         raise ValueError(model)
     delay = 0.0
     if name == "slow":
