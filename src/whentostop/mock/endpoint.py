@@ -66,7 +66,7 @@ def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
     deep, not a request, a conversation that breaks its rules, a persona that does not exist."""
     try:
         request = json.loads(body or b"")
-    except (ValueError, UnicodeDecodeError):
+    except ValueError:  # UnicodeDecodeError is one
         return None, _error(400, "the request body is not valid JSON", "invalid_json")
     except RecursionError:  # deeper than the parser goes
         return None, _error(400, _TOO_DEEP, "invalid_json")

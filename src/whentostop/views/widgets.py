@@ -461,7 +461,7 @@ class Explorer(_View):
         else:
             self.rerun()
 
-    def rerun(self) -> Run | None:
+    def rerun(self) -> Run:
         """Run the level now with the current controls; show and return the Run."""
         tools = self.setup.tools + (
             (TERMINAL,) if self.stop_on.value and TERMINAL not in self.setup.tools else ()
