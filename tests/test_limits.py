@@ -112,6 +112,19 @@ def recurses_and_swallows(n=0):
         pass
     recurses_and_swallows(n + 1)
 
+def loops_around_a_recursion():
+    while True:
+        try:
+            loops_around_a_recursion()
+        except BaseException:
+            pass
+
+def recurses_in_finally():
+    try:
+        recurses_in_finally()
+    finally:
+        recurses_in_finally()
+
 def deepest(n=1):
     try:
         return deepest(n + 1)
@@ -157,7 +170,7 @@ from whentostop.lesson import limits
 names = {"__name__": "__main__"}
 exec(compile(LEARNER, "<notebook cell>", "exec"), names)
 for clock in ("alarm", "poll"):
-    for name in ("recurses_and_catches", "recurses_and_swallows"):
+    for name in RECURSIONS:
         started = time.monotonic()
         ran = limits.run_limited(names[name], seconds=0.5, clock=clock)
         print(clock, name, ran.timed_out, round(time.monotonic() - started, 1))
@@ -165,11 +178,24 @@ print("limit", sys.getrecursionlimit(), "trace", sys.gettrace(), "profile", sys.
 """
 
 
+RECURSIONS = (
+    "recurses_and_catches",
+    "recurses_and_swallows",
+    "loops_around_a_recursion",
+    "recurses_in_finally",
+)
+
+
 def test_a_recursion_that_catches_its_own_recursion_error_still_ends():
-    """It lives at the recursion limit (two calls a level: it never ends by itself), where the
-    watch's own functions need frames too. In a child process, so a hang fails the test."""
+    """It lives at the recursion limit (two calls a level, or a loop around the call: it never
+    ends by itself), where the watch's own functions, the alarm's handler and Ctrl-C's need frames
+    too. In a child process, so a hang fails the test."""
     ran = subprocess.run(
-        [sys.executable, "-c", f"LEARNER = {LEARNER!r}\n{ENDLESS_RECURSION}"],
+        [
+            sys.executable,
+            "-c",
+            f"LEARNER = {LEARNER!r}\nRECURSIONS = {RECURSIONS!r}\n{ENDLESS_RECURSION}",
+        ],
         capture_output=True,
         text=True,
         timeout=60,
@@ -177,7 +203,7 @@ def test_a_recursion_that_catches_its_own_recursion_error_still_ends():
     )
     assert ran.returncode == 0, ran.stderr
     *runs, after = ran.stdout.splitlines()
-    assert len(runs) == 4
+    assert len(runs) == 2 * len(RECURSIONS)
     for clock, name, timed_out, seconds in (line.split() for line in runs):
         assert timed_out == "True" and float(seconds) < 0.5 + 3.0, (clock, name, seconds)
     assert after == f"limit {sys.getrecursionlimit()} trace None profile None"
@@ -253,6 +279,7 @@ def test_afterwards_nothing_is_left_watching(clock):
         assert signal.getsignal(signal.SIGALRM) is before_alarm
     assert signal.getsignal(signal.SIGINT) is before_int
     assert not limits.active()
+    assert not [t for t in threading.enumerate() if t.name == "whentostop-limits"]
 
 
 @pytest.mark.skipif(not hasattr(signal, "setitimer"), reason="no interval timers here")

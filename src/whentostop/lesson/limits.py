@@ -11,7 +11,9 @@ loop jump (`sys.monitoring`, Python 3.12+) until it leaves the learner's frames;
 `sys.monitoring` and unsets a trace function that raises, so there `sys.settrace` raises only at a
 line from which the exception cannot be caught again (the frames' exception tables say so) and
 where a function of the learner's starts. The watch keeps `HEADROOM` frames beyond the learner's
-recursion limit for itself (a recursion that catches its own `RecursionError`). Where
+recursion limit for itself (a recursion that catches its own `RecursionError` leaves none below
+it), given at the deadline by a thread where one can start, so that the alarm's handler can run
+at all. Where
 the platform has interval timers (Unix, the main thread), a `SIGALRM` at the deadline also wakes
 a learner blocked in C (`time.sleep`, a socket read) and starts the line-level deadline, so
 nothing is traced before it; elsewhere the deadline is polled on every call and loop jump.
@@ -136,6 +138,8 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
             _harness(fn, watch, ran, poll=chosen == "poll")
     finally:
         _active = None
+        if sys.getrecursionlimit() == watch.limit + HEADROOM:  # the watch's headroom, given back
+            sys.setrecursionlimit(watch.limit)
         ran.seconds = time.monotonic() - started
         ran.printed, ran.unprinted = out.getvalue(), out.dropped
     if watch.interrupted:
@@ -160,8 +164,6 @@ def _harness(fn: Callable[[], Any], watch: _Watch, ran: Ran, poll: bool) -> None
     finally:
         watch.done = True  # first: an alarm from now on raises nothing
         watch.stop()
-        if sys.getrecursionlimit() == watch.limit + HEADROOM:  # the watch's headroom, given back
-            sys.setrecursionlimit(watch.limit)
 
 
 _HARNESS = _harness.__code__
@@ -298,6 +300,7 @@ class _Tracer(_Watch):
 
     def expire(self, frame: FrameType | None) -> None:
         self.expired = True
+        sys.setprofile(self._profile)  # it sets the trace again, once a raise has unset it
         sys.settrace(self._global)
         here: FrameType | None = frame or sys._getframe(1)
         while here is not None and here.f_code is not _HARNESS:
@@ -317,7 +320,6 @@ class _Tracer(_Watch):
             return None
         frame.f_trace_opcodes = True
         if self._due():  # past the deadline, the learner's code starts nothing new
-            sys.setprofile(self._profile)
             raise _stop_error()
         if self.poll and sys.getrecursionlimit() == self.limit + HEADROOM:  # not the learner's
             try:  # fails where this frame is past the learner's limit
@@ -336,7 +338,6 @@ class _Tracer(_Watch):
                 # Every handler on the way keeps it (a recursion that catches BaseException):
                 # raise anyway; the trace is unset by it, and the profile sets it again at the
                 # next call or return, the alarm at its next tick.
-                sys.setprofile(self._profile)
                 raise _stop_error()
         return self._local
 
@@ -486,7 +487,7 @@ def _alarm(watch: _Watch) -> Iterator[None]:
     old_delay, old_every = signal.setitimer(signal.ITIMER_REAL, left, ALARM_EVERY_S)
     started = time.monotonic()
     try:
-        with _interrupts(watch):
+        with _interrupts(watch), _room(watch, left):
             yield
     finally:
         signal.setitimer(signal.ITIMER_REAL, 0)
@@ -494,6 +495,34 @@ def _alarm(watch: _Watch) -> Iterator[None]:
         if old_delay > 0:  # someone else's timer (pytest-timeout's): what was left of it
             spent = time.monotonic() - started
             signal.setitimer(signal.ITIMER_REAL, max(old_delay - spent, 0.001), old_every)
+
+
+@contextlib.contextmanager
+def _room(watch: _Watch, left: float) -> Iterator[None]:
+    """Where a thread can start: from the deadline, every `ALARM_EVERY_S`, room beyond the
+    learner's recursion limit and a `SIGALRM` at once. A learner's code that lives at its limit
+    (a loop that calls a recursion that catches `RecursionError`) leaves no frame for the alarm's
+    handler to run in, nor for Ctrl-C's; the thread gives them one before the code can take it."""
+    ended, main = threading.Event(), threading.get_ident()
+
+    def give() -> None:
+        wait = left
+        while not ended.wait(wait):
+            sys.setrecursionlimit(max(sys.getrecursionlimit(), watch.limit + HEADROOM))
+            signal.pthread_kill(main, signal.SIGALRM)
+            wait = ALARM_EVERY_S
+
+    helper = threading.Thread(target=give, name="whentostop-limits", daemon=True)
+    try:
+        helper.start()
+    except RuntimeError:  # no threads: the timer alone
+        yield
+        return
+    try:
+        yield
+    finally:
+        ended.set()
+        helper.join()
 
 
 @contextlib.contextmanager
