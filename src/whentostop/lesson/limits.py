@@ -342,10 +342,11 @@ class _Tracer(_Watch):
         return self._local
 
     def _profile(self, frame: FrameType, event: str, arg: Any) -> None:
-        if sys.gettrace() is None and self.expired:
-            self.expire(frame)
-        elif sys.gettrace() is None:  # polled: the trace met the learner's recursion limit
-            sys.settrace(self._global)
+        if sys.gettrace() is None:  # a raise unset it (one call: this runs at every call)
+            if self.expired:
+                self.expire(frame)
+            else:  # polled: the trace met the learner's recursion limit
+                sys.settrace(self._global)
 
 
 def _escapes(frame: FrameType, watch: _Watch) -> bool:
