@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 11_121
+LIBRARY_LINES_CEILING = 11_122
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in
 `src/whentostop/**/*.py` (data files — levels, prices, the lesson's texts and questions,
 lexicons, CSS and JavaScript — not counted). Lower it as code leaves; raise it only for a split

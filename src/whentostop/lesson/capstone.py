@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ..i18n import _, ngettext
+from ..i18n import _
 from ..level import CASTLE, Level, load_level
 from ..loop import run_agent
 from ..models import mock
@@ -34,6 +34,7 @@ from .verdict import (
     ended_text,
     filled,
     raised,
+    runs_text,
     times_text,
     wrong,
 )
@@ -165,7 +166,7 @@ def _star(status: Any, shown: Any, runs: list[Run]) -> None:
             "1-4", "caller_answer_not_reported", ended=ended, answer=answer, status=Said(status)
         )
     quoted = {"star": Said(star), "status": Said(status), "shown": Said(shown)}
-    raise wrong("1-4", "caller_star_not_returned", n=_runs_text(len(runs)), **quoted)
+    raise wrong("1-4", "caller_star_not_returned", n=runs_text(len(runs)), **quoted)
 
 
 def _gave_up(status: Any, shown: Any, runs: list[Run], want_runs: int) -> None:
@@ -192,7 +193,7 @@ def _clock(status: Any, shown: Any, runs: list[Run]) -> None:
         made = PROGRESS.runs
         if made == 2 and len(runs) == 1:
             raise wrong("1-4", "caller_dropped_a_run")
-        counted = _runs_text(len(runs))
+        counted = runs_text(len(runs))
         raise wrong("1-4", "caller_did_not_retry_once", runs=counted, status=Said(status))
     first, second = (_task(r) for r in runs)
     if first == second:
@@ -218,11 +219,6 @@ def _deadline(status: Any, shown: Any, runs: list[Run]) -> None:
         raise wrong("1-4", "caller_deadline_not_reported", status=Said(status), shown=Said(shown))
 
 
-def _runs_text(n: int) -> str:
-    """ "2 runs", in the language in effect."""
-    return ngettext("{n} run", "{n} runs", n).format(n=n)
-
-
 def _task(run: Run) -> tuple[str, str]:
     """What a run was asked: its system prompt and its first user message (the task)."""
 
@@ -236,4 +232,4 @@ def timed_out(seconds: float) -> Incorrect:
     """The verdict on a caller the time limit stopped."""
     if PROGRESS.stopped:
         return wrong("1-4", "caller_did_not_stop", times=times_text(PROGRESS.stopped))
-    return wrong("1-4", "caller_timed_out", seconds=seconds, runs=_runs_text(PROGRESS.runs))
+    return wrong("1-4", "caller_timed_out", seconds=seconds, runs=runs_text(PROGRESS.runs))

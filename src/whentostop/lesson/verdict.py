@@ -47,6 +47,11 @@ def requests_text(n: int) -> str:
     return ngettext("{n} request", "{n} requests", n).format(n=n)
 
 
+def runs_text(n: int) -> str:
+    """ "2 runs", in the language in effect."""
+    return ngettext("{n} run", "{n} runs", n).format(n=n)
+
+
 def times_text(n: int) -> str:
     """ "3 times", in the language in effect."""
     return ngettext("{n} time", "{n} times", n).format(n=n)
