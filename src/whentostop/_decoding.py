@@ -100,9 +100,8 @@ def _inflate(
     wbits = 16 + zlib.MAX_WBITS if coding in ("gzip", "x-gzip") else zlib.MAX_WBITS
     inflater = zlib.decompressobj(wbits)
     started = arrived = False
-    for chunk in chunks:
-        data = chunk
-        arrived = arrived or bool(chunk)
+    for data in chunks:  # each chunk, as much of it as is still to inflate
+        arrived = arrived or bool(data)
         while data and not inflater.eof:
             try:
                 piece = inflater.decompress(data, PIECE)

@@ -13,7 +13,7 @@ import json
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -226,10 +226,8 @@ class OpenAIChat:
                 continue
             if response.status_code >= 400:
                 raise self._http_error(response, retries, why_not)
-            completion = self._parse(response)
-            completion.latency_s = time.perf_counter() - start
-            completion.retries = retries
-            return completion
+            completion = self._parse(response)  # its latency counts the parsing too
+            return replace(completion, latency_s=time.perf_counter() - start, retries=retries)
 
     def _retry_wait(
         self, response: httpx.Response, attempt: int, deadline: float | None
@@ -293,10 +291,8 @@ class OpenAIChat:
     def _timed_out(self, name: str, limit: float) -> str:
         """What `data/said.toml` says by `name` of a request that took `limit` seconds (its
         `{url}` and `{limit}` filled in), and what to change: the timeout or a deadline."""
-        timeout, deadline = option("timeout_s"), option("deadline_s")
-        advice = say(
-            "timeout_advice", timeout=timeout, variable=TIMEOUT_VARIABLE, deadline=deadline
-        )
+        names = {"timeout": option("timeout_s"), "deadline": option("deadline_s")}
+        advice = say("timeout_advice", variable=TIMEOUT_VARIABLE, **names)
         return f"{say(name, url=self.url, limit=limit)} {advice}"
 
     def _unreachable(self, detail: str) -> str:
@@ -340,9 +336,9 @@ class OpenAIChat:
             if exc.kind == "number":
                 said = say("reply_long_number", url=self.url, digits=max_digits(), **vars(exc))
                 raise BadResponse(said, url=self.url) from None
-            text = self._safe(text)  # before any excerpt: a cut key must not leak either
             said = _("{url} answered with something that is not JSON: {excerpt}")
-            shown = excerpt(text) or _("(an empty body)")
+            # the key hidden before any excerpt is cut: a cut key must not leak either
+            shown = excerpt(self._safe(text)) or _("(an empty body)")
             raise BadResponse(said.format(url=self.url, excerpt=shown), url=self.url) from None
         try:
             # the key hidden in what JSON decoded, before anything is quoted or kept
