@@ -41,10 +41,8 @@ def normalize(lang: str) -> str:
     """ "pt", "pt-BR", "pt_BR", "PT" -> "pt"; a language the lesson lacks is a ValueError."""
     code = str(lang).strip().replace("-", "_").split("_")[0].lower()
     if code not in LANGUAGES:
-        raise ValueError(
-            f"no {lang!r} edition: the lesson is written in "
-            + ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
-        )
+        editions = ", ".join(f"{c} ({name})" for c, name in LANGUAGES.items())
+        raise ValueError(f"no {lang!r} edition: the lesson is written in {editions}")
     return code
 
 
