@@ -417,12 +417,10 @@ def _once_each(source: str, value: Any, what: str, field: str, **named: str) -> 
 
 
 def _check_area_names(names: list[str], source: str) -> None:
-    seen: dict[str, str] = {}
-    for name in names:
-        key = name.strip().lower()  # what `Level.area_named` makes of a search
-        if key in seen:
-            raise LevelFileError(say("areas_alike", file=source, first=seen[key], second=name))
-        seen[key] = name
+    seen: dict[str, str] = {}  # what `Level.area_named` makes of a search -> the name it met first
+    for name in names:  # the keys of one JSON object: no name comes twice
+        if (first := seen.setdefault(name.strip().lower(), name)) != name:
+            raise LevelFileError(say("areas_alike", file=source, first=first, second=name))
     for name in names:
         if not name.strip():
             raise LevelFileError(_("{file}: an area has no name").format(file=source))
@@ -432,15 +430,14 @@ def _check_area_names(names: list[str], source: str) -> None:
 
 def _check_block_numbers(area: str, numbers: list[str], source: str) -> None:
     spellings: dict[int, str] = {}
-    for written in numbers:
+    for written in numbers:  # the keys of one JSON object: no spelling comes twice
         try:
             number = int(written)
         except ValueError:
             continue  # not a number at all: validation says so
-        if number in spellings:
-            twice = {"number": number, "first": spellings[number], "second": written}
+        if (first := spellings.setdefault(number, written)) != written:
+            twice = {"number": number, "first": first, "second": written}
             raise LevelFileError(say("block_twice", file=source, area=area, **twice))
-        spellings[number] = written
     for written in numbers:
         if not _PLAIN_NUMBER.fullmatch(written):  # "01", "+1", " 1", "1.0" and "1_0" would pass
             raise LevelFileError(say("block_not_plain", file=source, area=area, block=written))

@@ -242,8 +242,7 @@ def _input_model_of(
     try:
         return _MODELS[key]
     except KeyError:
-        built = _MODELS[key] = _build_input_model(fn, None)
-        return built
+        return _MODELS.setdefault(key, _build_input_model(fn, None))
     except TypeError:  # not weak-referenceable (a builtin): built each time, not cached
         return _build_input_model(fn, None)
 
