@@ -34,9 +34,11 @@ MAX_JSON_DEPTH = 100
 """A request nested deeper than this is refused (HTTP 400): a chat request is a few levels deep,
 and a deep one would break the parser, or the persona reading it, with a RecursionError."""
 _TOO_DEEP = f"the request body is nested too deeply (more than {MAX_JSON_DEPTH} levels)"
+Answer = tuple[int, dict[str, Any]]
+"""What a request gets: its HTTP status and its JSON body."""
 
 
-def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, dict[str, Any]]:
+def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> Answer:
     """One request in, (status, JSON body) out. Never raises for anything a client sends."""
     path = path.split("?", 1)[0].rstrip("/")
     allowed = _ROUTES.get(path.removeprefix("/v1"))
@@ -61,7 +63,7 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> tuple[int, 
         return _error(500, failed, "server_error", kind="server_error")
 
 
-def _request(body: bytes) -> tuple[Any, tuple[int, dict[str, Any]] | None]:
+def _request(body: bytes) -> tuple[Any, Answer | None]:
     """The chat request in `body`, or the error a real endpoint answers it with: not JSON, too
     deep, not a request, a conversation that breaks its rules, a persona that does not exist."""
     try:
@@ -139,9 +141,7 @@ def _functions(items: Any) -> bool:
     )
 
 
-def _error(
-    status: int, message: str, code: str, kind: str = "invalid_request_error"
-) -> tuple[int, dict[str, Any]]:
+def _error(status: int, message: str, code: str, kind: str = "invalid_request_error") -> Answer:
     return status, {"error": {"message": message, "type": kind, "param": None, "code": code}}
 
 

@@ -18,6 +18,7 @@ import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from functools import cache
+from itertools import groupby
 
 from .._data import data_file
 from .lexicon import LISTS, WORD_CLASSES, Lexicon, Unit, text_units
@@ -44,23 +45,18 @@ def of(text: str, parts: list[list[Unit]]) -> Iterator[Sentence]:
     units (`lexicon.text_units`) found before the rules read them: the rules change a pronoun's
     tags as they go."""
     for found in parts:
-        yield from _sentences(text, found)
+        for _, run in groupby(found, key=lambda unit: unit.kind in _ENDS):
+            words = [unit for unit in run if unit.kind == "w"]  # (none in a run of ends)
+            if words:
+                yield _sentence(text, words)
 
 
-def _sentences(text: str, found: list[Unit]) -> Iterator[Sentence]:
+def _sentence(text: str, words: list[Unit]) -> Sentence:
+    """A sentence of its words in order (the marks between them left out), with its features."""
     features: set[str] = set()
-    start = end = -1
     before_word, before_meaning = "<s>", "<s>"
     context: set[str] = set()
-    for unit in found:
-        if unit.kind != "w":
-            if unit.kind in _ENDS and features:
-                yield Sentence(text, start, end, frozenset(features))
-                features, start = set(), -1
-                before_word, before_meaning, context = "<s>", "<s>", set()
-            continue
-        start = unit.start if start < 0 else start
-        end = unit.end
+    for unit in words:
         word = "_".join(unit.words)
         meaning = "+".join(sorted(unit.tags - _NO_MEANING)) or "_"
         features.add("w:" + word)
@@ -70,8 +66,7 @@ def _sentences(text: str, found: list[Unit]) -> Iterator[Sentence]:
         features.update(f"c:{name}|{meaning}" for name in context)
         context.update(name for name, tags in _CONTEXTS if unit.has(*tags))
         before_word, before_meaning = word, meaning
-    if features:
-        yield Sentence(text, start, end, frozenset(features))
+    return Sentence(text, words[0].start, words[-1].end, frozenset(features))
 
 
 _NO_MEANING = WORD_CLASSES - {"cast", "pronoun", "compare", "than", "hint_word"}

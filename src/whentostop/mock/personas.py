@@ -309,11 +309,9 @@ def persona_of(model: str) -> tuple[str, float]:
     name, colon, arg = model.partition(":")
     if name not in PERSONAS or (colon and name != "slow"):  # only slow takes an argument
         raise ValueError(model)
-    delay = 0.0
-    if name == "slow":
-        delay = float(arg) if arg else DEFAULT_SLOW_S
-        if not 0 <= delay <= MAX_SLOW_S:  # NaN fails too
-            raise ValueError(model)
+    delay = float(arg or DEFAULT_SLOW_S) if name == "slow" else 0.0
+    if not 0 <= delay <= MAX_SLOW_S:  # NaN fails too
+        raise ValueError(model)
     return name, delay
 
 
