@@ -181,6 +181,27 @@ def test_without_tools_a_persona_says_it_cannot_search():
     assert "no tool" in reply["choices"][0]["message"]["content"]
 
 
+@pytest.mark.parametrize("result", ["Block \u00b2: star", "Block \u2460: star", "Block 7: star"])
+def test_a_tool_result_with_any_kind_of_digit_gets_a_reply_not_a_server_error(result):
+    # A learner's own search tool may write what it likes; "²" and "①" are digits to
+    # str.isdigit, and int() cannot read them.
+    tools = [t.schema for t in load_level("1-1").tools()]
+    call = {"id": "c1", "type": "function"}
+    call["function"] = {"name": "search_blocks", "arguments": json.dumps({"area": "Cave"})}
+    body = {
+        "model": "searcher",
+        "tools": tools,
+        "messages": [
+            {"role": "user", "content": PROMPT},
+            {"role": "assistant", "content": None, "tool_calls": [call]},
+            {"role": "tool", "tool_call_id": "c1", "content": result},
+        ],
+    }
+    status, reply = handle("POST", "/v1/chat/completions", json.dumps(body).encode())
+    assert status == 200, reply
+    assert reply["choices"][0]["message"]
+
+
 @pytest.mark.parametrize(
     "body,status,code",
     [

@@ -362,11 +362,12 @@ def _areas_in(text: str) -> list[str]:
 
 
 def _blocks_in(text: str) -> list[tuple[str, str]]:
-    """The (number, item) of each "Block N: item" line of a search result."""
+    """The (number, item) of each "Block N: item" line of a search result. N is decimal digits:
+    a learner's own tool may write "Block ²", which is a digit that `int` cannot read."""
     found = []
     for line in _lines(text):
         head, colon, item = line.partition(": ")
-        if colon and head.startswith("Block ") and head[6:].isdigit() and item.strip():
+        if colon and head.startswith("Block ") and head[6:].isdecimal() and item.strip():
             found.append((head[6:], item.strip()))
     return found
 
