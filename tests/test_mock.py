@@ -137,6 +137,25 @@ def test_models_lists_the_personas(server):
     ]
 
 
+def test_head_on_the_models_route_answers_like_get_without_a_body(server):
+    # A health check (`curl -I`, a hub's probe) asks HEAD; http.server alone answers it 501.
+    import http.client
+
+    host, port = server.httpd.server_address[:2]
+    connection = http.client.HTTPConnection(str(host), int(port), timeout=10)
+    try:
+        connection.request("HEAD", "/v1/models")
+        response = connection.getresponse()
+        assert response.status == 200 and response.read() == b""
+        assert int(response.getheader("Content-Length")) > 0  # what GET would send
+        connection.request("HEAD", "/v1/chat/completions")
+        response = connection.getresponse()
+        assert response.status == 405
+        assert response.read() == b""
+    finally:
+        connection.close()
+
+
 def test_usage_is_counted_from_the_request_received():
     base = {"model": "searcher", "messages": [{"role": "user", "content": "Find the star."}]}
     longer = {

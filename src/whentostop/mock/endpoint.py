@@ -45,7 +45,7 @@ def handle(method: str, path: str, body: bytes, sleep=time.sleep) -> Answer:
     if allowed is None:
         routes = "this mock serves /v1/chat/completions and /v1/models"
         return _error(404, f"no route {path}; {routes}", "not_found", kind="not_found_error")
-    if method != allowed:
+    if method != allowed and (method, allowed) != ("HEAD", "GET"):  # HEAD: a GET without a body
         use = f"{method} is not allowed on {path}; use {allowed}"
         return _error(405, use, "method_not_allowed")
     if allowed == "GET":
@@ -198,10 +198,11 @@ class _Handler(BaseHTTPRequestHandler):
         self._answer(*refused, close=True)  # a body the server will not read: and no more requests
 
     def _without_body(self) -> None:
-        """GET, and every method but POST: `handle` answers it, or says which method to use."""
+        """GET (and HEAD, its headers alone), and every method but POST: `handle` answers it, or
+        says which method to use."""
         self._answer(*handle(self.command, self.path, b""))
 
-    do_GET = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _without_body
+    do_GET = do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _without_body
 
     def send_error(self, code: int, message: str | None = None, explain: str | None = None) -> None:
         """What http.server answers by itself (a malformed request line, headers too long):
