@@ -409,11 +409,8 @@ def _terminal_call(
         for call in message.get("tool_calls") or []:
             function = call.get("function", {}) if isinstance(call, dict) else {}
             if function.get("name") in stop_on:
-                found = (
-                    turn,
-                    str(function.get("arguments")),
-                    outputs.get(str(call.get("id", "")), _("(no result)")),
-                )
+                output = outputs.get(str(call.get("id", "")), _("(no result)"))
+                found = (turn, str(function.get("arguments")), output)
     return found
 
 
@@ -503,6 +500,5 @@ def timed_out(seconds: float) -> Incorrect:
         return wrong("1-4", "did_not_stop", requests=made, times=times_text(PROGRESS.stopped))
     if PROGRESS.requests == 0:
         return wrong("1-4", "loop_never_asked", seconds=seconds)
-    return wrong(
-        "1-4", "loop_timed_out", seconds=seconds, requests=requests_text(PROGRESS.requests)
-    )
+    made = requests_text(PROGRESS.requests)
+    return wrong("1-4", "loop_timed_out", seconds=seconds, requests=made)
