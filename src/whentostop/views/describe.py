@@ -176,9 +176,8 @@ def map_figure_alt(view: LevelMap) -> str:
                 n=len(view.searched), total=len(areas), areas=", ".join(view.searched)
             )
         )
-        left = [a for a in areas if a not in view.searched]
-        if left:
-            parts.append(_("Not searched: {areas}").format(areas=", ".join(left)))
+        left = [a for a in areas if a not in view.searched]  # none: "", no sentence
+        parts.append(_("Not searched: {areas}").format(areas=", ".join(left)) if left else "")
     else:
         parts.append(_("No area searched yet: every block is still closed"))
     if view.misspelt:
