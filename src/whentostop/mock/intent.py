@@ -41,6 +41,7 @@ import sys
 from collections import OrderedDict
 from dataclasses import dataclass
 from functools import cache
+from itertools import takewhile
 
 from ..i18n import N_
 from . import gist
@@ -249,17 +250,14 @@ def _counted(readings: list[Reading], decisive: Reading) -> Condition | None:
     if condition is not None and condition.searches is not None:
         return condition
     at = readings.index(decisive)
-    for reading in reversed(readings[:at]):
-        if reading.stance == "forbid":
-            break
+    for reading in takewhile(lambda r: r.stance != "forbid", reversed(readings[:at])):
         counted = reading.condition
         if counted is None or counted.searches is None:
             continue
         if reading.stance == "allow" or counted.searches == 0:
             return Condition(condition.text if condition else counted.text, counted.searches)
-    for reading in readings[at + 1 :]:  # "Just say you couldn't find it. Don't search."
-        if reading.stance == "forbid":
-            break
+    # "Just say you couldn't find it. Don't search."
+    for reading in takewhile(lambda r: r.stance != "forbid", readings[at + 1 :]):
         if reading.condition is not None and reading.condition.searches == 0:
             return reading.condition
     return condition

@@ -96,7 +96,7 @@ class _Reader:
         self.corrected = _read_sentence(found, self)
         corrects = self.corrected or any(u.has("correction") for u in sentence)
         if corrects and len(self.found) == before:
-            _recount(sentence, self, self.text)
+            _recount(sentence, self)
         self.previous = found
 
     def _under_topic(self, sentence: list[Unit], end: str) -> list[Unit]:
@@ -199,13 +199,13 @@ def read_text(text: str, lex: Lexicon, parts: list[list[Unit]] | None = None) ->
     return reader.kept()
 
 
-def _recount(sentence: list[Unit], readings: _Reader, text: str) -> None:
+def _recount(sentence: list[Unit], reader: _Reader) -> None:
     """ "Update: change 6 to 12", "Correção: 1 não, 10", "'20' was a typo, I meant 2", "Mudei:
     agora só depois de 30": a correction that says no more than a number sets the count of the
     last permission that counts its searches, when it names that count too or says what the new
     one counts ("after", "searches")."""
     numbers = [u.number for u in sentence if u.number is not None]
-    allowed = [f for f in readings.found[readings.floor :] if f.stance == "allow"]
+    allowed = [f for f in reader.found[reader.floor :] if f.stance == "allow"]
     counting = [(f, f.condition.searches) for f in allowed if f.condition is not None]
     counted, old = next(((f, n) for f, n in reversed(counting) if n is not None), (None, None))
     if counted is None or not numbers:
@@ -213,7 +213,7 @@ def _recount(sentence: list[Unit], readings: _Reader, text: str) -> None:
     counts = any(u.has("after", "unit") for u in sentence if u.number is None)
     if (old in numbers[:-1] and numbers[-1] != old) or (len(numbers) == 1 and counts):
         said = [u for u in sentence if u.kind == "w"]
-        words = quoted(text, said[0].start, said[-1].end)
+        words = quoted(reader.text, said[0].start, said[-1].end)
         counted.condition = Condition(words, numbers[-1])  # quoted: the words that count
 
 
@@ -342,10 +342,8 @@ def _answers(reading: Found, clause: Clause, here: list[Found]) -> bool:
     )
 
 
-def _read(
-    clause: Clause, i: int, ctx: Context, here: list[Found], readings: _Reader
-) -> Found | None:
-    kept = here or readings.found[readings.floor :]
+def _read(clause: Clause, i: int, ctx: Context, here: list[Found], reader: _Reader) -> Found | None:
+    kept = here or reader.found[reader.floor :]
     found = _answer(kept[-1] if kept else None, clause, ctx) or read_clause(clause, i, ctx)
     return found or _report_continued(clause, i, ctx, here)
 
@@ -360,7 +358,7 @@ def _corrects(found: list[Clause], i: int) -> bool:
 
 
 def _carry_negation(
-    found: list[Clause], i: int, here: list[Found], readings: _Reader, ctx: Context
+    found: list[Clause], i: int, here: list[Found], reader: _Reader, ctx: Context
 ) -> None:
     """ "Never, ever give up": a bare negation carries on to the instruction after it (a lone
     "no" before one answers, it does not flip it); at the end, "don't." takes back the reading
@@ -373,7 +371,7 @@ def _carry_negation(
     if answer and not any(u.has("correction", "obligation") for u in rest):
         return  # "No, the star won't mind": a "no" that opens an answer takes nothing back
     if following is None or any(u.has("copula") for u in clause.units):
-        taken, floor = (here, 0) if here else (readings.found, readings.floor)
+        taken, floor = (here, 0) if here else (reader.found, reader.floor)
         _reverse(taken, floor, clause)
         return
     if following.link != "colon" and not following.conditional and words not in (["no"], ["nao"]):
