@@ -115,9 +115,8 @@ def _read_record(path: Path) -> dict[str, str]:
         found = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
-    if not isinstance(found, dict):
-        return {}
-    return {k: v for k, v in found.items() if isinstance(k, str) and isinstance(v, str)}
+    items = found.items() if isinstance(found, dict) else ()
+    return {k: v for k, v in items if isinstance(k, str) and isinstance(v, str)}
 
 
 def _write(path: Path, content: bytes) -> None:

@@ -48,12 +48,11 @@ class Limits:
 
     def run_options(self) -> dict[str, Any]:
         """The limits as `run_agent`'s keyword arguments."""
-        tokens = self.budget is not None and self.unit == "tokens"
         usd = self.budget is not None and self.unit == "usd"
         return {
             "max_turns": self.max_turns,
             "deadline_s": self.deadline_s,
-            "max_tokens_total": int(self.budget) if tokens and self.budget else None,
+            "max_tokens_total": int(self.budget) if self.budget and self.unit == "tokens" else None,
             "max_cost_usd": float(self.budget) if usd and self.budget else None,
             "price": self.price_model if usd else None,
         }
@@ -150,9 +149,10 @@ def falls(track: Timed, limits: Limits) -> tuple[Fall, ...]:
     """Where each of the race's limits would stop the track: the clock, then the deadline and the
     budget if the race has them. Read with the loop's rules: the budget by `Budget.over` on the
     track cut after each turn; the deadline after the last reply that came before it."""
+    run = track.run
     spent = track.spent(limits.unit, limits.price_model)
-    turns = len(track.run.turns)
-    answered = track.run.has_answer  # then its last turn is the answer, and no limit after it
+    turns = len(run.turns)
+    answered = run.has_answer  # then its last turn is the answer, and no limit after it
 
     def at(kept: int) -> tuple[float, float]:
         return (track.ends[kept - 1], spent[kept - 1]) if kept else (0.0, 0.0)
@@ -169,9 +169,7 @@ def falls(track: Timed, limits: Limits) -> tuple[Fall, ...]:
         budget = Budget.of(options["max_tokens_total"], options["max_cost_usd"], options["price"])
         kept, why = None, ""
         for n in range(turns + (0 if answered else 1)):
-            cut = Run(
-                stop=None, messages=[], turns=track.run.turns[:n], max_turns=track.run.max_turns
-            )
+            cut = Run(stop=None, messages=[], turns=run.turns[:n], max_turns=run.max_turns)
             over = budget.over(cut) if budget else None
             if over is not None:
                 kept, why = n, over.text()

@@ -19,7 +19,7 @@ import argparse
 import json
 import sys
 import tomllib
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,6 +31,8 @@ from .facts import is_words
 
 QUESTION_KEYS = {"prompt", "options", "answer", "why", "feedback"}
 LETTERS = "abcdefgh"
+Check = Callable[[dict[str, Any]], Iterator[tuple[str, str]]]
+"""What finds the problems of one entry of an array of tables: (key, what) for each."""
 
 
 @dataclass(frozen=True)
@@ -65,14 +67,10 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
         spec = tomllib.loads((data / f"{notebook}.toml").read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
         return [Problem(where, "", _("cannot be read: {error}").format(error=exc))]
-    found = [Problem(where, key, what) for key, what in _exercise_problems(spec, data)]
+    exercises = _entries(spec, "exercise", lambda entry: _exercise(entry, data))
+    found = [Problem(where, key, what) for key, what in exercises]
     for kind in QUESTION_KINDS:
-        entries = spec.get(kind, [])
-        if not isinstance(entries, list):
-            found.append(Problem(where, kind, _not_a_list(kind)))
-            continue
-        for i, entry in enumerate(entries):
-            found += [Problem(where, f"{kind}[{i}]{key}", w) for key, w in _question(entry)]
+        found += [Problem(where, key, what) for key, what in _entries(spec, kind, _question)]
     said = spec.get("said", {})
     if not isinstance(said, dict) or not all(is_words(v) for v in said.values()):
         found.append(Problem(where, "said", _("must be a table of sentences, by name")))
@@ -82,11 +80,23 @@ def _notebook_problems(notebook: str, data: Path, notebooks: Path) -> list[Probl
     return found
 
 
-def _question(entry: Any) -> Iterator[tuple[str, str]]:
-    """(key, what) for each problem of one question."""
-    if not isinstance(entry, dict):
-        yield "", _("must be a table")
+def _entries(spec: dict[str, Any], kind: str, check: Check) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of an array of tables (`[[exercise]]`, `[[quiz]]`): one
+    table instead (`_not_a_list`), an entry that is not a table, and what `check` finds in each
+    entry (its key after the entry's: `quiz[3]` and `.feedback`)."""
+    entries = spec.get(kind, [])
+    if not isinstance(entries, list):
+        yield kind, _not_a_list(kind)
         return
+    for i, entry in enumerate(entries):
+        if isinstance(entry, dict):
+            yield from ((f"{kind}[{i}]{key}", what) for key, what in check(entry))
+        else:
+            yield f"{kind}[{i}]", _("must be a table")
+
+
+def _question(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+    """(key, what) for each problem of one question."""
     yield from ((f".{key}", _("missing")) for key in sorted(QUESTION_KEYS - set(entry)))
     for key in sorted(set(entry) - QUESTION_KEYS):
         known = ", ".join(sorted(QUESTION_KEYS))  # in one order, run after run
@@ -142,34 +152,22 @@ def _not_a_list(kind: str) -> str:
     return what.format(kind=kind)
 
 
-def _exercise_problems(spec: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
-    entries = spec.get("exercise", [])
-    if not isinstance(entries, list):
-        yield "exercise", _not_a_list("exercise")
-        return
-    for i, entry in enumerate(entries):
-        if isinstance(entry, dict):
-            yield from _exercise(f"exercise[{i}]", entry, data)
-        else:
-            yield f"exercise[{i}]", _("must be a table")
-
-
-def _exercise(key: str, entry: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
+def _exercise(entry: dict[str, Any], data: Path) -> Iterator[tuple[str, str]]:
     """(key, what) for each problem of one exercise."""
     for name in ("id", "var", "answer", "blank", "solution", "judge"):
         if not is_words(entry.get(name)):
-            yield f"{key}.{name}", _("missing")
+            yield f".{name}", _("missing")
     if is_words(entry.get("blank")) and "____" not in entry["blank"]:
-        yield f"{key}.blank", _("has no ____ for the learner to fill in")
+        yield ".blank", _("has no ____ for the learner to fill in")
     hints = entry.get("hints")
     if not isinstance(hints, list) or not hints or not all(is_words(h) for h in hints):
-        yield f"{key}.hints", _("must be a list of one or more sentences")
+        yield ".hints", _("must be a list of one or more sentences")
     if is_words(entry.get("solution")):
-        yield from _solution(f"{key}.solution", data / "solutions" / entry["solution"])
-    yield from _judged(key, entry)
+        yield from _solution(data / "solutions" / entry["solution"])
+    yield from _judged(entry)
 
 
-def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
+def _judged(entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
     """(key, what) for a judge the checks do not know, and for what it needs: a run's aspects,
     a function's cases."""
     from .judges import ASPECTS, JUDGES
@@ -177,21 +175,22 @@ def _judged(key: str, entry: dict[str, Any]) -> Iterator[tuple[str, str]]:
     judge = entry.get("judge")
     if is_words(judge) and judge not in JUDGES:
         what = _("no judge named {name!r} (known: {known})")
-        yield f"{key}.judge", what.format(name=judge, known=", ".join(JUDGES))
+        yield ".judge", what.format(name=judge, known=", ".join(JUDGES))
     if judge == "run":
         aspects = entry.get("aspects")
         if not isinstance(aspects, list) or not aspects:
-            yield f"{key}.aspects", _("a run is compared on one aspect or more: none listed")
+            yield ".aspects", _("a run is compared on one aspect or more: none listed")
         else:
             for name in aspects:
                 if name not in ASPECTS:
                     what = _("no aspect named {name!r} (known: {known})")
-                    yield f"{key}.aspects", what.format(name=name, known=", ".join(ASPECTS))
+                    yield ".aspects", what.format(name=name, known=", ".join(ASPECTS))
     elif is_words(judge):
-        yield from _cases(key, entry.get("case"))
+        yield from _cases(entry.get("case"))
 
 
-def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
+def _solution(path: Path) -> Iterator[tuple[str, str]]:
+    key = ".solution"
     try:
         source = path.read_text(encoding="utf-8")
     except OSError:
@@ -205,13 +204,13 @@ def _solution(key: str, path: Path) -> Iterator[tuple[str, str]]:
         yield key, what.format(path=f"solutions/{path.name}", marker=MARKER)
 
 
-def _cases(key: str, cases: Any) -> Iterator[tuple[str, str]]:
+def _cases(cases: Any) -> Iterator[tuple[str, str]]:
     if not isinstance(cases, list) or not cases:
-        yield f"{key}.case", _("no cases: the answer would be tried on nothing")
+        yield ".case", _("no cases: the answer would be tried on nothing")
         return
     for j, case in enumerate(cases):
         if not isinstance(case, dict) or not is_words(case.get("title")):
-            yield f"{key}.case[{j}].title", _("missing: a case's title names it in a verdict")
+            yield f".case[{j}].title", _("missing: a case's title names it in a verdict")
 
 
 def _tag_problems(
