@@ -101,6 +101,20 @@ def test_an_exercise_written_as_one_table_is_told_to_be_an_array_of_tables(copy)
         line.startswith("lesson/00.toml: exercise: ") and "[[exercise]]" in line for line in found
     )
     assert not any(line.startswith("lesson/00.toml: exercise[0]") for line in found)
+    # one problem, not also "a cell carries this tag, and ... has nothing for it" for its cell
+    assert not any(line.startswith("00_start_here.ipynb: exercise-") for line in found), found
+
+
+def test_a_quiz_written_as_one_table_is_one_problem_not_one_per_cell(copy):
+    path = copy / "00.toml"
+    text = path.read_text(encoding="utf-8")
+    first = text.index("[[quiz]]")  # the quizzes end the file: keep the first, as one table
+    kept = text[first:].split("[[quiz]]")[1]
+    path.write_text(text[:first] + "[quiz]" + kept, encoding="utf-8")
+    found = lines(copy)
+    assert any(line.startswith("lesson/00.toml: quiz: ") and "[[quiz]]" in line for line in found)
+    assert not any(line.startswith("00_start_here.ipynb: question-00-c") for line in found), found
+    assert not any("prediction" in line for line in found), found  # the predictions are fine
 
 
 def test_a_solution_file_that_is_not_utf8_is_reported_not_a_crash(copy):

@@ -238,7 +238,12 @@ def _tag_problems(
         if tag not in tagged:
             what = _("no cell tagged {tag!r} in {notebook}")
             yield Problem(where, key, what.format(tag=tag, notebook=name))
-    for tag in sorted(tagged - set(wanted)):
+    broken = tuple(  # an array written as one table has its problem: its cells are not extra
+        f"question-{notebook}-{QUESTION_KINDS[kind]}" if kind in QUESTION_KINDS else f"{kind}-"
+        for kind in ("exercise", *QUESTION_KINDS)
+        if not isinstance(spec.get(kind, []), list)
+    )
+    for tag in sorted(tag for tag in tagged - set(wanted) if not tag.startswith(broken)):
         what = _("a cell carries this tag, and {file} has nothing for it")
         yield Problem(name, tag, what.format(file=where))
 
