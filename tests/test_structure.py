@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 11_122
+LIBRARY_LINES_CEILING = 11_088
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in
 `src/whentostop/**/*.py` (data files — levels, prices, the lesson's texts and questions,
 lexicons, CSS and JavaScript — not counted). Lower it as code leaves; raise it only for a split
@@ -189,8 +189,10 @@ rules), the loop library (about 3,065, its command line's table and its longer s
 in `data/cli.toml` and `data/said.toml`) and the views (about 1,815, the race chart and the bars'
 stacking in the figure model, their fixed styles in the stylesheet). Passes over each room for
 code said twice (round 6, two more in the round after: 11,656 to 11,178, and one more: to 11,101,
-before the limits' thread) found what could be cut without losing a message, a check or a test;
-what is left is rules, checks and messages a test relies on."""
+before the limits' thread; six more, one a room, in the round after it: 11,122 to 11,083, and
+`lesson check`'s one problem for an array written as one table, +5) found what could be cut
+without losing a message, a check or a test; what is left is rules, checks and messages a test
+relies on."""
 
 
 def test_the_library_stays_under_its_ceiling_of_python_lines() -> None:
