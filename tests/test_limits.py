@@ -297,6 +297,23 @@ def test_a_timer_that_was_running_before_is_running_after():
         signal.signal(signal.SIGALRM, before)
 
 
+@pytest.mark.skipif(hasattr(sys, "monitoring"), reason="3.11's trace: 3.12 watches otherwise")
+@pytest.mark.parametrize("clock", CLOCKS)
+def test_a_hook_an_earlier_check_left_set_is_not_kept(clock):
+    """Under load, CI once saw an earlier check's trace left set: past its deadline it stopped
+    every later check's code at its first call. A check never restores a watch's hook."""
+    old = limits._Tracer(time.monotonic() - 1.0)  # a watch long past its deadline
+    old.expired = True
+    deepest = learner("deepest")
+    sys.settrace(old._global)  # from here this test calls only the library (not "learner's")
+    try:
+        ran = limits.run_limited(deepest, seconds=LIMIT, clock=clock)  # type: ignore[arg-type]
+        assert sys.gettrace() is None and sys.getprofile() is None
+    finally:
+        sys.settrace(None)
+    assert ran.raised is None and not ran.timed_out, ran
+
+
 @pytest.mark.parametrize("clock", CLOCKS)
 def test_ctrl_c_still_interrupts_a_bare_except(clock):
     """Ctrl-C during a check: KeyboardInterrupt reaches the cell, even past `except:`. (The

@@ -132,6 +132,7 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
     ran = Ran()
     started = time.monotonic()
     _active = watch
+    _unhook()
     try:
         watching = _alarm(watch) if chosen == "alarm" else _interrupts(watch)
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out), watching:
@@ -140,11 +141,20 @@ def run_limited(fn: Callable[[], Any], *, seconds: float, clock: Clock | None = 
         _active = None
         if sys.getrecursionlimit() == watch.limit + HEADROOM:  # the watch's headroom, given back
             sys.setrecursionlimit(watch.limit)
+        _unhook()
         ran.seconds = time.monotonic() - started
         ran.printed, ran.unprinted = out.getvalue(), out.dropped
     if watch.interrupted:
         raise KeyboardInterrupt
     return ran
+
+
+def _unhook() -> None:
+    """A watch's trace or profile is never kept, not even one an earlier check left set (CI saw
+    it once, under load): past its deadline it would stop every cell the learner runs after."""
+    for get, put in ((sys.gettrace, sys.settrace), (sys.getprofile, sys.setprofile)):
+        if isinstance(getattr(get(), "__self__", None), _Watch):
+            put(None)
 
 
 def _harness(fn: Callable[[], Any], watch: _Watch, ran: Ran, poll: bool) -> None:
