@@ -239,7 +239,7 @@ def _tag_problems(
             what = _("no cell tagged {tag!r} in {notebook}")
             yield Problem(where, key, what.format(tag=tag, notebook=name))
     broken = tuple(  # an array written as one table has its problem: its cells are not extra
-        f"question-{notebook}-{QUESTION_KINDS[kind]}" if kind in QUESTION_KINDS else f"{kind}-"
+        _tag_prefix(notebook, kind)
         for kind in ("exercise", *QUESTION_KINDS)
         if not isinstance(spec.get(kind, []), list)
     )
@@ -280,7 +280,15 @@ def _data_tags(notebook: str, spec: dict[str, Any]) -> Iterator[tuple[str, str]]
     for kind in QUESTION_KINDS:
         entries = spec.get(kind, [])
         for i in range(len(entries) if isinstance(entries, list) else 0):
-            yield f"question-{notebook}-{QUESTION_KINDS[kind]}{i + 1}", f"{kind}[{i}]"
+            yield f"{_tag_prefix(notebook, kind)}{i + 1}", f"{kind}[{i}]"
+
+
+def _tag_prefix(notebook: str, kind: str) -> str:
+    """How a notebook tags the cells of one array of its data: `exercise-1-1-` (then the
+    exercise's letter), `question-1-1-p` or `question-1-1-c` (then the question's number)."""
+    if kind == "exercise":
+        return f"exercise-{notebook}-"
+    return f"question-{notebook}-{QUESTION_KINDS[kind]}"
 
 
 def _in_context(value: Any) -> bool:
