@@ -48,11 +48,12 @@ class Limits:
 
     def run_options(self) -> dict[str, Any]:
         """The limits as `run_agent`'s keyword arguments."""
+        tokens = self.budget is not None and self.unit == "tokens"
         usd = self.budget is not None and self.unit == "usd"
         return {
             "max_turns": self.max_turns,
             "deadline_s": self.deadline_s,
-            "max_tokens_total": int(self.budget) if self.budget and self.unit == "tokens" else None,
+            "max_tokens_total": int(self.budget) if tokens and self.budget else None,
             "max_cost_usd": float(self.budget) if usd and self.budget else None,
             "price": self.price_model if usd else None,
         }
