@@ -172,7 +172,7 @@ def code_lines(source: str) -> int:
     return len(code - documentation)
 
 
-LIBRARY_LINES_CEILING = 11_094
+LIBRARY_LINES_CEILING = 11_099
 """A ratchet, not the goal: the goal (issue 33) is 10,000 lines of code in
 `src/whentostop/**/*.py` (data files — levels, prices, the lesson's texts and questions,
 lexicons, CSS and JavaScript — not counted). Lower it as code leaves; raise it only for a split
@@ -190,8 +190,9 @@ in `data/cli.toml` and `data/said.toml`) and the views (about 1,815, the race ch
 stacking in the figure model, their fixed styles in the stylesheet). Passes over each room for
 code said twice (round 6, two more in the round after: 11,656 to 11,178, and one more: to 11,101,
 before the limits' thread; six more, one a room, in the round after it: 11,122 to 11,083, and
-`lesson check`'s one problem for an array written as one table, +5, and the limits' `_unhook`,
-+6) found what could be cut
+`lesson check`'s one problem for an array written as one table, +9 with the one spelling of a
+cell's tag it shares with the tags the data wants, the limits' `_unhook`, +6, and one flag of
+`race.Limits.run_options` put back beside its twin, +1) found what could be cut
 without losing a message, a check or a test; what is left is rules, checks and messages a test
 relies on."""
 
