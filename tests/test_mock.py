@@ -218,7 +218,11 @@ def test_a_tool_result_with_any_kind_of_digit_gets_a_reply_not_a_server_error(re
     }
     status, reply = handle("POST", "/v1/chat/completions", json.dumps(body).encode())
     assert status == 200, reply
-    assert reply["choices"][0]["message"]
+    calls = [c["function"] for c in reply["choices"][0]["message"].get("tool_calls") or []]
+    if result == "Block 7: star":  # a block it can read: the star, marked there
+        assert calls == [{"name": "mark_star", "arguments": '{"item": "star", "block": 7}'}]
+    else:  # no block number it can read: no star found, it searches on
+        assert [c["name"] for c in calls] == ["search_blocks"]
 
 
 @pytest.mark.parametrize(
